@@ -1,0 +1,156 @@
+package gates
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/toolgate/toolgate/gates/paths"
+	"github.com/toolgate/toolgate/gates/shell"
+	"github.com/toolgate/toolgate/policy"
+	"github.com/toolgate/toolgate/protocol"
+)
+
+// bashPath is one path word of a shell command with its forms.
+type bashPath struct {
+	word  shell.PathWord
+	path  paths.Path
+	known bool // the location is known (no unresolved expansion or cd)
+}
+
+// wordPaths turns the analysis's path words into path forms: a word with an
+// unresolved expansion, or a relative word after an unknown cd, keeps only
+// its literal and counts as outside.
+func wordPaths(c *Call) []bashPath {
+	if c.Shell == nil {
+		return nil
+	}
+	var out []bashPath
+	for _, w := range c.Shell.Analysis.Paths {
+		switch {
+		case !w.Known:
+			out = append(out, bashPath{word: w, path: paths.LiteralOnly(w.Raw, c.Home)})
+		case w.Dir == "" && !strings.HasPrefix(w.Value, "/"):
+			out = append(out, bashPath{word: w, path: paths.LiteralOnly(w.Value, c.Home)})
+		default:
+			out = append(out, bashPath{word: w, path: paths.New(w.Value, w.Dir, c.Cwd, c.Home), known: true})
+		}
+	}
+	return out
+}
+
+func (b bashPath) outside(cwd string) bool {
+	if b.known {
+		return b.path.Outside(cwd)
+	}
+	return !paths.IsSafeDevice(b.path.Literal)
+}
+
+func (b bashPath) shown() string {
+	if b.known && b.path.Abs != "" {
+		return b.path.Abs + resolvesTo(b.path)
+	}
+	return b.word.Raw + " (location unknown until it runs)"
+}
+
+// BashExternalDirectory checks every path a shell command touches outside
+// the working directory on external_directory (SPEC §3 gate 3). Paths an
+// allow rule or a session approval covers are skipped; one prompt lists the
+// rest, and "allow for this session" records one pattern per path.
+func BashExternalDirectory(c *Call, r Resolver) Outcome {
+	var uncovered []bashPath
+	var deciding policy.Result
+	var covered []policy.Result
+	var forms []string
+	for _, bp := range wordPaths(c) {
+		if !bp.outside(c.Cwd) {
+			continue
+		}
+		res, _ := resolvePath(r, "external_directory", bp.path)
+		forms = append(forms, allForms(bp.path)...)
+		if res.Action == policy.Allow {
+			covered = append(covered, res)
+			continue
+		}
+		if len(uncovered) == 0 || moreRestrictive(res.Action, deciding.Action) {
+			deciding = res
+		}
+		uncovered = append(uncovered, bp)
+	}
+	if len(uncovered) == 0 {
+		if len(covered) == 0 {
+			return Outcome{Gate: protocol.GateBashExternalDirectory, Note: "no path outside the working directory"}
+		}
+		o := checked(protocol.GateBashExternalDirectory, "external_directory", covered[0].Value, covered[0])
+		o.D.Command, o.D.Forms = c.Shell.Command, forms
+		return o
+	}
+	var shown []string
+	var patterns []protocol.SessionPattern
+	for _, bp := range uncovered {
+		shown = append(shown, bp.shown())
+		if bp.known && bp.path.Abs != "" {
+			patterns = appendPattern(patterns, protocol.SessionPattern{Surface: "external_directory", Pattern: paths.ParentPattern(bp.path.Abs)})
+		} else {
+			patterns = nil // a path of unknown location cannot be approved by directory
+			break
+		}
+	}
+	value := uncovered[0].path.Abs
+	if value == "" {
+		value = uncovered[0].word.Raw
+	}
+	o := checked(protocol.GateBashExternalDirectory, "external_directory", value, deciding)
+	o.D.Command, o.D.Forms, o.D.SessionPatterns = c.Shell.Command, forms, patterns
+	what := fmt.Sprintf("bash command '%s', which touches paths outside the working directory '%s': %s",
+		shorten(c.Shell.Command), c.Cwd, strings.Join(shown, ", "))
+	fillTexts(&o.D, c.AgentName, what, "", "Allow this access outside the project?")
+	return o
+}
+
+func appendPattern(ps []protocol.SessionPattern, p protocol.SessionPattern) []protocol.SessionPattern {
+	for _, q := range ps {
+		if q == p {
+			return ps
+		}
+	}
+	return append(ps, p)
+}
+
+// BashPath checks every path word of a shell command on the path surface
+// (SPEC §3 gate 4); only explicit path rules count. A word whose location
+// is unknown asks whenever the path surface has any deny or ask rule: it
+// could be that path.
+func BashPath(c *Call, r Resolver) Outcome {
+	var best Outcome
+	found := false
+	for _, bp := range wordPaths(c) {
+		res, ok := explicitPath(r, bp.path)
+		var o Outcome
+		switch {
+		case ok:
+			o = checked(protocol.GateBashPath, "path", bp.word.Raw, res)
+			if bp.known && bp.path.Abs != "" {
+				o.D.SessionPatterns = []protocol.SessionPattern{{Surface: "path", Pattern: paths.ParentPattern(bp.path.Abs)}}
+			}
+		case !bp.known && (r.HasExplicitPathRule(policy.Deny) || r.HasExplicitPathRule(policy.Ask)):
+			o = Outcome{Gate: protocol.GateBashPath, Kind: Checked, D: Descriptor{
+				Surface: "path", Value: bp.word.Raw, State: policy.Ask, Sentinel: SentinelUnknownPath}}
+		default:
+			continue
+		}
+		o.D.Forms = allForms(bp.path)
+		if !found || moreRestrictive(o.D.State, best.D.State) {
+			best, found = o, true
+			fillTexts(&best.D, c.AgentName, fmt.Sprintf("path '%s' in bash command '%s'", shorten(bp.word.Raw), shorten(c.Shell.Command)), "", "Allow this path access?")
+		}
+	}
+	if !found {
+		return Outcome{Gate: protocol.GateBashPath, Note: "no path rule matches"}
+	}
+	best.D.Command = c.Shell.Command
+	return best
+}
+
+// SentinelUnknownPath is reported when a path word whose location is only
+// known when the command runs asks on the path surface.
+const SentinelUnknownPath = "<unknown-bash-path>"

@@ -1,0 +1,162 @@
+// Package gates decides tool calls. Each gate is a pure function from a call
+// (and the policy lookups it needs, through a Resolver) to "does not apply",
+// a bypass, or a descriptor; the runner (runner.go) is the one place that
+// turns descriptors into allow or block with side effects: prompts, session
+// approvals, decision notifications and the audit record (SPEC §3).
+package gates
+
+import (
+	"github.com/toolgate/toolgate/gates/shell"
+	"github.com/toolgate/toolgate/policy"
+	"github.com/toolgate/toolgate/protocol"
+)
+
+// Resolver answers policy queries. Implementations apply the session
+// approvals themselves, so gates never see session state.
+type Resolver interface {
+	Resolve(q policy.Query) policy.Result
+	// HasExplicitPathRule reports whether the path surface has a config
+	// rule with the given action.
+	HasExplicitPathRule(a policy.Action) bool
+}
+
+// Call is one tool call with everything the gates may read. It is built by
+// the session and not changed by gates.
+type Call struct {
+	ToolCallID string
+	ToolName   string
+	Input      map[string]any
+	Cwd        string
+	Home       string
+	AgentDir   string
+	AgentName  string
+	Skills     []protocol.Skill
+	MCPServers []string
+	// InfraDirs are read-only directories exempt from the external
+	// directory gate for read-only tools (host dirs and the global
+	// piInfrastructureReadPaths).
+	InfraDirs []string
+	// Shell is set when the call carries a shell command (bash or a
+	// configured shellTools alias).
+	Shell *ShellCommand
+}
+
+// ShellCommand is the shell command of a call and its one analysis.
+type ShellCommand struct {
+	Command  string
+	Workdir  string
+	Analysis shell.Analysis
+}
+
+// Kind is what a gate produced.
+type Kind int
+
+const (
+	// NotApplied: the gate has nothing to say about this call.
+	NotApplied Kind = iota
+	// Bypass: a fixed allow that skips the policy (e.g. reading the host's
+	// own files); it is reported but never prompts.
+	Bypass
+	// Checked: a descriptor with a policy state for the runner.
+	Checked
+)
+
+// Outcome is one gate's result.
+type Outcome struct {
+	Gate string
+	Kind Kind
+	D    Descriptor
+	// Note explains a NotApplied or Bypass outcome in the trace.
+	Note string
+}
+
+// Descriptor is what a gate asks the runner to do.
+type Descriptor struct {
+	Surface string
+	Value   string
+	// State is the policy state after floors: allow, ask or deny.
+	State policy.Action
+	// Rule is the deciding rule; nil when a floor (Sentinel) decided or for
+	// a bypass.
+	Rule *policy.Rule
+	// Session is true when a session approval decided.
+	Session bool
+	// Sentinel is the matchedPattern reported when a floor decided.
+	Sentinel string
+	// Resolution overrides the runner's derivation (bypasses).
+	Resolution string
+	// SessionPatterns are what "allow for this session" records; empty
+	// means the prompt offers no session option.
+	SessionPatterns []protocol.SessionPattern
+	Prompt          PromptText
+	Text            Texts
+	// Command is the full shell command, when there is one (trace, audit).
+	Command string
+	// Forms are the path forms that were matched (trace).
+	Forms []string
+}
+
+// PromptText is what a person reads in the prompt.
+type PromptText struct {
+	Title   string
+	Message string
+}
+
+// Texts are the block reasons for each way an ask or deny can end.
+type Texts struct {
+	Deny        string // policy deny (the rule's reason is appended)
+	Unavailable string // an ask with no UI
+	UserDenied  string // the person said no
+}
+
+// MatchedPattern is the pattern reported for a descriptor: the sentinel of
+// a floor, the deciding rule's pattern, or nil for the fallback rule.
+func (d *Descriptor) MatchedPattern() *string {
+	if d.Sentinel != "" {
+		s := d.Sentinel
+		return &s
+	}
+	if d.Rule == nil || d.Rule.IsFallback() {
+		return nil
+	}
+	s := d.Rule.Pattern
+	return &s
+}
+
+// Origin is the origin reported for a descriptor.
+func (d *Descriptor) Origin() *protocol.Origin {
+	if d.Rule == nil {
+		if d.Sentinel != "" {
+			return &protocol.Origin{Scope: policy.ScopeBuiltin}
+		}
+		return nil
+	}
+	o := d.Rule.Origin
+	return &protocol.Origin{Scope: o.Scope, Path: o.Path, Line: o.Line}
+}
+
+// Gate is one gate: a pure function of the call.
+type Gate struct {
+	ID    string
+	Check func(c *Call, r Resolver) Outcome
+}
+
+// ToolGates are the gates of a tool_call, in order (SPEC §3).
+var ToolGates = []Gate{
+	{protocol.GateSkillRead, SkillRead},
+	{protocol.GateExternalDirectory, ExternalDirectory},
+	{protocol.GateBashExternalDirectory, BashExternalDirectory},
+	{protocol.GateBashPath, BashPath},
+	{protocol.GateTool, Tool},
+}
+
+// checked builds a Checked outcome from a resolved result.
+func checked(gate, surface, value string, res policy.Result) Outcome {
+	return Outcome{Gate: gate, Kind: Checked, D: Descriptor{
+		Surface: surface, Value: value, State: res.Action, Rule: res.Rule, Session: res.Session,
+	}}
+}
+
+// moreRestrictive reports whether a should replace b as the deciding
+// outcome: strictly more restrictive (first wins on ties).
+func moreRestrictive(a, b policy.Action) bool { return a > b }

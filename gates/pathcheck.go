@@ -1,0 +1,51 @@
+package gates
+
+import (
+	"github.com/toolgate/toolgate/gates/paths"
+	"github.com/toolgate/toolgate/policy"
+)
+
+// resolvePath decides a path on surface (SPEC §2): the spelled identity
+// and the real identity are each matched last-rule-wins, and the more
+// restrictive of the two decides, so a symlink or a ".." can only make a
+// path more restricted. A path whose real form is unknown (a loop, a
+// permission error) never gets a plain allow: it asks.
+func resolvePath(r Resolver, surface string, p paths.Path) (policy.Result, bool) {
+	res := r.Resolve(policy.Query{Surface: surface, Values: p.Spelled()})
+	if forms := p.RealForms(); forms != nil {
+		if real := r.Resolve(policy.Query{Surface: surface, Values: forms}); moreRestrictive(real.Action, res.Action) {
+			res = real
+		}
+		return res, true
+	}
+	if !p.RealKnown && res.Action == policy.Allow && !res.Session {
+		res.Action = policy.Ask
+		return res, false
+	}
+	return res, p.RealKnown
+}
+
+// explicitPath decides a path on the path surface, where only an explicit
+// rule counts (the fallback does not apply to the path surface).
+func explicitPath(r Resolver, p paths.Path) (policy.Result, bool) {
+	var best policy.Result
+	found := false
+	consider := func(res policy.Result) {
+		if res.Rule == nil || res.Rule.IsFallback() {
+			return
+		}
+		if !found || moreRestrictive(res.Action, best.Action) {
+			best, found = res, true
+		}
+	}
+	consider(r.Resolve(policy.Query{Surface: "path", Values: p.Spelled()}))
+	if forms := p.RealForms(); forms != nil {
+		consider(r.Resolve(policy.Query{Surface: "path", Values: forms}))
+	}
+	return best, found
+}
+
+// allForms lists every form of p, for the trace.
+func allForms(p paths.Path) []string {
+	return append(p.Spelled(), p.RealForms()...)
+}

@@ -1,0 +1,369 @@
+package paths
+
+import (
+	"path"
+	"strings"
+)
+
+// Path is one path value with every form rules are matched against.
+//
+// The spelled identity is Literal, Abs and Rel; the real identity is Real and
+// RealRel (SPEC.md §2). A symlink or a ".." can only move the real identity
+// away from the spelled one, and Outside uses both.
+type Path struct {
+	Input     string // exactly as given
+	Literal   string // quotes and '@' stripped, home expanded, path.Clean'ed; not made absolute
+	Abs       string // lexical absolute: Literal resolved against base (or cwd), cleaned
+	Rel       string // Abs relative to cwd when Abs is cwd or inside it ("" otherwise; "." for cwd itself)
+	Real      string // canonical absolute path (see Canonical); "" when unknown; a safe device keeps Abs
+	RealRel   string // Real relative to the canonical cwd when inside it ("" otherwise)
+	RealKnown bool
+
+	// The cwd New was given and its canonical form, so that Outside with the
+	// same cwd does not resolve it again.
+	cwd          string
+	realCwd      string
+	realCwdKnown bool
+
+	// The verbatim reading: Input taken as the host might take it, without
+	// stripping quotes or '@' and without expanding home, resolved against
+	// the same base. It is only kept when Input differs from the stripped and
+	// expanded literal, and only makes Outside stricter: a file really named
+	// "'link'" or "$HOME" that points outside cannot hide behind the
+	// normalised spelling.
+	hasVerbatim   bool
+	verbatimReal  string
+	verbatimKnown bool
+}
+
+// New computes the forms of input. base is the directory a relative literal
+// is resolved against ("" = cwd; a relative base is taken below cwd); cwd is
+// the absolute working directory as the host gave it (it may itself be
+// reached through a symlink); home the home directory.
+//
+// A value that cannot be placed — empty after stripping, a relative literal
+// without an absolute base or cwd, a home form with no absolute home — gets
+// no Abs and therefore counts as outside.
+func New(input, base, cwd, home string) Path {
+	p := Path{Input: input, cwd: cwd}
+	raw, placeable := literalRaw(input, home)
+	if raw == "" {
+		return p
+	}
+	p.Literal = path.Clean(raw)
+
+	cwdOK := path.IsAbs(cwd)
+	var cwdClean string
+	var cwdComps []string
+	var cw walker
+	if cwdOK {
+		cwdClean = path.Clean(cwd)
+		cwdComps = components(cwd)
+		cw = walker{dir: "/"}
+		p.realCwdKnown = strings.IndexByte(cwd, 0) < 0 && cw.run(cwdComps)
+		if p.realCwdKnown {
+			p.realCwd = cw.result()
+		}
+	}
+	res := resolver{cwdComps: cwdComps, cw: cw, cwKnown: p.realCwdKnown}
+
+	effBase := ""
+	switch {
+	case path.IsAbs(base):
+		effBase = base
+	case base != "" && cwdOK:
+		effBase = joinAbs(cwd, base)
+	case base == "" && cwdOK:
+		effBase = cwd
+	}
+
+	if placeable {
+		full := raw
+		if !path.IsAbs(raw) {
+			if effBase == "" {
+				return p
+			}
+			full = joinAbs(effBase, raw)
+		}
+		p.Abs = path.Clean(full)
+		if cwdOK && Within(p.Abs, cwdClean) {
+			p.Rel = relTo(p.Abs, cwdClean)
+		}
+		if IsSafeDevice(p.Abs) {
+			// A device keeps itself as its real form: /dev/stdin resolves
+			// through /proc/self, which names toolgate, not the tool.
+			p.Real, p.RealKnown = p.Abs, true
+			return p
+		}
+		p.Real, p.RealKnown = res.canonical(full)
+		if p.RealKnown && p.realCwdKnown && Within(p.Real, p.realCwd) {
+			p.RealRel = relTo(p.Real, p.realCwd)
+		}
+	}
+
+	if input != raw && input != "" {
+		p.hasVerbatim = true
+		full := input
+		if !path.IsAbs(input) {
+			full = ""
+			if effBase != "" {
+				full = joinAbs(effBase, input)
+			}
+		}
+		if full != "" {
+			p.verbatimReal, p.verbatimKnown = res.canonical(full)
+		}
+	}
+	return p
+}
+
+// LiteralOnly is for a relative bash word after an unknown `cd`: only Input
+// and Literal are set (no Abs, no real form), and it counts as outside.
+func LiteralOnly(input, home string) Path {
+	p := Path{Input: input}
+	if raw, _ := literalRaw(input, home); raw != "" {
+		p.Literal = path.Clean(raw)
+	}
+	return p
+}
+
+// Spelled returns the de-duplicated spelled forms in order [Abs, Rel,
+// Literal], empty ones skipped. A Literal of exactly "*" yields only ["*"].
+func (p Path) Spelled() []string {
+	if p.Literal == "*" {
+		return []string{"*"}
+	}
+	return dedup(p.Abs, p.Rel, p.Literal)
+}
+
+// RealForms returns [Real, RealRel] de-duplicated, nil when the real form is
+// unknown.
+func (p Path) RealForms() []string {
+	if !p.RealKnown || p.Real == "" {
+		return nil
+	}
+	return dedup(p.Real, p.RealRel)
+}
+
+// Outside reports whether p lies outside cwd: spelled outside (Abs not equal
+// to or below cwd, lexically), or real outside (Real not equal to or below
+// the canonical cwd), or the real form unknown, or no Abs at all
+// (literal-only), or the verbatim reading of Input really outside or
+// unknown. Safe device paths are never outside. An empty or relative cwd
+// puts everything outside.
+func (p Path) Outside(cwd string) bool {
+	if IsSafeDevice(p.Abs) || (p.Abs == "" && path.IsAbs(p.Literal) && IsSafeDevice(p.Literal)) {
+		return false
+	}
+	if p.Abs == "" || !path.IsAbs(cwd) || !Within(p.Abs, cwd) {
+		return true
+	}
+	if !p.RealKnown {
+		return true
+	}
+	realCwd, ok := p.realCwd, p.realCwdKnown
+	if cwd != p.cwd {
+		realCwd, ok = Canonical(cwd)
+	}
+	if !ok {
+		return true
+	}
+	if !Within(p.Real, realCwd) && !IsSafeDevice(p.Real) {
+		return true
+	}
+	if p.hasVerbatim && p.verbatimReal != p.Real {
+		if !p.verbatimKnown || (!Within(p.verbatimReal, realCwd) && !IsSafeDevice(p.verbatimReal)) {
+			return true
+		}
+	}
+	return false
+}
+
+// IsSafeDevice reports whether abs is, after cleaning, exactly /dev/null,
+// /dev/stdin, /dev/stdout or /dev/stderr: the devices that are never outside
+// the working directory (anchor §5.6).
+func IsSafeDevice(abs string) bool {
+	if abs == "" {
+		return false
+	}
+	switch path.Clean(abs) {
+	case "/dev/null", "/dev/stdin", "/dev/stdout", "/dev/stderr":
+		return true
+	}
+	return false
+}
+
+// Within reports whether p equals dir or lies below it, lexically and
+// component-wise (so /a/bc is not within /a/b). Both are cleaned first; an
+// empty argument is within nothing.
+func Within(p, dir string) bool {
+	if p == "" || dir == "" {
+		return false
+	}
+	p, dir = path.Clean(p), path.Clean(dir)
+	if p == dir {
+		return true
+	}
+	switch dir {
+	case "/":
+		return p[0] == '/'
+	case ".":
+		return p[0] != '/' && p != ".." && !strings.HasPrefix(p, "../")
+	}
+	return strings.HasPrefix(p, dir+"/")
+}
+
+// ParentPattern is the "allow for this session" pattern for a path: the
+// parent directory followed by "/*" (anchor §11.9 #122). A trailing slash
+// names the directory itself, whose contents the pattern then covers. A
+// relative path whose parent is "." has no safe pattern: "" is returned.
+func ParentPattern(abs string) string {
+	if abs == "" {
+		return ""
+	}
+	dir := path.Clean(abs)
+	if !strings.HasSuffix(abs, "/") {
+		dir = path.Dir(dir)
+	}
+	switch dir {
+	case "/":
+		return "/*"
+	case ".", "..":
+		return ""
+	}
+	return dir + "/*"
+}
+
+// literalRaw strips one layer of surrounding quotes and a leading '@' from
+// input and expands a leading home form, without cleaning the result (the
+// real form needs its ".." components). placeable is false when a home form
+// needed an absolute home that was not given; the unexpanded text is
+// returned then.
+func literalRaw(input, home string) (raw string, placeable bool) {
+	s := input
+	if n := len(s); n >= 2 && (s[0] == '"' || s[0] == '\'') && s[n-1] == s[0] {
+		s = s[1 : n-1]
+	}
+	s = strings.TrimPrefix(s, "@")
+	rest, ok := homeRest(s)
+	if !ok {
+		return s, true
+	}
+	if !path.IsAbs(home) {
+		return s, false
+	}
+	return joinAbs(home, rest), true
+}
+
+// homeRest reports whether s starts with a home form ("~", "$HOME",
+// "${HOME}", alone or followed by "/") and returns what follows the slash.
+func homeRest(s string) (string, bool) {
+	for _, h := range [...]string{"~", "$HOME", "${HOME}"} {
+		if s == h {
+			return "", true
+		}
+		if strings.HasPrefix(s, h+"/") {
+			return s[len(h)+1:], true
+		}
+	}
+	return "", false
+}
+
+// ExpandHome expands a leading "~", "~/", "$HOME", "$HOME/", "${HOME}" or
+// "${HOME}/" against home; anything else ("~user/x", "$HOMEX/y", "x/~") is
+// returned unchanged, as is everything when home is not absolute. The
+// remainder is joined with path.Join semantics when it is a path (contains
+// no whitespace): "~/dev/*" → "/home/u/dev/*", "~/a/../b" → "/home/u/b".
+// A remainder with whitespace, such as a bash pattern "~/bin/x.sh ../y *",
+// is appended verbatim so that its arguments are not rewritten.
+func ExpandHome(s, home string) string {
+	rest, ok := homeRest(s)
+	if !ok || !path.IsAbs(home) {
+		return s
+	}
+	home = path.Clean(home)
+	if strings.IndexFunc(rest, isSpace) >= 0 {
+		return joinAbs(home, rest)
+	}
+	return path.Join(home, rest)
+}
+
+func isSpace(r rune) bool {
+	switch r {
+	case ' ', '\t', '\n', '\v', '\f', '\r', 0x85, 0xA0:
+		return true
+	}
+	return false
+}
+
+// relTo returns p relative to dir; p must be dir or below it, both clean.
+func relTo(p, dir string) string {
+	switch {
+	case p == dir:
+		return "."
+	case dir == "/":
+		return p[1:]
+	}
+	return p[len(dir)+1:]
+}
+
+func dedup(forms ...string) []string {
+	out := make([]string, 0, len(forms))
+	for _, f := range forms {
+		if f == "" {
+			continue
+		}
+		dup := false
+		for _, o := range out {
+			if o == f {
+				dup = true
+				break
+			}
+		}
+		if !dup {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// resolver resolves absolute paths, resuming from the working directory's
+// state when the path starts with the cwd's components.
+type resolver struct {
+	cwdComps []string
+	cw       walker
+	cwKnown  bool
+}
+
+func (r resolver) canonical(full string) (string, bool) {
+	if strings.IndexByte(full, 0) >= 0 {
+		return "", false
+	}
+	comps := components(full)
+	if r.cwdComps != nil && hasPrefix(comps, r.cwdComps) {
+		if !r.cwKnown {
+			// The walk would fail in the same prefix.
+			return "", false
+		}
+		w := r.cw.clone()
+		if !w.run(comps[len(r.cwdComps):]) {
+			return "", false
+		}
+		return w.result(), true
+	}
+	return Canonical(full)
+}
+
+// hasPrefix reports whether comps starts with prefix, which must be free of
+// ".." for the walk state after prefix to be reusable.
+func hasPrefix(comps, prefix []string) bool {
+	if len(prefix) > len(comps) {
+		return false
+	}
+	for i, c := range prefix {
+		if c == ".." || comps[i] != c {
+			return false
+		}
+	}
+	return true
+}

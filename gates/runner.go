@@ -1,0 +1,391 @@
+package gates
+
+import (
+	"context"
+	"fmt"
+	"runtime/debug"
+	"strings"
+
+	"github.com/toolgate/toolgate/policy"
+	"github.com/toolgate/toolgate/protocol"
+)
+
+// Prompter asks the person. It never fails with an error: a prompt that
+// could not be answered comes back with Failed set.
+type Prompter interface {
+	Ask(ctx context.Context, p protocol.PromptParams) Answer
+}
+
+// Answer is the person's answer to a prompt.
+type Answer struct {
+	Choice string
+	Reason string
+	// Failed says why no valid answer came (error reply, unknown choice,
+	// timeout, closed connection, shutdown); empty when answered.
+	Failed string
+}
+
+// SessionRecorder records "allow for this session" approvals.
+type SessionRecorder interface {
+	Record(patterns []protocol.SessionPattern)
+}
+
+// Reporter writes the runner's side effects to the outside.
+type Reporter interface {
+	// Notify sends a decision notification.
+	Notify(d protocol.DecisionParams)
+	// Audit appends one audit record and flushes it; an error blocks the call.
+	Audit(r AuditRecord) error
+}
+
+// AuditRecord is one audit log entry of the runner.
+type AuditRecord struct {
+	Event          string // decision, prompt, prompt_answer
+	ToolCallID     string
+	ToolName       string
+	AgentName      string
+	Action         string
+	Reason         string
+	Resolution     string
+	Gate           string
+	Surface        string
+	Value          string
+	State          string
+	MatchedPattern *string
+	Origin         *protocol.Origin
+	Trace          []protocol.TraceEntry
+	Input          any
+	Choice         string
+}
+
+// Runner turns gate outcomes into allow or block. It is the only place with
+// side effects: prompts, session approvals, notifications, the audit log.
+type Runner struct {
+	Prompter Prompter
+	Session  SessionRecorder
+	Reporter Reporter
+	// PromptTimeoutMs is offered to the host with every prompt.
+	PromptTimeoutMs int64
+}
+
+// Request is one call to decide.
+type Request struct {
+	Call     *Call
+	Gates    []Gate
+	Resolver Resolver
+	HasUI    bool
+	// Input is what the audit log records of the call's input.
+	Input any
+}
+
+// Evaluate runs every gate of req, recovering a panic in any of them as a
+// gate error. It has no side effects.
+func Evaluate(req Request) (outcomes []Outcome, failed *Outcome, err error) {
+	for _, g := range req.Gates {
+		o, perr := runGate(g, req)
+		if perr != nil {
+			bad := Outcome{Gate: g.ID, Kind: Checked, D: Descriptor{State: policy.Deny}}
+			return outcomes, &bad, perr
+		}
+		o.Gate = g.ID
+		outcomes = append(outcomes, o)
+	}
+	return outcomes, nil, nil
+}
+
+func runGate(g Gate, req Request) (o Outcome, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("gate %s panicked: %v\n%s", g.ID, p, debug.Stack())
+		}
+	}()
+	return g.Check(req.Call, req.Resolver), nil
+}
+
+// decided is one gate outcome with how it was resolved.
+type decided struct {
+	o          Outcome
+	resolution string
+	allowed    bool
+	reason     string
+}
+
+// Run decides req: any deny blocks at once without prompting; otherwise
+// every ask is worked through in gate order (session hit, prompt or
+// confirmation_unavailable, session recording); then the audit record is
+// written and the decisions notified, before the answer is returned.
+func (rn *Runner) Run(ctx context.Context, req Request) protocol.ToolCallResult {
+	outcomes, failed, err := Evaluate(req)
+	trace := Trace(outcomes, req.Gates)
+	if err != nil {
+		reason := "toolgate: a permission gate failed, so the call is blocked (fail-closed): " + firstLine(err.Error())
+		return rn.finish(ctx, req, trace, []decided{{o: *failed, resolution: protocol.ResGateError, reason: reason}}, false, err.Error())
+	}
+	// Deny first: nobody is asked a question whose answer cannot matter.
+	for _, o := range outcomes {
+		if o.Kind == Checked && o.D.State == policy.Deny {
+			d := decided{o: o, resolution: protocol.ResPolicyDeny, reason: o.D.Text.Deny}
+			return rn.finish(ctx, req, trace, []decided{d}, false, "")
+		}
+	}
+	var done []decided
+	for _, o := range outcomes {
+		if o.Kind == NotApplied {
+			continue
+		}
+		d := rn.resolve(ctx, req, o)
+		if !d.allowed {
+			return rn.finish(ctx, req, trace, []decided{d}, false, "")
+		}
+		done = append(done, d)
+	}
+	return rn.finish(ctx, req, trace, done, true, "")
+}
+
+// resolve works out one outcome, prompting when it asks.
+func (rn *Runner) resolve(ctx context.Context, req Request, o Outcome) decided {
+	d := decided{o: o, allowed: true}
+	switch {
+	case o.Kind == Bypass:
+		d.resolution = o.D.Resolution
+		return d
+	case o.D.State == policy.Allow && o.D.Session:
+		d.resolution = protocol.ResSessionApproved
+		return d
+	case o.D.State == policy.Allow && o.D.Rule != nil && o.D.Rule.Origin.Scope == policy.ScopeYolo:
+		d.resolution = protocol.ResAutoApproved
+		return d
+	case o.D.State == policy.Allow:
+		d.resolution = protocol.ResPolicyAllow
+		return d
+	}
+	d.allowed = false
+	if !req.HasUI {
+		d.resolution, d.reason = protocol.ResConfirmationUnavailable, o.D.Text.Unavailable
+		return d
+	}
+	params := rn.promptParams(req, o)
+	if err := rn.Reporter.Audit(AuditRecord{Event: "prompt", ToolCallID: req.Call.ToolCallID, ToolName: req.Call.ToolName,
+		AgentName: req.Call.AgentName, Gate: o.Gate, Surface: o.D.Surface, Value: o.D.Value, State: o.D.State.String(),
+		MatchedPattern: o.D.MatchedPattern(), Origin: o.D.Origin()}); err != nil {
+		d.resolution, d.reason = protocol.ResGateError, "toolgate: the audit log cannot be written, so the call is blocked: "+err.Error()
+		return d
+	}
+	ans := rn.Prompter.Ask(ctx, params)
+	auditErr := rn.Reporter.Audit(AuditRecord{Event: "prompt_answer", ToolCallID: req.Call.ToolCallID, ToolName: req.Call.ToolName,
+		AgentName: req.Call.AgentName, Gate: o.Gate, Surface: o.D.Surface, Value: o.D.Value, Choice: ans.Choice,
+		Reason: firstNonEmpty(ans.Failed, ans.Reason)})
+	switch {
+	case ans.Failed != "":
+		d.resolution = protocol.ResPromptFailed
+		d.reason = fmt.Sprintf("toolgate: the prompt failed (%s), so the call is blocked. It was about %s", ans.Failed, lowerFirst(strings.TrimPrefix(o.D.Text.UserDenied, "toolgate: the user denied ")))
+	case auditErr != nil:
+		d.resolution, d.reason = protocol.ResGateError, "toolgate: the audit log cannot be written, so the call is blocked: "+auditErr.Error()
+	case ans.Choice == protocol.ChoiceAllowOnce:
+		d.allowed, d.resolution = true, protocol.ResUserApproved
+	case ans.Choice == protocol.ChoiceAllowSession && len(o.D.SessionPatterns) > 0:
+		rn.Session.Record(o.D.SessionPatterns)
+		d.allowed, d.resolution = true, protocol.ResUserApprovedForSession
+	case ans.Choice == protocol.ChoiceAllowSession:
+		d.allowed, d.resolution = true, protocol.ResUserApproved
+	case ans.Choice == protocol.ChoiceDeny:
+		d.resolution, d.reason = protocol.ResUserDenied, o.D.Text.UserDenied
+	case ans.Choice == protocol.ChoiceDenyWithReason:
+		d.resolution, d.reason = protocol.ResUserDenied, o.D.Text.UserDenied
+		if r := strings.TrimSpace(ans.Reason); r != "" {
+			d.reason += " Reason: " + r
+		}
+	default:
+		d.resolution = protocol.ResPromptFailed
+		d.reason = fmt.Sprintf("toolgate: the prompt got an unknown choice %q, so the call is blocked.", ans.Choice)
+	}
+	return d
+}
+
+func (rn *Runner) promptParams(req Request, o Outcome) protocol.PromptParams {
+	opts := []protocol.PromptOption{{ID: protocol.ChoiceAllowOnce, Label: "Yes, once"}}
+	if len(o.D.SessionPatterns) > 0 {
+		opts = append(opts, protocol.PromptOption{ID: protocol.ChoiceAllowSession, Label: sessionLabel(o.D.SessionPatterns)})
+	}
+	opts = append(opts,
+		protocol.PromptOption{ID: protocol.ChoiceDeny, Label: "No"},
+		protocol.PromptOption{ID: protocol.ChoiceDenyWithReason, Label: "No, and tell the agent why"})
+	return protocol.PromptParams{
+		ToolCallID: req.Call.ToolCallID, Gate: o.Gate, Surface: o.D.Surface, Value: o.D.Value,
+		Title: o.D.Prompt.Title, Message: o.D.Prompt.Message, Options: opts,
+		SessionPatterns: o.D.SessionPatterns, TimeoutMs: rn.PromptTimeoutMs,
+	}
+}
+
+func sessionLabel(ps []protocol.SessionPattern) string {
+	var parts []string
+	for _, p := range ps {
+		kind := "matching"
+		if p.Exact {
+			kind = "exactly"
+		}
+		parts = append(parts, fmt.Sprintf("%s %s \"%s\"", p.Surface, kind, p.Pattern))
+	}
+	return "Yes, and allow " + strings.Join(parts, ", ") + " for this session"
+}
+
+// finish writes the audit record, then the notifications, and returns the
+// answer. A failed audit write turns any answer into a block.
+func (rn *Runner) finish(ctx context.Context, req Request, trace []protocol.TraceEntry, ds []decided, allowed bool, detail string) protocol.ToolCallResult {
+	if err := ctx.Err(); err != nil && (allowed || ds[len(ds)-1].resolution != protocol.ResPromptFailed) {
+		last := ds[len(ds)-1]
+		last.resolution, last.allowed = protocol.ResGateError, false
+		last.reason = "toolgate: the session is shutting down, so the call is blocked"
+		ds, allowed = []decided{last}, false
+	}
+	final := ds[len(ds)-1]
+	markTrace(trace, ds)
+	res := protocol.ToolCallResult{Action: protocol.ActionAllow, Decision: decisionOf(final), Trace: trace}
+	if !allowed {
+		res.Action, res.Reason = protocol.ActionBlock, final.reason
+	}
+	rec := AuditRecord{Event: "decision", ToolCallID: req.Call.ToolCallID, ToolName: req.Call.ToolName, AgentName: req.Call.AgentName,
+		Action: res.Action, Reason: firstNonEmpty(res.Reason, detail), Resolution: final.resolution, Gate: final.o.Gate,
+		Surface: final.o.D.Surface, Value: final.o.D.Value, State: res.Decision.State,
+		MatchedPattern: res.Decision.MatchedPattern, Origin: res.Decision.Origin, Trace: trace, Input: req.Input}
+	if err := rn.Reporter.Audit(rec); err != nil {
+		final = decided{o: final.o, resolution: protocol.ResGateError,
+			reason: "toolgate: the audit log cannot be written, so the call is blocked: " + err.Error()}
+		ds, allowed = []decided{final}, false
+		res = protocol.ToolCallResult{Action: protocol.ActionBlock, Reason: final.reason, Decision: decisionOf(final), Trace: trace}
+	}
+	if !allowed {
+		ds = ds[len(ds)-1:]
+	}
+	for _, d := range ds {
+		rn.Reporter.Notify(notification(req.Call, d))
+	}
+	return res
+}
+
+func decisionOf(d decided) *protocol.Decision {
+	dec := &protocol.Decision{
+		Gate: d.o.Gate, Surface: d.o.D.Surface, Value: d.o.D.Value, State: stateString(d.o.D.State),
+		Resolution: d.resolution, MatchedPattern: d.o.D.MatchedPattern(), Origin: d.o.D.Origin(),
+	}
+	if d.o.D.Rule != nil && d.o.D.Rule.Action == policy.Deny {
+		dec.Reason = d.o.D.Rule.Reason
+	}
+	return dec
+}
+
+func stateString(a policy.Action) string {
+	if a == 0 {
+		return policy.Deny.String()
+	}
+	return a.String()
+}
+
+func notification(c *Call, d decided) protocol.DecisionParams {
+	result := "deny"
+	if d.allowed {
+		result = "allow"
+	}
+	return protocol.DecisionParams{
+		ToolCallID: c.ToolCallID, Gate: d.o.Gate, Surface: d.o.D.Surface, Value: d.o.D.Value, Result: result,
+		State: stateString(d.o.D.State), Resolution: d.resolution, MatchedPattern: d.o.D.MatchedPattern(),
+		Origin: d.o.D.Origin(), AgentName: c.AgentName,
+	}
+}
+
+// Trace lists every gate, applied or not, in gate order.
+func Trace(outcomes []Outcome, gates []Gate) []protocol.TraceEntry {
+	byGate := map[string]Outcome{}
+	for _, o := range outcomes {
+		byGate[o.Gate] = o
+	}
+	trace := make([]protocol.TraceEntry, 0, len(gates))
+	for _, g := range gates {
+		o, ok := byGate[g.ID]
+		e := protocol.TraceEntry{Gate: g.ID}
+		if !ok {
+			e.Note = "not run"
+			trace = append(trace, e)
+			continue
+		}
+		e.Note = o.Note
+		if o.Kind != NotApplied {
+			e.Applied = true
+			e.Surface, e.Value, e.State = o.D.Surface, o.D.Value, stateString(o.D.State)
+			e.MatchedPattern, e.Origin, e.Command, e.Forms = o.D.MatchedPattern(), o.D.Origin(), o.D.Command, o.D.Forms
+			e.Resolution = o.D.Resolution
+		}
+		trace = append(trace, e)
+	}
+	return trace
+}
+
+func markTrace(trace []protocol.TraceEntry, ds []decided) {
+	for _, d := range ds {
+		for i := range trace {
+			if trace[i].Gate == d.o.Gate {
+				trace[i].Resolution = d.resolution
+			}
+		}
+	}
+}
+
+// Check is the dry run: the most restrictive state across all gates and
+// that gate's decision (the first in gate order on a tie). Nothing is
+// prompted, recorded, notified or logged.
+func Check(req Request) protocol.CheckResult {
+	outcomes, failed, err := Evaluate(req)
+	trace := Trace(outcomes, req.Gates)
+	if err != nil {
+		d := decided{o: *failed, resolution: protocol.ResGateError}
+		return protocol.CheckResult{State: "deny", Decision: decisionOf(d), Trace: trace}
+	}
+	var best *Outcome
+	for i := range outcomes {
+		o := &outcomes[i]
+		if o.Kind == NotApplied {
+			continue
+		}
+		if best == nil || moreRestrictive(o.D.State, best.D.State) {
+			best = o
+		}
+	}
+	if best == nil {
+		return protocol.CheckResult{State: "deny", Decision: &protocol.Decision{Gate: protocol.GateTool, State: "deny", Resolution: protocol.ResGateError}, Trace: trace}
+	}
+	d := decided{o: *best}
+	switch {
+	case best.Kind == Bypass:
+		d.resolution = best.D.Resolution
+	case best.D.State == policy.Deny:
+		d.resolution = protocol.ResPolicyDeny
+	case best.D.State == policy.Allow && best.D.Session:
+		d.resolution = protocol.ResSessionApproved
+	case best.D.State == policy.Allow && best.D.Rule != nil && best.D.Rule.Origin.Scope == policy.ScopeYolo:
+		d.resolution = protocol.ResAutoApproved
+	case best.D.State == policy.Allow:
+		d.resolution = protocol.ResPolicyAllow
+	}
+	return protocol.CheckResult{State: stateString(best.D.State), Decision: decisionOf(d), Trace: trace}
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+func firstNonEmpty(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+func lowerFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToLower(s[:1]) + s[1:]
+}

@@ -1,0 +1,39 @@
+package gates
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/toolgate/toolgate/policy"
+	"github.com/toolgate/toolgate/protocol"
+)
+
+// InputGates are the gates of an input event.
+var InputGates = []Gate{{protocol.GateSkillInput, SkillInput}}
+
+// SkillName returns the skill a "/skill:NAME …" input invokes, if any.
+func SkillName(text string) (string, bool) {
+	t := strings.TrimSpace(text)
+	if !strings.HasPrefix(t, "/skill:") {
+		return "", false
+	}
+	name := strings.TrimPrefix(t, "/skill:")
+	if i := strings.IndexFunc(name, func(r rune) bool { return r == ' ' || r == '\t' || r == '\n' || r == '\r' }); i >= 0 {
+		name = name[:i]
+	}
+	return name, name != ""
+}
+
+// SkillInput checks a "/skill:NAME" input on the skill surface (SPEC §3,
+// anchor §8). The text is in Input["text"]. Skills get no session option.
+func SkillInput(c *Call, r Resolver) Outcome {
+	text, _ := c.Input["text"].(string)
+	name, ok := SkillName(text)
+	if !ok {
+		return Outcome{Gate: protocol.GateSkillInput, Note: "not a skill invocation"}
+	}
+	res := r.Resolve(policy.Query{Surface: "skill", Values: []string{name}})
+	o := checked(protocol.GateSkillInput, "skill", name, res)
+	fillTexts(&o.D, c.AgentName, fmt.Sprintf("skill '%s'", name), "", "Allow loading this skill?")
+	return o
+}

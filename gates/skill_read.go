@@ -1,0 +1,63 @@
+package gates
+
+import (
+	"fmt"
+	"path/filepath"
+
+	"github.com/toolgate/toolgate/gates/paths"
+	"github.com/toolgate/toolgate/policy"
+	"github.com/toolgate/toolgate/protocol"
+)
+
+// SkillRead checks a read of an active skill's SKILL.md, or of a file in its
+// folder, on the skill surface with the skill's name (SPEC §3 gate 1). Both
+// identities of the path are compared with the skill folder, so a symlink
+// cannot hide a skill file.
+func SkillRead(c *Call, r Resolver) Outcome {
+	if c.ToolName != "read" || len(c.Skills) == 0 {
+		return Outcome{Gate: protocol.GateSkillRead}
+	}
+	p, ok := toolPath(c)
+	if !ok {
+		return Outcome{Gate: protocol.GateSkillRead}
+	}
+	skill, found := matchSkill(c, p)
+	if !found {
+		return Outcome{Gate: protocol.GateSkillRead, Note: "not a skill file"}
+	}
+	res := r.Resolve(policy.Query{Surface: "skill", Values: []string{skill.Name}})
+	o := checked(protocol.GateSkillRead, "skill", skill.Name, res)
+	o.D.Forms = allForms(p)
+	fillTexts(&o.D, c.AgentName, fmt.Sprintf("skill '%s' by reading '%s'", skill.Name, shorten(p.Input)), "", "Allow this read?")
+	return o
+}
+
+// matchSkill finds the skill whose SKILL.md is p or whose folder holds p;
+// the longest folder wins.
+func matchSkill(c *Call, p paths.Path) (protocol.Skill, bool) {
+	var best protocol.Skill
+	bestLen := -1
+	candidates := []string{p.Abs}
+	if p.Real != "" {
+		candidates = append(candidates, p.Real)
+	}
+	for _, s := range c.Skills {
+		if s.Path == "" {
+			continue
+		}
+		file := filepath.Clean(s.Path)
+		dir := filepath.Dir(file)
+		dirs := []string{dir}
+		if real, ok := paths.Canonical(dir); ok && real != dir {
+			dirs = append(dirs, real)
+		}
+		for _, cand := range candidates {
+			for _, d := range dirs {
+				if (cand == file || paths.Within(cand, d)) && len(d) > bestLen {
+					best, bestLen = s, len(d)
+				}
+			}
+		}
+	}
+	return best, bestLen >= 0
+}

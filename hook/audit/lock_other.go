@@ -1,0 +1,6 @@
+//go:build !unix
+
+package audit
+
+func (l *Log) lock() error { return nil }
+func (l *Log) unlock()     {}

@@ -1,0 +1,64 @@
+package hook
+
+import (
+	"context"
+
+	json "github.com/goccy/go-json"
+	"github.com/rs/zerolog"
+
+	"github.com/toolgate/toolgate/gates"
+	"github.com/toolgate/toolgate/protocol"
+)
+
+// reporter sends the runner's notifications and audit records.
+type reporter struct{ s *Server }
+
+func (r reporter) Notify(d protocol.DecisionParams) {
+	if r.s.conn == nil {
+		return
+	}
+	if err := r.s.conn.Notify(context.Background(), protocol.MethodDecision, d); err != nil {
+		r.s.log.Debug().Err(err).Msg("decision notification")
+	}
+}
+
+func (r reporter) Audit(rec gates.AuditRecord) error {
+	sessionID := r.s.snapshot().sessionID
+	return r.s.appendAudit(rec.Event, func(e *zerolog.Event) {
+		e.Str("sessionId", sessionID).Str("toolCallId", rec.ToolCallID).Str("toolName", rec.ToolName)
+		if rec.AgentName != "" {
+			e.Str("agentName", rec.AgentName)
+		}
+		if rec.Action != "" {
+			e.Str("action", rec.Action)
+		}
+		e.Str("reason", rec.Reason).Str("resolution", rec.Resolution).Str("gate", rec.Gate).
+			Str("surface", rec.Surface).Str("value", rec.Value)
+		if rec.State != "" {
+			e.Str("state", rec.State)
+		}
+		if rec.MatchedPattern != nil {
+			e.Str("matchedPattern", *rec.MatchedPattern)
+		}
+		if rec.Origin != nil {
+			e.RawJSON("origin", mustJSON(rec.Origin))
+		}
+		if rec.Choice != "" {
+			e.Str("choice", rec.Choice)
+		}
+		if rec.Trace != nil {
+			e.RawJSON("trace", mustJSON(rec.Trace))
+		}
+		if rec.Input != nil {
+			e.RawJSON("input", mustJSON(rec.Input))
+		}
+	})
+}
+
+func mustJSON(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return []byte(`null`)
+	}
+	return b
+}

@@ -1,0 +1,576 @@
+// Package hook is the session: JSON-RPC dispatch, the session's state (cwd,
+// agent, skills, session approvals), and the wiring of policy, gates,
+// prompts and the audit log. Handlers are thin: each method decodes its
+// params and calls into the domain.
+package hook
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"path/filepath"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/rs/zerolog"
+	"github.com/sourcegraph/jsonrpc2"
+
+	"github.com/toolgate/toolgate/gates"
+	"github.com/toolgate/toolgate/gates/shell"
+	"github.com/toolgate/toolgate/hook/audit"
+	"github.com/toolgate/toolgate/policy"
+	"github.com/toolgate/toolgate/prompt"
+	"github.com/toolgate/toolgate/protocol"
+)
+
+// Version is toolgate's version.
+const Version = "0.1.0"
+
+// Options configure a server.
+type Options struct {
+	Cwd         string   // start directory (process cwd by default)
+	ConfigFiles []string // --config files
+	AuditLog    string   // --audit-log; empty: policy knob, then default
+	Home        string
+	AgentDir    string
+	Framing     protocol.Framing
+	Log         zerolog.Logger // stderr diagnostics
+}
+
+// state is what initialize (and per-call overrides) set.
+type state struct {
+	cwd            string
+	hasUI          bool
+	agentName      string
+	sessionID      string
+	skills         []protocol.Skill
+	mcpServers     []string
+	infraDirs      []string
+	projectTrusted bool
+	host           protocol.HostInfo
+}
+
+// Server is one toolgate session on one connection.
+type Server struct {
+	opts   Options
+	loader *policy.Loader
+	log    zerolog.Logger
+
+	mu    sync.RWMutex
+	st    state
+	audit *audit.Log
+	// auditProblem is a warning about the audit log, shown in initialize.
+	auditProblem *policy.Warning
+
+	approvals approvals
+	stream    *protocol.Stream
+	conn      *jsonrpc2.Conn
+	prompter  *prompt.Prompter
+
+	// Shutdown: calls in flight are counted when they are read, so that
+	// shutdown and end of input can answer every one first.
+	inflight  sync.WaitGroup
+	closing   atomic.Bool
+	ctx       context.Context
+	cancel    context.CancelFunc
+	drainOnce sync.Once
+	doneOnce  sync.Once
+	done      chan struct{}
+	inputSeq  atomic.Uint64
+}
+
+// New returns a server; Serve runs it.
+func New(opts Options) *Server {
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &Server{opts: opts, loader: policy.NewLoader(), log: opts.Log, ctx: ctx, cancel: cancel, done: make(chan struct{})}
+	s.st = state{cwd: opts.Cwd, projectTrusted: true}
+	s.approvals.home = opts.Home
+	return s
+}
+
+// Serve speaks the protocol on in/out until shutdown or end of input.
+func (s *Server) Serve(in io.Reader, out io.Writer) error {
+	s.openAudit(s.currentPolicy())
+	s.stream = protocol.NewStream(in, out, nil, s.opts.Framing, s.drain)
+	// The connection gets its own context: cancelling s.ctx at shutdown
+	// must not close it before the pending answers are written.
+	s.conn = jsonrpc2.NewConn(context.Background(), s.stream, orderedAsync{serverHandler{s}},
+		jsonrpc2.SetLogger(zerologPrinter{s.log}),
+		jsonrpc2.OnRecv(func(req *jsonrpc2.Request, _ *jsonrpc2.Response) {
+			if req != nil && !req.Notif && counted(req.Method) {
+				s.inflight.Add(1)
+			}
+		}))
+	s.prompter = prompt.New(s.conn)
+	select {
+	case <-s.conn.DisconnectNotify():
+	case <-s.done:
+	}
+	s.drain()
+	s.mu.Lock()
+	if s.audit != nil {
+		_ = s.audit.Close()
+	}
+	s.mu.Unlock()
+	return nil
+}
+
+// counted methods are answered before shutdown completes.
+func counted(method string) bool {
+	switch method {
+	case protocol.MethodToolCall, protocol.MethodInput, protocol.MethodCheck:
+		return true
+	}
+	return false
+}
+
+// drain ends the session: open prompts fail, calls in flight are answered
+// (with block, "shutting down"), and no new call is decided.
+func (s *Server) drain() {
+	s.drainOnce.Do(func() {
+		s.closing.Store(true)
+		s.cancel()
+		if s.prompter != nil {
+			s.prompter.Close("toolgate is shutting down")
+		}
+		waited := make(chan struct{})
+		go func() { s.inflight.Wait(); close(waited) }()
+		select {
+		case <-waited:
+		case <-time.After(10 * time.Second):
+			s.log.Error().Msg("calls still in flight after 10 s at shutdown")
+		}
+	})
+}
+
+type zerologPrinter struct{ l zerolog.Logger }
+
+func (z zerologPrinter) Printf(format string, v ...any) { z.l.Debug().Msgf(format, v...) }
+
+// orderedAsync handles each request in its own goroutine, like
+// jsonrpc2.AsyncHandler (a prompt sent back to the host while a call waits
+// would otherwise deadlock the read loop), except initialize: it changes
+// the session every later request depends on, so it is handled in order,
+// before the next message is read. initialize never calls the host.
+type orderedAsync struct{ h jsonrpc2.Handler }
+
+func (a orderedAsync) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) {
+	if req.Method == protocol.MethodInitialize {
+		a.h.Handle(ctx, conn, req)
+		return
+	}
+	go a.h.Handle(ctx, conn, req)
+}
+
+// serverHandler replies to each request itself, so that a call counts as
+// answered only once its answer is written, and shutdown answers last.
+type serverHandler struct{ s *Server }
+
+func (h serverHandler) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) {
+	s := h.s
+	result, err := s.handle(ctx, conn, req)
+	if !req.Notif {
+		var rerr error
+		if err != nil {
+			e, ok := err.(*jsonrpc2.Error)
+			if !ok {
+				e = &jsonrpc2.Error{Code: protocol.CodeInternalError, Message: err.Error()}
+			}
+			rerr = conn.ReplyWithError(ctx, req.ID, e)
+		} else {
+			rerr = conn.Reply(ctx, req.ID, result)
+		}
+		if rerr != nil {
+			s.log.Debug().Err(rerr).Str("method", req.Method).Msg("reply")
+		}
+		if counted(req.Method) {
+			s.inflight.Done()
+		}
+		if req.Method == protocol.MethodShutdown {
+			s.doneOnce.Do(func() { close(s.done) })
+		}
+	}
+}
+
+// handle dispatches one request. It runs in its own goroutine.
+func (s *Server) handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) (result any, err error) {
+	raw := s.stream.RawParams(req.Meta)
+	if req.Notif {
+		return nil, nil // notifications toolgate does not know are ignored
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			s.log.Error().Str("method", req.Method).Msgf("panic: %v\n%s", p, debug.Stack())
+			if req.Method == protocol.MethodToolCall || req.Method == protocol.MethodInput {
+				result, err = blockResult(protocol.ResGateError, fmt.Sprintf("toolgate: internal error, the call is blocked (fail-closed): %v", p)), nil
+				return
+			}
+			result, err = nil, &jsonrpc2.Error{Code: protocol.CodeInternalError, Message: fmt.Sprintf("internal error: %v", p)}
+		}
+	}()
+	switch req.Method {
+	case protocol.MethodInitialize:
+		return s.initialize(raw)
+	case protocol.MethodToolCall:
+		return s.toolCall(raw), nil
+	case protocol.MethodInput:
+		return s.input(raw), nil
+	case protocol.MethodCheck:
+		return s.check(raw)
+	case protocol.MethodSessionApprovals:
+		return protocol.SessionApprovalsResult{Rules: s.approvals.list()}, nil
+	case protocol.MethodPolicyReload:
+		p := s.loader.Reload(s.locations(s.snapshot()))
+		s.openAudit(p)
+		return s.policyInfo(p), nil
+	case protocol.MethodShutdown:
+		s.drain()
+		return nil, nil
+	}
+	return nil, &jsonrpc2.Error{Code: protocol.CodeMethodNotFound, Message: fmt.Sprintf("method not found: %s", req.Method)}
+}
+
+func blockResult(resolution, reason string) protocol.ToolCallResult {
+	return protocol.ToolCallResult{Action: protocol.ActionBlock, Reason: reason,
+		Decision: &protocol.Decision{Gate: protocol.GateTool, State: "deny", Resolution: resolution}}
+}
+
+func (s *Server) snapshot() state {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	st := s.st
+	return st
+}
+
+func (s *Server) locations(st state) policy.Locations {
+	return policy.Locations{AgentDir: s.opts.AgentDir, Home: s.opts.Home, Cwd: st.cwd,
+		ConfigFiles: s.opts.ConfigFiles, ProjectTrusted: st.projectTrusted}
+}
+
+func (s *Server) currentPolicy() *policy.Policy { return s.loader.Policy(s.locations(s.snapshot())) }
+
+// initialize replaces the session's settings and reloads the policy.
+func (s *Server) initialize(raw []byte) (any, error) {
+	var p protocol.InitializeParams
+	if len(raw) > 0 {
+		if err := json.Unmarshal(raw, &p); err != nil {
+			return nil, &jsonrpc2.Error{Code: protocol.CodeInvalidParams, Message: "invalid initialize params: " + err.Error()}
+		}
+	}
+	if p.Cwd != "" && !filepath.IsAbs(p.Cwd) {
+		return nil, &jsonrpc2.Error{Code: protocol.CodeInvalidParams, Message: fmt.Sprintf("invalid initialize params: cwd %q is not absolute", p.Cwd)}
+	}
+	s.mu.Lock()
+	old := s.st
+	st := state{cwd: s.opts.Cwd, projectTrusted: true}
+	if p.Cwd != "" {
+		st.cwd = filepath.Clean(p.Cwd)
+	}
+	if p.HasUI != nil {
+		st.hasUI = *p.HasUI
+	}
+	if p.AgentName != nil {
+		st.agentName = *p.AgentName
+	}
+	if p.SessionID != nil {
+		st.sessionID = *p.SessionID
+	}
+	if p.ProjectTrusted != nil {
+		st.projectTrusted = *p.ProjectTrusted
+	}
+	if p.Host != nil {
+		st.host = *p.Host
+	}
+	st.skills, st.mcpServers, st.infraDirs = p.Skills, p.MCPServers, p.InfrastructureDirs
+	s.st = st
+	s.mu.Unlock()
+	if st.cwd != old.cwd {
+		s.approvals.reset(s.opts.Home)
+	}
+	pol := s.loader.Reload(s.locations(st))
+	s.openAudit(pol)
+	info := s.policyInfo(pol)
+	for _, w := range info.Warnings {
+		s.log.Warn().Str("path", w.Path).Int("line", w.Line).Int("column", w.Column).Msg(w.Message)
+		_ = s.appendAudit("policy_warning", func(e *zerolog.Event) {
+			e.Str("sessionId", st.sessionID).Str("path", w.Path).Int("line", w.Line).Int("column", w.Column).Str("message", w.Message)
+		})
+	}
+	return protocol.InitializeResult{ProtocolVersion: protocol.Version,
+		ServerInfo: protocol.ServerInfo{Name: "toolgate", Version: Version}, Policy: info}, nil
+}
+
+func (s *Server) policyInfo(p *policy.Policy) protocol.PolicyInfo {
+	info := protocol.PolicyInfo{Sources: []protocol.Source{}, Warnings: []protocol.Warning{}}
+	for _, src := range p.Sources {
+		info.Sources = append(info.Sources, protocol.Source{Scope: src.Scope, Path: src.Path, Exists: src.Exists, Loaded: src.Loaded})
+	}
+	for _, w := range p.Warnings {
+		info.Warnings = append(info.Warnings, protocol.Warning{Path: w.Path, Line: w.Line, Column: w.Column, Message: w.Message})
+	}
+	s.mu.RLock()
+	if s.auditProblem != nil {
+		w := s.auditProblem
+		info.Warnings = append(info.Warnings, protocol.Warning{Path: w.Path, Message: w.Message})
+	}
+	s.mu.RUnlock()
+	return info
+}
+
+// auditPath is where the audit log goes: --audit-log, else the global
+// auditLog knob, else the default under the agent directory.
+func (s *Server) auditPath(p *policy.Policy) string {
+	switch {
+	case s.opts.AuditLog != "":
+		return s.opts.AuditLog
+	case p.AuditLog != "":
+		return filepath.Clean(policy.ExpandHome(p.AuditLog, s.opts.Home))
+	}
+	return filepath.Join(s.opts.AgentDir, "extensions", "pi-permission-system", "logs", "toolgate-audit.jsonl")
+}
+
+// openAudit opens the audit log when its path changed. A log that cannot be
+// opened is kept in its failed state: every call then blocks.
+func (s *Server) openAudit(p *policy.Policy) {
+	path := s.auditPath(p)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.audit != nil && s.audit.Path() == path {
+		return
+	}
+	if s.audit != nil {
+		_ = s.audit.Close()
+	}
+	l, err := audit.Open(path)
+	s.audit, s.auditProblem = l, nil
+	if err != nil {
+		s.auditProblem = &policy.Warning{Path: path, Message: "the audit log cannot be written, so every call is blocked: " + err.Error()}
+		s.log.Error().Err(err).Msg("audit log")
+	}
+}
+
+func (s *Server) appendAudit(event string, fill audit.Fields) error {
+	s.mu.RLock()
+	l := s.audit
+	s.mu.RUnlock()
+	if l == nil {
+		return fmt.Errorf("no audit log is open")
+	}
+	return l.Append(event, fill)
+}
+
+// shellFor returns the shell command a call carries: bash's command, or the
+// command argument of a configured shellTools alias.
+func shellFor(toolName string, input object, p *policy.Policy) (cmd, workdir string, isShell bool, err error) {
+	field, wd := "command", ""
+	if toolName != "bash" {
+		st, ok := p.ShellTools[toolName]
+		if !ok {
+			return "", "", false, nil
+		}
+		field, wd = st.CommandArgument, st.WorkdirArgument
+	}
+	cmd, _, err = input.str(field, "input.")
+	if err != nil {
+		return "", "", true, err
+	}
+	if wd != "" {
+		workdir, _, err = input.str(wd, "input.")
+	}
+	return cmd, workdir, true, err
+}
+
+// gatesCall is the decoded call and the policy it is decided with.
+type gatesCall struct {
+	call   *gates.Call
+	hasUI  bool
+	policy *policy.Policy
+	input  any
+}
+
+// decodeCall reads tool_call/check params strictly (SPEC §3: a call toolgate
+// cannot read unambiguously is invalid).
+func (s *Server) decodeCall(raw []byte) (*gatesCall, string, error) {
+	if err := checkUnambiguous(raw); err != nil {
+		return nil, "", err
+	}
+	params, err := decodeObject(raw)
+	if err != nil {
+		return nil, "", err
+	}
+	id, _, err := params.str("toolCallId", "")
+	if err != nil {
+		return nil, "", err
+	}
+	name, _, err := params.str("toolName", "")
+	if err != nil {
+		return nil, id, err
+	}
+	if id == "" {
+		return nil, id, fmt.Errorf("toolCallId is missing")
+	}
+	if name == "" {
+		return nil, id, fmt.Errorf("toolName is missing")
+	}
+	input, hasInput, err := params.obj("input", "")
+	if err != nil {
+		return nil, id, err
+	}
+	if !hasInput {
+		return nil, id, fmt.Errorf("input is missing")
+	}
+	st := s.snapshot()
+	if agent, ok, err := params.str("agentName", ""); err != nil {
+		return nil, id, err
+	} else if ok {
+		st.agentName = agent
+	}
+	if cwd, ok, err := params.str("cwd", ""); err != nil {
+		return nil, id, err
+	} else if ok {
+		if !filepath.IsAbs(cwd) {
+			return nil, id, fmt.Errorf("cwd %q is not an absolute path", cwd)
+		}
+		st.cwd = filepath.Clean(cwd)
+	}
+	hasUI, err := params.boolean("hasUI", "")
+	if err != nil {
+		return nil, id, err
+	}
+	if hasUI != nil {
+		st.hasUI = *hasUI
+	}
+	pol := s.loader.Policy(s.locations(st))
+	if err := checkToolFields(name, input); err != nil {
+		return nil, id, err
+	}
+	c := &gates.Call{ToolCallID: id, ToolName: name, Input: input, Cwd: st.cwd, Home: s.opts.Home,
+		AgentDir: s.opts.AgentDir, AgentName: st.agentName, Skills: st.skills, MCPServers: st.mcpServers,
+		InfraDirs: append(append([]string(nil), st.infraDirs...), pol.InfraReadPaths...)}
+	cmd, workdir, isShell, err := shellFor(name, input, pol)
+	if err != nil {
+		return nil, id, err
+	}
+	if isShell {
+		c.Shell = analyzeShell(cmd, workdir, st.cwd, s.opts.Home)
+	}
+	return &gatesCall{call: c, hasUI: st.hasUI, policy: pol, input: boundedInput(raw)}, id, nil
+}
+
+// analyzeShell parses a shell command once. A workdir argument acts as if
+// the command started with `cd workdir`; the workdir is itself a path word.
+func analyzeShell(cmd, workdir, cwd, home string) *gates.ShellCommand {
+	dir := cwd
+	var extra []shell.PathWord
+	if workdir != "" {
+		if filepath.IsAbs(workdir) {
+			dir = filepath.Clean(workdir)
+		} else {
+			dir = filepath.Join(cwd, workdir)
+		}
+		extra = append(extra, shell.PathWord{Raw: workdir, Value: dir, Known: true, Dir: cwd})
+	}
+	a := shell.Analyze(cmd, shell.Options{Cwd: dir, Home: home})
+	a.Paths = append(extra, a.Paths...)
+	return &gates.ShellCommand{Command: cmd, Workdir: workdir, Analysis: a}
+}
+
+// checkToolFields rejects a field toolgate reads that has the wrong type.
+func checkToolFields(tool string, input object) error {
+	switch tool {
+	case "mcp":
+		for _, f := range []string{"tool", "server", "connect", "describe", "search"} {
+			if _, _, err := input.str(f, "input."); err != nil {
+				return err
+			}
+		}
+		args, ok, err := input.obj("arguments", "input.")
+		if err != nil {
+			if input["arguments"] == nil {
+				return nil
+			}
+			return err
+		}
+		if ok {
+			if _, _, err := args.str("path", "input.arguments."); err != nil {
+				return err
+			}
+		}
+	case "skill":
+		_, _, err := input.str("name", "input.")
+		return err
+	case "bash":
+		_, _, err := input.str("command", "input.")
+		return err
+	default:
+		_, _, err := input.str("path", "input.")
+		return err
+	}
+	return nil
+}
+
+// maxAuditInput bounds the input kept in an audit record.
+const maxAuditInput = 4096
+
+func boundedInput(raw []byte) any {
+	var p struct {
+		Input json.RawMessage `json:"input"`
+	}
+	if json.Unmarshal(raw, &p) != nil || len(p.Input) == 0 {
+		return nil
+	}
+	if len(p.Input) <= maxAuditInput {
+		return p.Input
+	}
+	return map[string]any{"truncated": true, "bytes": len(p.Input), "head": string(p.Input[:maxAuditInput])}
+}
+
+func (s *Server) runner(pol *policy.Policy) *gates.Runner {
+	return &gates.Runner{Prompter: s.prompter, Session: &s.approvals, Reporter: reporter{s},
+		PromptTimeoutMs: pol.PromptTimeout.Milliseconds()}
+}
+
+// toolCall decides one call; it never answers with an error.
+func (s *Server) toolCall(raw []byte) protocol.ToolCallResult {
+	gc, id, err := s.decodeCall(raw)
+	if err != nil {
+		return s.invalid(id, err)
+	}
+	if s.closing.Load() {
+		return s.refuseShuttingDown(gc)
+	}
+	req := gates.Request{Call: gc.call, Gates: gates.ToolGates, HasUI: gc.hasUI, Input: gc.input,
+		Resolver: resolver{p: gc.policy, session: s.approvals.snapshot()}}
+	return s.runner(gc.policy).Run(s.ctx, req)
+}
+
+func (s *Server) refuseShuttingDown(gc *gatesCall) protocol.ToolCallResult {
+	res := blockResult(protocol.ResGateError, "toolgate: the session is shutting down, so the call is blocked")
+	_ = reporter{s}.Audit(gates.AuditRecord{Event: "decision", ToolCallID: gc.call.ToolCallID, ToolName: gc.call.ToolName,
+		Action: res.Action, Reason: res.Reason, Resolution: res.Decision.Resolution, Gate: protocol.GateTool})
+	return res
+}
+
+// invalid answers a call toolgate cannot read: block, invalid_request.
+func (s *Server) invalid(id string, err error) protocol.ToolCallResult {
+	res := blockResult(protocol.ResInvalidRequest, "toolgate: the call is blocked because its params cannot be read unambiguously: "+err.Error())
+	if aerr := (reporter{s}).Audit(gates.AuditRecord{Event: "decision", ToolCallID: id, Action: res.Action, Reason: res.Reason,
+		Resolution: res.Decision.Resolution, Gate: protocol.GateTool, State: "deny"}); aerr != nil {
+		s.log.Error().Err(aerr).Msg("audit")
+	}
+	return res
+}
+
+// check is the dry run of a tool_call.
+func (s *Server) check(raw []byte) (any, error) {
+	gc, _, err := s.decodeCall(raw)
+	if err != nil {
+		return nil, &jsonrpc2.Error{Code: protocol.CodeInvalidParams, Message: "invalid check params: " + err.Error()}
+	}
+	req := gates.Request{Call: gc.call, Gates: gates.ToolGates, HasUI: gc.hasUI,
+		Resolver: resolver{p: gc.policy, session: s.approvals.snapshot()}}
+	return gates.Check(req), nil
+}

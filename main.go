@@ -1,0 +1,153 @@
+// Command toolgate is the permission system for AI coding agents: a host
+// spawns it and asks, before every tool call, "may this run?" (see
+// ../shared/PROTOCOL.md). main holds flags and subcommands only.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/rs/zerolog"
+
+	"github.com/toolgate/toolgate/hook"
+	"github.com/toolgate/toolgate/hook/audit"
+	"github.com/toolgate/toolgate/protocol"
+)
+
+const usage = `usage: toolgate [serve] [flags]          the JSON-RPC plugin on stdin/stdout
+       toolgate validate [FILE…]          check policy files (the effective ones without FILE)
+       toolgate audit verify AUDITLOG     check the audit log's hash chain
+       toolgate version
+
+serve flags:
+  --cwd DIR          working directory before initialize (default: the process's)
+  --config FILE      extra policy file, merged after the project file (repeatable)
+  --audit-log FILE   audit log (default: the policy's auditLog, else under the agent dir)
+  --log-level LEVEL  stderr diagnostics: debug, info, warn (default), error
+  --framing MODE     newline (default) or content-length
+`
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	cmd := "serve"
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		cmd, args = args[0], args[1:]
+	}
+	switch cmd {
+	case "serve":
+		return serve(args, stdin, stdout, stderr)
+	case "version":
+		fmt.Fprintf(stdout, "toolgate %s\n", hook.Version)
+		return 0
+	case "audit":
+		return auditCmd(args, stdout, stderr)
+	case "validate":
+		return validate(args, stdout, stderr)
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return 0
+	}
+	fmt.Fprintf(stderr, "toolgate: unknown command %q\n%s", cmd, usage)
+	return 2
+}
+
+type multiFlag []string
+
+func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
+func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
+
+// environment returns the home and agent directories (SPEC §1.1).
+func environment() (home, agentDir string) {
+	home = os.Getenv("HOME")
+	if home == "" {
+		home, _ = os.UserHomeDir()
+	}
+	agentDir = os.Getenv("PI_CODING_AGENT_DIR")
+	if agentDir == "" {
+		agentDir = filepath.Join(home, ".pi", "agent")
+	}
+	return home, agentDir
+}
+
+func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var configs multiFlag
+	cwd := fs.String("cwd", "", "")
+	auditLog := fs.String("audit-log", "", "")
+	level := fs.String("log-level", "warn", "")
+	framing := fs.String("framing", "newline", "")
+	fs.Var(&configs, "config", "")
+	fs.Usage = func() { fmt.Fprint(stderr, usage) }
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	fr, err := protocol.ParseFraming(*framing)
+	if err != nil {
+		fmt.Fprintf(stderr, "toolgate: --framing: %v\n", err)
+		return 2
+	}
+	lvl, err := zerolog.ParseLevel(*level)
+	if err != nil || *level == "" {
+		fmt.Fprintf(stderr, "toolgate: --log-level: unknown level %q\n", *level)
+		return 2
+	}
+	logger := zerolog.New(zerolog.ConsoleWriter{Out: stderr, NoColor: true}).Level(lvl).With().Timestamp().Logger()
+	dir := *cwd
+	if dir == "" {
+		if dir, err = os.Getwd(); err != nil {
+			fmt.Fprintf(stderr, "toolgate: cannot read the working directory: %v\n", err)
+			return 1
+		}
+	}
+	if dir, err = filepath.Abs(dir); err != nil {
+		fmt.Fprintf(stderr, "toolgate: --cwd: %v\n", err)
+		return 2
+	}
+	home, agentDir := environment()
+	for i, c := range configs {
+		if abs, err := filepath.Abs(c); err == nil {
+			configs[i] = abs
+		}
+	}
+	auditPath := *auditLog
+	if auditPath != "" {
+		if abs, err := filepath.Abs(auditPath); err == nil {
+			auditPath = abs
+		}
+	}
+	srv := hook.New(hook.Options{Cwd: dir, ConfigFiles: configs, AuditLog: auditPath, Home: home,
+		AgentDir: agentDir, Framing: fr, Log: logger})
+	if err := srv.Serve(stdin, stdout); err != nil {
+		logger.Error().Err(err).Msg("serve")
+		return 1
+	}
+	return 0
+}
+
+func auditCmd(args []string, stdout, stderr io.Writer) int {
+	if len(args) != 2 || args[0] != "verify" {
+		fmt.Fprint(stderr, "usage: toolgate audit verify AUDITLOG\n")
+		return 2
+	}
+	f, err := os.Open(args[1])
+	if err != nil {
+		fmt.Fprintf(stderr, "toolgate: %v\n", err)
+		return 1
+	}
+	defer f.Close()
+	n, problem := audit.Verify(f)
+	if problem != nil {
+		fmt.Fprintf(stdout, "%s:%d: chain broken: %s (%d records before it verified)\n", args[1], problem.Line, problem.Message, n)
+		return 1
+	}
+	fmt.Fprintf(stdout, "%s: %d records, chain intact\n", args[1], n)
+	return 0
+}

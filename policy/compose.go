@@ -1,0 +1,332 @@
+package policy
+
+import (
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// DefaultPromptTimeout is how long a prompt waits when no file sets
+// promptTimeoutMs.
+const DefaultPromptTimeout = 600000 * time.Millisecond
+
+// ScopeFile is one policy file in precedence order, as the loader found it.
+type ScopeFile struct {
+	Scope string
+	Path  string
+	// Trusted scopes (global, --config, agent) form the trust floor and may
+	// set the knobs that loosen or blind the gates.
+	Trusted bool
+	Exists  bool
+	// Skipped is true when the file was not read on purpose (an untrusted
+	// project); SkipReason says why.
+	Skipped    bool
+	SkipReason string
+	File       *File // nil when missing or skipped
+}
+
+// Source reports one file toolgate looked for.
+type Source struct {
+	Scope  string
+	Path   string
+	Exists bool
+	Loaded bool
+}
+
+// Policy is a composed, immutable policy: the ordered rules and the knobs.
+type Policy struct {
+	rules   []*Rule
+	trusted []*Rule
+	// floor is set when an untrusted scope contributed rules, so trusted
+	// denies must be checked separately.
+	floor bool
+
+	Yolo           bool
+	Clamped        bool
+	PromptTimeout  time.Duration
+	AuditLog       string
+	InfraReadPaths []string
+	ShellTools     map[string]ShellTool
+	Sources        []Source
+	Warnings       []Warning
+
+	home         string
+	explicitPath map[Action]bool
+	cache        sync.Map // surface → []*Rule
+	cacheSize    atomic.Int32
+}
+
+// Rules returns the composed rules in evaluation order (read-only).
+func (p *Policy) Rules() []*Rule { return p.rules }
+
+// Home is the home directory the patterns were expanded against.
+func (p *Policy) Home() string { return p.home }
+
+type mergedPattern struct {
+	pattern string
+	state   State
+	origin  Origin
+}
+
+type mergedSurface struct {
+	surface   string
+	line      int
+	origin    Origin
+	shorthand *State
+	patterns  []mergedPattern
+}
+
+// merge folds files into one ordered permission map like the anchor (§1.5):
+// both maps → shallow merge (a redefined key keeps its first position, new
+// keys go last); otherwise the later value replaces the entry in place.
+func merge(files []ScopeFile) []*mergedSurface {
+	var out []*mergedSurface
+	index := map[string]*mergedSurface{}
+	for _, sf := range files {
+		if sf.File == nil || len(sf.File.Errors) > 0 {
+			continue
+		}
+		for _, e := range sf.File.Permission {
+			origin := Origin{Scope: sf.Scope, Path: sf.Path, Line: e.Line}
+			cur, ok := index[e.Surface]
+			if !ok {
+				cur = &mergedSurface{surface: e.Surface}
+				index[e.Surface] = cur
+				out = append(out, cur)
+			}
+			if e.Shorthand == nil && cur.shorthand == nil && ok {
+				for _, pe := range e.Patterns {
+					mergePattern(cur, pe, Origin{Scope: sf.Scope, Path: sf.Path, Line: pe.Line})
+				}
+				continue
+			}
+			cur.line, cur.origin = e.Line, origin
+			cur.shorthand, cur.patterns = nil, nil
+			if e.Shorthand != nil {
+				st := *e.Shorthand
+				cur.shorthand = &st
+				continue
+			}
+			for _, pe := range e.Patterns {
+				mergePattern(cur, pe, Origin{Scope: sf.Scope, Path: sf.Path, Line: pe.Line})
+			}
+		}
+	}
+	return out
+}
+
+func mergePattern(cur *mergedSurface, pe PatternEntry, origin Origin) {
+	for i := range cur.patterns {
+		if cur.patterns[i].pattern == pe.Pattern {
+			cur.patterns[i].state, cur.patterns[i].origin = pe.State, origin
+			return
+		}
+	}
+	cur.patterns = append(cur.patterns, mergedPattern{pattern: pe.Pattern, state: pe.State, origin: origin})
+}
+
+// configRules expands merged surfaces into rules; the top-level "*"
+// shorthand is returned separately as the fallback.
+func configRules(merged []*mergedSurface, home string, trusted bool) (rules []*Rule, fallback *Rule) {
+	for _, m := range merged {
+		if m.surface == "*" && m.shorthand != nil {
+			r := NewRule("*", "*", m.shorthand.Action, LayerFallback, m.origin, home)
+			r.Reason = m.shorthand.Reason
+			fallback = &r
+			continue
+		}
+		if m.shorthand != nil {
+			r := NewRule(m.surface, "*", m.shorthand.Action, LayerConfig, m.origin, home)
+			r.Reason, r.Trusted = m.shorthand.Reason, trusted
+			rules = append(rules, &r)
+			continue
+		}
+		for _, mp := range m.patterns {
+			r := NewRule(m.surface, mp.pattern, mp.state.Action, LayerConfig, mp.origin, home)
+			r.Reason, r.Trusted = mp.state.Reason, trusted
+			rules = append(rules, &r)
+		}
+	}
+	return rules, fallback
+}
+
+// mcpBaselineTargets are allowed when any mcp rule allows (anchor §2.5).
+var mcpBaselineTargets = []string{"mcp_status", "mcp_list", "mcp_search", "mcp_describe", "mcp_connect"}
+
+// Compose builds the policy from the files in precedence order (global,
+// project, --config files, agent, project-agent). home expands "~" and
+// "$HOME" in patterns.
+func Compose(files []ScopeFile, home string) *Policy {
+	p := &Policy{home: home, PromptTimeout: DefaultPromptTimeout, ShellTools: map[string]ShellTool{}}
+	broken := false
+	untrustedRules := false
+	var trustedFiles []ScopeFile
+	for _, sf := range files {
+		p.Sources = append(p.Sources, Source{Scope: sf.Scope, Path: sf.Path, Exists: sf.Exists, Loaded: sf.File != nil && len(sf.File.Errors) == 0})
+		if sf.Skipped && sf.SkipReason != "" {
+			p.Warnings = append(p.Warnings, Warning{Path: sf.Path, Message: sf.SkipReason})
+		}
+		if sf.File == nil {
+			continue
+		}
+		if len(sf.File.Errors) > 0 {
+			broken = true
+			p.Warnings = append(p.Warnings, sf.File.Errors...)
+			p.Warnings = append(p.Warnings, Warning{Path: sf.Path, Message: fmt.Sprintf("this %s file contributes no rules until it is fixed; every allow of the policy asks instead (fail-closed)", sf.Scope)})
+			continue
+		}
+		if sf.Trusted {
+			trustedFiles = append(trustedFiles, sf)
+		} else if len(sf.File.Permission) > 0 {
+			untrustedRules = true
+		}
+		p.applyKnobs(sf)
+	}
+
+	merged := merge(files)
+	rules, fallback := configRules(merged, home, false)
+	if fallback == nil {
+		r := NewRule("*", "*", Ask, LayerFallback, Origin{Scope: ScopeBuiltin}, home)
+		fallback = &r
+	}
+	p.rules = append(p.rules, fallback)
+	for _, r := range rules {
+		if r.Surface == "mcp" && r.Action == Allow {
+			for _, t := range mcpBaselineTargets {
+				b := NewRule("mcp", t, Allow, LayerBaseline, Origin{Scope: ScopeBaseline}, home)
+				p.rules = append(p.rules, &b)
+			}
+			break
+		}
+	}
+	p.rules = append(p.rules, rules...)
+	// Mark which rules come from trusted scopes (for reporting).
+	for _, r := range p.rules {
+		r.Trusted = r.Layer == LayerConfig && isTrustedOrigin(files, r.Origin)
+	}
+
+	if untrustedRules {
+		p.floor = true
+		p.trusted, _ = configRules(merge(trustedFiles), home, true)
+	}
+
+	if p.Yolo {
+		for _, r := range p.rules {
+			if r.Action == Ask {
+				r.Action = Allow
+				r.Origin.Scope = ScopeYolo
+			}
+		}
+	}
+	// The clamp comes after yolo so that a broken file can never end up
+	// loosening anything: fail closed wins over yolo.
+	if broken {
+		p.Clamped = true
+		for _, r := range p.rules {
+			if r.Action == Allow && r.Layer != LayerBaseline {
+				r.Action = Ask
+				r.Origin.Scope = ScopeFailClosed
+			}
+		}
+		for _, r := range p.rules {
+			if r.Layer == LayerBaseline {
+				r.Action = Ask
+				r.Origin.Scope = ScopeFailClosed
+			}
+		}
+	}
+	p.explicitPath = map[Action]bool{}
+	for _, r := range p.rules {
+		if r.Layer == LayerConfig && r.MatchesSurface("path") {
+			p.explicitPath[r.Action] = true
+		}
+	}
+	p.Warnings = append(p.Warnings, advice(merged)...)
+	return p
+}
+
+func isTrustedOrigin(files []ScopeFile, o Origin) bool {
+	for _, sf := range files {
+		if sf.Path == o.Path && sf.Scope == o.Scope {
+			return sf.Trusted
+		}
+	}
+	return false
+}
+
+// applyKnobs takes a file's settings, honoring which scopes may set the
+// knobs that loosen or blind the gates (SPEC §1.1).
+func (p *Policy) applyKnobs(sf ScopeFile) {
+	k := sf.File.Knobs
+	ignore := func(key string) {
+		line, col, _ := sf.File.KeyPosition(key)
+		p.Warnings = append(p.Warnings, Warning{Path: sf.Path, Line: line, Column: col,
+			Message: fmt.Sprintf("'%s' in a %s file is ignored: only the global configuration may set it", key, sf.Scope)})
+	}
+	if k.Yolo != nil {
+		if sf.Trusted {
+			p.Yolo = *k.Yolo
+		} else {
+			ignore("yoloMode")
+		}
+	}
+	if k.AuditLog != nil {
+		if sf.Trusted {
+			p.AuditLog = *k.AuditLog
+		} else {
+			ignore("auditLog")
+		}
+	}
+	if k.InfraReadPathsSet {
+		if sf.Trusted {
+			p.InfraReadPaths = k.InfraReadPaths
+		} else {
+			ignore("piInfrastructureReadPaths")
+		}
+	}
+	if k.PermissionReviewLog != nil && !sf.Trusted {
+		ignore("permissionReviewLog")
+	}
+	if k.PromptTimeoutMs != nil {
+		p.PromptTimeout = time.Duration(*k.PromptTimeoutMs) * time.Millisecond
+	}
+	for _, st := range k.ShellTools {
+		if _, exists := p.ShellTools[st.Tool]; exists && !sf.Trusted {
+			line, col, _ := sf.File.KeyPosition("shellTools")
+			p.Warnings = append(p.Warnings, Warning{Path: sf.Path, Line: line, Column: col,
+				Message: fmt.Sprintf("shellTools entry '%s' in a %s file cannot replace the global one; it is ignored", st.Tool, sf.Scope)})
+			continue
+		}
+		p.ShellTools[st.Tool] = st
+	}
+}
+
+// advice warns about policies that are legal but likely not meant.
+func advice(merged []*mergedSurface) []Warning {
+	var star *mergedSurface
+	var bash *mergedSurface
+	for _, m := range merged {
+		switch m.surface {
+		case "*":
+			star = m
+		case "bash":
+			bash = m
+		}
+	}
+	if star == nil || star.shorthand == nil || star.shorthand.Action != Allow {
+		return nil
+	}
+	if bash != nil {
+		if bash.shorthand != nil {
+			return nil
+		}
+		for _, mp := range bash.patterns {
+			if mp.pattern == "*" {
+				return nil
+			}
+		}
+	}
+	return []Warning{{Path: star.origin.Path, Line: star.origin.Line,
+		Message: "the top-level \"*\": \"allow\" has no \"bash\" catch-all: every bash command that no bash rule names is allowed; add \"bash\": {\"*\": \"ask\", …} to ask instead"}}
+}

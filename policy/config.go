@@ -1,0 +1,441 @@
+package policy
+
+import (
+	"bytes"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/tailscale/hujson"
+)
+
+// Warning is a problem with a policy file, or advice about the policy.
+type Warning struct {
+	Path    string
+	Line    int
+	Column  int
+	Message string
+}
+
+func (w Warning) String() string {
+	switch {
+	case w.Path != "" && w.Line > 0:
+		return fmt.Sprintf("%s:%d:%d: %s", w.Path, w.Line, w.Column, w.Message)
+	case w.Path != "":
+		return fmt.Sprintf("%s: %s", w.Path, w.Message)
+	}
+	return w.Message
+}
+
+// State is a policy state as written: an action and, for a deny, a reason.
+type State struct {
+	Action Action
+	Reason string
+}
+
+// PatternEntry is one "pattern": state pair of a surface map, in file order.
+type PatternEntry struct {
+	Pattern string
+	State   State
+	Line    int
+}
+
+// SurfaceEntry is one key of the permission object, in file order. A
+// string value is kept as Shorthand (the pattern "*").
+type SurfaceEntry struct {
+	Surface   string
+	Line      int
+	Shorthand *State
+	Patterns  []PatternEntry
+}
+
+// ShellTool names a non-bash tool that carries a shell command.
+type ShellTool struct {
+	Tool            string
+	CommandArgument string
+	WorkdirArgument string
+}
+
+// Knobs are the non-rule settings of a file; nil means "not set".
+type Knobs struct {
+	Yolo                *bool
+	PromptTimeoutMs     *int64
+	AuditLog            *string
+	InfraReadPaths      []string
+	InfraReadPathsSet   bool
+	ShellTools          []ShellTool
+	PermissionReviewLog *bool
+}
+
+// File is one parsed policy file.
+type File struct {
+	Path       string
+	Permission []SurfaceEntry
+	Knobs      Knobs
+	// Errors make the whole file contribute nothing (SPEC §1.3).
+	Errors []Warning
+	// keyLines remembers where each top-level key stands, for warnings
+	// about knobs that the file's scope may not set.
+	keyLines map[string][2]int
+}
+
+// KeyPosition returns the line and column of a top-level key, if present.
+func (f *File) KeyPosition(key string) (int, int, bool) {
+	p, ok := f.keyLines[key]
+	return p[0], p[1], ok
+}
+
+// acceptedKeys are the top-level keys toolgate reads or knowingly ignores.
+var acceptedKeys = map[string]bool{
+	"$schema": true, "permission": true, "yoloMode": true, "piInfrastructureReadPaths": true,
+	"shellTools": true, "permissionReviewLog": true, "debugLog": true, "doublePressToConfirm": true,
+	"toolInputPreviewMaxLength": true, "toolTextSummaryMaxLength": true, "authorizerChain": true,
+	"promptTimeoutMs": true, "auditLog": true,
+}
+
+// legacyKeys are the top-level keys of the original extension's format.
+var legacyKeys = map[string]bool{
+	"defaultPolicy": true, "tools": true, "bash": true, "mcp": true, "skills": true, "special": true,
+}
+
+// MaxReasonLength bounds a deny reason, as the anchor does.
+const MaxReasonLength = 500
+
+// ParseFile parses the JSONC text of a policy file. It never panics; every
+// problem is an Error with line and column.
+func ParseFile(path string, data []byte) *File {
+	f := &File{Path: path, keyLines: map[string][2]int{}}
+	p := &parser{file: f, lines: lineStarts(data)}
+	v, err := hujson.Parse(data)
+	if err != nil {
+		line, col, msg := hujsonErrorPosition(err)
+		f.Errors = append(f.Errors, Warning{Path: path, Line: line, Column: col, Message: "cannot parse JSONC: " + msg})
+		return f
+	}
+	p.top(&v)
+	return f
+}
+
+type parser struct {
+	file  *File
+	lines []int
+}
+
+func (p *parser) errorf(offset int, format string, args ...any) {
+	line, col := p.position(offset)
+	p.file.Errors = append(p.file.Errors, Warning{Path: p.file.Path, Line: line, Column: col, Message: fmt.Sprintf(format, args...)})
+}
+
+func (p *parser) position(offset int) (int, int) {
+	i := sort.Search(len(p.lines), func(i int) bool { return p.lines[i] > offset }) - 1
+	if i < 0 {
+		return 1, offset + 1
+	}
+	return i + 1, offset - p.lines[i] + 1
+}
+
+func lineStarts(data []byte) []int {
+	starts := []int{0}
+	for i, c := range data {
+		if c == '\n' {
+			starts = append(starts, i+1)
+		}
+	}
+	return starts
+}
+
+func hujsonErrorPosition(err error) (int, int, string) {
+	msg := err.Error()
+	var line, col int
+	if n, _ := fmt.Sscanf(msg, "hujson: line %d, column %d:", &line, &col); n == 2 {
+		if i := strings.Index(msg, ": "); i >= 0 {
+			if j := strings.Index(msg[i+2:], ": "); j >= 0 {
+				msg = msg[i+2+j+2:]
+			}
+		}
+		return line, col, msg
+	}
+	return 0, 0, msg
+}
+
+func kindName(v *hujson.Value) string {
+	switch v.Value.Kind() {
+	case '{':
+		return "an object"
+	case '[':
+		return "an array"
+	case '"':
+		return "a string"
+	case '0':
+		return "a number"
+	case 't', 'f':
+		return "a boolean"
+	case 'n':
+		return "null"
+	}
+	return "an unknown value"
+}
+
+// members returns an object's members, reporting repeated keys (a repeated
+// key would silently change which rule wins).
+func (p *parser) members(v *hujson.Value, where string) ([]hujson.ObjectMember, bool) {
+	obj, ok := v.Value.(*hujson.Object)
+	if !ok {
+		p.errorf(v.StartOffset, "%s must be an object, not %s", where, kindName(v))
+		return nil, false
+	}
+	seen := make(map[string]bool, len(obj.Members))
+	good := true
+	for _, m := range obj.Members {
+		k := literalString(&m.Name)
+		if seen[k] {
+			p.errorf(m.Name.StartOffset, "key %q appears twice in %s", k, where)
+			good = false
+		}
+		seen[k] = true
+	}
+	return obj.Members, good
+}
+
+func literalString(v *hujson.Value) string {
+	if lit, ok := v.Value.(hujson.Literal); ok {
+		return lit.String()
+	}
+	return ""
+}
+
+func (p *parser) top(v *hujson.Value) {
+	members, ok := p.members(v, "the policy file")
+	if !ok && members == nil {
+		return
+	}
+	for i := range members {
+		m := &members[i]
+		key := literalString(&m.Name)
+		line, col := p.position(m.Name.StartOffset)
+		p.file.keyLines[key] = [2]int{line, col}
+		switch {
+		case key == "permission":
+			p.permission(&m.Value)
+		case key == "yoloMode":
+			p.file.Knobs.Yolo = p.boolean(&m.Value, key)
+		case key == "permissionReviewLog":
+			p.file.Knobs.PermissionReviewLog = p.boolean(&m.Value, key)
+		case key == "debugLog" || key == "doublePressToConfirm":
+			p.boolean(&m.Value, key)
+		case key == "promptTimeoutMs":
+			if n := p.integer(&m.Value, key, 1); n != nil {
+				p.file.Knobs.PromptTimeoutMs = n
+			}
+		case key == "toolInputPreviewMaxLength" || key == "toolTextSummaryMaxLength":
+			p.integer(&m.Value, key, 1)
+		case key == "auditLog":
+			if s := p.str(&m.Value, key); s != nil {
+				if *s == "" {
+					p.errorf(m.Value.StartOffset, "auditLog must not be empty")
+				}
+				p.file.Knobs.AuditLog = s
+			}
+		case key == "$schema":
+			p.str(&m.Value, key)
+		case key == "piInfrastructureReadPaths":
+			p.file.Knobs.InfraReadPaths = p.strings(&m.Value, key)
+			p.file.Knobs.InfraReadPathsSet = true
+		case key == "authorizerChain":
+			p.strings(&m.Value, key)
+		case key == "shellTools":
+			p.shellTools(&m.Value)
+		case legacyKeys[key]:
+			p.errorf(m.Name.StartOffset, "legacy key '%s' (pi-permissions.jsonc format) is not read in this file; write it in the flat 'permission' format", key)
+		case !acceptedKeys[key]:
+			p.errorf(m.Name.StartOffset, "Unrecognized config key '%s'.", key)
+		}
+	}
+}
+
+func (p *parser) boolean(v *hujson.Value, key string) *bool {
+	switch v.Value.Kind() {
+	case 't':
+		b := true
+		return &b
+	case 'f':
+		b := false
+		return &b
+	}
+	p.errorf(v.StartOffset, "%s must be a boolean, not %s", key, kindName(v))
+	return nil
+}
+
+func (p *parser) integer(v *hujson.Value, key string, min int64) *int64 {
+	lit, ok := v.Value.(hujson.Literal)
+	if !ok || lit.Kind() != '0' {
+		p.errorf(v.StartOffset, "%s must be a whole number, not %s", key, kindName(v))
+		return nil
+	}
+	f := lit.Float()
+	n := int64(f)
+	if float64(n) != f || bytes.ContainsAny(lit, ".eE") && float64(n) != f {
+		p.errorf(v.StartOffset, "%s must be a whole number, not %s", key, string(lit))
+		return nil
+	}
+	if n < min {
+		p.errorf(v.StartOffset, "%s must be at least %d, not %d", key, min, n)
+		return nil
+	}
+	return &n
+}
+
+func (p *parser) str(v *hujson.Value, key string) *string {
+	if v.Value.Kind() != '"' {
+		p.errorf(v.StartOffset, "%s must be a string, not %s", key, kindName(v))
+		return nil
+	}
+	s := literalString(v)
+	return &s
+}
+
+func (p *parser) strings(v *hujson.Value, key string) []string {
+	arr, ok := v.Value.(*hujson.Array)
+	if !ok {
+		p.errorf(v.StartOffset, "%s must be an array of strings, not %s", key, kindName(v))
+		return nil
+	}
+	out := make([]string, 0, len(arr.Elements))
+	for i := range arr.Elements {
+		e := &arr.Elements[i]
+		if e.Value.Kind() != '"' {
+			p.errorf(e.StartOffset, "%s[%d] must be a string, not %s", key, i, kindName(e))
+			continue
+		}
+		out = append(out, literalString(e))
+	}
+	return out
+}
+
+func (p *parser) shellTools(v *hujson.Value) {
+	members, _ := p.members(v, "shellTools")
+	for i := range members {
+		m := &members[i]
+		tool := literalString(&m.Name)
+		where := "shellTools." + tool
+		fields, _ := p.members(&m.Value, where)
+		st := ShellTool{Tool: tool}
+		for j := range fields {
+			f := &fields[j]
+			switch name := literalString(&f.Name); name {
+			case "commandArgument":
+				if s := p.str(&f.Value, where+".commandArgument"); s != nil {
+					st.CommandArgument = *s
+				}
+			case "workdirArgument":
+				if s := p.str(&f.Value, where+".workdirArgument"); s != nil {
+					st.WorkdirArgument = *s
+				}
+			default:
+				p.errorf(f.Name.StartOffset, "unknown key '%s' in %s (want commandArgument, workdirArgument)", name, where)
+			}
+		}
+		if st.CommandArgument == "" && fields != nil {
+			p.errorf(m.Name.StartOffset, "%s needs a non-empty commandArgument", where)
+		}
+		p.file.Knobs.ShellTools = append(p.file.Knobs.ShellTools, st)
+	}
+}
+
+func (p *parser) permission(v *hujson.Value) {
+	members, _ := p.members(v, "permission")
+	for i := range members {
+		m := &members[i]
+		surface := literalString(&m.Name)
+		line, _ := p.position(m.Name.StartOffset)
+		if surface == "" {
+			p.errorf(m.Name.StartOffset, "permission has an empty surface key")
+			continue
+		}
+		entry := SurfaceEntry{Surface: surface, Line: line}
+		if m.Value.Value.Kind() == '"' {
+			st, ok := p.state(&m.Value, fmt.Sprintf("surface %q", surface), false)
+			if !ok {
+				continue
+			}
+			entry.Shorthand = &st
+		} else {
+			pats, _ := p.members(&m.Value, fmt.Sprintf("permission.%s", surface))
+			if pats == nil {
+				continue
+			}
+			for j := range pats {
+				pm := &pats[j]
+				pat := literalString(&pm.Name)
+				if pat == "" {
+					p.errorf(pm.Name.StartOffset, "surface %q has an empty pattern key", surface)
+					continue
+				}
+				st, ok := p.state(&pm.Value, fmt.Sprintf("%s pattern %q", surface, pat), true)
+				if !ok {
+					continue
+				}
+				pl, _ := p.position(pm.Name.StartOffset)
+				entry.Patterns = append(entry.Patterns, PatternEntry{Pattern: pat, State: st, Line: pl})
+			}
+		}
+		p.file.Permission = append(p.file.Permission, entry)
+	}
+}
+
+// state reads "allow" | "ask" | "deny" or, where allowed, a deny with a
+// reason: {"action": "deny", "reason": "…"}.
+func (p *parser) state(v *hujson.Value, what string, objectOK bool) (State, bool) {
+	if v.Value.Kind() == '"' {
+		s := literalString(v)
+		a, err := ParseAction(s)
+		if err != nil {
+			p.errorf(v.StartOffset, "invalid state %q for %s (want allow, ask or deny)", s, what)
+			return State{}, false
+		}
+		return State{Action: a}, true
+	}
+	if !objectOK || v.Value.Kind() != '{' {
+		p.errorf(v.StartOffset, "invalid state for %s: %s (want \"allow\", \"ask\", \"deny\" or {\"action\": \"deny\", \"reason\": \"…\"})", what, kindName(v))
+		return State{}, false
+	}
+	fields, ok := p.members(v, what)
+	if !ok {
+		return State{}, false
+	}
+	st := State{}
+	good := true
+	for i := range fields {
+		f := &fields[i]
+		switch name := literalString(&f.Name); name {
+		case "action":
+			if f.Value.Value.Kind() != '"' || literalString(&f.Value) != "deny" {
+				p.errorf(f.Value.StartOffset, "the action of %s must be \"deny\" (an object state is a deny with a reason)", what)
+				good = false
+				continue
+			}
+			st.Action = Deny
+		case "reason":
+			if f.Value.Value.Kind() != '"' {
+				p.errorf(f.Value.StartOffset, "the reason of %s must be a string, not %s", what, kindName(&f.Value))
+				good = false
+				continue
+			}
+			st.Reason = literalString(&f.Value)
+			if len(st.Reason) > MaxReasonLength {
+				p.errorf(f.Value.StartOffset, "the reason of %s is longer than %d characters", what, MaxReasonLength)
+				good = false
+			}
+		default:
+			p.errorf(f.Name.StartOffset, "unknown key '%s' in the state of %s (want action, reason)", name, what)
+			good = false
+		}
+	}
+	if st.Action != Deny {
+		if good {
+			p.errorf(v.StartOffset, "the state of %s has no \"action\": \"deny\"", what)
+		}
+		return State{}, false
+	}
+	return st, good
+}

@@ -1,0 +1,95 @@
+package policy
+
+// Query asks for the decision on one surface.
+type Query struct {
+	Surface string
+	// Values are the forms of the value. With FirstCandidate false, the last
+	// rule matching any of them wins (path aliases; a single value is the
+	// common case). With FirstCandidate true, each value is a candidate in
+	// order and the first whose winning rule is not the fallback decides
+	// (MCP targets).
+	Values         []string
+	FirstCandidate bool
+	// Session are the session approvals to consult (nil for none).
+	Session []*Rule
+}
+
+// Result is the decision for a query.
+type Result struct {
+	Action Action
+	// Rule is the deciding rule; never nil.
+	Rule *Rule
+	// Value is the value (alias or candidate) the deciding rule matched.
+	Value string
+	// Session is true when a session approval decided.
+	Session bool
+	// Floored is true when the trust floor decided: an untrusted scope's
+	// rule would have loosened a trusted deny.
+	Floored bool
+}
+
+// Resolve decides a query. It is pure: the policy is immutable and session
+// rules are passed in.
+func (p *Policy) Resolve(q Query) Result {
+	values := q.Values
+	if len(values) == 0 {
+		values = []string{"*"}
+	}
+	if !q.FirstCandidate {
+		return p.resolveSet(q.Surface, values, q.Session)
+	}
+	for _, v := range values {
+		r := p.resolveSet(q.Surface, []string{v}, q.Session)
+		if !r.Rule.IsFallback() {
+			return r
+		}
+	}
+	return p.resolveSet(q.Surface, values[:1], q.Session)
+}
+
+func (p *Policy) resolveSet(surface string, values []string, session []*Rule) Result {
+	r, v := Evaluate(surface, values, p.forSurface(surface))
+	if r == nil {
+		// Unreachable while the fallback exists; fail closed all the same.
+		fb := NewRule("*", "*", Ask, LayerFallback, Origin{Scope: ScopeBuiltin}, "")
+		r, v = &fb, values[0]
+	}
+	res := Result{Action: r.Action, Rule: r, Value: v}
+	if p.floor && res.Action != Deny {
+		if t, tv := Evaluate(surface, values, p.trusted); t != nil && t.Action == Deny {
+			res = Result{Action: Deny, Rule: t, Value: tv, Floored: true}
+		}
+	}
+	// A session approval never overrides a deny from a policy file.
+	if res.Action != Deny && len(session) > 0 {
+		if s, sv := Evaluate(surface, values, session); s != nil {
+			res = Result{Action: Allow, Rule: s, Value: sv, Session: true}
+		}
+	}
+	return res
+}
+
+// HasExplicitPathRule reports whether the path surface has a config rule
+// with action a (used to decide whether an unknown path word must ask).
+func (p *Policy) HasExplicitPathRule(a Action) bool { return p.explicitPath[a] }
+
+const maxCachedSurfaces = 1024
+
+// forSurface returns the rules that apply to surface, in order, cached.
+func (p *Policy) forSurface(surface string) []*Rule {
+	if v, ok := p.cache.Load(surface); ok {
+		return v.([]*Rule)
+	}
+	var out []*Rule
+	for _, r := range p.rules {
+		if r.MatchesSurface(surface) {
+			out = append(out, r)
+		}
+	}
+	if p.cacheSize.Load() < maxCachedSurfaces {
+		if _, loaded := p.cache.LoadOrStore(surface, out); !loaded {
+			p.cacheSize.Add(1)
+		}
+	}
+	return out
+}
