@@ -35,6 +35,11 @@ func (s *Server) input(raw []byte) protocol.ToolCallResult {
 		st.agentName = agent
 	}
 	if _, isSkill := gates.SkillName(text); !isSkill {
+		// Not checked; recorded without the text, which is the person's own.
+		if err := (reporter{s}).Audit(gates.AuditRecord{Event: "decision", ToolCallID: id, Action: protocol.ActionContinue,
+			Gate: protocol.GateSkillInput, Reason: "not a skill invocation"}); err != nil {
+			s.log.Error().Err(err).Msg("audit")
+		}
 		return protocol.ToolCallResult{Action: protocol.ActionContinue}
 	}
 	if s.closing.Load() {

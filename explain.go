@@ -1,0 +1,103 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/rs/zerolog"
+
+	"github.com/toolgate/toolgate/hook"
+	"github.com/toolgate/toolgate/protocol"
+)
+
+// explain prints the decision and full trace of one call, in words.
+func explain(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("explain", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	tool := fs.String("tool", "", "tool name")
+	input := fs.String("input", "{}", "tool input as JSON")
+	cwd := fs.String("cwd", "", "working directory")
+	agent := fs.String("agent", "", "agent name")
+	asJSON := fs.Bool("json", false, "print the check result as JSON")
+	var configs multiFlag
+	fs.Var(&configs, "config", "extra policy file (repeatable)")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if *tool == "" {
+		fmt.Fprintln(stderr, "toolgate explain: --tool is required")
+		return 2
+	}
+	dir := *cwd
+	if dir == "" {
+		dir, _ = os.Getwd()
+	}
+	dir, _ = filepath.Abs(dir)
+	home, agentDir := environment()
+	for i, c := range configs {
+		configs[i], _ = filepath.Abs(c)
+	}
+	opts := hook.Options{Cwd: dir, ConfigFiles: configs, Home: home, AgentDir: agentDir, Log: zerolog.Nop()}
+	res, err := hook.Explain(opts, *tool, json.RawMessage(*input), *agent)
+	if err != nil {
+		fmt.Fprintf(stderr, "toolgate explain: %v\n", err)
+		return 2
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		_ = enc.Encode(res)
+		return 0
+	}
+	fmt.Fprintf(stdout, "%s %s → %s\n", *tool, *input, strings.ToUpper(res.State))
+	if d := res.Decision; d != nil {
+		fmt.Fprintf(stdout, "decided by the %s gate on surface %q, value %q%s\n\n", d.Gate, d.Surface, d.Value, ruleWords(d.MatchedPattern, d.Origin))
+	}
+	for _, e := range res.Trace {
+		if !e.Applied {
+			note := e.Note
+			if note == "" {
+				note = "does not apply"
+			}
+			fmt.Fprintf(stdout, "  %-24s —  %s\n", e.Gate, note)
+			continue
+		}
+		fmt.Fprintf(stdout, "  %-24s %-5s %s %q%s\n", e.Gate, e.State, e.Surface, e.Value, ruleWords(e.MatchedPattern, e.Origin))
+		if len(e.Forms) > 0 {
+			fmt.Fprintf(stdout, "  %-24s       forms matched: %s\n", "", strings.Join(e.Forms, ", "))
+		}
+		if e.Note != "" {
+			fmt.Fprintf(stdout, "  %-24s       %s\n", "", e.Note)
+		}
+	}
+	return 0
+}
+
+func ruleWords(pattern *string, origin *protocol.Origin) string {
+	var b strings.Builder
+	switch {
+	case pattern != nil && strings.HasPrefix(*pattern, "<"):
+		fmt.Fprintf(&b, " (floor %s)", *pattern)
+	case pattern != nil:
+		fmt.Fprintf(&b, " (rule %q", *pattern)
+		if origin != nil {
+			b.WriteString(originWords(origin))
+		}
+		b.WriteString(")")
+	case origin != nil:
+		fmt.Fprintf(&b, " (the fallback \"*\"%s)", originWords(origin))
+	}
+	return b.String()
+}
+
+func originWords(o *protocol.Origin) string {
+	if o.Path != "" {
+		return fmt.Sprintf(", %s %s:%d", o.Scope, o.Path, o.Line)
+	}
+	return ", " + o.Scope
+}

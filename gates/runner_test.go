@@ -1,0 +1,205 @@
+package gates
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/toolgate/toolgate/policy"
+	"github.com/toolgate/toolgate/protocol"
+)
+
+type fakePrompter struct {
+	answer Answer
+	asked  []protocol.PromptParams
+}
+
+func (f *fakePrompter) Ask(_ context.Context, p protocol.PromptParams) Answer {
+	f.asked = append(f.asked, p)
+	return f.answer
+}
+
+type fakeRecorder struct{ recorded []protocol.SessionPattern }
+
+func (f *fakeRecorder) Record(ps []protocol.SessionPattern) { f.recorded = append(f.recorded, ps...) }
+
+type fakeReporter struct {
+	events   []string // "audit:<event>" and "notify:<gate>" in order
+	auditErr error
+	records  []AuditRecord
+	notes    []protocol.DecisionParams
+}
+
+func (f *fakeReporter) Notify(d protocol.DecisionParams) {
+	f.events = append(f.events, "notify:"+d.Gate)
+	f.notes = append(f.notes, d)
+}
+
+func (f *fakeReporter) Audit(r AuditRecord) error {
+	f.events = append(f.events, "audit:"+r.Event)
+	f.records = append(f.records, r)
+	return f.auditErr
+}
+
+func rule(action policy.Action, pattern string) *policy.Rule {
+	r := policy.NewRule("bash", pattern, action, policy.LayerConfig, policy.Origin{Scope: policy.ScopeGlobal, Path: "/g.json", Line: 3}, "")
+	return &r
+}
+
+func fixed(id string, kind Kind, state policy.Action, r *policy.Rule) Gate {
+	return Gate{ID: id, Check: func(*Call, Resolver) Outcome {
+		if kind == NotApplied {
+			return Outcome{}
+		}
+		return Outcome{Kind: kind, D: Descriptor{Surface: "bash", Value: id + "-value", State: state, Rule: r,
+			SessionPatterns: []protocol.SessionPattern{{Surface: "bash", Pattern: id + " *"}},
+			Text:            Texts{Deny: id + " denied", Unavailable: id + " unavailable", UserDenied: id + " user-denied"}}}
+	}}
+}
+
+func run(t *testing.T, gs []Gate, hasUI bool, p *fakePrompter, rep *fakeReporter) (protocol.ToolCallResult, *fakeRecorder) {
+	t.Helper()
+	rec := &fakeRecorder{}
+	rn := &Runner{Prompter: p, Session: rec, Reporter: rep}
+	res := rn.Run(context.Background(), Request{Call: &Call{ToolCallID: "c1", ToolName: "bash"}, Gates: gs, HasUI: hasUI})
+	return res, rec
+}
+
+func TestRunnerDenyBeatsAskWithoutPrompting(t *testing.T) {
+	p, rep := &fakePrompter{answer: Answer{Choice: protocol.ChoiceAllowOnce}}, &fakeReporter{}
+	res, _ := run(t, []Gate{fixed("a", Checked, policy.Ask, rule(policy.Ask, "x")), fixed("b", Checked, policy.Deny, rule(policy.Deny, "y"))}, true, p, rep)
+	if res.Action != protocol.ActionBlock || res.Decision.Gate != "b" || res.Decision.Resolution != protocol.ResPolicyDeny {
+		t.Fatalf("got %+v / %+v", res, res.Decision)
+	}
+	if len(p.asked) != 0 {
+		t.Fatalf("prompted %d times, want none", len(p.asked))
+	}
+	if got := strings.Join(rep.events, ","); got != "audit:decision,notify:b" {
+		t.Fatalf("side effects = %s", got)
+	}
+	if res.Reason != "b denied" {
+		t.Fatalf("reason = %q", res.Reason)
+	}
+}
+
+func TestRunnerAskResolutions(t *testing.T) {
+	cases := []struct {
+		name       string
+		hasUI      bool
+		answer     Answer
+		action     string
+		resolution string
+		reason     string
+		recorded   int
+	}{
+		{"no UI", false, Answer{}, protocol.ActionBlock, protocol.ResConfirmationUnavailable, "a unavailable", 0},
+		{"allow once", true, Answer{Choice: protocol.ChoiceAllowOnce}, protocol.ActionAllow, protocol.ResUserApproved, "", 0},
+		{"allow session", true, Answer{Choice: protocol.ChoiceAllowSession}, protocol.ActionAllow, protocol.ResUserApprovedForSession, "", 1},
+		{"deny", true, Answer{Choice: protocol.ChoiceDeny}, protocol.ActionBlock, protocol.ResUserDenied, "a user-denied", 0},
+		{"deny with reason", true, Answer{Choice: protocol.ChoiceDenyWithReason, Reason: "frozen"}, protocol.ActionBlock, protocol.ResUserDenied, "a user-denied Reason: frozen", 0},
+		{"failed", true, Answer{Failed: "no answer within 1s"}, protocol.ActionBlock, protocol.ResPromptFailed, "no answer within 1s", 0},
+		{"unknown choice", true, Answer{Choice: "maybe"}, protocol.ActionBlock, protocol.ResPromptFailed, "maybe", 0},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			p, rep := &fakePrompter{answer: tc.answer}, &fakeReporter{}
+			res, rec := run(t, []Gate{fixed("a", Checked, policy.Ask, rule(policy.Ask, "x"))}, tc.hasUI, p, rep)
+			if res.Action != tc.action || res.Decision.Resolution != tc.resolution {
+				t.Fatalf("got %s/%s, want %s/%s", res.Action, res.Decision.Resolution, tc.action, tc.resolution)
+			}
+			if res.Decision.State != "ask" {
+				t.Fatalf("state = %s, want ask (the state before the prompt)", res.Decision.State)
+			}
+			if !strings.Contains(res.Reason, tc.reason) {
+				t.Fatalf("reason %q does not contain %q", res.Reason, tc.reason)
+			}
+			if len(rec.recorded) != tc.recorded {
+				t.Fatalf("recorded %v", rec.recorded)
+			}
+			if tc.hasUI && len(p.asked) != 1 {
+				t.Fatalf("asked %d times", len(p.asked))
+			}
+			if !tc.hasUI && len(p.asked) != 0 {
+				t.Fatalf("prompted without a UI")
+			}
+		})
+	}
+}
+
+func TestRunnerPromptOptions(t *testing.T) {
+	p, rep := &fakePrompter{answer: Answer{Choice: protocol.ChoiceDeny}}, &fakeReporter{}
+	run(t, []Gate{fixed("a", Checked, policy.Ask, rule(policy.Ask, "x"))}, true, p, rep)
+	var ids []string
+	for _, o := range p.asked[0].Options {
+		ids = append(ids, o.ID)
+	}
+	if got := strings.Join(ids, ","); got != "allow_once,allow_session,deny,deny_with_reason" {
+		t.Fatalf("options = %s", got)
+	}
+	if got := strings.Join(rep.events, ","); got != "audit:prompt,audit:prompt_answer,audit:decision,notify:a" {
+		t.Fatalf("side effects = %s", got)
+	}
+}
+
+func TestRunnerAllowNotifiesEveryDecidedGate(t *testing.T) {
+	p, rep := &fakePrompter{}, &fakeReporter{}
+	res, _ := run(t, []Gate{
+		fixed("a", NotApplied, 0, nil),
+		fixed("b", Checked, policy.Allow, rule(policy.Allow, "x")),
+		fixed("c", Checked, policy.Allow, rule(policy.Allow, "y")),
+	}, true, p, rep)
+	if res.Action != protocol.ActionAllow || res.Decision.Gate != "c" || res.Decision.Resolution != protocol.ResPolicyAllow {
+		t.Fatalf("got %+v", res.Decision)
+	}
+	if got := strings.Join(rep.events, ","); got != "audit:decision,notify:b,notify:c" {
+		t.Fatalf("side effects = %s", got)
+	}
+	if len(res.Trace) != 3 || res.Trace[0].Applied || !res.Trace[1].Applied {
+		t.Fatalf("trace = %+v", res.Trace)
+	}
+}
+
+func TestRunnerAuditFailureBlocks(t *testing.T) {
+	p, rep := &fakePrompter{}, &fakeReporter{auditErr: errors.New("disk full")}
+	res, _ := run(t, []Gate{fixed("a", Checked, policy.Allow, rule(policy.Allow, "x"))}, true, p, rep)
+	if res.Action != protocol.ActionBlock || res.Decision.Resolution != protocol.ResGateError || !strings.Contains(res.Reason, "disk full") {
+		t.Fatalf("got %+v %q", res.Decision, res.Reason)
+	}
+	if rep.notes[0].Result != "deny" {
+		t.Fatalf("notification after a failed audit says %s", rep.notes[0].Result)
+	}
+}
+
+func TestRunnerPanicIsGateError(t *testing.T) {
+	boom := Gate{ID: "boom", Check: func(*Call, Resolver) Outcome { panic("bad") }}
+	p, rep := &fakePrompter{}, &fakeReporter{}
+	res, _ := run(t, []Gate{fixed("a", Checked, policy.Allow, rule(policy.Allow, "x")), boom}, true, p, rep)
+	if res.Action != protocol.ActionBlock || res.Decision.Resolution != protocol.ResGateError || res.Decision.Gate != "boom" {
+		t.Fatalf("got %+v", res.Decision)
+	}
+	if !strings.Contains(res.Reason, "fail-closed") {
+		t.Fatalf("reason = %q", res.Reason)
+	}
+}
+
+func TestRunnerShutdownBlocks(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	rn := &Runner{Prompter: &fakePrompter{}, Session: &fakeRecorder{}, Reporter: &fakeReporter{}}
+	res := rn.Run(ctx, Request{Call: &Call{ToolCallID: "c1"}, Gates: []Gate{fixed("a", Checked, policy.Allow, rule(policy.Allow, "x"))}})
+	if res.Action != protocol.ActionBlock || !strings.Contains(res.Reason, "shutting down") || res.Decision.Resolution != protocol.ResGateError {
+		t.Fatalf("got %+v %q", res.Decision, res.Reason)
+	}
+}
+
+func TestCheckIsDryRun(t *testing.T) {
+	res := Check(Request{Call: &Call{}, Gates: []Gate{
+		fixed("a", Checked, policy.Ask, rule(policy.Ask, "x")),
+		fixed("b", Checked, policy.Ask, rule(policy.Ask, "y")),
+		fixed("c", Checked, policy.Allow, rule(policy.Allow, "z")),
+	}})
+	if res.State != "ask" || res.Decision.Gate != "a" {
+		t.Fatalf("got %s from %s, want ask from the first asking gate", res.State, res.Decision.Gate)
+	}
+}
