@@ -80,6 +80,7 @@ type Server struct {
 	doneOnce  sync.Once
 	done      chan struct{}
 	inputSeq  atomic.Uint64
+	mcp       mcpNames
 }
 
 // New returns a server; Serve runs it.
@@ -247,7 +248,7 @@ func (s *Server) snapshot() state {
 
 func (s *Server) locations(st state) policy.Locations {
 	return policy.Locations{AgentDir: s.opts.AgentDir, Home: s.opts.Home, Cwd: st.cwd,
-		ConfigFiles: s.opts.ConfigFiles, ProjectTrusted: st.projectTrusted}
+		ConfigFiles: s.opts.ConfigFiles, ProjectTrusted: st.projectTrusted, AgentName: st.agentName}
 }
 
 func (s *Server) currentPolicy() *policy.Policy { return s.loader.Policy(s.locations(s.snapshot())) }
@@ -448,7 +449,7 @@ func (s *Server) decodeCall(raw []byte) (*gatesCall, string, error) {
 		return nil, id, err
 	}
 	c := &gates.Call{ToolCallID: id, ToolName: name, Input: input, Cwd: st.cwd, Home: s.opts.Home,
-		AgentDir: s.opts.AgentDir, AgentName: st.agentName, Skills: st.skills, MCPServers: st.mcpServers,
+		AgentDir: s.opts.AgentDir, AgentName: st.agentName, Skills: st.skills, MCPServers: mergeNames(st.mcpServers, s.mcp.get(s.opts.AgentDir)),
 		InfraDirs: append(append([]string(nil), st.infraDirs...), pol.InfraReadPaths...)}
 	cmd, workdir, isShell, err := shellFor(name, input, pol)
 	if err != nil {

@@ -24,7 +24,13 @@ type Locations struct {
 	ConfigFiles []string
 	// ProjectTrusted false skips the project files.
 	ProjectTrusted bool
+	// AgentName selects the agent files (empty: none).
+	AgentName string
 }
+
+// AgentPath is the agent file of name under dir (AGENT_DIR/agents or
+// <cwd>/.pi/agents).
+func AgentPath(dir, name string) string { return filepath.Join(dir, name+".md") }
 
 // GlobalPath is the global config file under agentDir.
 func GlobalPath(agentDir string) string {
@@ -65,17 +71,21 @@ func NewLoader() *Loader { return &Loader{files: map[string]cached{}} }
 func (l *Loader) Policy(loc Locations) *Policy {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	scopes := []ScopeFile{l.read(ScopeGlobal, GlobalPath(loc.AgentDir), true, false)}
-	proj := ProjectPath(loc.Cwd)
-	if loc.ProjectTrusted {
-		scopes = append(scopes, l.read(ScopeProject, proj, false, false))
-	} else {
-		_, err := os.Stat(proj)
-		scopes = append(scopes, ScopeFile{Scope: ScopeProject, Path: proj, Exists: err == nil, Skipped: true,
-			SkipReason: "the host says this project is not trusted: its policy files are not loaded"})
-	}
+	scopes := []ScopeFile{l.read(ScopeGlobal, GlobalPath(loc.AgentDir), true, false, ParseFile)}
+	scopes = append(scopes, l.project(ScopeProject, ProjectPath(loc.Cwd), loc.ProjectTrusted, ParseFile))
 	for _, c := range loc.ConfigFiles {
-		scopes = append(scopes, l.read(ScopeGlobal, c, true, true))
+		scopes = append(scopes, l.read(ScopeGlobal, c, true, true, ParseFile))
+	}
+	if loc.AgentName != "" {
+		if !ValidAgentName(loc.AgentName) {
+			bad := fmt.Sprintf("agent name %q cannot name an agent file", loc.AgentName)
+			scopes = append(scopes, ScopeFile{Scope: ScopeAgent, Path: filepath.Join(loc.AgentDir, "agents"), Trusted: true,
+				File: &File{Errors: []Warning{{Path: filepath.Join(loc.AgentDir, "agents"), Message: bad}}}})
+		} else {
+			scopes = append(scopes,
+				l.read(ScopeAgent, AgentPath(filepath.Join(loc.AgentDir, "agents"), loc.AgentName), true, false, ParseAgentFile),
+				l.project(ScopeProjectAgent, AgentPath(filepath.Join(loc.Cwd, ".pi", "agents"), loc.AgentName), loc.ProjectTrusted, ParseAgentFile))
+		}
 	}
 	key := l.key(loc, scopes)
 	if l.last != nil && key == l.lastKey {
@@ -94,9 +104,20 @@ func (l *Loader) Reload(loc Locations) *Policy {
 	return l.Policy(loc)
 }
 
+// project reads a project-scope file, or lists it as skipped when the
+// project is not trusted.
+func (l *Loader) project(scope, path string, trusted bool, parse func(string, []byte) *File) ScopeFile {
+	if trusted {
+		return l.read(scope, path, false, false, parse)
+	}
+	_, err := os.Stat(path)
+	return ScopeFile{Scope: scope, Path: path, Exists: err == nil, Skipped: true,
+		SkipReason: "the host says this project is not trusted: its policy files are not loaded"}
+}
+
 func (l *Loader) key(loc Locations, scopes []ScopeFile) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s\x00%s\x00%t", loc.Home, loc.Cwd, loc.ProjectTrusted)
+	fmt.Fprintf(&b, "%s\x00%s\x00%t\x00%s", loc.Home, loc.Cwd, loc.ProjectTrusted, loc.AgentName)
 	for _, s := range scopes {
 		st := l.files[s.Path].stamp
 		fmt.Fprintf(&b, "\x00%s=%t/%d/%d/%d", s.Path, st.exists, st.mtime.UnixNano(), st.size, st.ino)
@@ -106,7 +127,7 @@ func (l *Loader) key(loc Locations, scopes []ScopeFile) string {
 
 // read stats path and parses it again when it changed. required files
 // (--config) that are missing count as broken: their rules were expected.
-func (l *Loader) read(scope, path string, trusted, required bool) ScopeFile {
+func (l *Loader) read(scope, path string, trusted, required bool, parse func(string, []byte) *File) ScopeFile {
 	sf := ScopeFile{Scope: scope, Path: path, Trusted: trusted}
 	st, info := statFile(path)
 	if c, ok := l.files[path]; ok && c.stamp == st {
@@ -128,7 +149,7 @@ func (l *Loader) read(scope, path string, trusted, required bool) ScopeFile {
 		if err != nil {
 			f = &File{Path: path, Errors: []Warning{{Path: path, Message: "cannot read the policy file: " + err.Error()}}}
 		} else {
-			f = ParseFile(path, data)
+			f = parse(path, data)
 		}
 	}
 	l.files[path] = cached{stamp: st, file: f}

@@ -1,0 +1,244 @@
+package gates
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/toolgate/toolgate/gates/shell"
+	"github.com/toolgate/toolgate/policy"
+	"github.com/toolgate/toolgate/protocol"
+)
+
+// testResolver applies a policy composed from one global file.
+type testResolver struct {
+	p       *policy.Policy
+	session []*policy.Rule
+}
+
+func (r testResolver) Resolve(q policy.Query) policy.Result {
+	q.Session = r.session
+	return r.p.Resolve(q)
+}
+
+func (r testResolver) HasExplicitPathRule(a policy.Action) bool { return r.p.HasExplicitPathRule(a) }
+
+func compose(t *testing.T, home, global string) testResolver {
+	t.Helper()
+	f := policy.ParseFile("/g.json", []byte(global))
+	if len(f.Errors) > 0 {
+		t.Fatalf("policy errors: %v", f.Errors)
+	}
+	return testResolver{p: policy.Compose([]policy.ScopeFile{{Scope: policy.ScopeGlobal, Path: "/g.json", Trusted: true, Exists: true, File: f}}, home)}
+}
+
+// sandbox makes work, home and outside directories (no symlinks of their
+// own) and a link work/link → outside.
+type sandbox struct{ work, home, outside string }
+
+func newSandbox(t *testing.T) sandbox {
+	t.Helper()
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := sandbox{filepath.Join(root, "work"), filepath.Join(root, "home"), filepath.Join(root, "outside")}
+	for _, d := range []string{s.work, s.home, s.outside, filepath.Join(s.work, "src"), filepath.Join(s.home, ".ssh")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range []string{filepath.Join(s.work, "src", "a.ts"), filepath.Join(s.work, ".env"), filepath.Join(s.outside, "x.txt"), filepath.Join(s.home, ".ssh", "id_rsa")} {
+		if err := os.WriteFile(f, []byte("x\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(s.outside, filepath.Join(s.work, "link")); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func (s sandbox) call(tool string, input map[string]any) *Call {
+	return &Call{ToolCallID: "c", ToolName: tool, Input: input, Cwd: s.work, Home: s.home, AgentDir: filepath.Join(s.home, ".pi", "agent")}
+}
+
+func (s sandbox) expand(v string) string {
+	return strings.NewReplacer("$WORK", s.work, "$HOME", s.home, "$OUTSIDE", s.outside).Replace(v)
+}
+
+func TestToolAndPathGates(t *testing.T) {
+	s := newSandbox(t)
+	cases := []struct {
+		name    string
+		policy  string
+		gate    func(*Call, Resolver) Outcome
+		tool    string
+		path    string
+		kind    Kind
+		state   policy.Action
+		surface string
+		pattern string // "" means the fallback decided (no pattern)
+	}{
+		{"read allowed by tool rule", `{"permission": {"*": "ask", "read": "allow"}}`, Tool, "read", "src/a.ts", Checked, policy.Allow, "read", "*"},
+		{"read denied by relative pattern", `{"permission": {"read": {"*": "allow", "src/*": "deny"}}}`, Tool, "read", "src/a.ts", Checked, policy.Deny, "read", "src/*"},
+		{"absolute pattern matches relative input", `{"permission": {"read": {"*": "ask", "$WORK/*": "allow"}}}`, Tool, "read", "src/a.ts", Checked, policy.Allow, "read", "$WORK/*"},
+		{"later rule wins across aliases", `{"permission": {"read": {"*": "ask", "$WORK/*": "allow", "src/*": "deny"}}}`, Tool, "read", "src/a.ts", Checked, policy.Deny, "read", "src/*"},
+		{"path surface beats the tool rule", `{"permission": {"read": "allow", "path": {"*.env": "deny"}}}`, Tool, "read", ".env", Checked, policy.Deny, "path", "*.env"},
+		{"path rule order matters", `{"permission": {"read": "allow", "path": {"*.env": "deny", "*": "allow"}}}`, Tool, "read", ".env", Checked, policy.Allow, "read", "*"},
+		{"symlink real form is denied", `{"permission": {"read": {"*": "allow", "$OUTSIDE/*": "deny"}}}`, Tool, "read", "link/x.txt", Checked, policy.Deny, "read", "$OUTSIDE/*"},
+		{"home pattern on ~ input", `{"permission": {"*": "allow", "path": {"~/.ssh/*": "deny"}}}`, Tool, "read", "~/.ssh/id_rsa", Checked, policy.Deny, "path", "~/.ssh/*"},
+		{"dir/* covers the directory", `{"permission": {"*": "allow", "path": {"~/.ssh/*": "deny"}}}`, Tool, "grep", "~/.ssh", Checked, policy.Deny, "path", "~/.ssh/*"},
+		{"write without rule asks", `{"permission": {"read": "allow"}}`, Tool, "write", "src/a.ts", Checked, policy.Ask, "write", ""},
+		{"extension tool on its surface", `{"permission": {"*": "deny", "context7_*": "allow"}}`, Tool, "context7_docs", "", Checked, policy.Allow, "context7_docs", "*"},
+		{"extension tool path checked on path", `{"permission": {"*": "allow", "path": {"*.env": "deny"}}}`, Tool, "acme_upload", ".env", Checked, policy.Deny, "path", "*.env"},
+		{"inside path: no external gate", `{"permission": {"external_directory": "deny"}}`, ExternalDirectory, "read", "src/a.ts", NotApplied, 0, "", ""},
+		{"outside path asks", `{"permission": {"external_directory": "ask"}}`, ExternalDirectory, "read", "$OUTSIDE/x.txt", Checked, policy.Ask, "external_directory", "*"},
+		{"symlink leads outside", `{"permission": {"external_directory": "deny"}}`, ExternalDirectory, "write", "link/new.txt", Checked, policy.Deny, "external_directory", "*"},
+		{"dotdot leads outside", `{"permission": {"external_directory": "deny"}}`, ExternalDirectory, "read", "src/../../outside/x.txt", Checked, policy.Deny, "external_directory", "*"},
+		{"dev null is never outside", `{"permission": {"external_directory": "deny"}}`, ExternalDirectory, "write", "/dev/null", NotApplied, 0, "", ""},
+		{"dev urandom is outside", `{"permission": {"external_directory": "deny"}}`, ExternalDirectory, "read", "/dev/urandom", Checked, policy.Deny, "external_directory", "*"},
+		{"agent dir read is infrastructure", `{"permission": {"external_directory": "deny"}}`, ExternalDirectory, "read", "$HOME/.pi/agent/docs/x.md", Bypass, policy.Allow, "read", ""},
+		{"agent dir write is not", `{"permission": {"external_directory": "deny"}}`, ExternalDirectory, "write", "$HOME/.pi/agent/docs/x.md", Checked, policy.Deny, "external_directory", "*"},
+		{"credentials are never infrastructure", `{"permission": {"external_directory": "deny"}}`, ExternalDirectory, "read", "$HOME/.pi/agent/auth.json", Checked, policy.Deny, "external_directory", "*"},
+		{"other sessions are never infrastructure", `{"permission": {"external_directory": "deny"}}`, ExternalDirectory, "read", "$HOME/.pi/agent/sessions/x.jsonl", Checked, policy.Deny, "external_directory", "*"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r := compose(t, s.home, s.expand(tc.policy))
+			input := map[string]any{}
+			if tc.path != "" {
+				input["path"] = s.expand(tc.path)
+			}
+			o := tc.gate(s.call(tc.tool, input), r)
+			if o.Kind != tc.kind {
+				t.Fatalf("kind = %v, want %v (%+v)", o.Kind, tc.kind, o)
+			}
+			if tc.kind == NotApplied {
+				return
+			}
+			if o.D.State != tc.state || o.D.Surface != tc.surface {
+				t.Fatalf("got %s on %s, want %s on %s", o.D.State, o.D.Surface, tc.state, tc.surface)
+			}
+			if tc.kind == Bypass {
+				return
+			}
+			mp := o.D.MatchedPattern()
+			switch {
+			case tc.pattern == "" && mp != nil:
+				t.Fatalf("matched %q, want the fallback", *mp)
+			case tc.pattern != "" && (mp == nil || *mp != s.expand(tc.pattern)):
+				t.Fatalf("matched %v, want %q", mp, s.expand(tc.pattern))
+			}
+			if o.D.Text.Deny == "" || o.D.Prompt.Message == "" {
+				t.Fatalf("descriptor without texts: %+v", o.D)
+			}
+		})
+	}
+}
+
+func TestSessionPatternsPerSurface(t *testing.T) {
+	s := newSandbox(t)
+	r := compose(t, s.home, `{"permission": {"*": "ask"}}`)
+	cases := []struct {
+		gate  func(*Call, Resolver) Outcome
+		tool  string
+		input map[string]any
+		want  protocol.SessionPattern
+	}{
+		{Tool, "edit", map[string]any{"path": "src/a.ts"}, protocol.SessionPattern{Surface: "edit", Pattern: s.work + "/src/*"}},
+		{Tool, "write", map[string]any{"path": "index.html"}, protocol.SessionPattern{Surface: "write", Pattern: s.work + "/*"}},
+		{ExternalDirectory, "read", map[string]any{"path": s.outside + "/x.txt"}, protocol.SessionPattern{Surface: "external_directory", Pattern: s.outside + "/*"}},
+		{Tool, "mcp", map[string]any{"tool": "exa:search"}, protocol.SessionPattern{Surface: "mcp", Pattern: "exa_*"}},
+		{Tool, "acme_deploy", map[string]any{}, protocol.SessionPattern{Surface: "acme_deploy", Pattern: "*"}},
+	}
+	for _, tc := range cases {
+		o := tc.gate(s.call(tc.tool, tc.input), r)
+		if len(o.D.SessionPatterns) != 1 || o.D.SessionPatterns[0] != tc.want {
+			t.Errorf("%s %v: session patterns %v, want %v", tc.tool, tc.input, o.D.SessionPatterns, tc.want)
+		}
+	}
+	if o := Tool(s.call("skill", map[string]any{"name": "x"}), r); len(o.D.SessionPatterns) != 0 {
+		t.Errorf("skills get no session option, got %v", o.D.SessionPatterns)
+	}
+}
+
+func TestSkillGates(t *testing.T) {
+	s := newSandbox(t)
+	skillDir := filepath.Join(s.work, ".pi", "skills", "my-skill")
+	if err := os.MkdirAll(skillDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r := compose(t, s.home, `{"permission": {"*": "allow", "skill": {"*": "ask", "my-skill": "deny", "helper": "allow"}}}`)
+	c := s.call("read", map[string]any{"path": ".pi/skills/my-skill/scripts/x.sh"})
+	c.Skills = []protocol.Skill{{Name: "my-skill", Path: filepath.Join(skillDir, "SKILL.md")}}
+	if o := SkillRead(c, r); o.Kind != Checked || o.D.State != policy.Deny || o.D.Value != "my-skill" {
+		t.Fatalf("skill read: %+v", o)
+	}
+	c.Input["path"] = "README.md"
+	if o := SkillRead(c, r); o.Kind != NotApplied {
+		t.Fatalf("README is not a skill file: %+v", o)
+	}
+	for text, want := range map[string]policy.Action{"/skill:my-skill go": policy.Deny, "/skill:helper x": policy.Allow, "/skill:other": policy.Ask} {
+		o := SkillInput(&Call{Input: map[string]any{"text": text}}, r)
+		if o.Kind != Checked || o.D.State != want {
+			t.Errorf("%q: %+v, want %s", text, o, want)
+		}
+	}
+	for _, text := range []string{"plain text", "/skill:", "  /skillx"} {
+		if o := SkillInput(&Call{Input: map[string]any{"text": text}}, r); o.Kind != NotApplied {
+			t.Errorf("%q is not a skill invocation: %+v", text, o)
+		}
+	}
+}
+
+// The bash path gates read the analysis's path words; these rows give the
+// words directly so that the gate logic is tested on its own.
+func TestBashPathGates(t *testing.T) {
+	s := newSandbox(t)
+	word := func(raw string) shell.PathWord {
+		return shell.PathWord{Raw: raw, Value: s.expand(raw), Known: true, Dir: s.work}
+	}
+	cases := []struct {
+		name    string
+		policy  string
+		words   []shell.PathWord
+		gate    func(*Call, Resolver) Outcome
+		kind    Kind
+		state   policy.Action
+		pattern string
+	}{
+		{"env file denied on path", `{"permission": {"*": "allow", "path": {"*.env": "deny"}}}`, []shell.PathWord{word(".env")}, BashPath, Checked, policy.Deny, "*.env"},
+		{"no explicit path rule", `{"permission": {"*": "allow"}}`, []shell.PathWord{word("README.md")}, BashPath, NotApplied, 0, ""},
+		{"unknown word asks when path denies something", `{"permission": {"*": "allow", "path": {"*.env": "deny"}}}`, []shell.PathWord{{Raw: "$F/x"}}, BashPath, Checked, policy.Ask, SentinelUnknownPath},
+		{"unknown word is silent without path rules", `{"permission": {"*": "allow"}}`, []shell.PathWord{{Raw: "$F/x"}}, BashPath, NotApplied, 0, ""},
+		{"outside path asks", `{"permission": {"*": "allow", "external_directory": "ask"}}`, []shell.PathWord{word("$OUTSIDE/x.txt")}, BashExternalDirectory, Checked, policy.Ask, "*"},
+		{"covered outside path allows", `{"permission": {"*": "allow", "external_directory": {"*": "ask", "$OUTSIDE/*": "allow"}}}`, []shell.PathWord{word("$OUTSIDE/x.txt")}, BashExternalDirectory, Checked, policy.Allow, "$OUTSIDE/*"},
+		{"deny beats ask among paths", `{"permission": {"*": "allow", "external_directory": {"*": "ask", "/etc/*": "deny"}}}`, []shell.PathWord{word("$OUTSIDE/x.txt"), word("/etc/passwd")}, BashExternalDirectory, Checked, policy.Deny, "/etc/*"},
+		{"symlinked word is outside", `{"permission": {"*": "allow", "external_directory": "deny"}}`, []shell.PathWord{word("link/x.txt")}, BashExternalDirectory, Checked, policy.Deny, "*"},
+		{"unknown word is outside", `{"permission": {"*": "allow", "external_directory": "deny"}}`, []shell.PathWord{{Raw: "$DIR/x"}}, BashExternalDirectory, Checked, policy.Deny, "*"},
+		{"relative word after unknown cd is outside", `{"permission": {"*": "allow", "external_directory": "deny"}}`, []shell.PathWord{{Raw: "../x", Value: "../x", Known: true}}, BashExternalDirectory, Checked, policy.Deny, "*"},
+		{"inside word is not outside", `{"permission": {"*": "allow", "external_directory": "deny"}}`, []shell.PathWord{word("src/a.ts"), word("/dev/null")}, BashExternalDirectory, NotApplied, 0, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r := compose(t, s.home, s.expand(tc.policy))
+			c := s.call("bash", map[string]any{"command": "x"})
+			c.Shell = &ShellCommand{Command: "x", Analysis: shell.Analysis{Paths: tc.words}}
+			o := tc.gate(c, r)
+			if o.Kind != tc.kind {
+				t.Fatalf("kind = %v, want %v (%+v)", o.Kind, tc.kind, o)
+			}
+			if tc.kind == NotApplied {
+				return
+			}
+			if o.D.State != tc.state {
+				t.Fatalf("state = %s, want %s", o.D.State, tc.state)
+			}
+			if mp := o.D.MatchedPattern(); mp == nil || *mp != s.expand(tc.pattern) {
+				t.Fatalf("matched %v, want %q", mp, s.expand(tc.pattern))
+			}
+		})
+	}
+}

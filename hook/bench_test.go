@@ -1,0 +1,135 @@
+package hook
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+	"github.com/sourcegraph/jsonrpc2"
+
+	"github.com/toolgate/toolgate/protocol"
+)
+
+// writePolicy writes a global policy with n bash rules (none of which
+// matches the benchmark command until the last one) into agentDir.
+func writePolicy(tb testing.TB, agentDir string, n int) {
+	tb.Helper()
+	var b strings.Builder
+	b.WriteString(`{"permission": {"*": "ask", "bash": {"*": "ask"`)
+	for i := 0; i < n-1; i++ {
+		fmt.Fprintf(&b, `, "tool%d sub%d *": "deny"`, i, i)
+	}
+	b.WriteString(`, "git status": "allow"}}}`)
+	path := filepath.Join(agentDir, "extensions", "pi-permission-system", "config.json")
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		tb.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o600); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// client is a minimal newline-JSON host for the benchmarks.
+type client struct {
+	w *io.PipeWriter
+	r *bufio.Reader
+}
+
+func (c *client) roundTrip(tb testing.TB, line []byte) []byte {
+	if _, err := c.w.Write(line); err != nil {
+		tb.Fatal(err)
+	}
+	for {
+		resp, err := c.r.ReadBytes('\n')
+		if err != nil {
+			tb.Fatal(err)
+		}
+		if !strings.Contains(string(resp), `"method":"decision"`) {
+			return resp
+		}
+	}
+}
+
+func startServer(tb testing.TB, rules int) *client {
+	dir := tb.TempDir()
+	agentDir := filepath.Join(dir, "agent")
+	writePolicy(tb, agentDir, rules)
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	s := New(Options{Cwd: dir, Home: dir, AgentDir: agentDir, AuditLog: filepath.Join(dir, "audit.jsonl"), Log: zerolog.Nop()})
+	go func() { _ = s.Serve(inR, outW); outW.Close() }()
+	tb.Cleanup(func() { inW.Close() })
+	c := &client{w: inW, r: bufio.NewReader(outR)}
+	c.roundTrip(tb, []byte(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1,"cwd":"`+dir+`","hasUI":false}}`+"\n"))
+	return c
+}
+
+var toolCallLine = []byte(`{"jsonrpc":"2.0","id":1,"method":"tool_call","params":{"toolCallId":"c","toolName":"bash","input":{"command":"git status"}}}` + "\n")
+
+func benchToolCall(b *testing.B, rules int) {
+	c := startServer(b, rules)
+	if resp := c.roundTrip(b, toolCallLine); !strings.Contains(string(resp), `"action":"allow"`) {
+		b.Fatalf("unexpected answer %s", resp)
+	}
+	lat := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		t0 := time.Now()
+		c.roundTrip(b, toolCallLine)
+		lat = append(lat, time.Since(t0))
+	}
+	reportPercentiles(b, lat)
+}
+
+func reportPercentiles(b *testing.B, lat []time.Duration) {
+	if len(lat) == 0 {
+		return
+	}
+	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+	b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50-µs")
+	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99-µs")
+}
+
+// BenchmarkToolCall200 is a tool_call decided over a pipe, 200 rules.
+func BenchmarkToolCall200(b *testing.B) { benchToolCall(b, 200) }
+
+// BenchmarkToolCall10000 is the same with 10,000 rules.
+func BenchmarkToolCall10000(b *testing.B) { benchToolCall(b, 10000) }
+
+// BenchmarkEcho is the baseline of SPEC §8: a bare JSON-RPC echo round trip
+// over the same kind of pipe with the same library.
+func BenchmarkEcho(b *testing.B) {
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	stream := protocol.NewStream(inR, outW, nil, protocol.FramingNewline, nil)
+	conn := jsonrpc2.NewConn(context.Background(), stream, jsonrpc2.AsyncHandler(echo{}))
+	b.Cleanup(func() { inW.Close(); conn.Close() })
+	c := &client{w: inW, r: bufio.NewReader(outR)}
+	lat := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		t0 := time.Now()
+		c.roundTrip(b, toolCallLine)
+		lat = append(lat, time.Since(t0))
+	}
+	reportPercentiles(b, lat)
+}
+
+type echo struct{}
+
+func (echo) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) {
+	var p json.RawMessage
+	if req.Params != nil {
+		p = *req.Params
+	}
+	_ = conn.Reply(ctx, req.ID, p)
+}
