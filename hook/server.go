@@ -78,6 +78,7 @@ type Server struct {
 	cancel    context.CancelFunc
 	drainOnce sync.Once
 	doneOnce  sync.Once
+	ready     chan struct{}
 	done      chan struct{}
 	inputSeq  atomic.Uint64
 	mcp       mcpNames
@@ -86,7 +87,7 @@ type Server struct {
 // New returns a server; Serve runs it.
 func New(opts Options) *Server {
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &Server{opts: opts, loader: policy.NewLoader(), log: opts.Log, ctx: ctx, cancel: cancel, done: make(chan struct{})}
+	s := &Server{opts: opts, loader: policy.NewLoader(), log: opts.Log, ctx: ctx, cancel: cancel, done: make(chan struct{}), ready: make(chan struct{})}
 	s.st = state{cwd: opts.Cwd, projectTrusted: true}
 	s.approvals.home = opts.Home
 	return s
@@ -106,6 +107,7 @@ func (s *Server) Serve(in io.Reader, out io.Writer) error {
 			}
 		}))
 	s.prompter = prompt.New(s.conn)
+	close(s.ready)
 	select {
 	case <-s.conn.DisconnectNotify():
 	case <-s.done:
@@ -172,6 +174,7 @@ type serverHandler struct{ s *Server }
 
 func (h serverHandler) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) {
 	s := h.s
+	<-s.ready // the prompter exists only once NewConn has returned
 	result, err := s.handle(ctx, conn, req)
 	if !req.Notif {
 		var rerr error
