@@ -5,9 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 	"unicode/utf8"
+
+	gojson "github.com/goccy/go-json"
 )
 
 // maxDepth bounds the nesting of params toolgate reads.
@@ -15,61 +16,162 @@ const maxDepth = 256
 
 // checkUnambiguous rejects params that the host could read differently
 // from toolgate: invalid UTF-8, and any key repeated in one object, exactly
-// or in another letter case (SPEC §3). It walks the raw bytes, because a
-// decoded map has already dropped the repeats.
+// or in another letter case (SPEC §3). It scans the raw bytes, because a
+// decoded map has already dropped the repeats; keys are compared after
+// unescaping, so "comm\u0061nd" is "command".
 func checkUnambiguous(raw []byte) error {
 	if !utf8.Valid(raw) {
 		return errors.New("the params are not valid UTF-8")
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	return walkValue(dec, "params", 0)
+	sc := keyScanner{b: raw}
+	sc.ws()
+	if err := sc.value("params", 0); err != nil {
+		return err
+	}
+	sc.ws()
+	if sc.i != len(sc.b) {
+		return errors.New("params: trailing data")
+	}
+	return nil
 }
 
-func walkValue(dec *json.Decoder, where string, depth int) error {
+// keyScanner walks JSON text looking only at object keys.
+type keyScanner struct {
+	b []byte
+	i int
+}
+
+var errTruncated = errors.New("params: unexpected end of JSON")
+
+func (k *keyScanner) ws() {
+	for k.i < len(k.b) {
+		switch k.b[k.i] {
+		case ' ', '\t', '\r', '\n':
+			k.i++
+		default:
+			return
+		}
+	}
+}
+
+func (k *keyScanner) value(where string, depth int) error {
 	if depth > maxDepth {
 		return fmt.Errorf("%s is nested more than %d levels deep", where, maxDepth)
 	}
-	tok, err := dec.Token()
-	if err != nil {
-		if errors.Is(err, io.EOF) {
-			return fmt.Errorf("%s ends early", where)
-		}
-		return fmt.Errorf("%s: %v", where, err)
+	if k.i >= len(k.b) {
+		return errTruncated
 	}
-	switch tok {
-	case json.Delim('{'):
-		seen := map[string]string{}
-		for dec.More() {
-			kt, err := dec.Token()
-			if err != nil {
-				return fmt.Errorf("%s: %v", where, err)
+	switch k.b[k.i] {
+	case '{':
+		return k.object(where, depth)
+	case '[':
+		k.i++
+		for n := 0; ; n++ {
+			k.ws()
+			if k.i >= len(k.b) {
+				return errTruncated
 			}
-			k, _ := kt.(string)
-			fold := strings.ToLower(k)
-			if prev, dup := seen[fold]; dup {
-				if prev == k {
-					return fmt.Errorf("key %q appears twice in %s", k, where)
+			if k.b[k.i] == ']' {
+				k.i++
+				return nil
+			}
+			if n > 0 {
+				if k.b[k.i] != ',' {
+					return fmt.Errorf("%s: expected ',' in array", where)
 				}
-				return fmt.Errorf("keys %q and %q both appear in %s", prev, k, where)
+				k.i++
+				k.ws()
 			}
-			seen[fold] = k
-			if err := walkValue(dec, where+"."+k, depth+1); err != nil {
+			if err := k.value(fmt.Sprintf("%s[%d]", where, n), depth+1); err != nil {
 				return err
 			}
 		}
-		_, err = dec.Token() // '}'
+	case '"':
+		_, err := k.str()
 		return err
-	case json.Delim('['):
-		for i := 0; dec.More(); i++ {
-			if err := walkValue(dec, fmt.Sprintf("%s[%d]", where, i), depth+1); err != nil {
-				return err
-			}
+	}
+	for k.i < len(k.b) {
+		switch k.b[k.i] {
+		case ',', '}', ']', ' ', '\t', '\r', '\n':
+			return nil
 		}
-		_, err = dec.Token() // ']'
-		return err
+		k.i++
 	}
 	return nil
+}
+
+func (k *keyScanner) object(where string, depth int) error {
+	k.i++ // '{'
+	var seen map[string]string
+	for n := 0; ; n++ {
+		k.ws()
+		if k.i >= len(k.b) {
+			return errTruncated
+		}
+		if k.b[k.i] == '}' {
+			k.i++
+			return nil
+		}
+		if n > 0 {
+			if k.b[k.i] != ',' {
+				return fmt.Errorf("%s: expected ',' in object", where)
+			}
+			k.i++
+			k.ws()
+		}
+		key, err := k.str()
+		if err != nil {
+			return err
+		}
+		fold := strings.ToLower(strings.ToUpper(key))
+		if seen == nil {
+			seen = map[string]string{}
+		}
+		if prev, dup := seen[fold]; dup {
+			if prev == key {
+				return fmt.Errorf("key %q appears twice in %s", key, where)
+			}
+			return fmt.Errorf("keys %q and %q both appear in %s", prev, key, where)
+		}
+		seen[fold] = key
+		k.ws()
+		if k.i >= len(k.b) || k.b[k.i] != ':' {
+			return fmt.Errorf("%s: expected ':' after key %q", where, key)
+		}
+		k.i++
+		k.ws()
+		if err := k.value(where+"."+key, depth+1); err != nil {
+			return err
+		}
+	}
+}
+
+// str reads a JSON string and returns it unescaped.
+func (k *keyScanner) str() (string, error) {
+	if k.i >= len(k.b) || k.b[k.i] != '"' {
+		return "", errors.New("params: expected a string")
+	}
+	start := k.i
+	escaped := false
+	for k.i++; k.i < len(k.b); k.i++ {
+		switch k.b[k.i] {
+		case '\\':
+			escaped = true
+			k.i++
+		case '"':
+			k.i++
+			lit := k.b[start:k.i]
+			if !escaped {
+				return string(lit[1 : len(lit)-1]), nil
+			}
+			var s string
+			if err := json.Unmarshal(lit, &s); err != nil {
+				return "", fmt.Errorf("params: bad string %s", lit)
+			}
+			return s, nil
+		}
+	}
+	return "", errTruncated
 }
 
 // fieldError names a field of the wrong type.
@@ -143,7 +245,7 @@ func decodeObject(raw []byte) (object, error) {
 	if len(bytes.TrimSpace(raw)) == 0 {
 		return nil, errors.New("params are missing")
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec := gojson.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	var v any
 	if err := dec.Decode(&v); err != nil {

@@ -1,7 +1,6 @@
 package hook
 
 import (
-	"context"
 
 	json "github.com/goccy/go-json"
 	"github.com/rs/zerolog"
@@ -14,10 +13,10 @@ import (
 type reporter struct{ s *Server }
 
 func (r reporter) Notify(d protocol.DecisionParams) {
-	if r.s.conn == nil {
+	if r.s.stream == nil {
 		return
 	}
-	if err := r.s.conn.Notify(context.Background(), protocol.MethodDecision, d); err != nil {
+	if err := r.s.stream.WriteNotification(protocol.MethodDecision, d); err != nil {
 		r.s.log.Debug().Err(err).Msg("decision notification")
 	}
 }

@@ -177,15 +177,18 @@ func (h serverHandler) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jso
 	<-s.ready // the prompter exists only once NewConn has returned
 	result, err := s.handle(ctx, conn, req)
 	if !req.Notif {
+		// Answers are written straight to the stream (one encoder pass);
+		// the stream's lock keeps each call's notifications before its
+		// answer, and the connection only needs to track our own requests.
 		var rerr error
 		if err != nil {
 			e, ok := err.(*jsonrpc2.Error)
 			if !ok {
 				e = &jsonrpc2.Error{Code: protocol.CodeInternalError, Message: err.Error()}
 			}
-			rerr = conn.ReplyWithError(ctx, req.ID, e)
+			rerr = s.stream.WriteError(req.ID, int(e.Code), e.Message)
 		} else {
-			rerr = conn.Reply(ctx, req.ID, result)
+			rerr = s.stream.WriteResult(req.ID, result)
 		}
 		if rerr != nil {
 			s.log.Debug().Err(rerr).Str("method", req.Method).Msg("reply")

@@ -111,6 +111,39 @@ func (s *Stream) writeFrame(b []byte) error {
 	return err
 }
 
+type response struct {
+	JSONRPC string `json:"jsonrpc"`
+	ID      any    `json:"id"`
+	Result  any    `json:"result"`
+}
+
+type errorReply struct {
+	JSONRPC string    `json:"jsonrpc"`
+	ID      any       `json:"id"`
+	Error   wireError `json:"error"`
+}
+
+type notification struct {
+	JSONRPC string `json:"jsonrpc"`
+	Method  string `json:"method"`
+	Params  any    `json:"params"`
+}
+
+// WriteResult writes the response to request id (its MarshalJSON form).
+func (s *Stream) WriteResult(id any, result any) error {
+	return s.WriteObject(response{JSONRPC: "2.0", ID: id, Result: result})
+}
+
+// WriteError writes an error response to request id.
+func (s *Stream) WriteError(id any, code int, message string) error {
+	return s.WriteObject(errorReply{JSONRPC: "2.0", ID: id, Error: wireError{Code: code, Message: message}})
+}
+
+// WriteNotification writes a notification.
+func (s *Stream) WriteNotification(method string, params any) error {
+	return s.WriteObject(notification{JSONRPC: "2.0", Method: method, Params: params})
+}
+
 // Close closes the underlying closer.
 func (s *Stream) Close() error {
 	if s.closer != nil {
@@ -293,10 +326,10 @@ func (s *Stream) screen(msg []byte) ([]byte, bool) {
 		b.WriteString(`,"id":`)
 		b.Write(id)
 	}
+	// The params stay here (RawParams): jsonrpc2 would decode them into a
+	// map and encode them again, which loses repeated keys and costs time.
 	if p, ok := env["params"]; ok {
 		s.raw.Store(n, []byte(p))
-		b.WriteString(`,"params":`)
-		b.Write(p)
 	}
 	fmt.Fprintf(&b, `,"meta":%d}`, n)
 	return b.Bytes(), true
