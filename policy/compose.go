@@ -15,8 +15,9 @@ const DefaultPromptTimeout = 600000 * time.Millisecond
 type ScopeFile struct {
 	Scope string
 	Path  string
-	// Trusted scopes (global, --config, agent) form the trust floor and may
-	// set the knobs that loosen or blind the gates.
+	// Trusted scopes (global, --config, agent) form the trust floor; of
+	// them, only the global scope (and --config files) may set the knobs
+	// that loosen or blind the gates.
 	Trusted bool
 	Exists  bool
 	// Skipped is true when the file was not read on purpose (an untrusted
@@ -75,6 +76,8 @@ type mergedSurface struct {
 	origin    Origin
 	shorthand *State
 	patterns  []mergedPattern
+	// at indexes patterns by pattern, so merging n patterns is O(n).
+	at map[string]int
 }
 
 // merge folds files into one ordered permission map like the anchor (§1.5):
@@ -102,7 +105,7 @@ func merge(files []ScopeFile) []*mergedSurface {
 				continue
 			}
 			cur.line, cur.origin = e.Line, origin
-			cur.shorthand, cur.patterns = nil, nil
+			cur.shorthand, cur.patterns, cur.at = nil, nil, nil
 			if e.Shorthand != nil {
 				st := *e.Shorthand
 				cur.shorthand = &st
@@ -117,12 +120,14 @@ func merge(files []ScopeFile) []*mergedSurface {
 }
 
 func mergePattern(cur *mergedSurface, pe PatternEntry, origin Origin) {
-	for i := range cur.patterns {
-		if cur.patterns[i].pattern == pe.Pattern {
-			cur.patterns[i].state, cur.patterns[i].origin = pe.State, origin
-			return
-		}
+	if i, ok := cur.at[pe.Pattern]; ok {
+		cur.patterns[i].state, cur.patterns[i].origin = pe.State, origin
+		return
 	}
+	if cur.at == nil {
+		cur.at = map[string]int{}
+	}
+	cur.at[pe.Pattern] = len(cur.patterns)
 	cur.patterns = append(cur.patterns, mergedPattern{pattern: pe.Pattern, state: pe.State, origin: origin})
 }
 
@@ -259,46 +264,51 @@ func isTrustedOrigin(files []ScopeFile, o Origin) bool {
 // knobs that loosen or blind the gates (SPEC §1.1).
 func (p *Policy) applyKnobs(sf ScopeFile) {
 	k := sf.File.Knobs
+	// Only the global scope and --config files (scope global) may set the
+	// knobs that loosen or blind the gates (SPEC §1.1); agent scopes are
+	// trusted for the floor but carry no knobs.
+	trusted := sf.Trusted && sf.Scope == ScopeGlobal
 	ignore := func(key string) {
 		line, col, _ := sf.File.KeyPosition(key)
 		p.Warnings = append(p.Warnings, Warning{Path: sf.Path, Line: line, Column: col,
 			Message: fmt.Sprintf("'%s' in a %s file is ignored: only the global configuration may set it", key, sf.Scope)})
 	}
 	if k.Yolo != nil {
-		if sf.Trusted {
+		if trusted {
 			p.Yolo = *k.Yolo
 		} else {
 			ignore("yoloMode")
 		}
 	}
 	if k.AuditLog != nil {
-		if sf.Trusted {
+		if trusted {
 			p.AuditLog = *k.AuditLog
 		} else {
 			ignore("auditLog")
 		}
 	}
 	if k.InfraReadPathsSet {
-		if sf.Trusted {
+		if trusted {
 			p.InfraReadPaths = k.InfraReadPaths
 		} else {
 			ignore("piInfrastructureReadPaths")
 		}
 	}
-	if k.PermissionReviewLog != nil && !sf.Trusted {
+	if k.PermissionReviewLog != nil && !trusted {
 		ignore("permissionReviewLog")
 	}
 	if k.PromptTimeoutMs != nil {
 		p.PromptTimeout = time.Duration(*k.PromptTimeoutMs) * time.Millisecond
 	}
-	for _, st := range k.ShellTools {
-		if _, exists := p.ShellTools[st.Tool]; exists && !sf.Trusted {
-			line, col, _ := sf.File.KeyPosition("shellTools")
-			p.Warnings = append(p.Warnings, Warning{Path: sf.Path, Line: line, Column: col,
-				Message: fmt.Sprintf("shellTools entry '%s' in a %s file cannot replace the global one; it is ignored", st.Tool, sf.Scope)})
-			continue
+	// A shellTools entry re-routes a tool from its own rules to the bash
+	// rules, so an untrusted file could loosen a deny of that tool with
+	// one: only the global configuration may declare them.
+	if len(k.ShellTools) > 0 && !trusted {
+		ignore("shellTools")
+	} else {
+		for _, st := range k.ShellTools {
+			p.ShellTools[st.Tool] = st
 		}
-		p.ShellTools[st.Tool] = st
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/tailscale/hujson"
 )
@@ -106,7 +107,18 @@ const MaxReasonLength = 500
 func ParseFile(path string, data []byte) *File {
 	f := &File{Path: path, keyLines: map[string][2]int{}}
 	p := &parser{file: f, lines: lineStarts(data)}
+	if off := tooDeep(data); off >= 0 {
+		p.errorf(off, "objects and arrays nest deeper than %d levels", maxNesting)
+		return f
+	}
 	v, err := hujson.Parse(data)
+	if err != nil && !bytes.HasSuffix(data, []byte("\n")) {
+		// A line comment may end the file without a newline (JSONC); the
+		// JSONC parser wants one. Errors keep the original positions.
+		if v2, err2 := hujson.Parse(append(data[:len(data):len(data)], '\n')); err2 == nil {
+			v, err = v2, nil
+		}
+	}
 	if err != nil {
 		line, col, msg := hujsonErrorPosition(err)
 		f.Errors = append(f.Errors, Warning{Path: path, Line: line, Column: col, Message: "cannot parse JSONC: " + msg})
@@ -114,6 +126,49 @@ func ParseFile(path string, data []byte) *File {
 	}
 	p.top(&v)
 	return f
+}
+
+// maxNesting bounds how deeply objects and arrays may nest: the JSONC
+// parser recurses once per level, and a file of a million "[" would
+// otherwise overflow the stack and crash the process (SPEC §1.3).
+const maxNesting = 1000
+
+// tooDeep returns the offset of the first "{" or "[" that nests deeper than
+// maxNesting outside strings and comments, or -1.
+func tooDeep(data []byte) int {
+	depth := 0
+	for i := 0; i < len(data); i++ {
+		switch data[i] {
+		case '"':
+			for i++; i < len(data) && data[i] != '"'; i++ {
+				if data[i] == '\\' {
+					i++
+				}
+			}
+		case '/':
+			switch {
+			case bytes.HasPrefix(data[i:], []byte("//")):
+				for i < len(data) && data[i] != '\n' {
+					i++
+				}
+			case bytes.HasPrefix(data[i:], []byte("/*")):
+				end := bytes.Index(data[i+2:], []byte("*/"))
+				if end < 0 {
+					return -1
+				}
+				i += 2 + end + 1
+			}
+		case '{', '[':
+			if depth++; depth > maxNesting {
+				return i
+			}
+		case '}', ']':
+			if depth > 0 {
+				depth--
+			}
+		}
+	}
+	return -1
 }
 
 type parser struct {
@@ -422,7 +477,7 @@ func (p *parser) state(v *hujson.Value, what string, objectOK bool) (State, bool
 				continue
 			}
 			st.Reason = literalString(&f.Value)
-			if len(st.Reason) > MaxReasonLength {
+			if utf8.RuneCountInString(st.Reason) > MaxReasonLength {
 				p.errorf(f.Value.StartOffset, "the reason of %s is longer than %d characters", what, MaxReasonLength)
 				good = false
 			}

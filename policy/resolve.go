@@ -38,13 +38,37 @@ func (p *Policy) Resolve(q Query) Result {
 	if !q.FirstCandidate {
 		return p.resolveSet(q.Surface, values, q.Session)
 	}
+	// First what the policy files decide over all candidates: a session
+	// approval matching an earlier candidate must not override a deny the
+	// files reach through a later one, and the trust floor is the trusted
+	// scopes' own first-candidate decision.
+	files := p.firstCandidate(q.Surface, values, nil)
+	if p.floor && files.Action != Deny {
+		for _, v := range values {
+			if t, tv := Evaluate(q.Surface, []string{v}, p.trusted); t != nil {
+				if t.Action == Deny {
+					files = Result{Action: Deny, Rule: t, Value: tv, Floored: true}
+				}
+				break
+			}
+		}
+	}
+	if files.Action == Deny || len(q.Session) == 0 {
+		return files
+	}
+	return p.firstCandidate(q.Surface, values, q.Session)
+}
+
+// firstCandidate returns the decision of the first candidate whose winning
+// rule is not the fallback, else that of the first candidate.
+func (p *Policy) firstCandidate(surface string, values []string, session []*Rule) Result {
 	for _, v := range values {
-		r := p.resolveSet(q.Surface, []string{v}, q.Session)
+		r := p.resolveSet(surface, []string{v}, session)
 		if !r.Rule.IsFallback() {
 			return r
 		}
 	}
-	return p.resolveSet(q.Surface, values[:1], q.Session)
+	return p.resolveSet(surface, values[:1], session)
 }
 
 func (p *Policy) resolveSet(surface string, values []string, session []*Rule) Result {

@@ -24,6 +24,9 @@ type Pattern struct {
 	// dir is the directory a trailing "/*" also matches on path surfaces.
 	dir    string
 	hasDir bool
+	// optTail and dirTail are the literal ends of optional and dir (after
+	// their last wildcard): a value that does not end so cannot match.
+	optTail, dirTail string
 }
 
 // CompilePattern compiles raw, expanding a leading "~" or "$HOME" against
@@ -41,15 +44,19 @@ func CompilePattern(raw, home string) Pattern {
 	p.any = exp == "*"
 	if strings.HasSuffix(exp, " *") {
 		p.optional, p.hasOpt = exp[:len(exp)-2], true
+		p.optTail = literalTail(p.optional)
 	}
 	if strings.HasSuffix(exp, "/*") {
 		p.dir, p.hasDir = exp[:len(exp)-2], true
 		if p.dir == "" {
 			p.dir = "/"
 		}
+		p.dirTail = literalTail(p.dir)
 	}
 	return p
 }
+
+func literalTail(s string) string { return s[strings.LastIndexAny(s, "*?")+1:] }
 
 // CompileExact compiles a pattern that matches only the literal text raw
 // (session approvals of units that contain '*' or '?').
@@ -70,10 +77,12 @@ func (p *Pattern) Match(value string, pathSurface bool) bool {
 	if p.literal {
 		return value == p.expanded
 	}
-	if p.hasOpt && value == p.optional {
+	// The bare prefix and the directory are wildcard patterns themselves
+	// ("a? *" matches "ab", "*/.ssh/*" matches "/home/x/.ssh").
+	if p.hasOpt && strings.HasSuffix(value, p.optTail) && globMatch(p.optional, value) {
 		return true
 	}
-	if pathSurface && p.hasDir && value == p.dir {
+	if pathSurface && p.hasDir && strings.HasSuffix(value, p.dirTail) && globMatch(p.dir, value) {
 		return true
 	}
 	if !strings.HasPrefix(value, p.prefix) {

@@ -1,0 +1,125 @@
+package policy
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// benchPolicyText is a policy file with n bash rules. The only rule that
+// matches benchValue is the first one, so last-match-wins evaluation scans
+// every other rule before it finds it. A quarter of the rules start with a
+// wildcard, so they cannot be rejected by their literal prefix.
+func benchPolicyText(n int) string {
+	var b strings.Builder
+	b.WriteString(`{"permission": {"*": "ask", "bash": {` + "\n")
+	b.WriteString(`    "git *": "allow"`)
+	actions := []string{"allow", "ask", "deny"}
+	for i := 1; i < n; i++ {
+		var pat string
+		switch i % 4 {
+		case 0:
+			pat = fmt.Sprintf("* --danger-%d *", i)
+		case 1:
+			pat = fmt.Sprintf("tool%d *", i)
+		case 2:
+			pat = fmt.Sprintf("git push origin feature-%d*", i)
+		default:
+			pat = fmt.Sprintf("npm run script?%d", i)
+		}
+		fmt.Fprintf(&b, ",\n    %q: %q", pat, actions[i%3])
+	}
+	b.WriteString("\n}}}\n")
+	return b.String()
+}
+
+const benchValue = "git status --short --branch --untracked-files=all"
+
+func benchPolicy(b *testing.B, n int) *Policy {
+	b.Helper()
+	p := global(b, benchPolicyText(n))
+	if got := len(p.Rules()); got != n+1 {
+		b.Fatalf("policy has %d rules, want %d", got, n+1)
+	}
+	res := p.Resolve(Query{Surface: "bash", Values: []string{benchValue}})
+	if res.Action != Allow || res.Rule.Pattern != "git *" {
+		b.Fatalf("the bench value is decided by %q", res.Rule.Pattern)
+	}
+	return p
+}
+
+func benchEvaluate(b *testing.B, n int) {
+	p := benchPolicy(b, n)
+	q := Query{Surface: "bash", Values: []string{benchValue}}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		if p.Resolve(q).Action != Allow {
+			b.Fatal("wrong decision")
+		}
+	}
+}
+
+func BenchmarkEvaluate200(b *testing.B)   { benchEvaluate(b, 200) }
+func BenchmarkEvaluate10000(b *testing.B) { benchEvaluate(b, 10000) }
+
+// BenchmarkEvaluate200Floor adds an untrusted project file, so every
+// non-deny answer also consults the trusted rules.
+func BenchmarkEvaluate200Floor(b *testing.B) {
+	p := composeOK(b, scopeFile(b, ScopeGlobal, benchPolicyText(200)),
+		scopeFile(b, ScopeProject, `{"permission": {"bash": {"make *": "allow"}}}`))
+	q := Query{Surface: "bash", Values: []string{benchValue}}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		if p.Resolve(q).Action != Allow {
+			b.Fatal("wrong decision")
+		}
+	}
+}
+
+func BenchmarkEvaluateMCP200(b *testing.B) {
+	p := benchPolicy(b, 200)
+	q := Query{Surface: "mcp", Values: candExaSearch, FirstCandidate: true}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		p.Resolve(q)
+	}
+}
+
+func benchCompose(b *testing.B, n int) {
+	files := []ScopeFile{scopeFile(b, ScopeGlobal, benchPolicyText(n))}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		if p := Compose(files, testHome); len(p.Rules()) != n+1 {
+			b.Fatal("wrong rule count")
+		}
+	}
+}
+
+func BenchmarkCompose200(b *testing.B)   { benchCompose(b, 200) }
+func BenchmarkCompose10000(b *testing.B) { benchCompose(b, 10000) }
+
+func BenchmarkParseCompose200(b *testing.B) {
+	data := []byte(benchPolicyText(200))
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		f := ParseFile("/g.json", data)
+		Compose([]ScopeFile{{Scope: ScopeGlobal, Path: "/g.json", Trusted: true, Exists: true, File: f}}, testHome)
+	}
+}
+
+func BenchmarkMatchPathological(b *testing.B) {
+	p := CompilePattern("*a*a*a*a*b", "")
+	v := strings.Repeat("a", 10_000)
+	b.SetBytes(int64(len(v)))
+	for b.Loop() {
+		if p.Match(v, false) {
+			b.Fatal("matched")
+		}
+	}
+}

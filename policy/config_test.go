@@ -1,0 +1,493 @@
+package policy
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// posOf returns the 1-based line and byte column of the nth (1-based)
+// occurrence of needle in text.
+func posOf(t *testing.T, text, needle string, nth int) (int, int) {
+	t.Helper()
+	off := -1
+	for i := 0; i < nth; i++ {
+		j := strings.Index(text[off+1:], needle)
+		if j < 0 {
+			t.Fatalf("%q has no occurrence %d of %q", text, nth, needle)
+		}
+		off += 1 + j
+	}
+	line := 1 + strings.Count(text[:off], "\n")
+	col := off - strings.LastIndex(text[:off], "\n")
+	return line, col
+}
+
+func TestPosOf(t *testing.T) {
+	if l, c := posOf(t, "ab\ncd\ncd", "cd", 2); l != 3 || c != 1 {
+		t.Fatalf("posOf = %d:%d, want 3:1", l, c)
+	}
+	if l, c := posOf(t, "abcd", "cd", 1); l != 1 || c != 3 {
+		t.Fatalf("posOf = %d:%d, want 1:3", l, c)
+	}
+}
+
+func TestParseFileOrderAndLines(t *testing.T) {
+	text := `{
+  "permission": {
+    "*": "ask",
+    "bash": {
+      "b": "allow",
+      "2": "deny",
+      "a": "ask",
+      "1": {"action": "deny", "reason": "no"},
+    },
+    "read": "deny",
+    "context7_*": {"x": "allow"}
+  }
+}`
+	f := ParseFile("/p.json", []byte(text))
+	if len(f.Errors) != 0 {
+		t.Fatalf("errors: %v", f.Errors)
+	}
+	var got []string
+	for _, e := range f.Permission {
+		if e.Shorthand != nil {
+			got = append(got, fmt.Sprintf("%s@%d=%v", e.Surface, e.Line, e.Shorthand.Action))
+			continue
+		}
+		for _, p := range e.Patterns {
+			got = append(got, fmt.Sprintf("%s@%d:%s@%d=%v/%s", e.Surface, e.Line, p.Pattern, p.Line, p.State.Action, p.State.Reason))
+		}
+	}
+	// Integer-like keys keep their place (JavaScript would move them).
+	want := []string{
+		"*@3=ask",
+		"bash@4:b@5=allow/", "bash@4:2@6=deny/", "bash@4:a@7=ask/", "bash@4:1@8=deny/no",
+		"read@10=deny",
+		"context7_*@11:x@11=allow/",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("permission entries:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+func TestParseFileJSONC(t *testing.T) {
+	text := "// leading comment\n" +
+		"{\n" +
+		"  /* block */ \"permission\": {\n" +
+		"    \"bash\": {\n" +
+		"      \"curl https://example.com/*\": \"allow\", // trailing comment\n" +
+		"      \"echo /* not a comment */\": \"deny\",\n" +
+		"      \"echo // x\": /* between */ \"ask\",\n" +
+		"    },\n" +
+		"  },\n" +
+		"  /* multi\n     line */\n" +
+		"  \"yoloMode\": false,\n" +
+		"} // no newline at the end"
+	f := ParseFile("/c.json", []byte(text))
+	if len(f.Errors) != 0 {
+		t.Fatalf("JSONC must parse: %v", f.Errors)
+	}
+	if len(f.Permission) != 1 || len(f.Permission[0].Patterns) != 3 {
+		t.Fatalf("permission = %+v", f.Permission)
+	}
+	for i, w := range []struct {
+		pattern string
+		action  Action
+		line    int
+	}{
+		{"curl https://example.com/*", Allow, 5},
+		{"echo /* not a comment */", Deny, 6},
+		{"echo // x", Ask, 7},
+	} {
+		got := f.Permission[0].Patterns[i]
+		if got.Pattern != w.pattern || got.State.Action != w.action || got.Line != w.line {
+			t.Errorf("pattern %d = %+v, want %+v", i, got, w)
+		}
+	}
+	if f.Knobs.Yolo == nil || *f.Knobs.Yolo {
+		t.Errorf("yoloMode = %v, want false", f.Knobs.Yolo)
+	}
+	// The trailing comment without a newline also works on its own line,
+	// and with CRLF line ends.
+	for _, s := range []string{"{}\n// end", "{}\r\n// end", "{\r\n  \"permission\": {\"bash\": \"ask\"}, // c\r\n}\r\n", "/* only */ {}"} {
+		if f := ParseFile("/c.json", []byte(s)); len(f.Errors) != 0 {
+			t.Errorf("ParseFile(%q): %v", s, f.Errors)
+		}
+	}
+}
+
+func TestParseFileStringEscapes(t *testing.T) {
+	f := ParseFile("/e.json", []byte(`{"permission": {"bash": {"echo \"hi\" \\ \u00e9 *": "allow"}}}`))
+	if len(f.Errors) != 0 {
+		t.Fatal(f.Errors)
+	}
+	if got := f.Permission[0].Patterns[0].Pattern; got != `echo "hi" \ é *` {
+		t.Errorf("pattern = %q", got)
+	}
+}
+
+func TestParseFileAcceptedKeysAndKnobs(t *testing.T) {
+	text := `{
+  "$schema": "https://example.com/schema.json",
+  "permission": {},
+  "yoloMode": true,
+  "piInfrastructureReadPaths": ["~/x", "/opt/*"],
+  "shellTools": {"run_shell": {"commandArgument": "cmd", "workdirArgument": "dir"}, "sh2": {"commandArgument": "c"}},
+  "permissionReviewLog": false,
+  "debugLog": true,
+  "doublePressToConfirm": false,
+  "toolInputPreviewMaxLength": 10,
+  "toolTextSummaryMaxLength": 1e2,
+  "authorizerChain": ["a", "b"],
+  "promptTimeoutMs": 1500,
+  "auditLog": "/var/log/a.jsonl"
+}`
+	f := ParseFile("/k.json", []byte(text))
+	if len(f.Errors) != 0 {
+		t.Fatalf("errors: %v", f.Errors)
+	}
+	k := f.Knobs
+	if k.Yolo == nil || !*k.Yolo {
+		t.Errorf("Yolo = %v", k.Yolo)
+	}
+	if !k.InfraReadPathsSet || strings.Join(k.InfraReadPaths, ",") != "~/x,/opt/*" {
+		t.Errorf("InfraReadPaths = %v %v", k.InfraReadPathsSet, k.InfraReadPaths)
+	}
+	if len(k.ShellTools) != 2 || k.ShellTools[0] != (ShellTool{"run_shell", "cmd", "dir"}) || k.ShellTools[1] != (ShellTool{"sh2", "c", ""}) {
+		t.Errorf("ShellTools = %+v", k.ShellTools)
+	}
+	if k.PermissionReviewLog == nil || *k.PermissionReviewLog {
+		t.Errorf("PermissionReviewLog = %v", k.PermissionReviewLog)
+	}
+	if k.PromptTimeoutMs == nil || *k.PromptTimeoutMs != 1500 {
+		t.Errorf("PromptTimeoutMs = %v", k.PromptTimeoutMs)
+	}
+	if k.AuditLog == nil || *k.AuditLog != "/var/log/a.jsonl" {
+		t.Errorf("AuditLog = %v", k.AuditLog)
+	}
+	if l, c, ok := f.KeyPosition("yoloMode"); !ok || l != 4 || c != 3 {
+		t.Errorf("KeyPosition(yoloMode) = %d:%d %t, want 4:3", l, c, ok)
+	}
+	if _, _, ok := f.KeyPosition("nope"); ok {
+		t.Errorf("KeyPosition of an absent key must report false")
+	}
+	empty := ParseFile("/e.json", []byte(`{}`))
+	if len(empty.Errors) != 0 || empty.Knobs.Yolo != nil || empty.Knobs.InfraReadPathsSet || empty.Knobs.AuditLog != nil || empty.Knobs.PromptTimeoutMs != nil {
+		t.Errorf("an empty file sets knobs: %+v %v", empty.Knobs, empty.Errors)
+	}
+}
+
+func TestParseFileDenyWithReason(t *testing.T) {
+	f := ParseFile("/r.json", []byte(`{"permission": {
+  "bash": {"npm *": {"action": "deny", "reason": "Use pnpm instead"}},
+  "read": {"*.env": {"action": "deny"}, "*.key": {"reason": "keys", "action": "deny"}}
+}}`))
+	if len(f.Errors) != 0 {
+		t.Fatal(f.Errors)
+	}
+	for _, c := range []struct {
+		surface, pattern, reason string
+		i, j                     int
+	}{
+		{"bash", "npm *", "Use pnpm instead", 0, 0},
+		{"read", "*.env", "", 1, 0},
+		{"read", "*.key", "keys", 1, 1},
+	} {
+		pe := f.Permission[c.i].Patterns[c.j]
+		if f.Permission[c.i].Surface != c.surface || pe.Pattern != c.pattern || pe.State != (State{Deny, c.reason}) {
+			t.Errorf("%s %s = %+v", c.surface, c.pattern, pe)
+		}
+	}
+}
+
+func TestParseFileReasonLength(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		reason string
+		ok     bool
+	}{
+		{"500 ascii", strings.Repeat("x", 500), true},
+		{"501 ascii", strings.Repeat("x", 501), false},
+		{"500 two-byte characters", strings.Repeat("é", 500), true},
+		{"501 two-byte characters", strings.Repeat("é", 501), false},
+		{"500 four-byte characters", strings.Repeat("😀", 500), true},
+	} {
+		text := `{"permission": {"bash": {"x": {"action": "deny", "reason": "` + c.reason + `"}}}}`
+		f := ParseFile("/r.json", []byte(text))
+		if ok := len(f.Errors) == 0; ok != c.ok {
+			t.Errorf("%s: accepted=%t, want %t (%v)", c.name, ok, c.ok, f.Errors)
+		}
+		if !c.ok && len(f.Errors) > 0 {
+			l, col := posOf(t, text, `"`+c.reason[:3], 1)
+			if e := f.Errors[0]; e.Line != l || e.Column != col || !strings.Contains(e.Message, "longer than 500 characters") {
+				t.Errorf("%s: error %v, want %d:%d longer than 500 characters", c.name, e, l, col)
+			}
+		}
+	}
+}
+
+type errRow struct {
+	name   string
+	text   string
+	needle string // the error points at this text ...
+	nth    int    // ... occurrence (0 means 1)
+	line   int    // or, when needle is "", at this position
+	col    int
+	msg    string // substring of the message
+}
+
+// TestParseFileErrors checks that every problem is reported with the path,
+// the line and column where it is, and a message that names it; and that
+// a file with any error contributes nothing.
+func TestParseFileErrors(t *testing.T) {
+	long := strings.Repeat("r", 501)
+	rows := []errRow{
+		{name: "unknown key", text: "{\n  \"permission\": {},\n  \"debugLo\": true\n}", line: 3, col: 3, msg: "Unrecognized config key 'debugLo'."},
+		{name: "misspelt permissions", text: `{"permissions": {"bash": "deny"}}`, line: 1, col: 2, msg: "Unrecognized config key 'permissions'."},
+		{name: "unknown key after good ones", text: "{\"yoloMode\": false,\n\t\"x\": 1}", line: 2, col: 2, msg: "Unrecognized config key 'x'."},
+		{name: "legacy key", text: "{\n\t\"defaultPolicy\": {}\n}", line: 2, col: 2, msg: "legacy key 'defaultPolicy'"},
+		{name: "legacy bash key", text: `{"bash": {"rm *": "deny"}}`, line: 1, col: 2, msg: "legacy key 'bash'"},
+		{name: "duplicate top-level key", text: "{\"yoloMode\": false,\n \"yoloMode\": true}", line: 2, col: 2, msg: `key "yoloMode" appears twice in the policy file`},
+		{name: "duplicate surface", text: "{\"permission\": {\n  \"bash\": \"ask\",\n  \"read\": \"ask\",\n  \"bash\": \"allow\"\n}}", line: 4, col: 3, msg: `key "bash" appears twice in permission`},
+		{name: "duplicate pattern", text: "{\"permission\": {\"bash\": {\n    \"git *\": \"allow\",\n    \"git *\": \"deny\"}}}", line: 3, col: 5, msg: `key "git *" appears twice in permission.bash`},
+		{name: "duplicate by escape", text: `{"permission": {"bash": {"a": "allow", "\u0061": "deny"}}}`, needle: `"\u0061"`, msg: `appears twice`},
+		{name: "duplicate in reason object", text: `{"permission": {"bash": {"x": {"action": "deny", "action": "deny"}}}}`, needle: `"action"`, nth: 2, msg: "appears twice"},
+		{name: "invalid state", text: `{"permission": {"bash": {"ls": "allw"}}}`, needle: `"allw"`, msg: `invalid state "allw" for bash pattern "ls"`},
+		{name: "invalid shorthand", text: `{"permission": {"bash": "yes"}}`, needle: `"yes"`, msg: `invalid state "yes" for surface "bash"`},
+		{name: "uppercase state", text: `{"permission": {"*": "Allow"}}`, needle: `"Allow"`, msg: `invalid state "Allow"`},
+		{name: "surface number", text: `{"permission": {"bash": 1}}`, needle: `1`, msg: "permission.bash must be an object, not a number"},
+		{name: "surface array", text: `{"permission": {"bash": ["allow"]}}`, needle: `[`, msg: "permission.bash must be an object, not an array"},
+		{name: "surface null", text: `{"permission": {"bash": null}}`, needle: `null`, msg: "must be an object, not null"},
+		{name: "pattern number", text: `{"permission": {"bash": {"ls": 1}}}`, needle: `1`, msg: `invalid state for bash pattern "ls": a number`},
+		{name: "pattern boolean", text: `{"permission": {"bash": {"ls": true}}}`, needle: `true`, msg: "a boolean"},
+		{name: "permission string", text: `{"permission": "allow"}`, needle: `"allow"`, msg: "permission must be an object, not a string"},
+		{name: "permission array", text: `{"permission": []}`, needle: `[`, msg: "permission must be an object, not an array"},
+		{name: "empty surface key", text: `{"permission": {"": "deny"}}`, needle: `""`, msg: "empty surface key"},
+		{name: "empty pattern key", text: `{"permission": {"bash": {"": "deny"}}}`, needle: `""`, msg: `surface "bash" has an empty pattern key`},
+		{name: "reason not a string", text: `{"permission": {"bash": {"npm *": {"action": "deny", "reason": 42}}}}`, needle: `42`, msg: "must be a string, not a number"},
+		{name: "action allow", text: `{"permission": {"bash": {"x": {"action": "allow"}}}}`, needle: `"allow"`, msg: `must be "deny"`},
+		{name: "action not a string", text: `{"permission": {"bash": {"x": {"action": 1}}}}`, needle: `1}`, msg: `must be "deny"`},
+		{name: "extra key in reason object", text: `{"permission": {"bash": {"x": {"action": "deny", "why": "x"}}}}`, needle: `"why"`, msg: "unknown key 'why'"},
+		{name: "reason without action", text: `{"permission": {"bash": {"x": {"reason": "x"}}}}`, needle: `{"reason"`, msg: `has no "action": "deny"`},
+		{name: "empty reason object", text: `{"permission": {"bash": {"x": {}}}}`, needle: `{}`, msg: `has no "action": "deny"`},
+		{name: "reason too long", text: `{"permission": {"bash": {"x": {"action": "deny", "reason": "` + long + `"}}}}`, needle: `"rrr`, msg: "longer than 500 characters"},
+		{name: "deny object as shorthand", text: `{"permission": {"bash": {"action": "deny", "reason": "x"}}}`, needle: `"x"`, msg: `invalid state "x" for bash pattern "reason"`},
+		{name: "yolo number", text: `{"permission": {"*": "ask"}, "yoloMode": 1}`, needle: `1}`, msg: "yoloMode must be a boolean, not a number"},
+		{name: "yolo string", text: `{"yoloMode": "yes"}`, needle: `"yes"`, msg: "yoloMode must be a boolean, not a string"},
+		{name: "debugLog string", text: `{"debugLog": "true"}`, needle: `"true"`, msg: "debugLog must be a boolean"},
+		{name: "permissionReviewLog null", text: `{"permissionReviewLog": null}`, needle: `null`, msg: "permissionReviewLog must be a boolean, not null"},
+		{name: "prompt timeout zero", text: `{"promptTimeoutMs": 0}`, needle: `0`, msg: "promptTimeoutMs must be at least 1, not 0"},
+		{name: "prompt timeout fraction", text: `{"promptTimeoutMs": 1.5}`, needle: `1.5`, msg: "promptTimeoutMs must be a whole number, not 1.5"},
+		{name: "prompt timeout string", text: `{"promptTimeoutMs": "10"}`, needle: `"10"`, msg: "must be a whole number, not a string"},
+		{name: "prompt timeout huge", text: `{"promptTimeoutMs": 1e300}`, needle: `1e300`, msg: "whole number"},
+		{name: "preview length zero", text: `{"toolInputPreviewMaxLength": 0}`, needle: `0`, msg: "at least 1"},
+		{name: "summary length negative", text: `{"toolTextSummaryMaxLength": -3}`, needle: `-3`, msg: "at least 1, not -3"},
+		{name: "audit log empty", text: `{"auditLog": ""}`, needle: `""`, msg: "auditLog must not be empty"},
+		{name: "audit log number", text: `{"auditLog": 1}`, needle: `1`, msg: "auditLog must be a string"},
+		{name: "schema number", text: `{"$schema": 1}`, needle: `1`, msg: "$schema must be a string"},
+		{name: "infra paths not array", text: `{"piInfrastructureReadPaths": "/x"}`, needle: `"/x"`, msg: "must be an array of strings, not a string"},
+		{name: "infra paths element", text: `{"piInfrastructureReadPaths": ["/x", 1]}`, needle: `1]`, msg: "piInfrastructureReadPaths[1] must be a string"},
+		{name: "authorizer chain object", text: `{"authorizerChain": {}}`, needle: `{}`, msg: "authorizerChain must be an array"},
+		{name: "shellTools not object", text: `{"shellTools": []}`, needle: `[`, msg: "shellTools must be an object"},
+		{name: "shellTools entry string", text: `{"shellTools": {"t": "cmd"}}`, needle: `"cmd"`, msg: "shellTools.t must be an object"},
+		{name: "shellTools missing command", text: `{"shellTools": {"t": {"workdirArgument": "d"}}}`, needle: `"t"`, msg: "shellTools.t needs a non-empty commandArgument"},
+		{name: "shellTools unknown field", text: `{"shellTools": {"t": {"commandArgument": "c", "x": "y"}}}`, needle: `"x"`, msg: "unknown key 'x' in shellTools.t"},
+		{name: "shellTools command number", text: `{"shellTools": {"t": {"commandArgument": 5}}}`, needle: `5`, msg: "shellTools.t.commandArgument must be a string"},
+		{name: "top-level array", text: `[]`, line: 1, col: 1, msg: "the policy file must be an object, not an array"},
+		{name: "top-level string", text: "\n  \"x\"", line: 2, col: 3, msg: "must be an object, not a string"},
+		{name: "missing colon", text: "{\n  \"a\" 1\n}", line: 2, col: 7, msg: "cannot parse JSONC: invalid character '1' after object name"},
+		{name: "unterminated string", text: `{"permission": {"bash": "ask}}`, line: 1, col: 31, msg: "cannot parse JSONC"},
+		{name: "unterminated block comment", text: "{\n  /* x", line: 2, col: 3, msg: "cannot parse JSONC: parsing comment: unexpected EOF"},
+		{name: "trailing garbage", text: "{}\n x", line: 2, col: 2, msg: "invalid character 'x' after top-level value"},
+		{name: "empty file", text: "", line: 1, col: 1, msg: "cannot parse JSONC"},
+		{name: "only a comment", text: "// nothing\n", line: 2, col: 1, msg: "cannot parse JSONC"},
+		{name: "double comma", text: "{\n\"a\": [1,\n 2,,]}", line: 3, col: 4, msg: "invalid character ','"},
+		{name: "single quotes", text: `{'permission': {}}`, line: 1, col: 2, msg: "cannot parse JSONC"},
+		{name: "unquoted key", text: `{permission: {}}`, line: 1, col: 2, msg: "cannot parse JSONC"},
+		{name: "byte order mark", text: "\ufeff{}", line: 1, col: 1, msg: "cannot parse JSONC"},
+		{name: "nesting too deep", text: `{"permission": {"bash": ` + strings.Repeat("[", 5000) + strings.Repeat("]", 5000) + "}}", line: 1, col: 25 + 998, msg: "nest deeper than 1000 levels"},
+	}
+	for _, r := range rows {
+		f := ParseFile("/cfg/p.json", []byte(r.text))
+		if len(f.Errors) == 0 {
+			t.Errorf("%s: no error for %q", r.name, r.text)
+			continue
+		}
+		line, col := r.line, r.col
+		if r.needle != "" {
+			nth := r.nth
+			if nth == 0 {
+				nth = 1
+			}
+			line, col = posOf(t, r.text, r.needle, nth)
+		}
+		e := f.Errors[0]
+		if e.Path != "/cfg/p.json" || e.Line != line || e.Column != col || !strings.Contains(e.Message, r.msg) {
+			t.Errorf("%s: first error = %q (%s:%d:%d), want %s:%d:%d containing %q", r.name, e.Message, e.Path, e.Line, e.Column, "/cfg/p.json", line, col, r.msg)
+		}
+		if want := fmt.Sprintf("/cfg/p.json:%d:%d: %s", e.Line, e.Column, e.Message); e.String() != want {
+			t.Errorf("%s: String() = %q, want %q", r.name, e.String(), want)
+		}
+		for _, e := range f.Errors {
+			if e.Path == "" || e.Line < 1 || e.Column < 1 || e.Message == "" {
+				t.Errorf("%s: error without path, line or column: %+v", r.name, e)
+			}
+		}
+		// A broken file contributes nothing: composed as the global file it
+		// leaves only the builtin fallback.
+		p := Compose([]ScopeFile{{Scope: ScopeGlobal, Path: f.Path, Trusted: true, Exists: true, File: f}}, testHome)
+		if len(p.Rules()) != 1 || !p.Rules()[0].IsFallback() || p.Rules()[0].Origin.Scope != ScopeBuiltin || p.Yolo || p.AuditLog != "" || len(p.ShellTools) != 0 || p.PromptTimeout != DefaultPromptTimeout {
+			t.Errorf("%s: the broken file contributed: rules %d, yolo %t, audit %q", r.name, len(p.Rules()), p.Yolo, p.AuditLog)
+		}
+	}
+}
+
+// TestParseFileExactUnknownKeyMessage pins the anchor's literal text.
+func TestParseFileExactUnknownKeyMessage(t *testing.T) {
+	f := ParseFile("/g.json", []byte("{\n  \"debugLo\": true\n}"))
+	if len(f.Errors) != 1 {
+		t.Fatalf("errors: %v", f.Errors)
+	}
+	if got := f.Errors[0].String(); got != "/g.json:2:3: Unrecognized config key 'debugLo'." {
+		t.Errorf("got %q", got)
+	}
+}
+
+func TestParseFileReportsEveryProblem(t *testing.T) {
+	text := "{\n \"a\": 1,\n \"permission\": {\"bash\": \"nope\", \"read\": {\"x\": 2}},\n \"yoloMode\": \"y\"\n}"
+	f := ParseFile("/m.json", []byte(text))
+	var got, want []string
+	for _, e := range f.Errors {
+		got = append(got, fmt.Sprintf("%d:%d", e.Line, e.Column))
+	}
+	for _, needle := range []string{`"a"`, `"nope"`, `2}`, `"y"`} {
+		l, c := posOf(t, text, needle, 1)
+		want = append(want, fmt.Sprintf("%d:%d", l, c))
+	}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("error positions = %v, want %v (%v)", got, want, f.Errors)
+	}
+}
+
+func TestWarningString(t *testing.T) {
+	for _, c := range []struct {
+		w    Warning
+		want string
+	}{
+		{Warning{Path: "/a", Line: 2, Column: 3, Message: "m"}, "/a:2:3: m"},
+		{Warning{Path: "/a", Message: "m"}, "/a: m"},
+		{Warning{Message: "m"}, "m"},
+	} {
+		if got := c.w.String(); got != c.want {
+			t.Errorf("%+v.String() = %q, want %q", c.w, got, c.want)
+		}
+	}
+}
+
+// TestParseFileHugeNestingDoesNotCrash: a megabyte of "[" used to
+// overflow the stack of the JSONC parser, a fatal error that no recover
+// catches.
+func TestParseFileHugeNestingDoesNotCrash(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		text string
+		deep bool
+		col  int // of the first "{" or "[" past the limit
+	}{
+		{"4 MiB of [", strings.Repeat("[", 4<<20), true, 1001},
+		{"a million objects", strings.Repeat(`{"a":`, 1<<20), true, 5001},
+		{"brackets in a string", `{"permission": {"bash": {"x` + strings.Repeat("[", 1<<20) + `": "deny"}}}`, false, 0},
+		{"escaped quote in a string", `{"permission": {"bash": {"\"` + strings.Repeat("{", 1<<20) + `": "deny"}}}`, false, 0},
+		{"brackets in a line comment", "{\"permission\": {}} // " + strings.Repeat("{", 1<<20), false, 0},
+		{"brackets in a block comment", `{"permission": {}} /* ` + strings.Repeat("[", 1<<20) + ` */`, false, 0},
+	} {
+		f := ParseFile("/deep.json", []byte(c.text))
+		if !c.deep {
+			if len(f.Errors) != 0 {
+				t.Errorf("%s: %v", c.name, f.Errors)
+			}
+			continue
+		}
+		if len(f.Errors) != 1 || !strings.Contains(f.Errors[0].Message, "nest deeper than 1000 levels") || f.Errors[0].Line != 1 || f.Errors[0].Column != c.col {
+			t.Errorf("%s: errors %v, want one at 1:%d", c.name, f.Errors[:min(1, len(f.Errors))], c.col)
+		}
+	}
+	// Exactly at the limit is fine: 2 objects and 998 arrays.
+	ok := strings.Repeat("[", 998) + strings.Repeat("]", 998)
+	f := ParseFile("/ok.json", []byte(`{"authorizerChain": [`+ok+`]}`))
+	for _, e := range f.Errors {
+		if strings.Contains(e.Message, "nest deeper") {
+			t.Errorf("1000 levels rejected as too deep: %v", e)
+		}
+	}
+	if len(f.Errors) == 0 {
+		t.Errorf("authorizerChain of arrays must still be a schema error")
+	}
+	deep := strings.Repeat("[", 999) + strings.Repeat("]", 999)
+	f = ParseFile("/ok.json", []byte(`{"authorizerChain": [`+deep+`]}`))
+	if len(f.Errors) != 1 || !strings.Contains(f.Errors[0].Message, "nest deeper") {
+		t.Errorf("1001 levels must be too deep: %v", f.Errors)
+	}
+}
+
+func FuzzParseFile(f *testing.F) {
+	for _, s := range []string{
+		`{}`,
+		`{"permission": {"*": "allow", "bash": {"*": "ask", "rm -rf *": "deny"}}}`,
+		`{"permission": {"bash": {"npm *": {"action": "deny", "reason": "Use pnpm"}}}, "yoloMode": true}`,
+		"// c\n{\"permission\": {\"mcp\": {\"exa:*\": \"allow\",},}, /* x */}",
+		`{"shellTools": {"t": {"commandArgument": "c"}}, "piInfrastructureReadPaths": ["~/x"], "auditLog": "/a"}`,
+		`{"debugLo": true}`,
+		`[[[[`,
+		`{"permission": {"read": {"~/.ssh/*": "deny", "$HOME/x": "allow"}}}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		pf := ParseFile("/fuzz.json", data)
+		for _, e := range pf.Errors {
+			if e.Path != "/fuzz.json" || e.Line < 1 || e.Column < 1 || e.Message == "" {
+				t.Fatalf("error without position: %+v", e)
+			}
+		}
+		g := ScopeFile{Scope: ScopeGlobal, Path: "/fuzz.json", Trusted: true, Exists: true, File: pf}
+		proj := ScopeFile{Scope: ScopeProject, Path: "/proj.json", Exists: true, File: ParseFile("/proj.json", data)}
+		for _, files := range [][]ScopeFile{{g}, {g, proj}} {
+			p := Compose(files, testHome)
+			broken := len(pf.Errors) > 0
+			if p.Clamped != broken {
+				t.Fatalf("Clamped = %t with %d errors", p.Clamped, len(pf.Errors))
+			}
+			if len(p.Rules()) == 0 || !p.Rules()[0].IsFallback() {
+				t.Fatalf("the first rule is not the fallback")
+			}
+			for _, r := range p.Rules() {
+				if broken && r.Action == Allow {
+					t.Fatalf("a broken file left an allow: %+v", r)
+				}
+				if r.Action < Allow || r.Action > Deny {
+					t.Fatalf("rule with invalid action: %+v", r)
+				}
+			}
+			if len(files) == 2 && p.Yolo != (!broken && pf.Knobs.Yolo != nil && *pf.Knobs.Yolo) {
+				t.Fatalf("yolo %t: only the global file decides", p.Yolo)
+			}
+			for _, q := range []Query{
+				{Surface: "bash", Values: []string{"rm -rf /"}},
+				{Surface: "read", Values: []string{"/home/u/.ssh/id_rsa", ".env"}},
+				{Surface: "mcp", Values: []string{"exa_search", "exa:search", "exa", "mcp"}, FirstCandidate: true},
+				{Surface: "task"},
+			} {
+				res := p.Resolve(q)
+				if res.Rule == nil || res.Action != res.Rule.Action && !res.Floored {
+					t.Fatalf("Resolve(%+v) = %+v", q, res)
+				}
+				if broken && res.Action == Allow {
+					t.Fatalf("a broken file allowed %+v", q)
+				}
+			}
+		}
+	})
+}
