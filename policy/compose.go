@@ -181,6 +181,7 @@ func Compose(files []ScopeFile, home string) *Policy {
 			p.Warnings = append(p.Warnings, Warning{Path: sf.Path, Message: fmt.Sprintf("this %s file contributes no rules until it is fixed; every allow of the policy asks instead (fail-closed)", sf.Scope)})
 			continue
 		}
+		p.Warnings = append(p.Warnings, sf.File.Notes...)
 		if sf.Trusted {
 			trustedFiles = append(trustedFiles, sf)
 		} else if len(sf.File.Permission) > 0 {

@@ -75,6 +75,9 @@ type File struct {
 	Knobs      Knobs
 	// Errors make the whole file contribute nothing (SPEC §1.3).
 	Errors []Warning
+	// Notes are warnings that do not reject the file (a legacy format
+	// translated, for instance).
+	Notes []Warning
 	// keyLines remembers where each top-level key stands, for warnings
 	// about knobs that the file's scope may not set.
 	keyLines map[string][2]int
@@ -172,8 +175,9 @@ func tooDeep(data []byte) int {
 }
 
 type parser struct {
-	file  *File
-	lines []int
+	file   *File
+	lines  []int
+	legacy *legacyPolicy
 }
 
 func (p *parser) errorf(offset int, format string, args ...any) {
@@ -301,11 +305,12 @@ func (p *parser) top(v *hujson.Value) {
 		case key == "shellTools":
 			p.shellTools(&m.Value)
 		case legacyKeys[key]:
-			p.errorf(m.Name.StartOffset, "legacy key '%s' (pi-permissions.jsonc format) is not read in this file; write it in the flat 'permission' format", key)
+			p.legacyKey(key, m)
 		case !acceptedKeys[key]:
 			p.errorf(m.Name.StartOffset, "Unrecognized config key '%s'.", key)
 		}
 	}
+	p.finishLegacy()
 }
 
 func (p *parser) boolean(v *hujson.Value, key string) *bool {

@@ -37,6 +37,14 @@ func GlobalPath(agentDir string) string {
 	return filepath.Join(agentDir, "extensions", "pi-permission-system", "config.json")
 }
 
+// LegacyGlobalPath is the original extension's global policy file.
+func LegacyGlobalPath(agentDir string) string { return filepath.Join(agentDir, "pi-permissions.jsonc") }
+
+// LegacyProjectPath is the original extension's project policy file.
+func LegacyProjectPath(cwd string) string {
+	return filepath.Join(cwd, ".pi", "agent", "pi-permissions.jsonc")
+}
+
 // ProjectPath is the project config file under cwd.
 func ProjectPath(cwd string) string {
 	return filepath.Join(cwd, ".pi", "extensions", "pi-permission-system", "config.json")
@@ -71,7 +79,16 @@ func NewLoader() *Loader { return &Loader{files: map[string]cached{}} }
 func (l *Loader) Policy(loc Locations) *Policy {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	scopes := []ScopeFile{l.read(ScopeGlobal, GlobalPath(loc.AgentDir), true, false, ParseFile)}
+	// Legacy files (the original extension's pi-permissions.jsonc) come
+	// before the new file of their scope, which then wins.
+	var scopes []ScopeFile
+	if legacy := l.read(ScopeGlobal, LegacyGlobalPath(loc.AgentDir), true, false, ParseFile); legacy.Exists {
+		scopes = append(scopes, legacy)
+	}
+	scopes = append(scopes, l.read(ScopeGlobal, GlobalPath(loc.AgentDir), true, false, ParseFile))
+	if legacy := l.project(ScopeProject, LegacyProjectPath(loc.Cwd), loc.ProjectTrusted, ParseFile); legacy.Exists {
+		scopes = append(scopes, legacy)
+	}
 	scopes = append(scopes, l.project(ScopeProject, ProjectPath(loc.Cwd), loc.ProjectTrusted, ParseFile))
 	for _, c := range loc.ConfigFiles {
 		scopes = append(scopes, l.read(ScopeGlobal, c, true, true, ParseFile))
