@@ -1,7 +1,6 @@
 package hook
 
 import (
-
 	json "github.com/goccy/go-json"
 	"github.com/rs/zerolog"
 

@@ -12,10 +12,10 @@ import (
 
 // Warning is a problem with a policy file, or advice about the policy.
 type Warning struct {
-	Path    string
-	Line    int
-	Column  int
-	Message string
+	Path    string `json:"path,omitempty"`
+	Line    int    `json:"line,omitempty"`
+	Column  int    `json:"column,omitempty"`
+	Message string `json:"message"`
 }
 
 func (w Warning) String() string {

@@ -66,7 +66,9 @@ func TestAnswers(t *testing.T) {
 		{"deny with reason", func(protocol.PromptParams) (any, *jsonrpc2.Error) {
 			return map[string]any{"choice": "deny_with_reason", "reason": " frozen "}, nil
 		}, "deny_with_reason", "frozen", ""},
-		{"error reply", func(protocol.PromptParams) (any, *jsonrpc2.Error) { return nil, &jsonrpc2.Error{Code: -32000, Message: "closed"} }, "", "", "error -32000"},
+		{"error reply", func(protocol.PromptParams) (any, *jsonrpc2.Error) {
+			return nil, &jsonrpc2.Error{Code: -32000, Message: "closed"}
+		}, "", "", "error -32000"},
 		{"unknown choice", func(protocol.PromptParams) (any, *jsonrpc2.Error) { return map[string]any{"choice": "maybe"}, nil }, "", "", "not offered"},
 		{"null result", func(protocol.PromptParams) (any, *jsonrpc2.Error) { return nil, nil }, "", "", "no result"},
 		{"choice of wrong type", func(protocol.PromptParams) (any, *jsonrpc2.Error) { return map[string]any{"choice": 1}, nil }, "", "", "choice"},

@@ -1,0 +1,145 @@
+package policy
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Lint is advice about a policy that parses: legal, but probably not
+// what its author meant.
+type Lint struct {
+	Path    string `json:"path,omitempty"`
+	Line    int    `json:"line,omitempty"`
+	Kind    string `json:"kind"` // shadowed, risky-allow, unknown-surface, permissive-fallback
+	Message string `json:"message"`
+}
+
+// builtinSurfaces are the surfaces toolgate itself uses.
+var builtinSurfaces = map[string]bool{
+	"*": true, "read": true, "write": true, "edit": true, "grep": true, "find": true, "ls": true,
+	"bash": true, "mcp": true, "skill": true, "path": true, "external_directory": true,
+}
+
+// runsAnything are commands whose allow lets any other command run.
+var runsAnything = map[string]string{
+	"bash": "a shell", "sh": "a shell", "zsh": "a shell", "dash": "a shell", "ksh": "a shell", "fish": "a shell", "busybox": "a shell",
+	"sudo": "a wrapper", "doas": "a wrapper", "env": "a wrapper", "xargs": "a wrapper", "nohup": "a wrapper", "timeout": "a wrapper",
+	"nice": "a wrapper", "time": "a wrapper", "command": "a wrapper", "exec": "a wrapper", "eval": "a string evaluator",
+	"source": "a script loader", ".": "a script loader", "su": "a wrapper", "runuser": "a wrapper", "watch": "a wrapper",
+	"parallel": "a wrapper", "setsid": "a wrapper", "flock": "a wrapper", "script": "a wrapper",
+	"python": "an interpreter", "python3": "an interpreter", "node": "an interpreter", "perl": "an interpreter",
+	"ruby": "an interpreter", "php": "an interpreter", "deno": "an interpreter", "bun": "an interpreter",
+	"lua": "an interpreter", "npx": "a package runner", "pnpx": "a package runner", "ssh": "a remote shell",
+}
+
+// LintPolicy returns advice about p's config rules, in rule order.
+func LintPolicy(p *Policy) []Lint {
+	var out []Lint
+	rules := configOnly(p.rules)
+	for i, r := range rules {
+		for _, later := range rules[i+1:] {
+			if later.Surface == r.Surface && subsumes(later.Pattern, r.Pattern) {
+				out = append(out, Lint{Path: r.Origin.Path, Line: r.Origin.Line, Kind: "shadowed",
+					Message: fmt.Sprintf("%s rule %q can never win: the later rule %q (%s) matches everything it matches", r.Surface, r.Pattern, later.Pattern, where(later.Origin))})
+				break
+			}
+		}
+		if r.Surface == "bash" && r.Action == Allow {
+			out = append(out, riskyAllow(r)...)
+		}
+		if !builtinSurfaces[r.Surface] && !strings.ContainsAny(r.Surface, "*?") {
+			out = append(out, unknownSurface(r)...)
+		}
+	}
+	for _, w := range p.Warnings {
+		if strings.Contains(w.Message, `"*": "allow"`) {
+			out = append(out, Lint{Path: w.Path, Line: w.Line, Kind: "permissive-fallback", Message: w.Message})
+		}
+	}
+	return dedupeLints(out)
+}
+
+func configOnly(rules []*Rule) []*Rule {
+	var out []*Rule
+	for _, r := range rules {
+		if r.Layer == LayerConfig {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func where(o Origin) string {
+	if o.Path == "" {
+		return o.Scope
+	}
+	return fmt.Sprintf("%s:%d", o.Path, o.Line)
+}
+
+// subsumes reports, conservatively, whether pattern a matches every value
+// pattern b matches: a is "*"; or b has no wildcard and a matches it; or a
+// is a literal prefix followed by a single trailing "*" and b starts with
+// that prefix.
+func subsumes(a, b string) bool {
+	if a == "*" {
+		return true
+	}
+	if !strings.ContainsAny(b, "*?") {
+		pa := CompilePattern(a, "")
+		return pa.Match(b, false)
+	}
+	prefix, ok := strings.CutSuffix(a, "*")
+	if !ok || strings.ContainsAny(prefix, "*?") {
+		return false
+	}
+	if strings.HasSuffix(prefix, " ") {
+		// "git *" also matches the bare "git": b must start with "git "
+		// or be exactly "git" followed by its own optional tail.
+		return strings.HasPrefix(b, prefix) || b == strings.TrimSuffix(prefix, " ")+" *"
+	}
+	return strings.HasPrefix(b, prefix)
+}
+
+func riskyAllow(r *Rule) []Lint {
+	pat := strings.TrimSpace(r.Pattern)
+	if pat == "*" {
+		return []Lint{{Path: r.Origin.Path, Line: r.Origin.Line, Kind: "risky-allow",
+			Message: "bash \"*\": \"allow\" allows every command no later rule names; toolgate still asks for wrappers, inline scripts and unparseable commands"}}
+	}
+	first := strings.Fields(pat)[0]
+	if kind, ok := runsAnything[first]; ok && strings.ContainsAny(pat, "*?") {
+		return []Lint{{Path: r.Origin.Path, Line: r.Origin.Line, Kind: "risky-allow",
+			Message: fmt.Sprintf("bash allow %q: %s is %s, so this allows any command it runs (toolgate floors wrappers and shells to ask, so this rule mostly has no effect)", r.Pattern, first, kind)}}
+	}
+	return nil
+}
+
+func unknownSurface(r *Rule) []Lint {
+	msg := fmt.Sprintf("surface %q is not one toolgate uses itself; it applies only if an extension tool has exactly this name", r.Surface)
+	for b := range builtinSurfaces {
+		if strings.EqualFold(b, r.Surface) || strings.EqualFold(b+"s", r.Surface) || strings.EqualFold(b, r.Surface+"s") {
+			msg += fmt.Sprintf(" (did you mean %q?)", b)
+		}
+	}
+	return []Lint{{Path: r.Origin.Path, Line: r.Origin.Line, Kind: "unknown-surface", Message: msg}}
+}
+
+func dedupeLints(in []Lint) []Lint {
+	seen := map[string]bool{}
+	var out []Lint
+	for _, l := range in {
+		k := fmt.Sprintf("%s\x00%d\x00%s", l.Path, l.Line, l.Message)
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, l)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Path != out[j].Path {
+			return out[i].Path < out[j].Path
+		}
+		return out[i].Line < out[j].Line
+	})
+	return out
+}
