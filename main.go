@@ -21,6 +21,7 @@ import (
 const usage = `usage: toolgate [serve] [flags]          the JSON-RPC plugin on stdin/stdout
        toolgate explain --tool T --input JSON [--cwd D] [--agent A] [--json]
        toolgate validate [FILE…]          check policy files (the effective ones without FILE)
+       toolgate replay [--config F] AUDITLOG  re-decide recorded calls with today's policy; list changes
        toolgate audit verify AUDITLOG     check the audit log's hash chain
        toolgate version
 
@@ -49,6 +50,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 0
 	case "audit":
 		return auditCmd(args, stdout, stderr)
+	case "replay":
+		return replay(args, stdout, stderr)
 	case "explain":
 		return explain(args, stdout, stderr)
 	case "validate":

@@ -1,7 +1,10 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -44,5 +47,80 @@ func TestUnknownCommand(t *testing.T) {
 	var out bytes.Buffer
 	if code := run([]string{"frobnicate"}, nil, &out, &out); code != 2 {
 		t.Fatalf("exit %d, want 2", code)
+	}
+}
+
+func TestReplayListsChangedDecisions(t *testing.T) {
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	agentDir := filepath.Join(dir, "agent")
+	t.Setenv("HOME", dir)
+	t.Setenv("PI_CODING_AGENT_DIR", agentDir)
+	cfg := filepath.Join(agentDir, "extensions", "pi-permission-system", "config.json")
+	write := func(text string) {
+		if err := os.MkdirAll(filepath.Dir(cfg), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(cfg, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(`{"permission": {"*": "allow", "bash": {"*": "allow"}}}`)
+	session := []string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"cwd":"` + dir + `"}}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tool_call","params":{"toolCallId":"c1","toolName":"bash","input":{"command":"git push origin main"}}}`,
+		`{"jsonrpc":"2.0","id":3,"method":"tool_call","params":{"toolCallId":"c2","toolName":"bash","input":{"command":"ls"}}}`,
+	}
+	auditLog := filepath.Join(dir, "audit.jsonl")
+	serveSession(t, []string{"serve", "--audit-log", auditLog}, session)
+	var out bytes.Buffer
+	write(`{"permission": {"*": "allow", "bash": {"*": "allow", "git push *": "deny"}}}`)
+	out.Reset()
+	if code := run([]string{"replay", auditLog}, nil, &out, &out); code != 0 {
+		t.Fatalf("replay exit %d: %s", code, out.String())
+	}
+	got := out.String()
+	if !strings.Contains(got, "c1 bash") || !strings.Contains(got, "was allow, now deny") || strings.Contains(got, "c2 bash") {
+		t.Fatalf("replay output:\n%s", got)
+	}
+	if !strings.Contains(got, "2 calls decided again, 1 would change") {
+		t.Fatalf("replay summary:\n%s", got)
+	}
+	out.Reset()
+	if code := run([]string{"audit", "verify", auditLog}, nil, &out, &out); code != 0 || !strings.Contains(out.String(), "chain intact") {
+		t.Fatalf("audit verify: %d %s", code, out.String())
+	}
+}
+
+// serveSession runs `toolgate serve` in-process and sends each request only
+// after the previous one was answered, as a host does.
+func serveSession(t *testing.T, args []string, requests []string) {
+	t.Helper()
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	done := make(chan int)
+	go func() { code := run(args, inR, outW, io.Discard); outW.Close(); done <- code }()
+	lines := bufio.NewReader(outR)
+	for i, req := range requests {
+		if _, err := io.WriteString(inW, req+"\n"); err != nil {
+			t.Fatal(err)
+		}
+		want := fmt.Sprintf(`"id":%d`, i+1)
+		for {
+			line, err := lines.ReadString('\n')
+			if err != nil {
+				t.Fatalf("no answer to %s: %v", req, err)
+			}
+			if strings.Contains(line, want) {
+				break
+			}
+		}
+	}
+	inW.Close()
+	go io.Copy(io.Discard, outR)
+	if code := <-done; code != 0 {
+		t.Fatalf("serve exit %d", code)
 	}
 }

@@ -56,6 +56,7 @@ type AuditRecord struct {
 	Trace          []protocol.TraceEntry
 	Input          any
 	Choice         string
+	Cwd            string
 }
 
 // Runner turns gate outcomes into allow or block. It is the only place with
@@ -247,7 +248,7 @@ func (rn *Runner) finish(ctx context.Context, req Request, trace []protocol.Trac
 	rec := AuditRecord{Event: "decision", ToolCallID: req.Call.ToolCallID, ToolName: req.Call.ToolName, AgentName: req.Call.AgentName,
 		Action: res.Action, Reason: firstNonEmpty(res.Reason, detail), Resolution: final.resolution, Gate: final.o.Gate,
 		Surface: final.o.D.Surface, Value: final.o.D.Value, State: res.Decision.State,
-		MatchedPattern: res.Decision.MatchedPattern, Origin: res.Decision.Origin, Trace: trace, Input: req.Input}
+		MatchedPattern: res.Decision.MatchedPattern, Origin: res.Decision.Origin, Trace: trace, Input: req.Input, Cwd: req.Call.Cwd}
 	if err := rn.Reporter.Audit(rec); err != nil {
 		final = decided{o: final.o, resolution: protocol.ResGateError,
 			reason: "toolgate: the audit log cannot be written, so the call is blocked: " + err.Error()}

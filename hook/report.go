@@ -47,6 +47,9 @@ func (r reporter) Audit(rec gates.AuditRecord) error {
 		if rec.Trace != nil {
 			e.RawJSON("trace", mustJSON(rec.Trace))
 		}
+		if rec.Cwd != "" {
+			e.Str("cwd", rec.Cwd)
+		}
 		if rec.Input != nil {
 			e.RawJSON("input", mustJSON(rec.Input))
 		}

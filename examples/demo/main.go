@@ -42,30 +42,54 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	session, err := os.Open(filepath.Join(root, "examples", "session.jsonl"))
-	if err != nil {
-		return err
-	}
-	defer session.Close()
 	audit := filepath.Join(tmp, "audit.jsonl")
 	cmd := exec.Command(bin, "--cwd", root, "--config", filepath.Join(root, "examples", "policy.jsonc"), "--audit-log", audit)
 	// An empty agent directory: the demo shows the example policy alone,
 	// whatever the machine's own pi configuration says.
 	cmd.Env = append(os.Environ(), "PI_CODING_AGENT_DIR="+filepath.Join(tmp, "agent"))
-	cmd.Stdin, cmd.Stderr = session, os.Stderr
-	out, err := cmd.Output()
+	cmd.Stderr = os.Stderr
+	stdin, err := cmd.StdinPipe()
 	if err != nil {
-		return fmt.Errorf("toolgate: %w", err)
+		return err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	if err := cmd.Start(); err != nil {
+		return err
 	}
 	fmt.Printf("toolgate with examples/policy.jsonc, answering examples/session.jsonl:\n\n")
-	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		printAnswer(line, requests)
+	answers := bufio.NewReader(stdout)
+	// Like a host, send each request and wait for its answer.
+	for _, req := range requests {
+		if _, err := stdin.Write(append(req.line, '\n')); err != nil {
+			return err
+		}
+		for {
+			line, err := answers.ReadBytes('\n')
+			if err != nil {
+				return fmt.Errorf("toolgate stopped answering: %w", err)
+			}
+			var id struct {
+				ID json.RawMessage `json:"id"`
+			}
+			if json.Unmarshal(line, &id) == nil && string(id.ID) == string(req.ID) {
+				printAnswer(string(line), req)
+				break
+			}
+		}
+	}
+	stdin.Close()
+	if err := cmd.Wait(); err != nil {
+		return fmt.Errorf("toolgate: %w", err)
 	}
 	fmt.Printf("\nEvery decision is in the audit log; check its hash chain with: toolgate audit verify FILE\n")
 	return nil
 }
 
 type request struct {
+	line   []byte
 	ID     json.RawMessage `json:"id"`
 	Method string          `json:"method"`
 	Params struct {
@@ -74,24 +98,25 @@ type request struct {
 	} `json:"params"`
 }
 
-func readSession(path string) (map[string]request, error) {
+func readSession(path string) ([]request, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	reqs := map[string]request{}
+	var reqs []request
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		var r request
 		if json.Unmarshal(sc.Bytes(), &r) == nil && r.ID != nil {
-			reqs[string(r.ID)] = r
+			r.line = append([]byte(nil), sc.Bytes()...)
+			reqs = append(reqs, r)
 		}
 	}
 	return reqs, sc.Err()
 }
 
-func printAnswer(line string, requests map[string]request) {
+func printAnswer(line string, req request) {
 	var msg struct {
 		ID     json.RawMessage `json:"id"`
 		Method string          `json:"method"`
@@ -107,7 +132,6 @@ func printAnswer(line string, requests map[string]request) {
 	if json.Unmarshal([]byte(line), &msg) != nil || msg.Method != "" || msg.Result == nil || msg.Result.Action == "" {
 		return // notifications and non-tool answers
 	}
-	req := requests[string(msg.ID)]
 	what := req.Params.ToolName
 	if c, ok := req.Params.Input["command"].(string); ok {
 		what += " " + c
