@@ -1,0 +1,180 @@
+package shell
+
+import (
+	"fmt"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// defaultMaxDepth bounds recursion into inline scripts when Options.MaxDepth
+// is 0.
+const defaultMaxDepth = 8
+
+// Budgets that keep one analysis bounded whatever the input. Past a budget
+// the analysis fails closed: a word becomes unknown, a glob unexpanded, an
+// inline script an unparseable unit.
+const (
+	maxPayloadBytes = 4 * MaxCommandBytes // inline-script text parsed per analysis
+	maxWrapDepth    = 16                  // wrappers unwrapped around one command
+	maxBraceFields  = 256                 // fields one word may brace-expand to
+	maxFields       = 1 << 17             // fields expanded per analysis
+	maxGlobMatches  = 256                 // matches of one glob
+	maxDirReads     = 64                  // directories read per analysis
+	maxDirEntries   = 4096                // entries read from one directory
+	maxStats        = 512                 // existence checks per analysis
+	maxDirs         = 8                   // effective directories tracked at once
+	maxDirLen       = 4096                // longest effective directory (PATH_MAX)
+	maxBraceWords   = 2048                // words brace expansion may produce per analysis
+	// maxNesting bounds how deep command lists nest (substitutions,
+	// subshells, bodies); deeper input is unparseable rather than slow.
+	maxNesting = 100
+)
+
+// Analyze parses command once (bash dialect) and returns its units, its path
+// words and their floors (SPEC.md §4). It never panics and its work is
+// bounded by the budgets above; a command it cannot read is Unparseable.
+func Analyze(command string, opt Options) Analysis {
+	if len(command) > MaxCommandBytes {
+		return Analysis{Unparseable: true, Error: fmt.Sprintf(
+			"1:1: command is %d bytes, longer than the %d-byte limit", len(command), MaxCommandBytes)}
+	}
+	a := newAnalyzer(opt)
+	f, err := a.parse(command)
+	if err != nil {
+		return Analysis{Unparseable: true, Error: err.Error()}
+	}
+	a.units = make([]Unit, 0, len(command)/32+4)
+	sc := a.topScope(command, f)
+	a.stmts(f.Stmts, CtxTop, sc)
+	if a.tooDeep {
+		return Analysis{Unparseable: true, Error: fmt.Sprintf(
+			"%s: commands nested deeper than %d levels", a.topPos, maxNesting)}
+	}
+	if len(a.units) == 0 && len(f.Stmts) > 0 {
+		return Analysis{Unparseable: true, Error: fmt.Sprintf(
+			"%s: no command to check", f.Stmts[0].Pos())}
+	}
+	return Analysis{Units: a.units, Paths: a.paths}
+}
+
+// parse parses a script; the parser is reused, which it allows once it is
+// done with the previous one (the trees it returned stay valid).
+func (a *analyzer) parse(src string) (*syntax.File, error) {
+	return a.parser.Parse(strings.NewReader(src), "")
+}
+
+// analyzer holds the results and budgets of one Analyze call.
+type analyzer struct {
+	opt      Options
+	parser   *syntax.Parser
+	maxDepth int
+	units    []Unit
+	paths    []PathWord
+	seen     map[PathWord]bool
+	// funcs maps each function defined so far to whether calling it may
+	// change the directory.
+	funcs        map[string]bool
+	fs           fsView
+	fieldStack   []field // see call
+	fieldsLeft   int
+	bracesLeft   int
+	payloadBytes int
+	// nesting is the depth of command lists being walked; tooDeep is set
+	// once it goes past maxNesting, in the top-level command at topPos.
+	nesting int
+	tooDeep bool
+	topPos  syntax.Pos
+}
+
+func newAnalyzer(opt Options) *analyzer {
+	depth := opt.MaxDepth
+	if depth <= 0 {
+		depth = defaultMaxDepth
+	}
+	return &analyzer{
+		opt:        opt,
+		parser:     syntax.NewParser(syntax.Variant(syntax.LangBash)),
+		maxDepth:   depth,
+		seen:       map[PathWord]bool{},
+		funcs:      map[string]bool{},
+		fs:         newFSView(),
+		fieldsLeft: maxFields,
+		bracesLeft: maxBraceWords,
+	}
+}
+
+// addUnit appends u and returns its index, so that a handler can floor it
+// after the units it wraps were added.
+func (a *analyzer) addUnit(u Unit) int {
+	if u.Floor != "" || strings.ContainsAny(u.Text, "*?") {
+		u.ExactSuggestion = true
+	}
+	a.units = append(a.units, u)
+	return len(a.units) - 1
+}
+
+// floorRank orders floors when several apply to one unit; the strongest is
+// reported.
+var floorRank = map[string]int{
+	SentinelIndirection: 1,
+	SentinelDynamic:     2,
+	SentinelOpaque:      3,
+	SentinelUnparseable: 4,
+}
+
+// setFloor floors unit i with s unless a stronger floor is already set.
+// A floored unit is always suggested as an exact-match rule.
+func (a *analyzer) setFloor(i int, s string) {
+	u := &a.units[i]
+	if floorRank[s] > floorRank[u.Floor] {
+		u.Floor = s
+	}
+	u.ExactSuggestion = true
+}
+
+// unparseable records inline code that could not be analyzed.
+func (a *analyzer) unparseable(code string) {
+	a.addUnit(Unit{Text: code, Context: CtxPayload, Floor: SentinelUnparseable})
+}
+
+// payload analyzes literal code that a shell, eval, trap or alias runs.
+// shared is set when the code runs in the current shell (eval), so that its
+// variables and directory changes are the caller's.
+func (a *analyzer) payload(code string, sc *scope, shared bool) {
+	if sc.depth >= a.maxDepth || a.payloadBytes+len(code) > maxPayloadBytes || len(code) > MaxCommandBytes {
+		a.unparseable(code)
+		return
+	}
+	a.payloadBytes += len(code)
+	f, err := a.parse(code)
+	if err != nil {
+		a.unparseable(code)
+		return
+	}
+	child := sc.inline(code, f, shared)
+	a.stmts(f.Stmts, CtxPayload, child)
+	if shared {
+		sc.dirs = child.dirs
+	}
+}
+
+// dataSubsts analyzes the command substitutions inside a literal value that
+// looks like code, such as x='a[$(rm y)]': bash runs them whenever the value
+// is evaluated as arithmetic (((x)), $((x)), [[ x -eq 1 ]]).
+func (a *analyzer) dataSubsts(value string, sc *scope) {
+	if !strings.Contains(value, "$(") && !strings.ContainsRune(value, '`') {
+		return
+	}
+	if sc.depth >= a.maxDepth || a.payloadBytes+len(value) > maxPayloadBytes {
+		a.unparseable(value)
+		return
+	}
+	a.payloadBytes += len(value)
+	w, err := a.parser.Document(strings.NewReader(value))
+	if err != nil {
+		return // not code bash could run either
+	}
+	child := sc.inline(value, &syntax.File{}, false)
+	a.substs(w, CtxPayload, child)
+}

@@ -1,0 +1,74 @@
+package shell
+
+import (
+	"strings"
+	"testing"
+)
+
+// typicalCommand is about 100 bytes of what a coding agent runs.
+const typicalCommand = `cd src && npm run build 2>&1 | tail -n 20 && git status --short && cat package.json | grep version`
+
+// realisticStatements are mixed into the 64 KiB command.
+var realisticStatements = []string{
+	`cd /tmp/project && npm install --save-dev typescript@5 2>&1 | tail -5`,
+	`for f in src/*.ts; do echo "$f"; wc -l "$f"; done`,
+	`if [ -f package.json ]; then jq '.scripts' package.json; fi`,
+	`git log --oneline -n 20 -- src/ | head -3`,
+	`find . -name '*.py' -not -path './node_modules/*' | xargs grep -n TODO`,
+	`OUT=$(mktemp -d); cp -r ./dist "$OUT"/ && ls -la "$OUT"`,
+	`sed -i 's/foo/bar/g' src/config.ts && echo done > /tmp/log.txt`,
+	`bash -c 'echo inline && ls -la ~/projects'`,
+	`cat <<'EOF' > notes.md
+# heading
+some text
+EOF`,
+	`docker compose up -d --build && curl -fsS http://localhost:8080/health`,
+}
+
+func bigCommand(size int) string {
+	var sb strings.Builder
+	for i := 0; sb.Len() < size; i++ {
+		s := realisticStatements[i%len(realisticStatements)]
+		if sb.Len()+len(s)+1 > size {
+			break
+		}
+		sb.WriteString(s)
+		sb.WriteByte('\n')
+	}
+	return sb.String()
+}
+
+func BenchmarkAnalyzeTypical(b *testing.B) {
+	opt := Options{Cwd: b.TempDir(), Home: "/home/u"}
+	if a := Analyze(typicalCommand, opt); a.Unparseable {
+		b.Fatal(a.Error)
+	}
+	b.SetBytes(int64(len(typicalCommand)))
+	for b.Loop() {
+		Analyze(typicalCommand, opt)
+	}
+}
+
+func BenchmarkAnalyze64KiB(b *testing.B) {
+	cmd := bigCommand(MaxCommandBytes)
+	opt := Options{Cwd: b.TempDir(), Home: "/home/u"}
+	if a := Analyze(cmd, opt); a.Unparseable || len(a.Units) < 2000 {
+		b.Fatalf("unparseable=%v (%s), %d units", a.Unparseable, a.Error, len(a.Units))
+	}
+	b.SetBytes(int64(len(cmd)))
+	for b.Loop() {
+		Analyze(cmd, opt)
+	}
+}
+
+// BenchmarkParse64KiB is the parser's share of BenchmarkAnalyze64KiB.
+func BenchmarkParse64KiB(b *testing.B) {
+	cmd := bigCommand(MaxCommandBytes)
+	a := newAnalyzer(Options{})
+	b.SetBytes(int64(len(cmd)))
+	for b.Loop() {
+		if _, err := a.parse(cmd); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,317 @@
+package shell
+
+import (
+	"path"
+	"path/filepath"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// cmd is one simple command to analyze, after expansion.
+type cmd struct {
+	fields []field
+	env    []string         // variables set in its environment (FOO=1 cmd, env FOO=1 cmd)
+	ctx    Context          // where it stands
+	stdin  *syntax.Redirect // the statement's stdin redirect, for shells reading it
+	depth  int              // wrappers around it
+}
+
+func (c cmd) args() []field { return c.fields[1:] }
+
+// with returns the command that c runs: fields, in context ctx.
+func (c cmd) with(fields []field, ctx Context) cmd {
+	return cmd{fields: fields, env: c.env, ctx: ctx, stdin: c.stdin, depth: c.depth + 1}
+}
+
+func (a *analyzer) call(c *syntax.CallExpr, ctx Context, sc *scope, stdin *syntax.Redirect) branch {
+	if len(c.Args) == 0 {
+		a.assignment(c, sc)
+		return same(sc)
+	}
+	var env []string
+	for _, as := range c.Assigns {
+		if as.Name != nil {
+			env = append(env, as.Name.Value)
+		}
+		a.dataSubsts(sc.word(as.Value, valueMode).value, sc)
+	}
+	// The fields live on a stack shared by all commands: they are done with
+	// once the command is analyzed, and commands nest.
+	start := len(a.fieldStack)
+	for _, w := range c.Args {
+		a.fieldStack = a.appendFields(a.fieldStack, w, sc)
+	}
+	fields := a.fieldStack[start:len(a.fieldStack):len(a.fieldStack)]
+	defer func() { a.fieldStack = a.fieldStack[:start] }()
+	br := same(sc)
+	if len(fields) == 0 { // every word expanded to nothing
+		a.addUnit(Unit{Text: sc.slice(c), Context: ctx})
+	} else {
+		br = a.run(cmd{fields: fields, env: env, ctx: ctx, stdin: stdin}, sc)
+	}
+	for _, as := range c.Assigns {
+		a.substs(as, "", sc)
+	}
+	for _, w := range c.Args {
+		a.substs(w, "", sc)
+	}
+	return br
+}
+
+// run analyzes one simple command: its unit, its path words, and the
+// commands it runs in turn (wrapped commands and inline scripts).
+func (a *analyzer) run(c cmd, sc *scope) branch {
+	i := a.addUnit(newUnit(c.fields, c.ctx))
+	if injects(c.env) {
+		a.setFloor(i, SentinelIndirection)
+	}
+	name := c.fields[0]
+	if !name.known || name.glob {
+		a.argPaths(c.args(), sc)
+		return same(sc)
+	}
+	if c.depth > maxWrapDepth {
+		a.setFloor(i, SentinelIndirection)
+		return same(sc)
+	}
+	if chdir, ok := a.funcs[name.value]; ok {
+		return a.funcCall(chdir, c, sc)
+	}
+	base := path.Base(name.value)
+	if name.value == "" {
+		base = ""
+	}
+	switch {
+	case base == "cd" || base == "pushd" || base == "popd":
+		return a.cd(base, c, sc)
+	case base == "eval" || base == "source" || base == ".":
+		return a.sourced(i, base, c, sc)
+	case shells[base]:
+		a.shell(i, c, sc)
+	case wrappers[base] != nil:
+		return a.wrapper(i, wrappers[base], c, sc)
+	default:
+		a.special(i, base, c, sc)
+	}
+	return same(sc)
+}
+
+// special dispatches the commands that need more than a table row.
+func (a *analyzer) special(i int, base string, c cmd, sc *scope) {
+	switch base {
+	case "su", "runuser":
+		a.su(i, base, c, sc)
+	case "script":
+		a.script(i, c, sc)
+	case "trap":
+		a.trap(i, c, sc)
+	case "alias":
+		a.alias(i, c, sc)
+	case "find":
+		a.find(i, c, sc)
+	case "fd", "fdfind":
+		a.fd(i, c, sc)
+	case "git":
+		a.git(i, c, sc)
+	case "parallel", "rust-parallel", "rush":
+		a.parallel(i, base, c, sc)
+	case "hash", "enable":
+		a.loader(i, base, c, sc)
+	default:
+		if spec, ok := patternFirstSpecs[base]; ok {
+			a.patternFirst(i, spec, c.args(), sc)
+			return
+		}
+		a.argPaths(c.args(), sc)
+	}
+}
+
+// loaders are builtins whose option makes a name run a file of the
+// caller's choosing: "hash -p FILE NAME" works like a PATH change, and
+// "enable -f LIB NAME" loads code into the shell.
+var loaders = map[string]struct{ opt, floor string }{
+	"hash":   {"-p", SentinelIndirection},
+	"enable": {"-f", SentinelOpaque},
+}
+
+func (a *analyzer) loader(i int, base string, c cmd, sc *scope) {
+	l := loaders[base]
+	list, k := parseOpts(opts{arg: l.opt[1:]}, c.args())
+	for _, o := range list {
+		if o.name == l.opt {
+			a.setFloor(i, l.floor)
+			a.pathWord(o.value, sc, isFile)
+		}
+	}
+	a.argPaths(c.args()[k:], sc)
+}
+
+// newUnit builds the unit of a command: its words joined by single spaces,
+// the command name expanded; a name written with a path is also matched by
+// its base name; a name only known at run time floors the unit.
+func newUnit(fields []field, ctx Context) Unit {
+	words := make([]string, len(fields))
+	for i, f := range fields {
+		words[i] = f.text
+	}
+	name := fields[0]
+	u := Unit{Context: ctx}
+	if !name.known || name.glob {
+		u.Text = strings.Join(words, " ")
+		u.Floor = SentinelDynamic
+		return u
+	}
+	words[0] = name.value
+	u.Text = strings.Join(words, " ")
+	if strings.Contains(name.value, "/") {
+		if base := path.Base(name.value); base != "/" && base != "." {
+			words[0] = base
+			u.Alts = []string{strings.Join(words, " ")}
+		}
+	}
+	return u
+}
+
+// funcCall is a call of a function defined earlier in the script: its body
+// was walked where it was defined; the call may change the directory and,
+// when the script evaluates code, any variable.
+func (a *analyzer) funcCall(chdir bool, c cmd, sc *scope) branch {
+	a.argPaths(c.args(), sc)
+	if sc.facts.clobber {
+		sc.vars.clear()
+	}
+	if chdir {
+		sc.dirs = union(sc.dirs, unknownDir)
+	}
+	return same(sc)
+}
+
+// cd folds a directory change (anchor §5.8): an absolute literal gives a
+// known directory, a relative one is joined onto each known directory, and
+// anything else (cd -, cd "$DIR", popd) leaves it unknown. The target is a
+// path word too. A failed cd leaves the shell where it was.
+func (a *analyzer) cd(base string, c cmd, sc *scope) branch {
+	args := c.args()
+	for len(args) > 0 && isCdOption(args[0]) {
+		args = args[1:]
+	}
+	if len(args) > 0 && args[0].known && args[0].value == "--" {
+		args = args[1:]
+	}
+	before := sc.dirs
+	var to []string
+	switch {
+	case base == "popd" || (base == "pushd" && len(args) == 0):
+		to = unknownDir
+	case len(args) == 0:
+		a.pathWord(sc.expandTilde(literalField("~")), sc, isFile)
+		to = sc.homeDir()
+	default:
+		if v := args[0].value; !args[0].known || (v != "-" && !strings.HasPrefix(v, "+")) {
+			a.pathWord(args[0], sc, isFile)
+		}
+		to = sc.chdir(args[0])
+	}
+	return branch{ok: to, fail: before}
+}
+
+func isCdOption(f field) bool {
+	v := f.value
+	return f.known && len(v) > 1 && v[0] == '-' && v != "--" && strings.Trim(v[1:], "LPe@n") == ""
+}
+
+func (sc *scope) homeDir() []string {
+	if home, ok := sc.vars.get("HOME"); ok {
+		return []string{home}
+	}
+	return unknownDir
+}
+
+// chdir returns the directories the shell is in after changing to target.
+func (sc *scope) chdir(target field) []string {
+	v := target.value
+	switch {
+	case !target.known || target.glob || v == "-" || v == "" || strings.HasPrefix(v, "+"):
+		return unknownDir
+	case filepath.IsAbs(v) && len(v) <= maxDirLen:
+		return []string{filepath.Clean(v)}
+	case filepath.IsAbs(v):
+		return unknownDir
+	case sc.facts.cdpath && !dotRelative(v):
+		return unknownDir
+	}
+	out := make([]string, 0, len(sc.dirs))
+	for _, d := range sc.dirs {
+		if d != "" {
+			d = filepath.Join(d, v)
+		}
+		if len(d) > maxDirLen {
+			d = ""
+		}
+		out = union(out, []string{d})
+	}
+	return out
+}
+
+// dotRelative reports whether cd ignores CDPATH for v.
+func dotRelative(v string) bool {
+	return v == "." || v == ".." || strings.HasPrefix(v, "./") || strings.HasPrefix(v, "../")
+}
+
+// sourced handles eval, source and ".": code run in the current shell, so
+// afterwards nothing is known of its variables and directory.
+func (a *analyzer) sourced(i int, base string, c cmd, sc *scope) branch {
+	a.setFloor(i, SentinelOpaque)
+	args := c.args()
+	if len(args) > 0 && args[0].known && args[0].value == "--" {
+		args = args[1:]
+	}
+	if base == "eval" {
+		a.payload(joinText(args), sc, true)
+	} else if len(args) > 0 {
+		a.pathWord(args[0], sc, isFile)
+		if readsStdin(args[0]) {
+			a.stdinPayload(c.stdin, sc, true)
+		}
+		a.argPaths(args[1:], sc)
+	}
+	sc.vars.clear()
+	sc.dirs = union(sc.dirs, unknownDir)
+	return same(sc)
+}
+
+// joinText joins fields into the text an inline script is parsed from:
+// known variables substituted, everything else as written.
+func joinText(fields []field) string {
+	words := make([]string, len(fields))
+	for i, f := range fields {
+		words[i] = f.text
+	}
+	return strings.Join(words, " ")
+}
+
+// dangerousEnv are variables that let a command run code it does not name.
+var dangerousEnv = map[string]bool{
+	"PATH": true, "LD_PRELOAD": true, "LD_LIBRARY_PATH": true, "LD_AUDIT": true,
+	"BASH_ENV": true, "ENV": true, "PAGER": true, "EDITOR": true, "VISUAL": true,
+	"MANPAGER": true, "LESSOPEN": true, "LESSCLOSE": true, "PROMPT_COMMAND": true,
+	"SHELLOPTS": true, "BASHOPTS": true, "PS4": true,
+}
+
+// injectsEnv reports whether setting name floors a command (SPEC §4,
+// environment injection).
+func injectsEnv(name string) bool {
+	return dangerousEnv[name] || strings.HasPrefix(name, "GIT_") ||
+		strings.HasPrefix(name, "LD_") || strings.HasPrefix(name, "DYLD_") ||
+		strings.HasPrefix(name, "BASH_FUNC_")
+}
+
+func injects(env []string) bool {
+	for _, name := range env {
+		if injectsEnv(name) {
+			return true
+		}
+	}
+	return false
+}

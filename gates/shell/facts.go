@@ -1,0 +1,266 @@
+package shell
+
+import (
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// facts are what a whole script does to its variables and directory,
+// gathered before the walk. A variable's literal value is trusted only when
+// the script assigns it exactly once, by a plain NAME=value statement, and
+// nothing else in the script can change it (read, for, declare, arithmetic,
+// ${x:=…}, namerefs, traps …).
+type facts struct {
+	// assigns counts plain assignment statements per name; manyAssigns marks
+	// a name assigned in any other way.
+	assigns map[string]int
+	// noVars is set when no variable can be trusted at all (a nameref, an
+	// assignment to a name only known at run time, IFS, a trap, an alias).
+	noVars bool
+	// clobber is set when eval, source or . appear: a function call may then
+	// change anything.
+	clobber bool
+	// mayChdir is set when something in the script may change directory, so
+	// a function body cannot assume the directory it was defined in.
+	mayChdir bool
+	cdpath   bool // CDPATH is set: a relative cd may go anywhere
+	dotglob  bool // shopt or GLOBIGNORE: globs may match dot files
+}
+
+const manyAssigns = 2
+
+// eligible reports whether name's literal value may be trusted.
+func (f *facts) eligible(name string) bool {
+	return !f.noVars && f.assigns[name] == 1
+}
+
+// apply forgets, at the start of a script, every inherited value the script
+// may change in a way the walk cannot follow.
+func (f *facts) apply(t *varTable) {
+	if f.noVars {
+		t.clear()
+		return
+	}
+	for name, n := range f.assigns {
+		if n != 1 {
+			t.unset(name)
+		}
+	}
+}
+
+// assigningCommands assign the variables named by their arguments.
+var assigningCommands = map[string]bool{
+	"read": true, "mapfile": true, "readarray": true, "printf": true,
+	"getopts": true, "unset": true, "export": true, "declare": true,
+	"local": true, "typeset": true, "readonly": true, "let": true, "wait": true,
+}
+
+func scan(file *syntax.File) *facts {
+	f := &facts{assigns: map[string]int{}}
+	syntax.Walk(file, func(n syntax.Node) bool {
+		switch n := n.(type) {
+		case *syntax.CallExpr:
+			f.call(n)
+		case *syntax.DeclClause:
+			f.decl(n)
+		case *syntax.WordIter:
+			f.taintLit(n.Name)
+		case *syntax.BinaryArithm:
+			if isArithAssign(n.Op) {
+				f.taintArith(n.X)
+			}
+		case *syntax.UnaryArithm:
+			if n.Op == syntax.Inc || n.Op == syntax.Dec {
+				f.taintArith(n.X)
+			}
+		case *syntax.ParamExp:
+			if n.Exp != nil && (n.Exp.Op == syntax.AssignUnset || n.Exp.Op == syntax.AssignUnsetOrNull) {
+				f.taintLit(n.Param)
+			}
+		case *syntax.Redirect:
+			if n.N != nil && strings.HasPrefix(n.N.Value, "{") {
+				f.taint(strings.Trim(n.N.Value, "{}"))
+			}
+		case *syntax.CoprocClause:
+			f.taint("COPROC")
+			if n.Name != nil {
+				f.taint(n.Name.Lit())
+			}
+		}
+		return true
+	})
+	return f
+}
+
+func (f *facts) call(c *syntax.CallExpr) {
+	for _, as := range c.Assigns {
+		if len(c.Args) == 0 && plainAssign(as) {
+			f.assigns[as.Name.Value]++
+			f.special(as.Name.Value)
+		} else if as.Name != nil {
+			f.taint(as.Name.Value)
+		}
+	}
+	assigning := false
+	for _, w := range c.Args {
+		switch lit, _ := quickLit(w); lit {
+		case "eval", "source", ".":
+			f.clobber, f.mayChdir = true, true
+		case "cd", "pushd", "popd":
+			f.mayChdir = true
+		case "trap", "alias": // code run later, anywhere
+			f.noVars, f.mayChdir = true, true
+		case "shopt":
+			f.dotglob = true
+		default:
+			assigning = assigning || assigningCommands[lit]
+		}
+	}
+	if assigning {
+		f.taintArgs(c.Args)
+	}
+}
+
+// taintArgs taints every argument that names a variable; an argument only
+// known at run time could name any.
+func (f *facts) taintArgs(args []*syntax.Word) {
+	for _, w := range args {
+		lit, ok := quickLit(w)
+		if !ok {
+			f.noVars = true
+			continue
+		}
+		if name := identPrefix(lit); name != "" {
+			f.taint(name)
+		}
+	}
+}
+
+func (f *facts) decl(d *syntax.DeclClause) {
+	if d.Variant != nil && d.Variant.Value == "nameref" {
+		f.noVars = true
+	}
+	for _, as := range d.Args {
+		if as.Name != nil {
+			f.taint(as.Name.Value)
+			continue
+		}
+		lit, ok := quickLit(as.Value)
+		switch {
+		case !ok:
+			f.noVars = true
+		case (strings.HasPrefix(lit, "-") || strings.HasPrefix(lit, "+")) && strings.Contains(lit, "n"):
+			f.noVars = true // declare -n: a nameref assigns another name
+		default:
+			if name := identPrefix(lit); name != "" {
+				f.taint(name)
+			}
+		}
+	}
+}
+
+func (f *facts) taint(name string) {
+	if name == "" {
+		return
+	}
+	f.assigns[name] = manyAssigns
+	f.special(name)
+}
+
+func (f *facts) taintLit(l *syntax.Lit) {
+	if l != nil {
+		f.taint(l.Value)
+	}
+}
+
+func (f *facts) taintArith(x syntax.ArithmExpr) {
+	if w, ok := x.(*syntax.Word); ok && w != nil {
+		lit, _ := quickLit(w)
+		f.taint(identPrefix(lit))
+	}
+}
+
+// special notes variables that change how the shell itself works.
+func (f *facts) special(name string) {
+	switch name {
+	case "IFS":
+		f.noVars = true
+	case "CDPATH":
+		f.cdpath = true
+	case "GLOBIGNORE":
+		f.dotglob = true
+	}
+}
+
+func plainAssign(as *syntax.Assign) bool {
+	return as.Name != nil && !as.Append && !as.Naked && as.Index == nil && as.Array == nil
+}
+
+func isArithAssign(op syntax.BinAritOperator) bool {
+	switch op {
+	case syntax.Assgn, syntax.AddAssgn, syntax.SubAssgn, syntax.MulAssgn,
+		syntax.QuoAssgn, syntax.RemAssgn, syntax.AndAssgn, syntax.OrAssgn,
+		syntax.XorAssgn, syntax.ShlAssgn, syntax.ShrAssgn, syntax.AndBoolAssgn,
+		syntax.OrBoolAssgn, syntax.XorBoolAssgn, syntax.PowAssgn:
+		return true
+	}
+	return false
+}
+
+// quickLit returns a word's text when it has no expansion, for the pre-pass
+// that only needs to recognize command and variable names.
+func quickLit(w *syntax.Word) (string, bool) {
+	if w == nil {
+		return "", false
+	}
+	if len(w.Parts) == 1 {
+		if l, ok := w.Parts[0].(*syntax.Lit); ok && !strings.ContainsRune(l.Value, '\\') {
+			return l.Value, true
+		}
+	}
+	var sb strings.Builder
+	for _, p := range w.Parts {
+		switch p := p.(type) {
+		case *syntax.Lit:
+			v, _ := unquoteLit(p.Value)
+			sb.WriteString(v)
+		case *syntax.SglQuoted:
+			sb.WriteString(p.Value)
+		case *syntax.DblQuoted:
+			for _, q := range p.Parts {
+				l, ok := q.(*syntax.Lit)
+				if !ok {
+					return "", false
+				}
+				sb.WriteString(unescapeDouble(l.Value))
+			}
+		default:
+			return "", false
+		}
+	}
+	return sb.String(), true
+}
+
+// identPrefix returns the variable name s starts with ("x" for "x=1",
+// "a" for "a[2]"), or "" when s does not start with one.
+func identPrefix(s string) string {
+	i := 0
+	for i < len(s) && isIdentByte(s[i], i == 0) {
+		i++
+	}
+	if i == 0 || (i < len(s) && s[i] != '=' && s[i] != '[' && s[i] != '+') {
+		return ""
+	}
+	return s[:i]
+}
+
+func isIdentByte(c byte, first bool) bool {
+	switch {
+	case c == '_', c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z':
+		return true
+	case c >= '0' && c <= '9':
+		return !first
+	}
+	return false
+}

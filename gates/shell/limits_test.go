@@ -1,0 +1,166 @@
+package shell
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+)
+
+func TestAnalyzeLength(t *testing.T) {
+	fill := func(n int) string { return "echo " + strings.Repeat("a", n-len("echo ")) }
+	if a := Analyze(fill(MaxCommandBytes), Options{}); a.Unparseable || len(a.Units) != 1 {
+		t.Errorf("a %d-byte command: Unparseable=%v (%s), %d units; want one unit",
+			MaxCommandBytes, a.Unparseable, a.Error, len(a.Units))
+	}
+	a := Analyze(fill(MaxCommandBytes+1), Options{})
+	if !a.Unparseable || !strings.Contains(a.Error, "65537 bytes") {
+		t.Errorf("a %d-byte command: Unparseable=%v, Error=%q; want unparseable, saying its length",
+			MaxCommandBytes+1, a.Unparseable, a.Error)
+	}
+}
+
+// An error names the line and column where the parser gave up.
+func TestAnalyzeErrorPosition(t *testing.T) {
+	a := Analyze("ls\necho 'open", Options{})
+	if !a.Unparseable || !regexp.MustCompile(`^2:6: `).MatchString(a.Error) {
+		t.Errorf("Error = %q, want it to start with 2:6:", a.Error)
+	}
+}
+
+// Inline scripts nested deeper than MaxDepth are not parsed: the unit that
+// would run them stays floored and an unparseable unit marks the rest.
+func TestAnalyzeMaxDepth(t *testing.T) {
+	cmd := `bash -c 'bash -c "rm -rf x"'`
+	a := Analyze(cmd, Options{MaxDepth: 1})
+	want := []string{
+		"bash -c bash -c \"rm -rf x\" " + SentinelOpaque,
+		"bash -c rm -rf x " + SentinelOpaque,
+		"rm -rf x " + SentinelUnparseable,
+	}
+	var got []string
+	for _, u := range a.Units {
+		got = append(got, u.Text+" "+u.Floor)
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("MaxDepth 1: units\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	deep := strings.Repeat("eval ", defaultMaxDepth+2) + "rm x"
+	a = Analyze(deep, Options{})
+	if n := len(a.Units); n != defaultMaxDepth+2 || a.Units[n-1].Floor != SentinelUnparseable {
+		t.Errorf("eval nested %d deep: %d units, the last %+v; want %d, the last unparseable",
+			defaultMaxDepth+2, n, a.Units[n-1], defaultMaxDepth+2)
+	}
+}
+
+func TestExactSuggestion(t *testing.T) {
+	for cmd, want := range map[string][]bool{
+		"git status":             {false},
+		"ls *.go":                {true},
+		"cat a?.txt":             {true},
+		"sudo ls":                {true, false},
+		"nohup make":             {true, false},
+		"bash -c 'ls'":           {true, false},
+		"$X a":                   {true},
+		"PATH=/x ls":             {true},
+		"find . -exec rm {} \\;": {true, false},
+	} {
+		var got []bool
+		for _, u := range Analyze(cmd, Options{}).Units {
+			got = append(got, u.ExactSuggestion)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("%s: ExactSuggestion %v, want %v", cmd, got, want)
+		}
+	}
+}
+
+// Without a working directory every relative word is somewhere unknown.
+func TestAnalyzeNoCwd(t *testing.T) {
+	a := Analyze("cat src/a.ts /etc/hosts", Options{})
+	for _, p := range a.Paths {
+		if p.Dir != "" {
+			t.Errorf("path %q: Dir %q, want unknown", p.Raw, p.Dir)
+		}
+	}
+	if len(a.Paths) != 2 {
+		t.Errorf("got %d path words, want 2", len(a.Paths))
+	}
+}
+
+// A glob with more matches than the budget is not expanded partially: the
+// word is reported as unknown, which asks wherever a path rule could apply.
+func TestGlobBudget(t *testing.T) {
+	dir := t.TempDir()
+	for i := range maxGlobMatches + 1 {
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%03d", i)), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a := Analyze("cat f* g*", Options{Cwd: dir})
+	want := []PathWord{
+		{Raw: "f*", Value: "f*", Known: true, Dir: dir},
+		{Raw: "f*", Dir: dir},
+		{Raw: "g*", Value: "g*", Known: true, Dir: dir},
+	}
+	if fmt.Sprint(a.Paths) != fmt.Sprint(want) {
+		t.Errorf("paths\n%v\nwant\n%v", a.Paths, want)
+	}
+}
+
+// Analyze shares nothing between calls (run with -race).
+func TestAnalyzeConcurrent(t *testing.T) {
+	fx := newFixture(t)
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			for _, r := range analyzeRows[:50] {
+				Analyze(fx.expand(r.cmd), fx.options())
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// Hostile input is bounded by the budgets, and fails closed where a budget
+// cuts the analysis short.
+func TestAnalyzeBudgets(t *testing.T) {
+	nest := func(open, close string) string {
+		n := MaxCommandBytes / (len(open) + len(close) + 1)
+		return strings.Repeat(open, n) + "a" + strings.Repeat(close, n)
+	}
+	for _, tc := range []struct {
+		name, cmd string
+		check     func(Analysis) bool
+	}{
+		{"nested substitutions", nest("$(", ")"), func(a Analysis) bool {
+			return a.Unparseable && strings.Contains(a.Error, "nested deeper")
+		}},
+		{"nested quotes", nest(`"$(a `, `)"`), func(a Analysis) bool { return a.Unparseable }},
+		{"brace bombs", strings.Repeat("{a,b}{c,d}{e,f}{g,h}{i,j}{k,l}{m,n}{o,p}{q,r} ", 1400),
+			func(a Analysis) bool { return len(a.Units) == 1 }},
+		{"evals", strings.Repeat("eval ", 13000) + "ls", func(a Analysis) bool {
+			return a.Units[len(a.Units)-1].Floor == SentinelUnparseable
+		}},
+		{"wrappers", strings.Repeat("sudo ", 13000) + "ls", func(a Analysis) bool {
+			return len(a.Units) == maxWrapDepth+2
+		}},
+		{"cd chain", strings.Repeat("cd a && ", 8000) + "cat x", func(a Analysis) bool {
+			last := a.Paths[len(a.Paths)-1]
+			return last.Raw == "x" && last.Dir == "" // past PATH_MAX: unknown
+		}},
+		{"globs", strings.Repeat("cat /*/*/* ", 5000), func(a Analysis) bool { return !a.Unparseable }},
+		{"inline scripts", "X='" + strings.Repeat("ls;", 8000) + "'" + strings.Repeat(`; bash -c "$X"`, 12),
+			func(a Analysis) bool {
+				return a.Units[len(a.Units)-1].Floor == SentinelUnparseable // past maxPayloadBytes
+			}},
+	} {
+		if a := Analyze(tc.cmd, Options{Cwd: "/", Home: "/root"}); !tc.check(a) {
+			t.Errorf("%s: unexpected result: unparseable=%v (%s), %d units, %d paths",
+				tc.name, a.Unparseable, a.Error, len(a.Units), len(a.Paths))
+		}
+	}
+}

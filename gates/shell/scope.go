@@ -1,0 +1,161 @@
+package shell
+
+import (
+	"maps"
+	"slices"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// scope is what the walk knows at one point of a script: the variables with
+// a literal value and the directories the shell may be in.
+type scope struct {
+	src   string // text of the script walked, for words as written
+	depth int    // inline-script nesting
+	facts *facts
+	vars  *varTable
+	// dirs are the possible effective directories, never empty; "" stands
+	// for a directory that cannot be known.
+	dirs []string
+}
+
+func (a *analyzer) topScope(src string, f *syntax.File) *scope {
+	vars := &varTable{vals: map[string]string{}}
+	if a.opt.Home != "" {
+		vars.set("HOME", a.opt.Home)
+	}
+	sc := &scope{src: src, facts: scan(f), vars: vars, dirs: []string{a.opt.Cwd}}
+	sc.facts.apply(vars)
+	return sc
+}
+
+// inline returns the scope an inline script is walked in. Code that runs in
+// the current shell (shared) sees and changes the caller's variables and
+// directory; a child shell starts from the caller's directory and knows only
+// HOME.
+func (sc *scope) inline(src string, f *syntax.File, shared bool) *scope {
+	child := &scope{src: src, depth: sc.depth + 1, facts: scan(f), dirs: sc.dirs}
+	if shared {
+		child.vars = sc.vars
+	} else {
+		child.vars = &varTable{vals: map[string]string{}}
+		if home, ok := sc.vars.get("HOME"); ok {
+			child.vars.set("HOME", home)
+		}
+	}
+	child.facts.apply(child.vars)
+	return child
+}
+
+// isolate runs f like a subshell: nothing it changes survives.
+func (sc *scope) isolate(f func()) {
+	dirs, mark := sc.dirs, sc.vars.mark()
+	f()
+	sc.dirs = dirs
+	sc.vars.rollback(mark)
+}
+
+// maybe runs f as code that may or may not run: every variable it assigns
+// is unknown afterwards. Directories are the caller's business.
+func (sc *scope) maybe(f func()) {
+	mark := sc.vars.mark()
+	f()
+	sc.vars.forget(mark)
+}
+
+// withDirs runs f with the effective directories set to dirs.
+func (sc *scope) withDirs(dirs []string, f func()) {
+	saved := sc.dirs
+	sc.dirs = dirs
+	f()
+	sc.dirs = saved
+}
+
+// unknownDir is the directory set of a shell whose directory cannot be known.
+var unknownDir = []string{""}
+
+// union returns the directories in a or b, in order, without repeats. Past
+// maxDirs the directory is simply unknown.
+func union(a, b []string) []string {
+	if slices.Equal(a, b) {
+		return a
+	}
+	out := slices.Clone(a)
+	for _, d := range b {
+		if !slices.Contains(out, d) {
+			out = append(out, d)
+		}
+	}
+	if len(out) > maxDirs {
+		return unknownDir
+	}
+	return out
+}
+
+// varTable holds the variables whose literal value is known, with an undo
+// log so that subshells and conditional code can be walked in place.
+type varTable struct {
+	vals map[string]string
+	log  []varChange
+}
+
+type varChange struct {
+	name, old string
+	had       bool
+}
+
+func (t *varTable) get(name string) (string, bool) {
+	v, ok := t.vals[name]
+	return v, ok
+}
+
+func (t *varTable) set(name, value string) {
+	old, had := t.vals[name]
+	t.log = append(t.log, varChange{name, old, had})
+	t.vals[name] = value
+}
+
+func (t *varTable) unset(name string) {
+	old, had := t.vals[name]
+	if !had {
+		return
+	}
+	t.log = append(t.log, varChange{name, old, had})
+	delete(t.vals, name)
+}
+
+// clear forgets every value, e.g. after eval, which may assign anything.
+func (t *varTable) clear() {
+	for _, name := range slices.Sorted(maps.Keys(t.vals)) {
+		t.unset(name)
+	}
+}
+
+func (t *varTable) mark() int { return len(t.log) }
+
+// rollback undoes every change since mark.
+func (t *varTable) rollback(mark int) {
+	for i := len(t.log) - 1; i >= mark; i-- {
+		c := t.log[i]
+		if c.had {
+			t.vals[c.name] = c.old
+		} else {
+			delete(t.vals, c.name)
+		}
+	}
+	t.log = t.log[:mark]
+}
+
+// forget makes every variable changed since mark unknown.
+func (t *varTable) forget(mark int) {
+	if len(t.log) == mark {
+		return
+	}
+	names := make([]string, 0, len(t.log)-mark)
+	for _, c := range t.log[mark:] {
+		names = append(names, c.name)
+	}
+	for _, name := range names {
+		t.unset(name)
+	}
+}
