@@ -77,6 +77,25 @@ type Request struct {
 	HasUI    bool
 	// Input is what the audit log records of the call's input.
 	Input any
+	// AllowAction is the answer's action when allowed ("allow" if empty;
+	// "continue" for an input event).
+	AllowAction string
+	// Noun names what is decided in reasons ("call" if empty).
+	Noun string
+}
+
+func (r Request) allowAction() string {
+	if r.AllowAction != "" {
+		return r.AllowAction
+	}
+	return protocol.ActionAllow
+}
+
+func (r Request) noun() string {
+	if r.Noun != "" {
+		return r.Noun
+	}
+	return "call"
 }
 
 // Evaluate runs every gate of req, recovering a panic in any of them as a
@@ -119,7 +138,7 @@ func (rn *Runner) Run(ctx context.Context, req Request) protocol.ToolCallResult 
 	outcomes, failed, err := Evaluate(req)
 	trace := Trace(outcomes, req.Gates)
 	if err != nil {
-		reason := "toolgate: a permission gate failed, so the call is blocked (fail-closed): " + firstLine(err.Error())
+		reason := "toolgate: a permission gate failed, so the " + req.noun() + " is blocked (fail-closed): " + firstLine(err.Error())
 		return rn.finish(ctx, req, trace, []decided{{o: *failed, resolution: protocol.ResGateError, reason: reason}}, false, err.Error())
 	}
 	// Deny first: nobody is asked a question whose answer cannot matter.
@@ -179,7 +198,7 @@ func (rn *Runner) resolve(ctx context.Context, req Request, o Outcome) decided {
 	switch {
 	case ans.Failed != "":
 		d.resolution = protocol.ResPromptFailed
-		d.reason = fmt.Sprintf("toolgate: the prompt failed (%s), so the call is blocked. It was about %s", ans.Failed, lowerFirst(strings.TrimPrefix(o.D.Text.UserDenied, "toolgate: the user denied ")))
+		d.reason = fmt.Sprintf("toolgate: the prompt failed (%s), so the %s is blocked. It was about %s", ans.Failed, req.noun(), lowerFirst(strings.TrimPrefix(o.D.Text.UserDenied, "toolgate: the user denied ")))
 	case auditErr != nil:
 		d.resolution, d.reason = protocol.ResGateError, "toolgate: the audit log cannot be written, so the call is blocked: "+auditErr.Error()
 	case ans.Choice == protocol.ChoiceAllowOnce:
@@ -198,7 +217,7 @@ func (rn *Runner) resolve(ctx context.Context, req Request, o Outcome) decided {
 		}
 	default:
 		d.resolution = protocol.ResPromptFailed
-		d.reason = fmt.Sprintf("toolgate: the prompt got an unknown choice %q, so the call is blocked.", ans.Choice)
+		d.reason = fmt.Sprintf("toolgate: the prompt got an unknown choice %q, so the %s is blocked.", ans.Choice, req.noun())
 	}
 	return d
 }
@@ -236,12 +255,12 @@ func (rn *Runner) finish(ctx context.Context, req Request, trace []protocol.Trac
 	if err := ctx.Err(); err != nil && (allowed || ds[len(ds)-1].resolution != protocol.ResPromptFailed) {
 		last := ds[len(ds)-1]
 		last.resolution, last.allowed = protocol.ResGateError, false
-		last.reason = "toolgate: the session is shutting down, so the call is blocked"
+		last.reason = "toolgate: the session is shutting down, so the " + req.noun() + " is blocked"
 		ds, allowed = []decided{last}, false
 	}
 	final := ds[len(ds)-1]
 	markTrace(trace, ds)
-	res := protocol.ToolCallResult{Action: protocol.ActionAllow, Decision: decisionOf(final), Trace: trace}
+	res := protocol.ToolCallResult{Action: req.allowAction(), Decision: decisionOf(final), Trace: trace}
 	if !allowed {
 		res.Action, res.Reason = protocol.ActionBlock, final.reason
 	}

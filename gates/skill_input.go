@@ -35,5 +35,6 @@ func SkillInput(c *Call, r Resolver) Outcome {
 	res := r.Resolve(policy.Query{Surface: "skill", Values: []string{name}})
 	o := checked(protocol.GateSkillInput, "skill", name, res)
 	fillTexts(&o.D, c.AgentName, fmt.Sprintf("skill '%s'", name), "", "Allow loading this skill?")
+	o.D.Prompt.Message = fmt.Sprintf("The input invokes skill '%s'. It is asked by %s. Allow loading this skill?", name, ruleRef(&o.D))
 	return o
 }

@@ -12,25 +12,25 @@ import (
 func (s *Server) input(raw []byte) protocol.ToolCallResult {
 	id := fmt.Sprintf("input-%d", s.inputSeq.Add(1))
 	if err := checkUnambiguous(raw); err != nil {
-		return s.invalid(id, err)
+		return s.invalid(protocol.GateSkillInput, id, err)
 	}
 	params, err := decodeObject(raw)
 	if err != nil {
-		return s.invalid(id, err)
+		return s.invalid(protocol.GateSkillInput, id, err)
 	}
 	text, ok, err := params.str("text", "")
 	if err == nil && !ok {
 		err = fmt.Errorf("text is missing")
 	}
 	if err != nil {
-		return s.invalid(id, err)
+		return s.invalid(protocol.GateSkillInput, id, err)
 	}
 	if _, _, err := params.str("source", ""); err != nil {
-		return s.invalid(id, err)
+		return s.invalid(protocol.GateSkillInput, id, err)
 	}
 	st := s.snapshot()
 	if agent, ok, err := params.str("agentName", ""); err != nil {
-		return s.invalid(id, err)
+		return s.invalid(protocol.GateSkillInput, id, err)
 	} else if ok {
 		st.agentName = agent
 	}
@@ -43,16 +43,18 @@ func (s *Server) input(raw []byte) protocol.ToolCallResult {
 		return protocol.ToolCallResult{Action: protocol.ActionContinue}
 	}
 	if s.closing.Load() {
-		return blockResult(protocol.ResGateError, "toolgate: the session is shutting down, so the input is blocked")
+		res := blockResult(protocol.GateSkillInput, "skill", protocol.ResGateError, "toolgate: the session is shutting down, so the input is blocked")
+		res.Trace = nil
+		return res
 	}
 	pol := s.loader.Policy(s.locations(st))
 	c := &gates.Call{ToolCallID: id, Input: map[string]any{"text": text}, Cwd: st.cwd, Home: s.opts.Home,
 		AgentDir: s.opts.AgentDir, AgentName: st.agentName}
 	// Skills get no session option, so session approvals never apply here.
 	req := gates.Request{Call: c, Gates: gates.InputGates, HasUI: st.hasUI, Input: map[string]any{"text": text},
-		Resolver: resolver{p: pol}}
+		Resolver: resolver{p: pol}, AllowAction: protocol.ActionContinue, Noun: "input"}
 	res := s.runner(pol).Run(s.ctx, req)
-	if res.Action == protocol.ActionAllow {
+	if res.Action == protocol.ActionContinue {
 		return protocol.ToolCallResult{Action: protocol.ActionContinue}
 	}
 	res.Trace = nil

@@ -23,15 +23,22 @@ func (r reporter) Notify(d protocol.DecisionParams) {
 func (r reporter) Audit(rec gates.AuditRecord) error {
 	sessionID := r.s.snapshot().sessionID
 	return r.s.appendAudit(rec.Event, func(e *zerolog.Event) {
-		e.Str("sessionId", sessionID).Str("toolCallId", rec.ToolCallID).Str("toolName", rec.ToolName)
+		e.Str("sessionId", sessionID).Str("toolCallId", rec.ToolCallID)
+		if rec.ToolName != "" {
+			e.Str("toolName", rec.ToolName)
+		}
 		if rec.AgentName != "" {
 			e.Str("agentName", rec.AgentName)
 		}
 		if rec.Action != "" {
 			e.Str("action", rec.Action)
 		}
-		e.Str("reason", rec.Reason).Str("resolution", rec.Resolution).Str("gate", rec.Gate).
-			Str("surface", rec.Surface).Str("value", rec.Value)
+		for _, f := range [][2]string{{"reason", rec.Reason}, {"resolution", rec.Resolution}, {"gate", rec.Gate},
+			{"surface", rec.Surface}, {"value", rec.Value}} {
+			if f[1] != "" {
+				e.Str(f[0], f[1])
+			}
+		}
 		if rec.State != "" {
 			e.Str("state", rec.State)
 		}

@@ -212,7 +212,11 @@ func (s *Server) handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 		if p := recover(); p != nil {
 			s.log.Error().Str("method", req.Method).Msgf("panic: %v\n%s", p, debug.Stack())
 			if req.Method == protocol.MethodToolCall || req.Method == protocol.MethodInput {
-				result, err = blockResult(protocol.ResGateError, fmt.Sprintf("toolgate: internal error, the call is blocked (fail-closed): %v", p)), nil
+				gate := protocol.GateTool
+				if req.Method == protocol.MethodInput {
+					gate = protocol.GateSkillInput
+				}
+				result, err = blockResult(gate, "", protocol.ResGateError, fmt.Sprintf("toolgate: internal error, the request is blocked (fail-closed): %v", p)), nil
 				return
 			}
 			result, err = nil, &jsonrpc2.Error{Code: protocol.CodeInternalError, Message: fmt.Sprintf("internal error: %v", p)}
@@ -240,9 +244,19 @@ func (s *Server) handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 	return nil, &jsonrpc2.Error{Code: protocol.CodeMethodNotFound, Message: fmt.Sprintf("method not found: %s", req.Method)}
 }
 
-func blockResult(resolution, reason string) protocol.ToolCallResult {
-	return protocol.ToolCallResult{Action: protocol.ActionBlock, Reason: reason,
-		Decision: &protocol.Decision{Gate: protocol.GateTool, State: "deny", Resolution: resolution}}
+// blockResult is a block decided before any gate ran (bad params, shutdown,
+// an internal error); the trace lists every gate as not run.
+func blockResult(gate, surface, resolution, reason string) protocol.ToolCallResult {
+	gs := gates.ToolGates
+	if gate == protocol.GateSkillInput {
+		gs = gates.InputGates
+	}
+	trace := make([]protocol.TraceEntry, 0, len(gs))
+	for _, g := range gs {
+		trace = append(trace, protocol.TraceEntry{Gate: g.ID, Note: "not run: " + resolution})
+	}
+	return protocol.ToolCallResult{Action: protocol.ActionBlock, Reason: reason, Trace: trace,
+		Decision: &protocol.Decision{Gate: gate, Surface: surface, State: "deny", Resolution: resolution}}
 }
 
 func (s *Server) snapshot() state {
@@ -272,7 +286,9 @@ func (s *Server) initialize(raw []byte) (any, error) {
 	}
 	s.mu.Lock()
 	old := s.st
-	st := state{cwd: s.opts.Cwd, projectTrusted: true}
+	// A repeated initialize replaces the fields it carries and keeps the
+	// others (PROTOCOL.md: "its fields replace the earlier ones").
+	st := old
 	if p.Cwd != "" {
 		st.cwd = filepath.Clean(p.Cwd)
 	}
@@ -291,7 +307,15 @@ func (s *Server) initialize(raw []byte) (any, error) {
 	if p.Host != nil {
 		st.host = *p.Host
 	}
-	st.skills, st.mcpServers, st.infraDirs = p.Skills, p.MCPServers, p.InfrastructureDirs
+	if p.Skills != nil {
+		st.skills = p.Skills
+	}
+	if p.MCPServers != nil {
+		st.mcpServers = p.MCPServers
+	}
+	if p.InfrastructureDirs != nil {
+		st.infraDirs = p.InfrastructureDirs
+	}
 	s.st = st
 	s.mu.Unlock()
 	if st.cwd != old.cwd {
@@ -544,7 +568,7 @@ func (s *Server) runner(pol *policy.Policy) *gates.Runner {
 func (s *Server) toolCall(raw []byte) protocol.ToolCallResult {
 	gc, id, err := s.decodeCall(raw)
 	if err != nil {
-		return s.invalid(id, err)
+		return s.invalid(protocol.GateTool, id, err)
 	}
 	if s.closing.Load() {
 		return s.refuseShuttingDown(gc)
@@ -555,17 +579,17 @@ func (s *Server) toolCall(raw []byte) protocol.ToolCallResult {
 }
 
 func (s *Server) refuseShuttingDown(gc *gatesCall) protocol.ToolCallResult {
-	res := blockResult(protocol.ResGateError, "toolgate: the session is shutting down, so the call is blocked")
+	res := blockResult(protocol.GateTool, gc.call.ToolName, protocol.ResGateError, "toolgate: the session is shutting down, so the call is blocked")
 	_ = reporter{s}.Audit(gates.AuditRecord{Event: "decision", ToolCallID: gc.call.ToolCallID, ToolName: gc.call.ToolName,
-		Action: res.Action, Reason: res.Reason, Resolution: res.Decision.Resolution, Gate: protocol.GateTool})
+		Action: res.Action, Reason: res.Reason, Resolution: res.Decision.Resolution, Gate: protocol.GateTool, State: "deny"})
 	return res
 }
 
-// invalid answers a call toolgate cannot read: block, invalid_request.
-func (s *Server) invalid(id string, err error) protocol.ToolCallResult {
-	res := blockResult(protocol.ResInvalidRequest, "toolgate: the call is blocked because its params cannot be read unambiguously: "+err.Error())
+// invalid answers a request toolgate cannot read: block, invalid_request.
+func (s *Server) invalid(gate, id string, err error) protocol.ToolCallResult {
+	res := blockResult(gate, "", protocol.ResInvalidRequest, "toolgate: blocked because the params cannot be read unambiguously: "+err.Error())
 	if aerr := (reporter{s}).Audit(gates.AuditRecord{Event: "decision", ToolCallID: id, Action: res.Action, Reason: res.Reason,
-		Resolution: res.Decision.Resolution, Gate: protocol.GateTool, State: "deny"}); aerr != nil {
+		Resolution: res.Decision.Resolution, Gate: gate, State: "deny"}); aerr != nil {
 		s.log.Error().Err(aerr).Msg("audit")
 	}
 	return res
