@@ -1,0 +1,182 @@
+// Package piextension_test runs the pi extension bridge's end-to-end suite
+// from `go test ./...`: Node's test runner drives the real pi CLI (the
+// pinned dev dependency in package-lock.json) with the bridge loaded, against
+// a toolgate binary built from this checkout. See README.md.
+package piextension_test
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+const (
+	// npmCITimeout bounds installing pi (10-25 s on two cores).
+	npmCITimeout = 5 * time.Minute
+	// suiteTimeout bounds the Node suite (15-25 s on two cores).
+	suiteTimeout = 3 * time.Minute
+	// pi 0.73.1's engines requirement: node >= 20.6.
+	minNodeMajor, minNodeMinor = 20, 6
+)
+
+func TestPiExtensionE2E(t *testing.T) {
+	node, npm := requireNode(t)
+
+	dir, err := os.Getwd() // go test runs in the package directory
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := filepath.Join(dir, "..", "..")
+	recordInputs(t, root)
+	bin := buildToolgate(t, root)
+	installPi(t, dir, npm)
+
+	ctx, cancel := context.WithTimeout(t.Context(), suiteTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, "--test", "test/")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "TOOLGATE_BIN="+bin)
+	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr // streamed: node's own TAP summary
+	cmd.WaitDelay = 5 * time.Second
+	start := time.Now()
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("node --test test/ (in %s) failed after %s: %v", dir, time.Since(start).Round(time.Millisecond), err)
+	}
+	t.Logf("node --test test/ passed in %s", time.Since(start).Round(time.Millisecond))
+}
+
+// recordInputs opens every file of the module (toolgate's sources, this
+// directory's TypeScript, scripts and lock file), skipping node_modules and
+// hidden directories. The suite reads them from child processes, which go
+// test's result cache cannot see; opening them here is what makes an edit
+// to any of them invalidate a cached pass.
+func recordInputs(t *testing.T, root string) {
+	t.Helper()
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if path != root && (d.Name() == "node_modules" || strings.HasPrefix(d.Name(), ".")) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			return err
+		}
+		return f.Close()
+	})
+	if err != nil {
+		t.Fatalf("listing the module's files: %v", err)
+	}
+}
+
+// requireNode finds node and npm. Without them the suite cannot run: that
+// fails under CI (the suite must not silently vanish there) and skips
+// elsewhere.
+func requireNode(t *testing.T) (node, npm string) {
+	t.Helper()
+	missing := func(format string, args ...any) {
+		msg := fmt.Sprintf(format, args...) + "; the pi end-to-end suite needs Node >= 20.6 and npm"
+		if os.Getenv("CI") != "" {
+			t.Fatal(msg + " (CI is set, so this is a failure, not a skip)")
+		}
+		t.Skip(msg)
+	}
+	node, err := exec.LookPath("node")
+	if err != nil {
+		missing("node not found on PATH")
+	}
+	npm, err = exec.LookPath("npm")
+	if err != nil {
+		missing("npm not found on PATH")
+	}
+	out, err := exec.Command(node, "--version").Output()
+	if err != nil {
+		missing("%s --version: %v", node, err)
+	}
+	m := regexp.MustCompile(`^v(\d+)\.(\d+)\.`).FindSubmatch(out)
+	if m == nil {
+		missing("unexpected node version %q", out)
+	}
+	major, _ := strconv.Atoi(string(m[1]))
+	minor, _ := strconv.Atoi(string(m[2]))
+	if major < minNodeMajor || major == minNodeMajor && minor < minNodeMinor {
+		missing("node %s is too old", out)
+	}
+	return node, npm
+}
+
+// buildToolgate builds the module's main package (the repository root) into
+// a temporary directory.
+func buildToolgate(t *testing.T, root string) string {
+	t.Helper()
+	if _, err := os.Stat(filepath.Join(root, "go.mod")); err != nil {
+		t.Fatalf("module root not found two directories up: %v", err)
+	}
+	bin := filepath.Join(t.TempDir(), "toolgate")
+	if runtime.GOOS == "windows" {
+		bin += ".exe"
+	}
+	cmd := exec.Command("go", "build", "-o", bin, ".")
+	cmd.Dir = root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build -o %s . (in %s): %v\n%s", bin, root, err, out)
+	}
+	return bin
+}
+
+// installPi runs `npm ci` unless node_modules is already installed from the
+// current package-lock.json (npm records what it installed in
+// node_modules/.package-lock.json).
+func installPi(t *testing.T, dir, npm string) {
+	t.Helper()
+	if upToDate(dir) {
+		return
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), npmCITimeout)
+	defer cancel()
+	// pi needs neither install scripts nor its optional dependencies (native
+	// clipboard and FFI helpers of the interactive UI) in json or rpc mode;
+	// --prefer-offline reuses npm's cache without asking the registry again.
+	cmd := exec.CommandContext(ctx, npm, "ci", "--ignore-scripts", "--omit=optional", "--prefer-offline", "--no-audit", "--no-fund")
+	cmd.Dir = dir
+	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+	cmd.WaitDelay = 5 * time.Second
+	start := time.Now()
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("npm ci (in %s): %v", dir, err)
+	}
+	t.Logf("npm ci took %s", time.Since(start).Round(time.Millisecond))
+}
+
+func upToDate(dir string) bool {
+	installed, err := os.Stat(filepath.Join(dir, "node_modules", ".package-lock.json"))
+	if err != nil {
+		return false
+	}
+	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@mariozechner", "pi-coding-agent", "dist", "cli.js")); err != nil {
+		return false
+	}
+	for _, f := range []string{"package.json", "package-lock.json"} {
+		fi, err := os.Stat(filepath.Join(dir, f))
+		if err != nil || fi.ModTime().After(installed.ModTime()) {
+			return false
+		}
+	}
+	return true
+}
