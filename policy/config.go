@@ -420,27 +420,40 @@ func (p *parser) permission(v *hujson.Value) {
 			}
 			entry.Shorthand = &st
 		} else {
-			pats, _ := p.members(&m.Value, fmt.Sprintf("permission.%s", surface))
-			if pats == nil {
+			pats, ok := p.patternMap(&m.Value, "permission."+surface, fmt.Sprintf("surface %q has an empty pattern key", surface),
+				func(pat string) string { return fmt.Sprintf("%s pattern %q", surface, pat) })
+			if !ok {
 				continue
 			}
-			for j := range pats {
-				pm := &pats[j]
-				pat := literalString(&pm.Name)
-				if pat == "" {
-					p.errorf(pm.Name.StartOffset, "surface %q has an empty pattern key", surface)
-					continue
-				}
-				st, ok := p.state(&pm.Value, fmt.Sprintf("%s pattern %q", surface, pat), true)
-				if !ok {
-					continue
-				}
-				pl, _ := p.position(pm.Name.StartOffset)
-				entry.Patterns = append(entry.Patterns, PatternEntry{Pattern: pat, State: st, Line: pl})
-			}
+			entry.Patterns = pats
 		}
 		p.file.Permission = append(p.file.Permission, entry)
 	}
+}
+
+// patternMap reads {pattern: state} in file order; what names a pattern in
+// error messages. ok is false when the value is not an object.
+func (p *parser) patternMap(v *hujson.Value, where, emptyKey string, what func(string) string) ([]PatternEntry, bool) {
+	members, _ := p.members(v, where)
+	if members == nil {
+		return nil, v.Value.Kind() == '{'
+	}
+	var out []PatternEntry
+	for i := range members {
+		m := &members[i]
+		pat := literalString(&m.Name)
+		if pat == "" {
+			p.errorf(m.Name.StartOffset, "%s", emptyKey)
+			continue
+		}
+		st, ok := p.state(&m.Value, what(pat), true)
+		if !ok {
+			continue
+		}
+		line, _ := p.position(m.Name.StartOffset)
+		out = append(out, PatternEntry{Pattern: pat, State: st, Line: line})
+	}
+	return out, true
 }
 
 // state reads "allow" | "ask" | "deny" or, where allowed, a deny with a

@@ -68,22 +68,7 @@ func (p *parser) legacyKey(key string, m *hujson.ObjectMember) {
 
 // legacyMap reads {pattern: state} in order.
 func (p *parser) legacyMap(v *hujson.Value, where string) []PatternEntry {
-	members, _ := p.members(v, where)
-	var out []PatternEntry
-	for i := range members {
-		m := &members[i]
-		pat := literalString(&m.Name)
-		if pat == "" {
-			p.errorf(m.Name.StartOffset, "%s has an empty key", where)
-			continue
-		}
-		st, ok := p.state(&m.Value, fmt.Sprintf("%s %q", where, pat), true)
-		if !ok {
-			continue
-		}
-		line, _ := p.position(m.Name.StartOffset)
-		out = append(out, PatternEntry{Pattern: pat, State: st, Line: line})
-	}
+	out, _ := p.patternMap(v, where, where+" has an empty key", func(pat string) string { return fmt.Sprintf("%s %q", where, pat) })
 	return out
 }
 
