@@ -9,7 +9,7 @@ import (
 
 // input checks a user input event: only "/skill:NAME" is checked; any other
 // text continues. It never answers with an error.
-func (s *Server) input(raw []byte) protocol.ToolCallResult {
+func (s *Server) input(raw []byte) any {
 	id := fmt.Sprintf("input-%d", s.inputSeq.Add(1))
 	if err := checkUnambiguous(raw); err != nil {
 		return s.invalid(protocol.GateSkillInput, id, err)
@@ -36,7 +36,7 @@ func (s *Server) input(raw []byte) protocol.ToolCallResult {
 	}
 	if _, isSkill := gates.SkillName(text); !isSkill {
 		// Not checked; recorded without the text, which is the person's own.
-		if err := (reporter{s}).Audit(gates.AuditRecord{Event: "decision", ToolCallID: id, Action: protocol.ActionContinue,
+		if err := (reporter{s: s}).Audit(gates.AuditRecord{Event: "decision", ToolCallID: id, Action: protocol.ActionContinue,
 			Gate: protocol.GateSkillInput, Reason: "not a skill invocation"}); err != nil {
 			s.log.Error().Err(err).Msg("audit")
 		}
@@ -53,10 +53,11 @@ func (s *Server) input(raw []byte) protocol.ToolCallResult {
 	// Skills get no session option, so session approvals never apply here.
 	req := gates.Request{Call: c, Gates: gates.InputGates, HasUI: st.hasUI, Input: map[string]any{"text": text},
 		Resolver: resolver{p: pol}, AllowAction: protocol.ActionContinue, Noun: "input"}
-	res := s.runner(pol).Run(s.ctx, req)
+	var notes []any
+	res := s.runner(pol, &notes).Run(s.ctx, req)
 	if res.Action == protocol.ActionContinue {
-		return protocol.ToolCallResult{Action: protocol.ActionContinue}
+		return answer{result: protocol.ToolCallResult{Action: protocol.ActionContinue}, notes: notes}
 	}
 	res.Trace = nil
-	return res
+	return answer{result: res, notes: notes}
 }

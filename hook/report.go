@@ -8,10 +8,19 @@ import (
 	"github.com/toolgate/toolgate/protocol"
 )
 
-// reporter sends the runner's notifications and audit records.
-type reporter struct{ s *Server }
+// reporter sends the runner's notifications and audit records. With notes
+// set, notifications are kept and written with the call's answer, in one
+// write.
+type reporter struct {
+	s     *Server
+	notes *[]any
+}
 
 func (r reporter) Notify(d protocol.DecisionParams) {
+	if r.notes != nil {
+		*r.notes = append(*r.notes, protocol.Notification(protocol.MethodDecision, d))
+		return
+	}
 	if r.s.stream == nil {
 		return
 	}

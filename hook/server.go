@@ -187,6 +187,8 @@ func (h serverHandler) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jso
 				e = &jsonrpc2.Error{Code: protocol.CodeInternalError, Message: err.Error()}
 			}
 			rerr = s.stream.WriteError(req.ID, int(e.Code), e.Message)
+		} else if a, ok := result.(answer); ok {
+			rerr = s.stream.WriteAll(append(a.notes, protocol.Result(req.ID, a.result))...)
 		} else {
 			rerr = s.stream.WriteResult(req.ID, result)
 		}
@@ -559,13 +561,19 @@ func boundedInput(raw []byte) any {
 	return map[string]any{"truncated": true, "bytes": len(p.Input), "head": string(p.Input[:maxAuditInput])}
 }
 
-func (s *Server) runner(pol *policy.Policy) *gates.Runner {
-	return &gates.Runner{Prompter: s.prompter, Session: &s.approvals, Reporter: reporter{s},
+// answer is a result written together with the notifications before it.
+type answer struct {
+	result any
+	notes  []any
+}
+
+func (s *Server) runner(pol *policy.Policy, notes *[]any) *gates.Runner {
+	return &gates.Runner{Prompter: s.prompter, Session: &s.approvals, Reporter: reporter{s: s, notes: notes},
 		PromptTimeoutMs: pol.PromptTimeout.Milliseconds()}
 }
 
 // toolCall decides one call; it never answers with an error.
-func (s *Server) toolCall(raw []byte) protocol.ToolCallResult {
+func (s *Server) toolCall(raw []byte) any {
 	gc, id, err := s.decodeCall(raw)
 	if err != nil {
 		return s.invalid(protocol.GateTool, id, err)
@@ -575,12 +583,14 @@ func (s *Server) toolCall(raw []byte) protocol.ToolCallResult {
 	}
 	req := gates.Request{Call: gc.call, Gates: gates.ToolGates, HasUI: gc.hasUI, Input: gc.input,
 		Resolver: resolver{p: gc.policy, session: s.approvals.snapshot()}}
-	return s.runner(gc.policy).Run(s.ctx, req)
+	var notes []any
+	res := s.runner(gc.policy, &notes).Run(s.ctx, req)
+	return answer{result: res, notes: notes}
 }
 
 func (s *Server) refuseShuttingDown(gc *gatesCall) protocol.ToolCallResult {
 	res := blockResult(protocol.GateTool, gc.call.ToolName, protocol.ResGateError, "toolgate: the session is shutting down, so the call is blocked")
-	_ = reporter{s}.Audit(gates.AuditRecord{Event: "decision", ToolCallID: gc.call.ToolCallID, ToolName: gc.call.ToolName,
+	_ = reporter{s: s}.Audit(gates.AuditRecord{Event: "decision", ToolCallID: gc.call.ToolCallID, ToolName: gc.call.ToolName,
 		Action: res.Action, Reason: res.Reason, Resolution: res.Decision.Resolution, Gate: protocol.GateTool, State: "deny"})
 	return res
 }
@@ -588,7 +598,7 @@ func (s *Server) refuseShuttingDown(gc *gatesCall) protocol.ToolCallResult {
 // invalid answers a request toolgate cannot read: block, invalid_request.
 func (s *Server) invalid(gate, id string, err error) protocol.ToolCallResult {
 	res := blockResult(gate, "", protocol.ResInvalidRequest, "toolgate: blocked because the params cannot be read unambiguously: "+err.Error())
-	if aerr := (reporter{s}).Audit(gates.AuditRecord{Event: "decision", ToolCallID: id, Action: res.Action, Reason: res.Reason,
+	if aerr := (reporter{s: s}).Audit(gates.AuditRecord{Event: "decision", ToolCallID: id, Action: res.Action, Reason: res.Reason,
 		Resolution: res.Decision.Resolution, Gate: gate, State: "deny"}); aerr != nil {
 		s.log.Error().Err(aerr).Msg("audit")
 	}

@@ -6,7 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
+	"strconv"
 	"sync"
 	"time"
 )
@@ -132,14 +132,28 @@ func (l *Loader) project(scope, path string, trusted bool, parse func(string, []
 		SkipReason: "the host says this project is not trusted: its policy files are not loaded"}
 }
 
+// key identifies the inputs of a composition: the locations and every
+// file's stamp. It is built on every check, so it avoids fmt.
 func (l *Loader) key(loc Locations, scopes []ScopeFile) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s\x00%s\x00%t\x00%s", loc.Home, loc.Cwd, loc.ProjectTrusted, loc.AgentName)
+	b := make([]byte, 0, 256)
+	b = append(b, loc.Home...)
+	b = append(b, 0)
+	b = append(b, loc.Cwd...)
+	b = append(b, 0)
+	b = strconv.AppendBool(b, loc.ProjectTrusted)
+	b = append(b, 0)
+	b = append(b, loc.AgentName...)
 	for _, s := range scopes {
 		st := l.files[s.Path].stamp
-		fmt.Fprintf(&b, "\x00%s=%t/%d/%d/%d", s.Path, st.exists, st.mtime.UnixNano(), st.size, st.ino)
+		b = append(b, 0)
+		b = append(b, s.Path...)
+		b = append(b, '=')
+		b = strconv.AppendBool(b, st.exists)
+		b = strconv.AppendInt(append(b, '/'), st.mtime.UnixNano(), 10)
+		b = strconv.AppendInt(append(b, '/'), st.size, 10)
+		b = strconv.AppendUint(append(b, '/'), st.ino, 10)
 	}
-	return b.String()
+	return string(b)
 }
 
 // read stats path and parses it again when it changed. required files

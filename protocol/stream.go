@@ -99,15 +99,33 @@ func (s *Stream) WriteObject(obj any) error {
 func (s *Stream) writeFrame(b []byte) error {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
-	var buf bytes.Buffer
+	_, err := s.out.Write(s.appendFrame(nil, b))
+	return err
+}
+
+func (s *Stream) appendFrame(dst, b []byte) []byte {
 	if s.framing == FramingContentLength {
-		fmt.Fprintf(&buf, "Content-Length: %d\r\n\r\n", len(b))
-		buf.Write(b)
-	} else {
-		buf.Write(b)
-		buf.WriteByte('\n')
+		dst = fmt.Appendf(dst, "Content-Length: %d\r\n\r\n", len(b))
+		return append(dst, b...)
 	}
-	_, err := s.out.Write(buf.Bytes())
+	dst = append(dst, b...)
+	return append(dst, '\n')
+}
+
+// WriteAll writes several messages in order with one write, so nothing
+// comes between them (a call's notifications and then its answer).
+func (s *Stream) WriteAll(objs ...any) error {
+	var buf []byte
+	for _, o := range objs {
+		b, err := json.Marshal(o)
+		if err != nil {
+			return err
+		}
+		buf = s.appendFrame(buf, b)
+	}
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	_, err := s.out.Write(buf)
 	return err
 }
 
@@ -129,9 +147,17 @@ type notification struct {
 	Params  any    `json:"params"`
 }
 
+// Result is a response to request ID (marshaled with its MarshalJSON).
+func Result(id any, result any) any { return response{JSONRPC: "2.0", ID: id, Result: result} }
+
+// Notification is a notification message.
+func Notification(method string, params any) any {
+	return notification{JSONRPC: "2.0", Method: method, Params: params}
+}
+
 // WriteResult writes the response to request id (its MarshalJSON form).
 func (s *Stream) WriteResult(id any, result any) error {
-	return s.WriteObject(response{JSONRPC: "2.0", ID: id, Result: result})
+	return s.WriteObject(Result(id, result))
 }
 
 // WriteError writes an error response to request id.
@@ -141,7 +167,7 @@ func (s *Stream) WriteError(id any, code int, message string) error {
 
 // WriteNotification writes a notification.
 func (s *Stream) WriteNotification(method string, params any) error {
-	return s.WriteObject(notification{JSONRPC: "2.0", Method: method, Params: params})
+	return s.WriteObject(Notification(method, params))
 }
 
 // Close closes the underlying closer.
