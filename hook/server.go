@@ -406,9 +406,14 @@ func shellFor(toolName string, input object, p *policy.Policy) (cmd, workdir str
 		}
 		field, wd = st.CommandArgument, st.WorkdirArgument
 	}
-	cmd, _, err = input.str(field, "input.")
+	cmd, present, err := input.str(field, "input.")
 	if err != nil {
 		return "", "", true, err
+	}
+	if !present && toolName != "bash" {
+		// The configured command argument is not there: the command the
+		// tool would run is somewhere toolgate does not look.
+		return "", "", true, fmt.Errorf("input.%s (the shellTools command argument of %s) is missing", field, toolName)
 	}
 	if wd != "" {
 		workdir, _, err = input.str(wd, "input.")
