@@ -43,7 +43,8 @@ func explain(args []string, stdout, stderr io.Writer) int {
 		configs[i], _ = filepath.Abs(c)
 	}
 	opts := hook.Options{Cwd: dir, ConfigFiles: configs, Home: home, AgentDir: agentDir, Log: zerolog.Nop()}
-	res, err := hook.Explain(opts, *tool, json.RawMessage(*input), *agent)
+	ex, err := hook.ExplainAll(opts, *tool, json.RawMessage(*input), *agent)
+	res := ex.CheckResult
 	if err != nil {
 		fmt.Fprintf(stderr, "toolgate explain: %v\n", err)
 		return 2
@@ -51,7 +52,7 @@ func explain(args []string, stdout, stderr io.Writer) int {
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		_ = enc.Encode(res)
+		_ = enc.Encode(ex)
 		return 0
 	}
 	fmt.Fprintf(stdout, "%s %s → %s\n", *tool, *input, strings.ToUpper(res.State))
@@ -75,7 +76,26 @@ func explain(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stdout, "  %-24s       %s\n", "", e.Note)
 		}
 	}
+	for _, gm := range ex.Matches {
+		fmt.Fprintf(stdout, "\n%s: rules on %s matching %s, in order (the last one wins):\n", gm.Gate, gm.Surface, strings.Join(quoteAll(gm.Values), ", "))
+		for _, m := range gm.Rules {
+			win := ""
+			if m.Wins {
+				win = "  ← wins"
+			}
+			fmt.Fprintf(stdout, "  %-5s %-30s %s%s\n", m.Action, m.Pattern, strings.TrimPrefix(originWords(m.Origin), ", "), win)
+		}
+	}
+	fmt.Fprintln(stdout, "\nA trust-floor deny, a session approval or a safety floor (sentinels like <indirection-bash-wrapper>) can decide over the last match; the decision line above is final.")
 	return 0
+}
+
+func quoteAll(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = fmt.Sprintf("%q", s)
+	}
+	return out
 }
 
 func ruleWords(pattern *string, origin *protocol.Origin) string {

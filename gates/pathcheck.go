@@ -47,5 +47,5 @@ func explicitPath(r Resolver, p paths.Path) (policy.Result, bool) {
 
 // allForms lists every form of p, for the trace.
 func allForms(p paths.Path) []string {
-	return append(p.Spelled(), p.RealForms()...)
+	return dedupe(append(p.Spelled(), p.RealForms()...))
 }

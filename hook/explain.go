@@ -8,22 +8,74 @@ import (
 	"github.com/toolgate/toolgate/protocol"
 )
 
+// Match is one rule that matched a gate's value, for explain.
+type Match struct {
+	Surface string           `json:"surface"`
+	Pattern string           `json:"pattern"`
+	Action  string           `json:"action"`
+	Origin  *protocol.Origin `json:"origin"`
+	Wins    bool             `json:"wins"`
+}
+
+// GateMatches lists the rules that matched one applied gate's value.
+type GateMatches struct {
+	Gate    string   `json:"gate"`
+	Surface string   `json:"surface"`
+	Values  []string `json:"values"`
+	Rules   []Match  `json:"rules"`
+}
+
+// Explanation is a check result with every matching rule.
+type Explanation struct {
+	protocol.CheckResult
+	Matches []GateMatches `json:"matches"`
+}
+
 // Explain decides one call as a dry run (the check method) without a
 // connection: what `toolgate explain` prints.
 func Explain(opts Options, tool string, input json.RawMessage, agent string) (protocol.CheckResult, error) {
+	ex, err := ExplainAll(opts, tool, input, agent)
+	return ex.CheckResult, err
+}
+
+// ExplainAll is Explain with, for every applied gate, each rule that
+// matched its value in evaluation order.
+func ExplainAll(opts Options, tool string, input json.RawMessage, agent string) (Explanation, error) {
 	s := New(opts)
 	s.st.agentName = agent
 	params := map[string]any{"toolCallId": "explain", "toolName": tool, "input": input}
 	raw, err := json.Marshal(params)
 	if err != nil {
-		return protocol.CheckResult{}, err
+		return Explanation{}, err
 	}
 	gc, _, err := s.decodeCall(raw)
 	if err != nil {
-		return protocol.CheckResult{}, fmt.Errorf("the call cannot be read: %w", err)
+		return Explanation{}, fmt.Errorf("the call cannot be read: %w", err)
 	}
 	req := gates.Request{Call: gc.call, Gates: gates.ToolGates, Resolver: resolver{p: gc.policy}}
-	return gates.Check(req), nil
+	ex := Explanation{CheckResult: gates.Check(req), Matches: []GateMatches{}}
+	for _, e := range ex.Trace {
+		if !e.Applied || e.Surface == "" {
+			continue
+		}
+		values := e.Forms
+		if len(values) == 0 {
+			values = []string{e.Value}
+		}
+		gm := GateMatches{Gate: e.Gate, Surface: e.Surface, Values: values, Rules: []Match{}}
+		rules := gc.policy.Matching(e.Surface, values)
+		for i, r := range rules {
+			o := r.Origin
+			m := Match{Surface: r.Surface, Pattern: r.Pattern, Action: r.Action.String(),
+				Origin: &protocol.Origin{Scope: o.Scope, Path: o.Path, Line: o.Line}, Wins: i == len(rules)-1}
+			if r.IsFallback() {
+				m.Pattern = "(fallback \"*\")"
+			}
+			gm.Rules = append(gm.Rules, m)
+		}
+		ex.Matches = append(ex.Matches, gm)
+	}
+	return ex, nil
 }
 
 // PolicySources lists the policy files a session in cwd would read.

@@ -117,3 +117,20 @@ func (p *Policy) forSurface(surface string) []*Rule {
 	}
 	return out
 }
+
+// Matching returns every rule that applies to surface and matches any of
+// values, in evaluation order (the last one wins): what `toolgate explain`
+// shows.
+func (p *Policy) Matching(surface string, values []string) []*Rule {
+	ps := IsPathSurface(surface)
+	var out []*Rule
+	for _, r := range p.forSurface(surface) {
+		for _, v := range values {
+			if r.MatchesValue(v, ps) {
+				out = append(out, r)
+				break
+			}
+		}
+	}
+	return out
+}
