@@ -124,3 +124,26 @@ func serveSession(t *testing.T, args []string, requests []string) {
 		t.Fatalf("serve exit %d", code)
 	}
 }
+
+func TestExplainShowsEveryMatchAndTheWinner(t *testing.T) {
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("HOME", dir)
+	t.Setenv("PI_CODING_AGENT_DIR", filepath.Join(dir, "agent"))
+	cfg := filepath.Join(dir, "p.json")
+	if err := os.WriteFile(cfg, []byte("{\"permission\": {\n \"bash\": {\n  \"*\": \"allow\",\n  \"rm *\": \"deny\"}}}"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	code := run([]string{"explain", "--tool", "bash", "--input", `{"command":"ls && sudo rm -rf x"}`, "--cwd", dir, "--config", cfg}, nil, &out, &out)
+	got := out.String()
+	if code != 0 || !strings.Contains(got, "→ DENY") || !strings.Contains(got, cfg+":4  ← wins") || !strings.Contains(got, "allow *") {
+		t.Fatalf("exit %d:\n%s", code, got)
+	}
+	out.Reset()
+	if code := run([]string{"explain", "--json", "--tool", "bash", "--input", `{"command":"ls"}`, "--cwd", dir, "--config", cfg}, nil, &out, &out); code != 0 || !strings.Contains(out.String(), `"wins": true`) || !strings.Contains(out.String(), `"state": "allow"`) {
+		t.Fatalf("--json: exit %d\n%s", code, out.String())
+	}
+}
