@@ -225,8 +225,6 @@ func (s *Stream) next() ([]byte, error) {
 	return line, nil
 }
 
-var errTooLarge = errors.New("message too large")
-
 func (s *Stream) readLine() ([]byte, error) {
 	var buf []byte
 	for {
