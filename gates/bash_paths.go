@@ -135,8 +135,13 @@ func BashPath(c *Call, r Resolver) Outcome {
 		case !bp.known && (r.HasExplicitPathRule(policy.Deny) || r.HasExplicitPathRule(policy.Ask)):
 			o = Outcome{Gate: protocol.GateBashPath, Kind: Checked, D: Descriptor{
 				Surface: "path", Value: bp.word.Raw, State: policy.Ask, Sentinel: SentinelUnknownPath}}
+		case bp.known && protected(c, bp.path):
+			o = Outcome{Gate: protocol.GateBashPath, Kind: Checked, D: Descriptor{Surface: "path", Value: bp.word.Raw, State: policy.Allow}}
 		default:
 			continue
+		}
+		if bp.known && protected(c, bp.path) {
+			floorProtected(&o)
 		}
 		o.D.Forms = allForms(bp.path)
 		if !found || moreRestrictive(o.D.State, best.D.State) {

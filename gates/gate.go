@@ -39,6 +39,9 @@ type Call struct {
 	// Shell is set when the call carries a shell command (bash or a
 	// configured shellTools alias).
 	Shell *ShellCommand
+	// Protected are further files no call may change unasked (--config
+	// files, the audit log), besides the policy files' usual places.
+	Protected []string
 }
 
 // ShellCommand is the shell command of a call and its one analysis.

@@ -61,6 +61,8 @@ func sentinelMeaning(s string) string {
 		return s + " (the command name is only known when it runs)"
 	case shell.SentinelUnparseable:
 		return s + " (the command could not be parsed)"
+	case SentinelProtected:
+		return s + " (toolgate's own policy files and audit log are never changed unasked)"
 	}
 	return s
 }

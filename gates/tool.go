@@ -183,6 +183,9 @@ func pathTool(c *Call, r Resolver, p paths.Path) Outcome {
 		o = checked(protocol.GateTool, "path", p.Input, pr)
 		o.D.SessionPatterns = []protocol.SessionPattern{{Surface: "path", Pattern: paths.ParentPattern(p.Abs)}}
 	}
+	if !readOnlyTools[c.ToolName] && protected(c, p) {
+		floorProtected(&o)
+	}
 	o.D.Forms = allForms(p)
 	fillTexts(&o.D, c.AgentName, fmt.Sprintf("tool '%s' on path '%s'%s", c.ToolName, shorten(p.Input), resolvesTo(p)), "", "Allow this call?")
 	return o
@@ -199,6 +202,9 @@ func extensionTool(c *Call, r Resolver, p *paths.Path) Outcome {
 		if pr, ok := explicitPath(r, *p); ok && moreRestrictive(pr.Action, res.Action) {
 			o = checked(protocol.GateTool, "path", p.Input, pr)
 			o.D.SessionPatterns = []protocol.SessionPattern{{Surface: "path", Pattern: paths.ParentPattern(p.Abs)}}
+		}
+		if protected(c, *p) {
+			floorProtected(&o)
 		}
 		o.D.Forms = allForms(*p)
 		what = fmt.Sprintf("tool '%s' on path '%s'%s", c.ToolName, shorten(p.Input), resolvesTo(*p))

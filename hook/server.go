@@ -488,6 +488,7 @@ func (s *Server) decodeCall(raw []byte) (*gatesCall, string, error) {
 	c := &gates.Call{ToolCallID: id, ToolName: name, Input: input, Cwd: st.cwd, Home: s.opts.Home,
 		AgentDir: s.opts.AgentDir, AgentName: st.agentName, Skills: st.skills, MCPServers: mergeNames(st.mcpServers, s.mcp.get(s.opts.AgentDir)),
 		InfraDirs: append(append([]string(nil), st.infraDirs...), pol.InfraReadPaths...)}
+	c.Protected = append(append([]string(nil), s.opts.ConfigFiles...), s.auditPath(pol))
 	cmd, workdir, isShell, err := shellFor(name, input, pol)
 	if err != nil {
 		return nil, id, err
