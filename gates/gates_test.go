@@ -94,7 +94,7 @@ func TestToolAndPathGates(t *testing.T) {
 		{"extension tool on its surface", `{"permission": {"*": "deny", "context7_*": "allow"}}`, Tool, "context7_docs", "", Checked, policy.Allow, "context7_docs", "*"},
 		{"extension tool path checked on path", `{"permission": {"*": "allow", "path": {"*.env": "deny"}}}`, Tool, "acme_upload", ".env", Checked, policy.Deny, "path", "*.env"},
 		{"own policy file: write floored", `{"permission": {"*": "allow"}}`, Tool, "write", ".pi/extensions/pi-permission-system/config.json", Checked, policy.Ask, "write", SentinelProtected},
-		{"own policy file: read allowed", `{"permission": {"*": "allow"}}`, Tool, "read", ".pi/extensions/pi-permission-system/config.json", Checked, policy.Allow, "read", "*"},
+		{"own policy file: read allowed", `{"permission": {"*": "allow"}}`, Tool, "read", ".pi/extensions/pi-permission-system/config.json", Checked, policy.Allow, "read", ""},
 		{"own policy file: deny kept", `{"permission": {"*": "allow", "write": "deny"}}`, Tool, "write", "$HOME/.pi/agent/agents/x.md", Checked, policy.Deny, "write", "*"},
 		{"inside path: no external gate", `{"permission": {"external_directory": "deny"}}`, ExternalDirectory, "read", "src/a.ts", NotApplied, 0, "", ""},
 		{"outside path asks", `{"permission": {"external_directory": "ask"}}`, ExternalDirectory, "read", "$OUTSIDE/x.txt", Checked, policy.Ask, "external_directory", "*"},
