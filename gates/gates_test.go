@@ -134,7 +134,7 @@ func TestToolAndPathGates(t *testing.T) {
 			case tc.pattern != "" && (mp == nil || *mp != s.expand(tc.pattern)):
 				t.Fatalf("matched %v, want %q", mp, s.expand(tc.pattern))
 			}
-			if o.D.Text.Deny == "" || o.D.Prompt.Message == "" {
+			if o.D.State != policy.Allow && (o.D.Text.Deny == "" || o.D.Prompt.Message == "") {
 				t.Fatalf("descriptor without texts: %+v", o.D)
 			}
 		})

@@ -79,6 +79,9 @@ func denyReason(d *Descriptor) string {
 // thing ("bash command 'rm x'", "tool 'write' for path 'a.txt'"); detail
 // adds context to the prompt only.
 func fillTexts(d *Descriptor, agent, what, detail, question string) {
+	if d.State == policy.Allow {
+		return // only asks and denies are ever shown to anyone
+	}
 	d.Prompt = PromptText{
 		Title:   promptTitle,
 		Message: fmt.Sprintf("%s wants to use %s%s. It is asked by %s. %s", subject(agent), what, detail, ruleRef(d), question),

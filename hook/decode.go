@@ -19,26 +19,30 @@ const maxDepth = 256
 // or in another letter case (SPEC §3). It scans the raw bytes, because a
 // decoded map has already dropped the repeats; keys are compared after
 // unescaping, so "comm\u0061nd" is "command".
-func checkUnambiguous(raw []byte) error {
+//
+// It also returns the raw bytes of the top-level "input" value (nil when
+// absent), which the audit log keeps as sent.
+func checkUnambiguous(raw []byte) ([]byte, error) {
 	if !utf8.Valid(raw) {
-		return errors.New("the params are not valid UTF-8")
+		return nil, errors.New("the params are not valid UTF-8")
 	}
 	sc := keyScanner{b: raw}
 	sc.ws()
 	if err := sc.value("params", 0); err != nil {
-		return err
+		return nil, err
 	}
 	sc.ws()
 	if sc.i != len(sc.b) {
-		return errors.New("params: trailing data")
+		return nil, errors.New("params: trailing data")
 	}
-	return nil
+	return sc.input, nil
 }
 
 // keyScanner walks JSON text looking only at object keys.
 type keyScanner struct {
-	b []byte
-	i int
+	b     []byte
+	i     int
+	input []byte // the top-level "input" value
 }
 
 var errTruncated = errors.New("params: unexpected end of JSON")
@@ -140,8 +144,12 @@ func (k *keyScanner) object(where string, depth int) error {
 		}
 		k.i++
 		k.ws()
+		start := k.i
 		if err := k.value(where+"."+key, depth+1); err != nil {
 			return err
+		}
+		if depth == 0 && key == "input" {
+			k.input = k.b[start:k.i]
 		}
 	}
 }

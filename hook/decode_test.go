@@ -30,7 +30,7 @@ func TestCheckUnambiguous(t *testing.T) {
 		{`[1,2,3]`, ""},
 	}
 	for _, tc := range cases {
-		err := checkUnambiguous([]byte(tc.raw))
+		_, err := checkUnambiguous([]byte(tc.raw))
 		switch {
 		case tc.want == "" && err != nil:
 			t.Errorf("%s: rejected: %v", tc.raw, err)
@@ -95,10 +95,10 @@ func FuzzCheckUnambiguous(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		if !json.Valid(raw) {
-			_ = checkUnambiguous(raw) // must not panic
+			_, _ = checkUnambiguous(raw) // must not panic
 			return
 		}
-		err := checkUnambiguous(raw)
+		_, err := checkUnambiguous(raw)
 		dup, rerr := refDuplicate(raw)
 		if rerr != nil {
 			return
@@ -110,4 +110,11 @@ func FuzzCheckUnambiguous(f *testing.F) {
 			t.Fatalf("%q: scanner rejects (%v), the reference accepts", raw, err)
 		}
 	})
+}
+
+func TestInputSpan(t *testing.T) {
+	in, err := checkUnambiguous([]byte(`{"toolCallId":"c","input": {"command":"ls","x":[1,{"input":2}]} ,"hasUI":true}`))
+	if err != nil || string(in) != `{"command":"ls","x":[1,{"input":2}]}` {
+		t.Fatalf("input span = %q, %v", in, err)
+	}
 }

@@ -11,7 +11,7 @@ import (
 // text continues. It never answers with an error.
 func (s *Server) input(raw []byte) any {
 	id := fmt.Sprintf("input-%d", s.inputSeq.Add(1))
-	if err := checkUnambiguous(raw); err != nil {
+	if _, err := checkUnambiguous(raw); err != nil {
 		return s.invalid(protocol.GateSkillInput, id, err)
 	}
 	params, err := decodeObject(raw)

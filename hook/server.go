@@ -432,7 +432,8 @@ type gatesCall struct {
 // decodeCall reads tool_call/check params strictly (SPEC §3: a call toolgate
 // cannot read unambiguously is invalid).
 func (s *Server) decodeCall(raw []byte) (*gatesCall, string, error) {
-	if err := checkUnambiguous(raw); err != nil {
+	inputRaw, err := checkUnambiguous(raw)
+	if err != nil {
 		return nil, "", err
 	}
 	params, err := decodeObject(raw)
@@ -486,8 +487,11 @@ func (s *Server) decodeCall(raw []byte) (*gatesCall, string, error) {
 		return nil, id, err
 	}
 	c := &gates.Call{ToolCallID: id, ToolName: name, Input: input, Cwd: st.cwd, Home: s.opts.Home,
-		AgentDir: s.opts.AgentDir, AgentName: st.agentName, Skills: st.skills, MCPServers: mergeNames(st.mcpServers, s.mcp.get(s.opts.AgentDir)),
+		AgentDir: s.opts.AgentDir, AgentName: st.agentName, Skills: st.skills, MCPServers: st.mcpServers,
 		InfraDirs: append(append([]string(nil), st.infraDirs...), pol.InfraReadPaths...)}
+	if name == "mcp" {
+		c.MCPServers = mergeNames(st.mcpServers, s.mcp.get(s.opts.AgentDir))
+	}
 	c.Protected = append(append([]string(nil), s.opts.ConfigFiles...), s.auditPath(pol))
 	cmd, workdir, isShell, err := shellFor(name, input, pol)
 	if err != nil {
@@ -496,7 +500,7 @@ func (s *Server) decodeCall(raw []byte) (*gatesCall, string, error) {
 	if isShell {
 		c.Shell = analyzeShell(cmd, workdir, st.cwd, s.opts.Home)
 	}
-	return &gatesCall{call: c, hasUI: st.hasUI, policy: pol, input: boundedInput(raw)}, id, nil
+	return &gatesCall{call: c, hasUI: st.hasUI, policy: pol, input: boundedInput(inputRaw)}, id, nil
 }
 
 // analyzeShell parses a shell command once. A workdir argument acts as if
@@ -554,17 +558,14 @@ func checkToolFields(tool string, input object) error {
 // maxAuditInput bounds the input kept in an audit record.
 const maxAuditInput = 4096
 
-func boundedInput(raw []byte) any {
-	var p struct {
-		Input json.RawMessage `json:"input"`
-	}
-	if json.Unmarshal(raw, &p) != nil || len(p.Input) == 0 {
+func boundedInput(input []byte) any {
+	if len(input) == 0 {
 		return nil
 	}
-	if len(p.Input) <= maxAuditInput {
-		return p.Input
+	if len(input) <= maxAuditInput {
+		return json.RawMessage(input)
 	}
-	return map[string]any{"truncated": true, "bytes": len(p.Input), "head": string(p.Input[:maxAuditInput])}
+	return map[string]any{"truncated": true, "bytes": len(input), "head": string(input[:maxAuditInput])}
 }
 
 // answer is a result written together with the notifications before it.
