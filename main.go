@@ -23,6 +23,7 @@ const usage = `usage: toolgate [serve] [flags]          the JSON-RPC plugin on s
        toolgate validate [FILE…]          check policy files (the effective ones without FILE)
        toolgate replay [--config F] AUDITLOG  re-decide recorded calls with today's policy; list changes
        toolgate audit verify AUDITLOG     check the audit log's hash chain
+       toolgate claude-hook               a Claude Code PreToolUse / UserPromptSubmit command hook
        toolgate version
 
 serve flags:
@@ -54,6 +55,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return replay(args, stdout, stderr)
 	case "explain":
 		return explain(args, stdout, stderr)
+	case "claude-hook":
+		return claudeHook(args, stdin, stdout, stderr)
 	case "validate":
 		return validate(args, stdout, stderr)
 	case "help", "-h", "--help":
@@ -155,5 +158,36 @@ func auditCmd(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	fmt.Fprintf(stdout, "%s: %d records, chain intact\n", args[1], n)
+	return 0
+}
+
+// claudeHook answers one Claude Code hook event; any failure exits 2, which
+// Claude Code treats as a block.
+func claudeHook(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
+	defer func() {
+		if p := recover(); p != nil {
+			fmt.Fprintf(stderr, "toolgate: internal error, blocked (fail-closed): %v\n", p)
+			code = 2
+		}
+	}()
+	fs := flag.NewFlagSet("claude-hook", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var configs multiFlag
+	fs.Var(&configs, "config", "extra policy file (repeatable)")
+	auditLog := fs.String("audit-log", "", "audit log")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	home, agentDir := environment()
+	cwd, _ := os.Getwd()
+	for i, c := range configs {
+		configs[i], _ = filepath.Abs(c)
+	}
+	opts := hook.Options{Cwd: cwd, ConfigFiles: configs, AuditLog: *auditLog, Home: home, AgentDir: agentDir,
+		Log: zerolog.New(zerolog.ConsoleWriter{Out: stderr, NoColor: true}).Level(zerolog.ErrorLevel)}
+	if err := hook.ClaudeHook(opts, stdin, stdout); err != nil {
+		fmt.Fprintf(stderr, "toolgate: blocked (fail-closed): %v\n", err)
+		return 2
+	}
 	return 0
 }

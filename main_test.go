@@ -147,3 +147,47 @@ func TestExplainShowsEveryMatchAndTheWinner(t *testing.T) {
 		t.Fatalf("--json: exit %d\n%s", code, out.String())
 	}
 }
+
+func TestClaudeHook(t *testing.T) {
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("HOME", dir)
+	t.Setenv("PI_CODING_AGENT_DIR", filepath.Join(dir, "agent"))
+	cfg := filepath.Join(dir, "p.json")
+	policy := `{"permission": {"*": "ask", "read": "allow", "bash": {"*": "ask", "git status": "allow", "rm *": "deny"}, "mcp": {"exa_*": "allow"}}}`
+	if err := os.WriteFile(cfg, []byte(policy), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	auditLog := filepath.Join(dir, "audit.jsonl")
+	cases := []struct {
+		event    string
+		code     int
+		contains string
+	}{
+		{`{"hook_event_name":"PreToolUse","cwd":"` + dir + `","tool_name":"Bash","tool_input":{"command":"git status"}}`, 0, `"permissionDecision":"allow"`},
+		{`{"hook_event_name":"PreToolUse","cwd":"` + dir + `","tool_name":"Bash","tool_input":{"command":"git status && rm -rf ~"}}`, 0, `"permissionDecision":"deny"`},
+		{`{"hook_event_name":"PreToolUse","cwd":"` + dir + `","tool_name":"Bash","tool_input":{"command":"make deploy"}}`, 0, `"permissionDecision":"ask"`},
+		{`{"hook_event_name":"PreToolUse","cwd":"` + dir + `","tool_name":"Read","tool_input":{"file_path":"` + dir + `/a.txt"}}`, 0, `"permissionDecision":"allow"`},
+		{`{"hook_event_name":"PreToolUse","cwd":"` + dir + `","tool_name":"mcp__exa__search","tool_input":{"q":"x"}}`, 0, `"permissionDecision":"allow"`},
+		{`{"hook_event_name":"PreToolUse","cwd":"` + dir + `","tool_name":"Bash","tool_input":{"command":"ls","Command":"rm -rf /"}}`, 2, ""},
+		{`not json`, 2, ""},
+		{`{"hook_event_name":"UserPromptSubmit","cwd":"` + dir + `","prompt":"/skill:x go"}`, 0, `"decision":"block"`},
+		{`{"hook_event_name":"UserPromptSubmit","cwd":"` + dir + `","prompt":"hello"}`, 0, ""},
+	}
+	for _, c := range cases {
+		var out, errOut bytes.Buffer
+		code := run([]string{"claude-hook", "--config", cfg, "--audit-log", auditLog}, strings.NewReader(c.event), &out, &errOut)
+		if code != c.code || !strings.Contains(out.String(), c.contains) {
+			t.Errorf("%s: exit %d (want %d), out %q, err %q", c.event, code, c.code, out.String(), errOut.String())
+		}
+		if c.code == 2 && out.Len() != 0 {
+			t.Errorf("%s: exit 2 with output on stdout: %q", c.event, out.String())
+		}
+	}
+	var out bytes.Buffer
+	if code := run([]string{"audit", "verify", auditLog}, nil, &out, &out); code != 0 {
+		t.Fatalf("audit log of the hook runs: %s", out.String())
+	}
+}

@@ -386,7 +386,14 @@ func Check(req Request) protocol.CheckResult {
 	case best.D.State == policy.Allow:
 		d.resolution = protocol.ResPolicyAllow
 	}
-	return protocol.CheckResult{State: stateString(best.D.State), Decision: decisionOf(d), Trace: trace}
+	res := protocol.CheckResult{State: stateString(best.D.State), Decision: decisionOf(d), Trace: trace}
+	switch best.D.State {
+	case policy.Deny:
+		res.Reason = best.D.Text.Deny
+	case policy.Ask:
+		res.Reason = best.D.Prompt.Message
+	}
+	return res
 }
 
 func firstLine(s string) string {

@@ -191,6 +191,9 @@ type CheckResult struct {
 	State    string       `json:"state"`
 	Decision *Decision    `json:"decision"`
 	Trace    []TraceEntry `json:"trace"`
+	// Reason is what a block (deny) would say, or what a prompt (ask)
+	// would ask; absent for allow. An addition to PROTOCOL.md.
+	Reason string `json:"reason,omitempty"`
 }
 
 // InputParams are the params of input.
