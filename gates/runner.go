@@ -159,6 +159,13 @@ func (rn *Runner) Run(ctx context.Context, req Request) protocol.ToolCallResult 
 		}
 		done = append(done, d)
 	}
+	if len(done) == 0 {
+		// Every call has a tool gate; a list of gates that decided nothing
+		// is a bug, and a bug blocks.
+		bad := Outcome{Gate: protocol.GateTool, Kind: Checked, D: Descriptor{State: policy.Deny}}
+		return rn.finish(ctx, req, trace, []decided{{o: bad, resolution: protocol.ResGateError,
+			reason: "toolgate: no gate decided this " + req.noun() + ", so it is blocked (fail-closed)"}}, false, "")
+	}
 	return rn.finish(ctx, req, trace, done, true, "")
 }
 

@@ -203,3 +203,11 @@ func TestCheckIsDryRun(t *testing.T) {
 		t.Fatalf("got %s from %s, want ask from the first asking gate", res.State, res.Decision.Gate)
 	}
 }
+
+func TestRunnerNoDecisionBlocks(t *testing.T) {
+	p, rep := &fakePrompter{}, &fakeReporter{}
+	res, _ := run(t, []Gate{fixed("a", NotApplied, 0, nil)}, true, p, rep)
+	if res.Action != protocol.ActionBlock || res.Decision.Resolution != protocol.ResGateError {
+		t.Fatalf("got %+v", res.Decision)
+	}
+}
