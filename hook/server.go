@@ -82,6 +82,8 @@ type Server struct {
 	done      chan struct{}
 	inputSeq  atomic.Uint64
 	mcp       mcpNames
+	// reported is the last policy whose warnings were reported.
+	reported *policy.Policy
 }
 
 // New returns a server; Serve runs it.
@@ -326,14 +328,29 @@ func (s *Server) initialize(raw []byte) (any, error) {
 	pol := s.loader.Reload(s.locations(st))
 	s.openAudit(pol)
 	info := s.policyInfo(pol)
-	for _, w := range info.Warnings {
-		s.log.Warn().Str("path", w.Path).Int("line", w.Line).Int("column", w.Column).Msg(w.Message)
-		_ = s.appendAudit("policy_warning", func(e *zerolog.Event) {
-			e.Str("sessionId", st.sessionID).Str("path", w.Path).Int("line", w.Line).Int("column", w.Column).Str("message", w.Message)
-		})
-	}
+	s.reportWarnings(pol, true)
 	return protocol.InitializeResult{ProtocolVersion: protocol.Version,
 		ServerInfo: protocol.ServerInfo{Name: "toolgate", Version: Version}, Policy: info}, nil
+}
+
+// reportWarnings writes a policy's warnings to stderr and the audit log
+// (SPEC §1.3) when the policy is new: at initialize, and when an edited
+// file was re-read before a call.
+func (s *Server) reportWarnings(p *policy.Policy, always bool) {
+	s.mu.Lock()
+	if p == s.reported && !always {
+		s.mu.Unlock()
+		return
+	}
+	s.reported = p
+	sessionID := s.st.sessionID
+	s.mu.Unlock()
+	for _, w := range s.policyInfo(p).Warnings {
+		s.log.Warn().Str("path", w.Path).Int("line", w.Line).Int("column", w.Column).Msg(w.Message)
+		_ = s.appendAudit("policy_warning", func(e *zerolog.Event) {
+			e.Str("sessionId", sessionID).Str("path", w.Path).Int("line", w.Line).Int("column", w.Column).Str("message", w.Message)
+		})
+	}
 }
 
 func (s *Server) policyInfo(p *policy.Policy) protocol.PolicyInfo {
@@ -483,6 +500,7 @@ func (s *Server) decodeCall(raw []byte) (*gatesCall, string, error) {
 		st.hasUI = *hasUI
 	}
 	pol := s.loader.Policy(s.locations(st))
+	s.reportWarnings(pol, false)
 	if err := checkToolFields(name, input); err != nil {
 		return nil, id, err
 	}
