@@ -154,6 +154,9 @@ func parseAnswer(raw json.RawMessage, offered []protocol.PromptOption) gates.Ans
 	if len(raw) == 0 || string(raw) == "null" {
 		return gates.Answer{Failed: "the host's answer has no result"}
 	}
+	if k := repeatedKey(raw); k != "" {
+		return gates.Answer{Failed: fmt.Sprintf("the host's answer gives %q twice", k)}
+	}
 	if err := json.Unmarshal(raw, &res); err != nil || res.Choice == nil {
 		return gates.Answer{Failed: "the host's answer is not {\"choice\": …}"}
 	}
@@ -173,6 +176,33 @@ func parseAnswer(raw json.RawMessage, offered []protocol.PromptOption) gates.Ans
 		ans.Reason = strings.TrimSpace(reason)
 	}
 	return ans
+}
+
+// repeatedKey returns a top-level key of the answer object given more than
+// once (in any letter case): {"choice": "allow_once", "choice": "deny"} has
+// no single meaning, so it fails like any other malformed answer.
+func repeatedKey(raw json.RawMessage) string {
+	dec := json.NewDecoder(strings.NewReader(string(raw)))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return ""
+	}
+	seen := map[string]bool{}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return ""
+		}
+		k, _ := t.(string)
+		if seen[strings.ToLower(k)] {
+			return k
+		}
+		seen[strings.ToLower(k)] = true
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return ""
+		}
+	}
+	return ""
 }
 
 func truncate(s string, n int) string {

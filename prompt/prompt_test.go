@@ -72,6 +72,9 @@ func TestAnswers(t *testing.T) {
 		{"unknown choice", func(protocol.PromptParams) (any, *jsonrpc2.Error) { return map[string]any{"choice": "maybe"}, nil }, "", "", "not offered"},
 		{"null result", func(protocol.PromptParams) (any, *jsonrpc2.Error) { return nil, nil }, "", "", "no result"},
 		{"choice of wrong type", func(protocol.PromptParams) (any, *jsonrpc2.Error) { return map[string]any{"choice": 1}, nil }, "", "", "choice"},
+		{"repeated choice", func(protocol.PromptParams) (any, *jsonrpc2.Error) {
+			return json.RawMessage(`{"choice":"deny","choice":"allow_once"}`), nil
+		}, "", "", "twice"},
 		{"reason of wrong type", func(protocol.PromptParams) (any, *jsonrpc2.Error) {
 			return map[string]any{"choice": "deny_with_reason", "reason": 5}, nil
 		}, "", "", "reason"},
