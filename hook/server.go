@@ -177,32 +177,50 @@ type serverHandler struct{ s *Server }
 func (h serverHandler) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) {
 	s := h.s
 	<-s.ready // the prompter exists only once NewConn has returned
-	result, err := s.handle(ctx, conn, req)
-	if !req.Notif {
-		// Answers are written straight to the stream (one encoder pass);
-		// the stream's lock keeps each call's notifications before its
-		// answer, and the connection only needs to track our own requests.
-		var rerr error
-		if err != nil {
-			e, ok := err.(*jsonrpc2.Error)
-			if !ok {
-				e = &jsonrpc2.Error{Code: protocol.CodeInternalError, Message: err.Error()}
-			}
-			rerr = s.stream.WriteError(req.ID, int(e.Code), e.Message)
-		} else if a, ok := result.(answer); ok {
-			rerr = s.stream.WriteAll(append(a.notes, protocol.Result(req.ID, a.result))...)
-		} else {
-			rerr = s.stream.WriteResult(req.ID, result)
-		}
-		if rerr != nil {
-			s.log.Debug().Err(rerr).Str("method", req.Method).Msg("reply")
-		}
+	if req.Notif {
+		s.handle(ctx, conn, req) // frees the raw params; never answered
+		return
+	}
+	defer func() {
 		if counted(req.Method) {
 			s.inflight.Done()
 		}
 		if req.Method == protocol.MethodShutdown {
 			s.doneOnce.Do(func() { close(s.done) })
 		}
+	}()
+	written := false
+	defer func() {
+		// A panic after handle's own recovery must neither crash the
+		// process nor leave the request unanswered; a host treats an error
+		// to tool_call as a block.
+		if p := recover(); p != nil {
+			s.log.Error().Str("method", req.Method).Msgf("panic answering: %v", p)
+			if !written {
+				_ = s.stream.WriteError(req.ID, protocol.CodeInternalError, "internal error; treat as a block")
+			}
+		}
+	}()
+	result, err := s.handle(ctx, conn, req)
+	// Answers are written straight to the stream (one encoder pass); the
+	// stream's lock keeps each call's notifications before its answer, and
+	// the connection only needs to track our own requests.
+	var rerr error
+	switch a, ok := result.(answer); {
+	case err != nil:
+		e, isRPC := err.(*jsonrpc2.Error)
+		if !isRPC {
+			e = &jsonrpc2.Error{Code: protocol.CodeInternalError, Message: err.Error()}
+		}
+		rerr = s.stream.WriteError(req.ID, int(e.Code), e.Message)
+	case ok:
+		rerr = s.stream.WriteAll(append(a.notes, protocol.Result(req.ID, a.result))...)
+	default:
+		rerr = s.stream.WriteResult(req.ID, result)
+	}
+	written = true
+	if rerr != nil {
+		s.log.Debug().Err(rerr).Str("method", req.Method).Msg("reply")
 	}
 }
 
