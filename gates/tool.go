@@ -146,7 +146,27 @@ func mcpTool(c *Call, r Resolver) Outcome {
 	res := r.Resolve(policy.Query{Surface: "mcp", Values: targets, FirstCandidate: true})
 	o := checked(protocol.GateTool, "mcp", res.Value, res)
 	o.D.SessionPatterns = []protocol.SessionPattern{{Surface: "mcp", Pattern: mcpSessionPattern(res.Value)}}
-	fillTexts(&o.D, c.AgentName, fmt.Sprintf("MCP target '%s'", res.Value), "", "Allow this call?")
+	what := fmt.Sprintf("MCP target '%s'", res.Value)
+	if p, ok := toolPath(c); ok {
+		o = withPathRule(c, r, o, p)
+		what += fmt.Sprintf(" on path '%s'%s", shorten(p.Input), resolvesTo(p))
+	}
+	fillTexts(&o.D, c.AgentName, what, "", "Allow this call?")
+	return o
+}
+
+// withPathRule applies the path surface to a call's path: when an explicit
+// path rule is more restrictive than the tool's own decision, it decides;
+// a write to toolgate's own files is floored to ask.
+func withPathRule(c *Call, r Resolver, o Outcome, p paths.Path) Outcome {
+	if pr, ok := explicitPath(r, p); ok && moreRestrictive(pr.Action, o.D.State) {
+		o = checked(protocol.GateTool, "path", p.Input, pr)
+		o.D.SessionPatterns = []protocol.SessionPattern{{Surface: "path", Pattern: paths.ParentPattern(p.Abs)}}
+	}
+	if !readOnlyTools[c.ToolName] && protected(c, p) {
+		floorProtected(&o)
+	}
+	o.D.Forms = allForms(p)
 	return o
 }
 
@@ -168,6 +188,10 @@ func skillTool(c *Call, r Resolver) Outcome {
 	}
 	res := r.Resolve(policy.Query{Surface: "skill", Values: []string{name}})
 	o := checked(protocol.GateTool, "skill", name, res)
+	if p, ok := toolPath(c); ok {
+		o = withPathRule(c, r, o, p)
+		o.D.SessionPatterns = nil // skills get no session option
+	}
 	fillTexts(&o.D, c.AgentName, fmt.Sprintf("skill '%s'", name), "", "Allow loading this skill?")
 	return o
 }
@@ -179,14 +203,7 @@ func pathTool(c *Call, r Resolver, p paths.Path) Outcome {
 	res, _ := resolvePath(r, c.ToolName, p)
 	o := checked(protocol.GateTool, c.ToolName, p.Input, res)
 	o.D.SessionPatterns = []protocol.SessionPattern{{Surface: c.ToolName, Pattern: paths.ParentPattern(p.Abs)}}
-	if pr, ok := explicitPath(r, p); ok && moreRestrictive(pr.Action, res.Action) {
-		o = checked(protocol.GateTool, "path", p.Input, pr)
-		o.D.SessionPatterns = []protocol.SessionPattern{{Surface: "path", Pattern: paths.ParentPattern(p.Abs)}}
-	}
-	if !readOnlyTools[c.ToolName] && protected(c, p) {
-		floorProtected(&o)
-	}
-	o.D.Forms = allForms(p)
+	o = withPathRule(c, r, o, p)
 	fillTexts(&o.D, c.AgentName, fmt.Sprintf("tool '%s' on path '%s'%s", c.ToolName, shorten(p.Input), resolvesTo(p)), "", "Allow this call?")
 	return o
 }
@@ -199,14 +216,7 @@ func extensionTool(c *Call, r Resolver, p *paths.Path) Outcome {
 	o.D.SessionPatterns = []protocol.SessionPattern{{Surface: c.ToolName, Pattern: "*"}}
 	what := fmt.Sprintf("tool '%s'", c.ToolName)
 	if p != nil {
-		if pr, ok := explicitPath(r, *p); ok && moreRestrictive(pr.Action, res.Action) {
-			o = checked(protocol.GateTool, "path", p.Input, pr)
-			o.D.SessionPatterns = []protocol.SessionPattern{{Surface: "path", Pattern: paths.ParentPattern(p.Abs)}}
-		}
-		if protected(c, *p) {
-			floorProtected(&o)
-		}
-		o.D.Forms = allForms(*p)
+		o = withPathRule(c, r, o, *p)
 		what = fmt.Sprintf("tool '%s' on path '%s'%s", c.ToolName, shorten(p.Input), resolvesTo(*p))
 	}
 	fillTexts(&o.D, c.AgentName, what, inputPreview(c.Input), "Allow this call?")
