@@ -51,13 +51,8 @@ func TestUnknownCommand(t *testing.T) {
 }
 
 func TestReplayListsChangedDecisions(t *testing.T) {
-	dir, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir := isolatedHome(t)
 	agentDir := filepath.Join(dir, "agent")
-	t.Setenv("HOME", dir)
-	t.Setenv("PI_CODING_AGENT_DIR", agentDir)
 	cfg := filepath.Join(agentDir, "extensions", "pi-permission-system", "config.json")
 	write := func(text string) {
 		if err := os.MkdirAll(filepath.Dir(cfg), 0o700); err != nil {
@@ -126,12 +121,7 @@ func serveSession(t *testing.T, args []string, requests []string) {
 }
 
 func TestExplainShowsEveryMatchAndTheWinner(t *testing.T) {
-	dir, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("HOME", dir)
-	t.Setenv("PI_CODING_AGENT_DIR", filepath.Join(dir, "agent"))
+	dir := isolatedHome(t)
 	cfg := filepath.Join(dir, "p.json")
 	if err := os.WriteFile(cfg, []byte("{\"permission\": {\n \"bash\": {\n  \"*\": \"allow\",\n  \"rm *\": \"deny\"}}}"), 0o600); err != nil {
 		t.Fatal(err)
@@ -149,12 +139,7 @@ func TestExplainShowsEveryMatchAndTheWinner(t *testing.T) {
 }
 
 func TestClaudeHook(t *testing.T) {
-	dir, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("HOME", dir)
-	t.Setenv("PI_CODING_AGENT_DIR", filepath.Join(dir, "agent"))
+	dir := isolatedHome(t)
 	cfg := filepath.Join(dir, "p.json")
 	policy := `{"permission": {"*": "ask", "read": "allow", "bash": {"*": "ask", "git status": "allow", "rm *": "deny"}, "mcp": {"exa_*": "allow"}}}`
 	if err := os.WriteFile(cfg, []byte(policy), 0o600); err != nil {
@@ -190,4 +175,17 @@ func TestClaudeHook(t *testing.T) {
 	if code := run([]string{"audit", "verify", auditLog}, nil, &out, &out); code != 0 {
 		t.Fatalf("audit log of the hook runs: %s", out.String())
 	}
+}
+
+// isolatedHome makes a temporary HOME (no symlinks in its path) with its
+// own agent directory, so no test reads the machine's pi configuration.
+func isolatedHome(t *testing.T) string {
+	t.Helper()
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("HOME", dir)
+	t.Setenv("PI_CODING_AGENT_DIR", filepath.Join(dir, "agent"))
+	return dir
 }
