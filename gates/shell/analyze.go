@@ -44,8 +44,9 @@ func Analyze(command string, opt Options) Analysis {
 	if err != nil {
 		return Analysis{Unparseable: true, Error: err.Error()}
 	}
-	a.units = make([]Unit, 0, len(command)/32+4)
 	sc := a.topScope(command, f)
+	// Wrapped commands and inline scripts add units of their own.
+	a.units = make([]Unit, 0, sc.facts.commands+sc.facts.commands/4+4)
 	a.stmts(f.Stmts, CtxTop, sc)
 	if a.tooDeep {
 		return Analysis{Unparseable: true, Error: fmt.Sprintf(
@@ -107,7 +108,7 @@ func newAnalyzer(opt Options) *analyzer {
 // addUnit appends u and returns its index, so that a handler can floor it
 // after the units it wraps were added.
 func (a *analyzer) addUnit(u Unit) int {
-	if u.Floor != "" || strings.ContainsAny(u.Text, "*?") {
+	if u.Floor != "" || hasByte(u.Text, &wildBytes) {
 		u.ExactSuggestion = true
 	}
 	a.units = append(a.units, u)

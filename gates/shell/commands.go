@@ -151,26 +151,39 @@ func (a *analyzer) loader(i int, base string, c cmd, sc *scope) {
 // the command name expanded; a name written with a path is also matched by
 // its base name; a name only known at run time floors the unit.
 func newUnit(fields []field, ctx Context) Unit {
-	words := make([]string, len(fields))
-	for i, f := range fields {
-		words[i] = f.text
-	}
 	name := fields[0]
 	u := Unit{Context: ctx}
 	if !name.known || name.glob {
-		u.Text = strings.Join(words, " ")
+		u.Text = joinFields(name.text, fields[1:])
 		u.Floor = SentinelDynamic
 		return u
 	}
-	words[0] = name.value
-	u.Text = strings.Join(words, " ")
+	u.Text = joinFields(name.value, fields[1:])
 	if strings.Contains(name.value, "/") {
 		if base := path.Base(name.value); base != "/" && base != "." {
-			words[0] = base
-			u.Alts = []string{strings.Join(words, " ")}
+			u.Alts = []string{joinFields(base, fields[1:])}
 		}
 	}
 	return u
+}
+
+// joinFields joins first and the text of rest with single spaces.
+func joinFields(first string, rest []field) string {
+	if len(rest) == 0 {
+		return first
+	}
+	n := len(first) + len(rest)
+	for _, f := range rest {
+		n += len(f.text)
+	}
+	var sb strings.Builder
+	sb.Grow(n)
+	sb.WriteString(first)
+	for _, f := range rest {
+		sb.WriteByte(' ')
+		sb.WriteString(f.text)
+	}
+	return sb.String()
 }
 
 // funcCall is a call of a function defined earlier in the script: its body

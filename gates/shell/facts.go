@@ -26,6 +26,9 @@ type facts struct {
 	mayChdir bool
 	cdpath   bool // CDPATH is set: a relative cd may go anywhere
 	dotglob  bool // shopt or GLOBIGNORE: globs may match dot files
+	// commands counts the commands written in the script, to size the
+	// list of units.
+	commands int
 }
 
 const manyAssigns = 2
@@ -58,12 +61,16 @@ var assigningCommands = map[string]bool{
 
 func scan(file *syntax.File) *facts {
 	f := &facts{assigns: map[string]int{}}
-	syntax.Walk(file, func(n syntax.Node) bool {
+	inspect(file, func(n syntax.Node) bool {
 		switch n := n.(type) {
 		case *syntax.CallExpr:
+			f.commands++
 			f.call(n)
 		case *syntax.DeclClause:
+			f.commands++
 			f.decl(n)
+		case *syntax.TestClause, *syntax.ArithmCmd, *syntax.LetClause:
+			f.commands++
 		case *syntax.WordIter:
 			f.taintLit(n.Name)
 		case *syntax.BinaryArithm:

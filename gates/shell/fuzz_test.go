@@ -12,13 +12,17 @@ var contexts = []Context{CtxTop, CtxSubshell, CtxGroup, CtxIf, CtxLoop, CtxCase,
 var floors = []string{"", SentinelOpaque, SentinelIndirection, SentinelDynamic, SentinelUnparseable}
 
 // FuzzAnalyze checks that no input makes Analyze panic or break the shape
-// of its result. The seeds are the table's commands and testdata/fuzz.
+// of its result, and that inspect visits what syntax.Walk visits. The seeds
+// are the table's commands and testdata/fuzz.
 func FuzzAnalyze(f *testing.F) {
 	fx := newFixture(f)
 	for _, r := range analyzeRows {
 		f.Add(fx.expand(r.cmd))
 	}
 	f.Fuzz(func(t *testing.T, cmd string) {
+		if len(cmd) <= MaxCommandBytes {
+			checkInspect(t, cmd)
+		}
 		a := Analyze(cmd, fx.options())
 		if a.Unparseable {
 			if a.Error == "" || len(a.Units) > 0 || len(a.Paths) > 0 {

@@ -11,6 +11,7 @@ import (
 // within budgets, and remembers the answers.
 type fsView struct {
 	stats     map[entry]bool
+	listings  map[string][]string
 	statsLeft int
 	readsLeft int
 }
@@ -19,7 +20,7 @@ type fsView struct {
 type entry struct{ dir, name string }
 
 func newFSView() fsView {
-	return fsView{stats: map[entry]bool{}, statsLeft: maxStats, readsLeft: maxDirReads}
+	return fsView{stats: map[entry]bool{}, listings: map[string][]string{}, statsLeft: maxStats, readsLeft: maxDirReads}
 }
 
 // exists reports whether name names an entry (a dangling symlink included)
@@ -41,10 +42,18 @@ func (v *fsView) exists(dir, name string) (found, ok bool) {
 // names returns the names in directory dir; ok is false past a budget. A
 // path that is not a readable directory has no names, as for the shell.
 func (v *fsView) names(dir string) (names []string, ok bool) {
+	if names, hit := v.listings[dir]; hit {
+		return names, true
+	}
 	if v.readsLeft == 0 {
 		return nil, false
 	}
 	v.readsLeft--
+	defer func() {
+		if ok {
+			v.listings[dir] = names
+		}
+	}()
 	// Stat first: opening a FIFO for reading would block.
 	if info, err := os.Stat(dir); err != nil || !info.IsDir() {
 		return nil, true

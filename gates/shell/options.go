@@ -34,11 +34,11 @@ func parseOpts(o opts, args []field) ([]option, int) {
 		if isDashDash(args[i]) {
 			return list, i + 1
 		}
-		got, next, ok := readOption(o, args, i)
+		got, next, ok := readOption(o, args, i, list)
 		if !ok {
 			break
 		}
-		list, i = append(list, got...), next
+		list, i = got, next
 	}
 	return list, i
 }
@@ -52,46 +52,47 @@ func scanArgs(o opts, args []field) ([]option, []field) {
 		if isDashDash(args[i]) {
 			return list, append(operands, args[i+1:]...)
 		}
-		got, next, ok := readOption(o, args, i)
+		got, next, ok := readOption(o, args, i, list)
 		if !ok {
 			operands = append(operands, args[i])
 			i++
 			continue
 		}
-		list, i = append(list, got...), next
+		list, i = got, next
 	}
 	return list, operands
 }
 
 func isDashDash(f field) bool { return f.known && f.value == "--" }
 
-// readOption reads the option word at args[i], with the value it takes, and
-// returns the index after them. ok is false for an operand. A word only
+// readOption reads the option word at args[i], with the value it takes,
+// appends them to list and returns the index after them. ok is false for an
+// operand. A word only
 // known at run time is an operand: the analysis cannot tell, and treating it
 // as the command keeps it visible (and floored as dynamic).
-func readOption(o opts, args []field, i int) (list []option, next int, ok bool) {
+func readOption(o opts, args []field, i int, list []option) (_ []option, next int, ok bool) {
 	f := args[i]
 	v := f.value
 	if !f.known || len(v) < 2 || v[0] != '-' {
-		return nil, i, false
+		return list, i, false
 	}
 	if strings.HasPrefix(v, "--") {
 		name, _, hasValue := strings.Cut(v, "=")
 		switch {
 		case hasValue:
-			return []option{{name, f.cut(len(name) + 1), true}}, i + 1, true
+			return append(list, option{name, f.cut(len(name) + 1), true}), i + 1, true
 		case slices.Contains(o.long, name) && i+1 < len(args):
-			return []option{{name, args[i+1], true}}, i + 2, true
+			return append(list, option{name, args[i+1], true}), i + 2, true
 		}
-		return []option{{name: name}}, i + 1, true
+		return append(list, option{name: name}), i + 1, true
 	}
 	if o.numeric && strings.Trim(v[1:], "0123456789") == "" {
-		return []option{{name: v}}, i + 1, true
+		return append(list, option{name: v}), i + 1, true
 	}
 	next = i + 1
 	for j := 1; j < len(v); j++ {
 		c := v[j]
-		name := "-" + string(c)
+		name := shortNames[c]
 		switch {
 		case strings.IndexByte(o.arg, c) >= 0 && j+1 < len(v):
 			return append(list, option{name, f.cut(j + 1), true}), next, true
@@ -104,6 +105,14 @@ func readOption(o opts, args []field, i int) (list []option, next int, ok bool) 
 	}
 	return list, next, true
 }
+
+// shortNames are the names of the short options, "-a" for 'a', made once.
+var shortNames = func() (t [256]string) {
+	for c := range t {
+		t[c] = "-" + string(rune(c))
+	}
+	return t
+}()
 
 // cut returns the field after its first n bytes, which are literal (an
 // option name): "file" of "-ofile", "$DIR/x" of "--out=$DIR/x".

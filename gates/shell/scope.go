@@ -17,6 +17,8 @@ type scope struct {
 	// dirs are the possible effective directories, never empty; "" stands
 	// for a directory that cannot be known.
 	dirs []string
+	// segBuf is reused by segs.
+	segBuf []seg
 }
 
 func (a *analyzer) topScope(src string, f *syntax.File) *scope {

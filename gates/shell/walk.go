@@ -241,7 +241,7 @@ func (a *analyzer) body(s *syntax.Stmt, sc *scope) {
 // code the analysis cannot follow, or a call to such a function.
 func (a *analyzer) mayChdir(n syntax.Node) bool {
 	found := false
-	syntax.Walk(n, func(n syntax.Node) bool {
+	inspect(n, func(n syntax.Node) bool {
 		if c, ok := n.(*syntax.CallExpr); ok {
 			for _, w := range c.Args {
 				lit, _ := quickLit(w)
@@ -259,7 +259,7 @@ var chdirCommands = map[string]bool{
 
 func (a *analyzer) testClause(c *syntax.TestClause, sc *scope) {
 	a.addUnit(Unit{Text: sc.slice(c), Context: CtxTest})
-	syntax.Walk(c.X, func(n syntax.Node) bool {
+	inspect(c.X, func(n syntax.Node) bool {
 		switch t := n.(type) {
 		case *syntax.UnaryTest:
 			if fileTest(t.Op) {
@@ -359,10 +359,10 @@ func (a *analyzer) assignment(c *syntax.CallExpr, sc *scope) {
 // substs walks the command and process substitutions inside n. ctx, when
 // set, overrides their context (here-document bodies).
 func (a *analyzer) substs(n syntax.Node, ctx Context, sc *scope) {
-	if isNil(n) || isLiteral(n) {
+	if isNil(n) {
 		return
 	}
-	syntax.Walk(n, func(n syntax.Node) bool {
+	inspect(n, func(n syntax.Node) bool {
 		switch n := n.(type) {
 		case *syntax.CmdSubst:
 			sc.isolate(func() { a.stmts(n.Stmts, orCtx(ctx, CtxCmdSubst), sc) })
@@ -375,16 +375,16 @@ func (a *analyzer) substs(n syntax.Node, ctx Context, sc *scope) {
 	})
 }
 
-// isLiteral reports whether n is a word with nothing to expand, which the
-// walk for substitutions can skip.
-func isLiteral(n syntax.Node) bool {
-	w, ok := n.(*syntax.Word)
-	if !ok {
-		return false
-	}
-	for _, p := range w.Parts {
-		switch p.(type) {
+// literalParts reports whether a word's parts are literal and quoted text
+// only, with nothing to expand.
+func literalParts(parts []syntax.WordPart) bool {
+	for _, p := range parts {
+		switch p := p.(type) {
 		case *syntax.Lit, *syntax.SglQuoted:
+		case *syntax.DblQuoted:
+			if !literalParts(p.Parts) {
+				return false
+			}
 		default:
 			return false
 		}
@@ -399,7 +399,7 @@ func orCtx(ctx, def Context) Context {
 	return def
 }
 
-// isNil reports whether n is nil or a typed nil pointer, which syntax.Walk
+// isNil reports whether n is nil or a typed nil pointer, which inspect
 // cannot take.
 func isNil(n syntax.Node) bool {
 	switch n := n.(type) {

@@ -78,7 +78,7 @@ func (a *analyzer) appendFields(dst []field, w *syntax.Word, sc *scope) []field 
 	}
 	n := len(dst)
 	for _, bw := range words {
-		dst = append(dst, splitFields(sc.segs(bw.Parts, argMode, false))...)
+		dst = appendSplit(dst, sc.segs(bw.Parts, argMode))
 	}
 	a.fieldsLeft -= len(dst) - n
 	return dst
@@ -93,7 +93,7 @@ func plainField(w *syntax.Word) (field, bool) {
 	var v string
 	switch p := w.Parts[0].(type) {
 	case *syntax.Lit:
-		if strings.ContainsAny(p.Value, "\\~{") {
+		if hasByte(p.Value, &plainStop) {
 			return field{}, false
 		}
 		v = p.Value
@@ -118,7 +118,7 @@ func (sc *scope) word(w *syntax.Word, m mode) field {
 		return literalField("")
 	}
 	f := field{known: true}
-	for _, s := range sc.segs(w.Parts, m, false) {
+	for _, s := range sc.segs(w.Parts, m) {
 		f.add(s)
 	}
 	f.glob = f.glob || hasGlob(f.pat)
@@ -167,8 +167,14 @@ func (sc *scope) slice(n syntax.Node) string {
 	return sc.src[i:j]
 }
 
-func (sc *scope) segs(parts []syntax.WordPart, m mode, quoted bool) []seg {
-	out := make([]seg, 0, len(parts))
+// segs returns the segments of a word's parts, in a buffer that the next
+// call reuses.
+func (sc *scope) segs(parts []syntax.WordPart, m mode) []seg {
+	sc.segBuf = sc.appendSegs(sc.segBuf[:0], parts, m, false)
+	return sc.segBuf
+}
+
+func (sc *scope) appendSegs(out []seg, parts []syntax.WordPart, m mode, quoted bool) []seg {
 	for i, p := range parts {
 		switch p := p.(type) {
 		case *syntax.Lit:
@@ -189,7 +195,7 @@ func (sc *scope) segs(parts []syntax.WordPart, m mode, quoted bool) []seg {
 			if len(p.Parts) == 0 { // "" is an empty word, not no word
 				out = append(out, seg{known: true, lit: true})
 			}
-			out = append(out, sc.segs(p.Parts, m, true)...)
+			out = sc.appendSegs(out, p.Parts, m, true)
 		case *syntax.ParamExp:
 			out = append(out, sc.param(p, m, quoted))
 		case *syntax.ExtGlob:
@@ -285,10 +291,10 @@ func simpleParam(p *syntax.ParamExp) (string, bool) {
 	return p.Param.Value, true
 }
 
-// splitFields forms fields from segments: unquoted known expansions are
-// split on blanks, and an unquoted expansion that is empty leaves no field.
-func splitFields(segs []seg) []field {
-	var out []field
+// appendSplit forms fields from segments and appends them to out: unquoted
+// known expansions are split on blanks, and an unquoted expansion that is
+// empty leaves no field.
+func appendSplit(out []field, segs []seg) []field {
 	cur, open := field{known: true}, false
 	flush := func() {
 		if open {
@@ -298,7 +304,7 @@ func splitFields(segs []seg) []field {
 		cur, open = field{known: true}, false
 	}
 	for _, s := range segs {
-		if !s.split || !strings.ContainsAny(s.value, ifs) {
+		if !s.split || !hasByte(s.value, &ifsBytes) {
 			cur.add(s)
 			open = open || !s.split || s.value != ""
 			continue
@@ -381,11 +387,38 @@ func unescape(s, special string) string {
 	return sb.String()
 }
 
+// byteSet is a set of ASCII bytes, for the scans done on every word.
+type byteSet [256]bool
+
+func newByteSet(chars string) (t byteSet) {
+	for i := 0; i < len(chars); i++ {
+		t[chars[i]] = true
+	}
+	return t
+}
+
+var (
+	plainStop = newByteSet("\\~{")   // a literal without these needs no expansion
+	ifsBytes  = newByteSet(ifs)      // field separators
+	globBytes = newByteSet("*?[]\\") // bytes escapeGlob escapes
+	wildBytes = newByteSet("*?")     // wildcard bytes of a rule
+)
+
+// hasByte reports whether s contains a byte of set.
+func hasByte(s string, set *byteSet) bool {
+	for i := 0; i < len(s); i++ {
+		if set[s[i]] {
+			return true
+		}
+	}
+	return false
+}
+
 func isGlobByte(c byte) bool { return c == '*' || c == '?' || c == '[' || c == ']' }
 
 // escapeGlob makes s match only itself as a glob pattern.
 func escapeGlob(s string) string {
-	if !strings.ContainsAny(s, "*?[]\\") {
+	if !hasByte(s, &globBytes) {
 		return s
 	}
 	var sb strings.Builder
