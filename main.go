@@ -15,6 +15,7 @@ import (
 
 	"github.com/toolgate/toolgate/hook"
 	"github.com/toolgate/toolgate/hook/audit"
+	"github.com/toolgate/toolgate/internal/runtimecfg"
 	"github.com/toolgate/toolgate/protocol"
 )
 
@@ -35,6 +36,7 @@ serve flags:
 `
 
 func main() {
+	runtimecfg.Apply()
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 

@@ -3,7 +3,15 @@ package shell
 import (
 	"strings"
 	"testing"
+
+	"github.com/toolgate/toolgate/internal/runtimecfg"
 )
+
+// The benchmarks run with the runtime settings of the toolgate binary
+// (runtimecfg: GOGC=400, 20 MiB soft memory limit). Setting GOGC and
+// GOMEMLIMIT in the environment overrides them, e.g. GOGC=100 GOMEMLIMIT=off
+// for Go's defaults.
+func toolgateRuntime(b *testing.B) { b.Cleanup(runtimecfg.Apply()) }
 
 // typicalCommand is about 100 bytes of what a coding agent runs.
 const typicalCommand = `cd src && npm run build 2>&1 | tail -n 20 && git status --short && cat package.json | grep version`
@@ -39,6 +47,7 @@ func bigCommand(size int) string {
 }
 
 func BenchmarkAnalyzeTypical(b *testing.B) {
+	toolgateRuntime(b)
 	opt := Options{Cwd: b.TempDir(), Home: "/home/u"}
 	if a := Analyze(typicalCommand, opt); a.Unparseable {
 		b.Fatal(a.Error)
@@ -50,6 +59,7 @@ func BenchmarkAnalyzeTypical(b *testing.B) {
 }
 
 func BenchmarkAnalyze64KiB(b *testing.B) {
+	toolgateRuntime(b)
 	cmd := bigCommand(MaxCommandBytes)
 	opt := Options{Cwd: b.TempDir(), Home: "/home/u"}
 	if a := Analyze(cmd, opt); a.Unparseable || len(a.Units) < 2000 {
@@ -63,6 +73,7 @@ func BenchmarkAnalyze64KiB(b *testing.B) {
 
 // BenchmarkParse64KiB is the parser's share of BenchmarkAnalyze64KiB.
 func BenchmarkParse64KiB(b *testing.B) {
+	toolgateRuntime(b)
 	cmd := bigCommand(MaxCommandBytes)
 	a := newAnalyzer(Options{})
 	b.SetBytes(int64(len(cmd)))
