@@ -82,49 +82,89 @@ func (a *analyzer) run(c cmd, sc *scope) branch {
 	if name.value == "" {
 		base = ""
 	}
+	k := commandKinds[base]
 	switch {
-	case base == "cd" || base == "pushd" || base == "popd":
+	case k.chdir:
 		return a.cd(base, c, sc)
-	case base == "eval" || base == "source" || base == ".":
+	case k.sourced:
 		return a.sourced(i, base, c, sc)
-	case shells[base]:
+	case k.shell:
 		a.shell(i, c, sc)
-	case wrappers[base] != nil:
-		return a.wrapper(i, wrappers[base], c, sc)
+	case k.wrap != nil:
+		return a.wrapper(i, k.wrap, c, sc)
+	case k.special != nil:
+		k.special(a, i, base, c, sc)
+	case k.pattern != nil:
+		a.patternFirst(i, *k.pattern, c.args(), sc)
 	default:
-		a.special(i, base, c, sc)
+		a.argPaths(c.args(), sc)
 	}
 	return same(sc)
 }
 
-// special dispatches the commands that need more than a table row.
-func (a *analyzer) special(i int, base string, c cmd, sc *scope) {
-	switch base {
-	case "su", "runuser":
-		a.su(i, base, c, sc)
-	case "script":
-		a.script(i, c, sc)
-	case "trap":
-		a.trap(i, c, sc)
-	case "alias":
-		a.alias(i, c, sc)
-	case "find":
-		a.find(i, c, sc)
-	case "fd", "fdfind":
-		a.fd(i, c, sc)
-	case "git":
-		a.git(i, c, sc)
-	case "parallel", "rust-parallel", "rush":
-		a.parallel(i, base, c, sc)
-	case "hash", "enable":
-		a.loader(i, base, c, sc)
-	default:
-		if spec, ok := patternFirstSpecs[base]; ok {
-			a.patternFirst(i, spec, c.args(), sc)
-			return
-		}
-		a.argPaths(c.args(), sc)
+// commandKind says how run treats a command name; the zero value is a
+// command whose arguments are only classified as path words.
+type commandKind struct {
+	chdir, sourced, shell bool
+	wrap                  *wrapSpec
+	special               specialFunc
+	pattern               *patternSpec
+}
+
+type specialFunc func(a *analyzer, i int, base string, c cmd, sc *scope)
+
+// specials are the commands that need more than a table row. They and
+// commandKinds are filled in by init: the handlers call run in turn.
+var specials map[string]specialFunc
+
+// commandKinds gathers the tables of commands into one look-up per command;
+// where a name is in several, cd and eval come first, then shells,
+// wrappers, specials and pattern-first commands.
+var commandKinds map[string]commandKind
+
+func init() {
+	specials = map[string]specialFunc{
+		"su":            (*analyzer).su,
+		"runuser":       (*analyzer).su,
+		"script":        func(a *analyzer, i int, _ string, c cmd, sc *scope) { a.script(i, c, sc) },
+		"trap":          func(a *analyzer, i int, _ string, c cmd, sc *scope) { a.trap(i, c, sc) },
+		"alias":         func(a *analyzer, i int, _ string, c cmd, sc *scope) { a.alias(i, c, sc) },
+		"find":          func(a *analyzer, i int, _ string, c cmd, sc *scope) { a.find(i, c, sc) },
+		"fd":            func(a *analyzer, i int, _ string, c cmd, sc *scope) { a.fd(i, c, sc) },
+		"fdfind":        func(a *analyzer, i int, _ string, c cmd, sc *scope) { a.fd(i, c, sc) },
+		"git":           func(a *analyzer, i int, _ string, c cmd, sc *scope) { a.git(i, c, sc) },
+		"parallel":      (*analyzer).parallel,
+		"rust-parallel": (*analyzer).parallel,
+		"rush":          (*analyzer).parallel,
+		"hash":          (*analyzer).loader,
+		"enable":        (*analyzer).loader,
 	}
+	kinds := map[string]commandKind{}
+	set := func(name string, f func(*commandKind)) {
+		k := kinds[name]
+		f(&k)
+		kinds[name] = k
+	}
+	for _, n := range []string{"cd", "pushd", "popd"} {
+		set(n, func(k *commandKind) { k.chdir = true })
+	}
+	for _, n := range []string{"eval", "source", "."} {
+		set(n, func(k *commandKind) { k.sourced = true })
+	}
+	for n := range shells {
+		set(n, func(k *commandKind) { k.shell = true })
+	}
+	for n, w := range wrappers {
+		set(n, func(k *commandKind) { k.wrap = w })
+	}
+	for n, f := range specials {
+		set(n, func(k *commandKind) { k.special = f })
+	}
+	for n := range patternFirstSpecs {
+		spec := patternFirstSpecs[n]
+		set(n, func(k *commandKind) { k.pattern = &spec })
+	}
+	commandKinds = kinds
 }
 
 // loaders are builtins whose option makes a name run a file of the

@@ -52,13 +52,6 @@ func (f *facts) apply(t *varTable) {
 	}
 }
 
-// assigningCommands assign the variables named by their arguments.
-var assigningCommands = map[string]bool{
-	"read": true, "mapfile": true, "readarray": true, "printf": true,
-	"getopts": true, "unset": true, "export": true, "declare": true,
-	"local": true, "typeset": true, "readonly": true, "let": true, "wait": true,
-}
-
 func scan(file *syntax.File) *facts {
 	f := &facts{assigns: map[string]int{}}
 	inspect(file, func(n syntax.Node) bool {
@@ -120,8 +113,9 @@ func (f *facts) call(c *syntax.CallExpr) {
 			f.noVars, f.mayChdir = true, true
 		case "shopt":
 			f.dotglob = true
-		default:
-			assigning = assigning || assigningCommands[lit]
+		case "read", "mapfile", "readarray", "printf", "getopts", "unset", "export",
+			"declare", "local", "typeset", "readonly", "let", "wait":
+			assigning = true // these assign the variables their arguments name
 		}
 	}
 	if assigning {
