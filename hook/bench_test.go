@@ -16,8 +16,14 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/sourcegraph/jsonrpc2"
 
+	"github.com/toolgate/toolgate/internal/runtimecfg"
 	"github.com/toolgate/toolgate/protocol"
 )
+
+// The benchmarks, the echo baseline included, run with the runtime settings
+// of the toolgate binary (runtimecfg); GOGC and GOMEMLIMIT in the
+// environment override them.
+func toolgateRuntime(b *testing.B) { b.Cleanup(runtimecfg.Apply()) }
 
 // writePolicy writes a global policy with n bash rules (none of which
 // matches the benchmark command until the last one) into agentDir.
@@ -76,6 +82,7 @@ func startServer(tb testing.TB, rules int) *client {
 var toolCallLine = []byte(`{"jsonrpc":"2.0","id":1,"method":"tool_call","params":{"toolCallId":"c","toolName":"bash","input":{"command":"git status"}}}` + "\n")
 
 func benchToolCall(b *testing.B, rules int) {
+	toolgateRuntime(b)
 	c := startServer(b, rules)
 	if resp := c.roundTrip(b, toolCallLine); !strings.Contains(string(resp), `"action":"allow"`) {
 		b.Fatalf("unexpected answer %s", resp)
@@ -109,6 +116,7 @@ func BenchmarkToolCall10000(b *testing.B) { benchToolCall(b, 10000) }
 // BenchmarkEcho is the baseline of SPEC §8: a bare JSON-RPC echo round trip
 // over the same kind of pipe with the same library.
 func BenchmarkEcho(b *testing.B) {
+	toolgateRuntime(b)
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	stream := protocol.NewStream(inR, outW, nil, protocol.FramingNewline, nil)

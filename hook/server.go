@@ -101,7 +101,9 @@ func (s *Server) Serve(in io.Reader, out io.Writer) error {
 	s.stream = protocol.NewStream(in, out, nil, s.opts.Framing, s.drain)
 	// The connection gets its own context: cancelling s.ctx at shutdown
 	// must not close it before the pending answers are written.
-	s.conn = jsonrpc2.NewConn(context.Background(), s.stream, orderedAsync{serverHandler{s}},
+	pool := newWorkers()
+	defer pool.Stop()
+	s.conn = jsonrpc2.NewConn(context.Background(), s.stream, orderedAsync{serverHandler{s}, pool},
 		jsonrpc2.SetLogger(zerologPrinter{s.log}),
 		jsonrpc2.OnRecv(func(req *jsonrpc2.Request, _ *jsonrpc2.Response) {
 			if req != nil && !req.Notif && counted(req.Method) {
@@ -155,19 +157,22 @@ type zerologPrinter struct{ l zerolog.Logger }
 
 func (z zerologPrinter) Printf(format string, v ...any) { z.l.Debug().Msgf(format, v...) }
 
-// orderedAsync handles each request in its own goroutine, like
+// orderedAsync handles each request apart from the read loop, like
 // jsonrpc2.AsyncHandler (a prompt sent back to the host while a call waits
 // would otherwise deadlock the read loop), except initialize: it changes
 // the session every later request depends on, so it is handled in order,
 // before the next message is read. initialize never calls the host.
-type orderedAsync struct{ h jsonrpc2.Handler }
+type orderedAsync struct {
+	h    jsonrpc2.Handler
+	pool *workers
+}
 
 func (a orderedAsync) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) {
 	if req.Method == protocol.MethodInitialize {
 		a.h.Handle(ctx, conn, req)
 		return
 	}
-	go a.h.Handle(ctx, conn, req)
+	a.pool.Go(func() { a.h.Handle(ctx, conn, req) })
 }
 
 // serverHandler replies to each request itself, so that a call counts as
