@@ -3,6 +3,7 @@ package shell
 import (
 	"fmt"
 	"strings"
+	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -40,6 +41,7 @@ func Analyze(command string, opt Options) Analysis {
 			"1:1: command is %d bytes, longer than the %d-byte limit", len(command), MaxCommandBytes)}
 	}
 	a := newAnalyzer(opt)
+	defer parsers.Put(a.parser)
 	f, err := a.parse(command)
 	if err != nil {
 		return Analysis{Unparseable: true, Error: err.Error()}
@@ -64,6 +66,11 @@ func Analyze(command string, opt Options) Analysis {
 func (a *analyzer) parse(src string) (*syntax.File, error) {
 	return a.parser.Parse(strings.NewReader(src), "")
 }
+
+// parsers keeps bash parsers between analyses: a new one costs about as
+// much as parsing a short command. A parser is reusable once Parse has
+// returned, and the trees it made stay valid.
+var parsers = sync.Pool{New: func() any { return syntax.NewParser(syntax.Variant(syntax.LangBash)) }}
 
 // analyzer holds the results and budgets of one Analyze call.
 type analyzer struct {
@@ -95,7 +102,7 @@ func newAnalyzer(opt Options) *analyzer {
 	}
 	return &analyzer{
 		opt:        opt,
-		parser:     syntax.NewParser(syntax.Variant(syntax.LangBash)),
+		parser:     parsers.Get().(*syntax.Parser),
 		maxDepth:   depth,
 		seen:       map[PathWord]bool{},
 		funcs:      map[string]bool{},
