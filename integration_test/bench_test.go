@@ -2,7 +2,9 @@ package integration_test
 
 import (
 	"bufio"
+	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,9 +14,17 @@ import (
 	"time"
 )
 
+// benchProc is a running binary started by benchPlugin.
+type benchProc struct {
+	cmd   *exec.Cmd
+	stdin io.Writer
+	out   *bufio.Reader
+	root  string
+}
+
 // benchPlugin starts the built binary with a global policy of n bash rules
 // and returns it after initialize was answered, with the time that took.
-func benchPlugin(b *testing.B, rules int) (*exec.Cmd, time.Duration) {
+func benchPlugin(b *testing.B, rules int) (*benchProc, time.Duration) {
 	b.Helper()
 	if buildErr != nil {
 		b.Fatalf("toolgate did not build: %v", buildErr)
@@ -43,12 +53,13 @@ func benchPlugin(b *testing.B, rules int) (*exec.Cmd, time.Duration) {
 		b.Fatal(err)
 	}
 	fmt.Fprintf(stdin, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"cwd":%q}}`+"\n", root)
-	if _, err := bufio.NewReader(stdout).ReadBytes('\n'); err != nil {
+	out := bufio.NewReader(stdout)
+	if _, err := out.ReadBytes('\n'); err != nil {
 		b.Fatal(err)
 	}
 	took := time.Since(start)
 	b.Cleanup(func() { stdin.Close(); _ = cmd.Wait() })
-	return cmd, took
+	return &benchProc{cmd: cmd, stdin: stdin, out: out, root: root}, took
 }
 
 // BenchmarkStartupToInitialize: process start to initialize answered
@@ -67,8 +78,8 @@ func BenchmarkStartupToInitialize(b *testing.B) {
 func BenchmarkResidentMemory10000Rules(b *testing.B) {
 	var worst float64
 	for i := 0; i < b.N; i++ {
-		cmd, _ := benchPlugin(b, 10000)
-		if rss := residentMB(cmd.Process.Pid); rss > worst {
+		p, _ := benchPlugin(b, 10000)
+		if rss := residentMB(p.cmd.Process.Pid); rss > worst {
 			worst = rss
 		}
 	}
@@ -88,4 +99,50 @@ func residentMB(pid int) float64 {
 		}
 	}
 	return -1
+}
+
+// BenchmarkToolCall64KiBBash: a tool_call whose bash command is 64 KiB of
+// everyday statements (about 2,700 commands), decided by the binary with a
+// 200-rule policy: the bash analysis of SPEC §8 inside a whole decision
+// (decoding, every unit matched against the policy, the audit record).
+func BenchmarkToolCall64KiBBash(b *testing.B) {
+	p, _ := benchPlugin(b, 200)
+	stmts := []string{
+		`cd /tmp/project && npm install --save-dev typescript@5 2>&1 | tail -5`,
+		`for f in src/*.ts; do echo "$f"; wc -l "$f"; done`,
+		`git log --oneline -n 20 -- src/ | head -3`,
+		`find . -name '*.py' -not -path './node_modules/*' | xargs grep -n TODO`,
+		`bash -c 'echo inline && ls -la ~/projects'`,
+	}
+	var cmd strings.Builder
+	for i := 0; ; i++ {
+		s := stmts[i%len(stmts)] + "\n"
+		if cmd.Len()+len(s) > 64*1024 {
+			break
+		}
+		cmd.WriteString(s)
+	}
+	params, err := json.Marshal(map[string]any{"toolCallId": "c", "toolName": "bash",
+		"input": map[string]any{"command": cmd.String()}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	line := []byte(`{"jsonrpc":"2.0","id":2,"method":"tool_call","params":` + string(params) + "}\n")
+	for b.Loop() {
+		if _, err := p.stdin.Write(line); err != nil {
+			b.Fatal(err)
+		}
+		for {
+			resp, err := p.out.ReadBytes('\n')
+			if err != nil {
+				b.Fatal(err)
+			}
+			if strings.Contains(string(resp), `"id":2`) {
+				if !strings.Contains(string(resp), `"action":"block"`) {
+					b.Fatalf("a 64 KiB command of asks was not blocked: %.200s", resp)
+				}
+				break
+			}
+		}
+	}
 }

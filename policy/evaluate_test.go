@@ -187,6 +187,17 @@ func TestEvaluate(t *testing.T) {
 		{"read", vals("/home/u/.ssh_old"), 1, "/home/u/.ssh_old"},
 	} {
 		got, v := Evaluate(r.surface, r.values, rules)
+		// Resolve evaluates the rules of one surface without matching the
+		// surface again; both must agree.
+		var onSurface []*Rule
+		for _, rule := range rules {
+			if rule.MatchesSurface(r.surface) {
+				onSurface = append(onSurface, rule)
+			}
+		}
+		if got2, v2 := evaluateOn(r.surface, r.values, onSurface); got2 != got || v2 != v {
+			t.Errorf("evaluateOn(%s, %q) = %v %q, Evaluate = %v %q", r.surface, r.values, got2, v2, got, v)
+		}
 		if got == nil || got.Origin.Line != r.wantLine || v != r.wantValue {
 			line := 0
 			if got != nil {

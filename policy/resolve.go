@@ -72,7 +72,7 @@ func (p *Policy) firstCandidate(surface string, values []string, session []*Rule
 }
 
 func (p *Policy) resolveSet(surface string, values []string, session []*Rule) Result {
-	r, v := Evaluate(surface, values, p.forSurface(surface))
+	r, v := evaluateOn(surface, values, p.forSurface(surface))
 	if r == nil {
 		// Unreachable while the fallback exists; fail closed all the same.
 		fb := NewRule("*", "*", Ask, LayerFallback, Origin{Scope: ScopeBuiltin}, "")

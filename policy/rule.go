@@ -105,6 +105,20 @@ func Evaluate(surface string, values []string, rules []*Rule) (*Rule, string) {
 	return nil, ""
 }
 
+// evaluateOn is Evaluate for rules already known to match surface (the
+// lists forSurface keeps), without matching the surface again.
+func evaluateOn(surface string, values []string, rules []*Rule) (*Rule, string) {
+	ps := IsPathSurface(surface)
+	for i := len(rules) - 1; i >= 0; i-- {
+		for _, v := range values {
+			if rules[i].MatchesValue(v, ps) {
+				return rules[i], v
+			}
+		}
+	}
+	return nil, ""
+}
+
 // NewRuleFrom compiles a copy of r (its Exact flag honored).
 func NewRuleFrom(r Rule, home string) Rule {
 	r.compile(home)
