@@ -54,7 +54,7 @@ type Policy struct {
 
 	home         string
 	explicitPath map[Action]bool
-	cache        sync.Map // surface → []*Rule
+	cache        sync.Map // surface → *surfaceRules
 	cacheSize    atomic.Int32
 }
 

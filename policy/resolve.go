@@ -72,7 +72,14 @@ func (p *Policy) firstCandidate(surface string, values []string, session []*Rule
 }
 
 func (p *Policy) resolveSet(surface string, values []string, session []*Rule) Result {
-	r, v := evaluateOn(surface, values, p.forSurface(surface))
+	set := p.surfaceSet(surface)
+	var r *Rule
+	var v string
+	if set.index != nil {
+		r, v = set.index.evaluate(surface, values, set.rules)
+	} else {
+		r, v = evaluateOn(surface, values, set.rules)
+	}
 	if r == nil {
 		// Unreachable while the fallback exists; fail closed all the same.
 		fb := NewRule("*", "*", Ask, LayerFallback, Origin{Scope: ScopeBuiltin}, "")
@@ -99,23 +106,35 @@ func (p *Policy) HasExplicitPathRule(a Action) bool { return p.explicitPath[a] }
 
 const maxCachedSurfaces = 1024
 
+// surfaceRules are the rules that apply to one surface, in order, with an
+// index when they are many.
+type surfaceRules struct {
+	rules []*Rule
+	index *ruleIndex
+}
+
 // forSurface returns the rules that apply to surface, in order, cached.
-func (p *Policy) forSurface(surface string) []*Rule {
+func (p *Policy) forSurface(surface string) []*Rule { return p.surfaceSet(surface).rules }
+
+func (p *Policy) surfaceSet(surface string) *surfaceRules {
 	if v, ok := p.cache.Load(surface); ok {
-		return v.([]*Rule)
+		return v.(*surfaceRules)
 	}
-	var out []*Rule
+	set := &surfaceRules{}
 	for _, r := range p.rules {
 		if r.MatchesSurface(surface) {
-			out = append(out, r)
+			set.rules = append(set.rules, r)
 		}
 	}
+	if len(set.rules) >= indexMinRules {
+		set.index = newRuleIndex(set.rules, IsPathSurface(surface))
+	}
 	if p.cacheSize.Load() < maxCachedSurfaces {
-		if _, loaded := p.cache.LoadOrStore(surface, out); !loaded {
+		if _, loaded := p.cache.LoadOrStore(surface, set); !loaded {
 			p.cacheSize.Add(1)
 		}
 	}
-	return out
+	return set
 }
 
 // Matching returns every rule that applies to surface and matches any of

@@ -1,0 +1,149 @@
+package policy
+
+import "strings"
+
+// indexMinRules is the shortest rule list that gets an index; a shorter one
+// is scanned whole.
+const indexMinRules = 64
+
+// ruleIndex narrows the rules of one surface to those that can match a
+// value, by what every value a rule matches must start with. A pattern
+// matches by one of up to three routes (its own text, the bare command a
+// trailing " *" also matches, the directory a trailing "/*" also matches on
+// path surfaces), and each route is a glob whose literal text before its
+// first wildcard begins every value it matches. A rule is filed under each
+// route's key:
+//
+//   - the first word, when that literal text holds a space ("git push *" is
+//     filed under "git"), or when the route has no wildcard at all ("ls");
+//   - else the first byte ("git*" under 'g');
+//   - else nowhere in particular: it is a candidate for every value ("*",
+//     "*.env").
+//
+// A value's candidates are then the rules filed under its first word, its
+// first byte and nowhere in particular; no other rule can match it, so
+// evaluating the candidates from the last gives what scanning every rule
+// gives. TestIndexMatchesScan and FuzzIndex check that.
+type ruleIndex struct {
+	any    []int32 // ascending, like every list here
+	byByte map[byte][]int32
+	byWord map[string][]int32
+}
+
+func newRuleIndex(rules []*Rule, pathSurface bool) *ruleIndex {
+	ix := &ruleIndex{byByte: map[byte][]int32{}, byWord: map[string][]int32{}}
+	for i, r := range rules {
+		ix.file(int32(i), &r.pattern, pathSurface)
+	}
+	return ix
+}
+
+func (ix *ruleIndex) file(i int32, p *Pattern, pathSurface bool) {
+	if p.any {
+		ix.any = append(ix.any, i)
+		return
+	}
+	routes := [3]string{p.expanded}
+	n := 1
+	if p.hasOpt {
+		routes[n] = p.optional
+		n++
+	}
+	if p.hasDir && pathSurface {
+		routes[n] = p.dir
+		n++
+	}
+	var words [3]string
+	var bytes [3]byte
+	nw, nb := 0, 0
+	for _, glob := range routes[:n] {
+		lit, literal := glob, true
+		if w := strings.IndexAny(glob, "*?"); w >= 0 {
+			lit, literal = glob[:w], false
+		}
+		switch sp := strings.IndexByte(lit, ' '); {
+		case sp >= 0:
+			words[nw], nw = lit[:sp], nw+1
+		case literal:
+			words[nw], nw = lit, nw+1
+		case lit != "":
+			bytes[nb], nb = lit[0], nb+1
+		default:
+			ix.any = append(ix.any, i)
+			return
+		}
+	}
+	// A rule is filed once under each distinct key; lists stay ascending
+	// because rules are filed in order.
+	for k, w := range words[:nw] {
+		if !containsBefore(words[:k], w) {
+			ix.byWord[w] = append(ix.byWord[w], i)
+		}
+	}
+	for k, b := range bytes[:nb] {
+		if !containsBefore(bytes[:k], b) {
+			ix.byByte[b] = append(ix.byByte[b], i)
+		}
+	}
+}
+
+func containsBefore[T comparable](list []T, v T) bool {
+	for _, x := range list {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+// maxIndexedValues is how many values evaluate merges candidates for; more
+// are scanned whole (a call has one value, or two or three spellings).
+const maxIndexedValues = 4
+
+// evaluate is evaluateOn over the candidates of values.
+func (ix *ruleIndex) evaluate(surface string, values []string, rules []*Rule) (*Rule, string) {
+	if len(values) > maxIndexedValues {
+		return evaluateOn(surface, values, rules)
+	}
+	var lists [1 + 2*maxIndexedValues][]int32
+	n := 0
+	lists[n], n = ix.any, n+1
+	for _, v := range values {
+		w := v
+		if sp := strings.IndexByte(v, ' '); sp >= 0 {
+			w = v[:sp]
+		}
+		lists[n], n = ix.byWord[w], n+1
+		if v != "" {
+			lists[n], n = ix.byByte[v[0]], n+1
+		}
+	}
+	// Merge the lists from their ends: candidates in descending order.
+	var at [len(lists)]int
+	for k := range n {
+		at[k] = len(lists[k]) - 1
+	}
+	ps := IsPathSurface(surface)
+	for {
+		best := int32(-1)
+		for k := range n {
+			if at[k] >= 0 && lists[k][at[k]] > best {
+				best = lists[k][at[k]]
+			}
+		}
+		if best < 0 {
+			return nil, ""
+		}
+		for k := range n {
+			if at[k] >= 0 && lists[k][at[k]] == best {
+				at[k]--
+			}
+		}
+		r := rules[best]
+		for _, v := range values {
+			if r.MatchesValue(v, ps) {
+				return r, v
+			}
+		}
+	}
+}

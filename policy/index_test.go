@@ -1,0 +1,118 @@
+package policy
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// indexPatterns mix every route and key kind: plain words, trailing " *",
+// "/*" directories, leading wildcards, a leading space, "~" and $HOME,
+// wildcards before and after the first space, literals and the empty
+// pattern.
+var indexPatterns = []string{
+	"*", "*.env", "git *", "git push *", "git", "git*", "g?t *", "a? *", " x*", " *", "ls", "ls -la",
+	"/x/*", "/*", "/x", "~/.ssh/*", "$HOME/*", "~", "*/.ssh/*", "?", "??*", "", "a b c", "a b *",
+	"tool1 sub1 *", "tool1*", "tool1 *", "npm run *", "npm", "n*m run", "x *y", "x* y", "é *", "é",
+	"/home/u/p/*", "/home/u/p", "rm -rf *", "rm *", "*rm*", "r?", "cd /tmp *", "cd",
+}
+
+var indexValues = []string{
+	"", " ", " x", " xy", "git", "git status", "git push origin", "gitk", "got x", "a", "ab", "ab c",
+	"ls", "ls -la", "ls -l", "/x", "/x/y", "/", "/home/u/.ssh", "/home/u/.ssh/id", "/home/u/p",
+	"/home/u/p/q", "tool1 sub1 z", "tool1", "tool1 sub1", "npm run build", "npm", "nxm run", "x y",
+	"xa y", "é", "é x", "rm -rf /", "rm x", "farm", "r", "rx", "cd /tmp", "cd /tmp x", "cd", "a b c",
+	"a b x", ".env", "x.env", "~", "$HOME",
+}
+
+func indexRules(surface string, patterns []string) []*Rule {
+	out := make([]*Rule, len(patterns))
+	for i, pat := range patterns {
+		r := NewRule(surface, pat, Action(i%3), LayerConfig, Origin{Scope: ScopeGlobal, Line: i + 1}, "/home/u")
+		out[i] = &r
+	}
+	return out
+}
+
+// checkIndex fails when the index and a scan of every rule disagree.
+func checkIndex(t *testing.T, surface string, rules []*Rule, values []string) {
+	t.Helper()
+	ix := newRuleIndex(rules, IsPathSurface(surface))
+	got, gv := ix.evaluate(surface, values, rules)
+	want, wv := evaluateOn(surface, values, rules)
+	if got != want || gv != wv {
+		t.Fatalf("surface %s, values %q: index gives %s %q, a scan %s %q",
+			surface, values, ruleName(got), gv, ruleName(want), wv)
+	}
+}
+
+func ruleName(r *Rule) string {
+	if r == nil {
+		return "no rule"
+	}
+	return r.Pattern
+}
+
+// TestIndexMatchesScan: on bash, a path surface and an MCP-like surface,
+// for random rule lists drawn from indexPatterns and every one to three
+// values of indexValues, the index decides what scanning every rule does.
+func TestIndexMatchesScan(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, surface := range []string{"bash", "read", "mcp"} {
+		for round := range 300 {
+			n := 1 + rng.IntN(3*len(indexPatterns))
+			patterns := make([]string, n)
+			for i := range patterns {
+				patterns[i] = indexPatterns[rng.IntN(len(indexPatterns))]
+			}
+			rules := indexRules(surface, patterns)
+			for _, v := range indexValues {
+				checkIndex(t, surface, rules, []string{v})
+			}
+			for range 20 {
+				values := make([]string, 1+rng.IntN(5))
+				for i := range values {
+					values[i] = indexValues[rng.IntN(len(indexValues))]
+				}
+				checkIndex(t, surface, rules, values)
+			}
+			_ = round
+		}
+	}
+}
+
+// TestIndexNarrows: with 10,000 rules of distinct commands, a value is
+// checked against a handful of candidates, not every rule.
+func TestIndexNarrows(t *testing.T) {
+	patterns := make([]string, 0, 10001)
+	patterns = append(patterns, "*")
+	for i := range 10000 {
+		patterns = append(patterns, "tool"+strings.Repeat("x", i%7)+string(rune('a'+i%26))+" sub *")
+	}
+	rules := indexRules("bash", patterns)
+	ix := newRuleIndex(rules, false)
+	if got := len(ix.byWord["toolxb"]) + len(ix.any) + len(ix.byByte['t']); got > 1000 {
+		t.Errorf("%d candidates for one command, want a few hundred at most", got)
+	}
+	checkIndex(t, "bash", rules, []string{"toolxb sub x"})
+	checkIndex(t, "bash", rules, []string{"echo hi"})
+}
+
+// FuzzIndex: for any patterns (one per line) and value, the index decides
+// what a scan of every rule does, on a command surface and a path surface.
+func FuzzIndex(f *testing.F) {
+	f.Add(strings.Join(indexPatterns, "\n"), "git push origin")
+	f.Add("git *\n*.env\n/x/*", "/x")
+	f.Add(" x*\n a", " x")
+	f.Fuzz(func(t *testing.T, patterns, value string) {
+		if len(patterns) > 4096 || len(value) > 1024 {
+			return
+		}
+		list := strings.Split(patterns, "\n")
+		for _, surface := range []string{"bash", "read"} {
+			rules := indexRules(surface, list)
+			checkIndex(t, surface, rules, []string{value})
+			checkIndex(t, surface, rules, []string{value, strings.TrimSpace(value), "/" + value})
+		}
+	})
+}
