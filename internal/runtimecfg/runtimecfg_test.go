@@ -2,8 +2,10 @@ package runtimecfg
 
 import (
 	"math"
+	"runtime"
 	"runtime/debug"
 	"testing"
+	"time"
 )
 
 func TestApply(t *testing.T) {
@@ -41,4 +43,35 @@ func TestApplyEnvironmentWins(t *testing.T) {
 	if got := debug.SetMemoryLimit(-1); got != math.MaxInt64 {
 		t.Errorf("memory limit = %d, want none (left alone)", got)
 	}
+}
+
+func TestFitLimit(t *testing.T) {
+	if got := fitLimit(4 << 20); got != MemoryLimit {
+		t.Errorf("fitLimit(4 MiB) = %d, want MemoryLimit", got)
+	}
+	if got := fitLimit(100 << 20); got < 200<<20+limitHeadroom {
+		t.Errorf("fitLimit(100 MiB) = %d MiB, want room above what is live", got>>20)
+	}
+}
+
+// TestLimitFollowsLiveHeap: with more live than MemoryLimit leaves room
+// for, the limit is raised after a collection instead of the collector
+// running without end.
+func TestLimitFollowsLiveHeap(t *testing.T) {
+	t.Setenv("GOGC", "")
+	t.Setenv("GOMEMLIMIT", "")
+	restore := Apply()
+	defer restore()
+	big := make([]byte, 48<<20)
+	for i := range big {
+		big[i] = byte(i)
+	}
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		runtime.GC()
+		if debug.SetMemoryLimit(-1) >= 2*48<<20 {
+			runtime.KeepAlive(big)
+			return
+		}
+	}
+	t.Errorf("memory limit stayed at %d MiB with 48 MiB live", debug.SetMemoryLimit(-1)>>20)
 }
