@@ -71,6 +71,7 @@ func buildPlugin(dir string) (string, error) {
 	}
 	cmd := exec.Command("go", "build", "-o", bin, "github.com/toolgate/toolgate")
 	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0") // static, as the README builds it
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		return "", fmt.Errorf("go build -o %s github.com/toolgate/toolgate (in %s): %v\n%s", bin, root, err, out)

@@ -35,6 +35,7 @@ func run() error {
 	bin := filepath.Join(tmp, "toolgate")
 	build := exec.Command("go", "build", "-o", bin, ".")
 	build.Dir, build.Stdout, build.Stderr = root, os.Stderr, os.Stderr
+	build.Env = append(os.Environ(), "CGO_ENABLED=0") // static, as the README builds it
 	if err := build.Run(); err != nil {
 		return fmt.Errorf("go build: %w", err)
 	}

@@ -134,6 +134,7 @@ func buildToolgate(t *testing.T, root string) string {
 	}
 	cmd := exec.Command("go", "build", "-o", bin, ".")
 	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0") // static, as the README builds it
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go build -o %s . (in %s): %v\n%s", bin, root, err, out)
 	}
