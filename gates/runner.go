@@ -101,6 +101,7 @@ func (r Request) noun() string {
 // Evaluate runs every gate of req, recovering a panic in any of them as a
 // gate error. It has no side effects.
 func Evaluate(req Request) (outcomes []Outcome, failed *Outcome, err error) {
+	outcomes = make([]Outcome, 0, len(req.Gates))
 	for _, g := range req.Gates {
 		o, perr := runGate(g, req)
 		if perr != nil {
@@ -322,13 +323,9 @@ func notification(c *Call, d decided) protocol.DecisionParams {
 
 // Trace lists every gate, applied or not, in gate order.
 func Trace(outcomes []Outcome, gates []Gate) []protocol.TraceEntry {
-	byGate := map[string]Outcome{}
-	for _, o := range outcomes {
-		byGate[o.Gate] = o
-	}
 	trace := make([]protocol.TraceEntry, 0, len(gates))
 	for _, g := range gates {
-		o, ok := byGate[g.ID]
+		o, ok := outcomeOf(outcomes, g.ID)
 		e := protocol.TraceEntry{Gate: g.ID}
 		if !ok {
 			e.Note = "not run"
@@ -345,6 +342,17 @@ func Trace(outcomes []Outcome, gates []Gate) []protocol.TraceEntry {
 		trace = append(trace, e)
 	}
 	return trace
+}
+
+// outcomeOf returns the last outcome of gate id (a handful of gates: a
+// scan is cheaper than building a map).
+func outcomeOf(outcomes []Outcome, id string) (*Outcome, bool) {
+	for i := len(outcomes) - 1; i >= 0; i-- {
+		if outcomes[i].Gate == id {
+			return &outcomes[i], true
+		}
+	}
+	return nil, false
 }
 
 func markTrace(trace []protocol.TraceEntry, ds []decided) {

@@ -69,6 +69,7 @@ type Loader struct {
 	mu      sync.Mutex
 	files   map[string]cached
 	lastKey string
+	keyBuf  []byte
 	last    *Policy
 }
 
@@ -104,11 +105,11 @@ func (l *Loader) Policy(loc Locations) *Policy {
 				l.project(ScopeProjectAgent, AgentPath(filepath.Join(loc.Cwd, ".pi", "agents"), loc.AgentName), loc.ProjectTrusted, ParseAgentFile))
 		}
 	}
-	key := l.key(loc, scopes)
-	if l.last != nil && key == l.lastKey {
+	l.keyBuf = l.key(l.keyBuf[:0], loc, scopes)
+	if l.last != nil && string(l.keyBuf) == l.lastKey {
 		return l.last
 	}
-	l.last, l.lastKey = Compose(scopes, loc.Home), key
+	l.last, l.lastKey = Compose(scopes, loc.Home), string(l.keyBuf)
 	return l.last
 }
 
@@ -132,10 +133,10 @@ func (l *Loader) project(scope, path string, trusted bool, parse func(string, []
 		SkipReason: "the host says this project is not trusted: its policy files are not loaded"}
 }
 
-// key identifies the inputs of a composition: the locations and every
-// file's stamp. It is built on every check, so it avoids fmt.
-func (l *Loader) key(loc Locations, scopes []ScopeFile) string {
-	b := make([]byte, 0, 256)
+// key appends to b what identifies the inputs of a composition: the
+// locations and every file's stamp. It is built on every check, so it
+// avoids fmt and reuses the Loader's buffer.
+func (l *Loader) key(b []byte, loc Locations, scopes []ScopeFile) []byte {
 	b = append(b, loc.Home...)
 	b = append(b, 0)
 	b = append(b, loc.Cwd...)
@@ -153,7 +154,7 @@ func (l *Loader) key(loc Locations, scopes []ScopeFile) string {
 		b = strconv.AppendInt(append(b, '/'), st.size, 10)
 		b = strconv.AppendUint(append(b, '/'), st.ino, 10)
 	}
-	return string(b)
+	return b
 }
 
 // read stats path and parses it again when it changed. required files

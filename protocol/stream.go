@@ -53,7 +53,8 @@ type Stream struct {
 	closer  io.Closer
 	framing Framing
 
-	wmu sync.Mutex
+	wmu  sync.Mutex
+	wbuf []byte // WriteAll's buffer, under wmu
 
 	seq atomic.Uint64
 	raw sync.Map // uint64 → []byte
@@ -115,7 +116,9 @@ func (s *Stream) appendFrame(dst, b []byte) []byte {
 // WriteAll writes several messages in order with one write, so nothing
 // comes between them (a call's notifications and then its answer).
 func (s *Stream) WriteAll(objs ...any) error {
-	var buf []byte
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	buf := s.wbuf[:0]
 	for _, o := range objs {
 		b, err := json.Marshal(o)
 		if err != nil {
@@ -123,11 +126,15 @@ func (s *Stream) WriteAll(objs ...any) error {
 		}
 		buf = s.appendFrame(buf, b)
 	}
-	s.wmu.Lock()
-	defer s.wmu.Unlock()
+	if cap(buf) <= maxKeptBuffer {
+		s.wbuf = buf // kept for the next answer
+	}
 	_, err := s.out.Write(buf)
 	return err
 }
+
+// maxKeptBuffer is the largest write buffer kept between answers.
+const maxKeptBuffer = 64 << 10
 
 type response struct {
 	JSONRPC string `json:"jsonrpc"`

@@ -40,6 +40,10 @@ type Log struct {
 	seq  uint64
 	prev string
 	size int64 // the file size after our last write, to notice other writers
+
+	// buf and line are reused from record to record (under mu).
+	buf  bytes.Buffer
+	line []byte
 }
 
 // Open opens (creating it and its parent directories, mode 0700) the log at
@@ -151,8 +155,11 @@ func (l *Log) Append(event string, fill Fields) error {
 	if err := l.resync(); err != nil {
 		return err
 	}
-	var buf bytes.Buffer
-	lg := zerolog.New(&buf)
+	if l.buf.Cap() > maxKeptLine {
+		l.buf = bytes.Buffer{}
+	}
+	l.buf.Reset()
+	lg := zerolog.New(&l.buf)
 	e := lg.Log().
 		Str("time", time.Now().UTC().Format(time.RFC3339Nano)).
 		Uint64("seq", l.seq+1).
@@ -161,16 +168,18 @@ func (l *Log) Append(event string, fill Fields) error {
 		fill(e)
 	}
 	e.Str("prev", l.prev).Send()
-	body := bytes.TrimRight(buf.Bytes(), "\n")
+	body := bytes.TrimRight(l.buf.Bytes(), "\n")
 	if len(body) < 2 || body[len(body)-1] != '}' {
 		return errors.New("audit record could not be encoded")
 	}
 	hash := Hash(l.prev, body)
-	line := make([]byte, 0, len(body)+80)
-	line = append(line, body[:len(body)-1]...)
+	line := append(l.line[:0], body[:len(body)-1]...)
 	line = append(line, `,"hash":"`...)
 	line = append(line, hash...)
 	line = append(line, "\"}\n"...)
+	if cap(line) <= maxKeptLine {
+		l.line = line
+	}
 	n, err := l.f.Write(line)
 	if err != nil {
 		return fmt.Errorf("cannot write the audit log %s: %w", l.path, err)
@@ -183,6 +192,9 @@ func (l *Log) Append(event string, fill Fields) error {
 	l.size += int64(n)
 	return nil
 }
+
+// maxKeptLine is the longest record buffer kept for the next record.
+const maxKeptLine = 64 << 10
 
 // Hash is the chain hash of a record body (its JSON without the hash field)
 // after prev.
