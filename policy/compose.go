@@ -134,6 +134,13 @@ func mergePattern(cur *mergedSurface, pe PatternEntry, origin Origin) {
 // configRules expands merged surfaces into rules; the top-level "*"
 // shorthand is returned separately as the fallback.
 func configRules(merged []*mergedSurface, home string, trusted bool) (rules []*Rule, fallback *Rule) {
+	// The rules live in one block: one object for the collector instead of
+	// one per rule.
+	n := 0
+	for _, m := range merged {
+		n += max(len(m.patterns), 1)
+	}
+	block := make([]Rule, 0, n)
 	for _, m := range merged {
 		if m.surface == "*" && m.shorthand != nil {
 			r := NewRule("*", "*", m.shorthand.Action, LayerFallback, m.origin, home)
@@ -144,14 +151,18 @@ func configRules(merged []*mergedSurface, home string, trusted bool) (rules []*R
 		if m.shorthand != nil {
 			r := NewRule(m.surface, "*", m.shorthand.Action, LayerConfig, m.origin, home)
 			r.Reason, r.Trusted = m.shorthand.Reason, trusted
-			rules = append(rules, &r)
+			block = append(block, r)
 			continue
 		}
 		for _, mp := range m.patterns {
 			r := NewRule(m.surface, mp.pattern, mp.state.Action, LayerConfig, mp.origin, home)
 			r.Reason, r.Trusted = mp.state.Reason, trusted
-			rules = append(rules, &r)
+			block = append(block, r)
 		}
+	}
+	rules = make([]*Rule, len(block))
+	for i := range block {
+		rules[i] = &block[i]
 	}
 	return rules, fallback
 }

@@ -46,11 +46,11 @@ func (ix *ruleIndex) file(i int32, p *Pattern, pathSurface bool) {
 	routes := [3]string{p.expanded}
 	n := 1
 	if p.hasOpt {
-		routes[n] = p.optional
+		routes[n] = p.optional()
 		n++
 	}
 	if p.hasDir && pathSurface {
-		routes[n] = p.dir
+		routes[n] = p.dir()
 		n++
 	}
 	var words [3]string

@@ -15,19 +15,25 @@ import (
 type Pattern struct {
 	raw      string // as written
 	expanded string // after home expansion
-	prefix   string // literal text before the first wildcard
-	any      bool   // the pattern is "*": matches everything
-	literal  bool   // no wildcard at all
-	// optional is the bare prefix a trailing " *" also matches ("" if none).
-	optional string
-	hasOpt   bool
-	// dir is the directory a trailing "/*" also matches on path surfaces.
-	dir    string
-	hasDir bool
-	// optTail and dirTail are the literal ends of optional and dir (after
-	// their last wildcard): a value that does not end so cannot match.
-	optTail, dirTail string
+	// The parts below are prefixes and suffixes of expanded, kept as
+	// offsets: a policy holds thousands of patterns, and the collector
+	// scans every string a pattern keeps.
+	prefixEnd    int32 // literal text before the first wildcard: expanded[:prefixEnd]
+	optEnd       int32 // the bare prefix a trailing " *" also matches: expanded[:optEnd]
+	optTailStart int32 // its literal end, after its last wildcard: expanded[optTailStart:optEnd]
+	dirEnd       int32 // the directory a trailing "/*" also matches on path surfaces: expanded[:dirEnd]
+	dirTailStart int32 // its literal end: expanded[dirTailStart:dirEnd]
+	any          bool  // the pattern is "*": matches everything
+	literal      bool  // no wildcard at all
+	hasOpt       bool
+	hasDir       bool
 }
+
+func (p *Pattern) prefix() string   { return p.expanded[:p.prefixEnd] }
+func (p *Pattern) optional() string { return p.expanded[:p.optEnd] }
+func (p *Pattern) optTail() string  { return p.expanded[p.optTailStart:p.optEnd] }
+func (p *Pattern) dir() string      { return p.expanded[:p.dirEnd] }
+func (p *Pattern) dirTail() string  { return p.expanded[p.dirTailStart:p.dirEnd] }
 
 // CompilePattern compiles raw, expanding a leading "~" or "$HOME" against
 // home (when home is not empty).
@@ -37,31 +43,32 @@ func CompilePattern(raw, home string) Pattern {
 	i := strings.IndexAny(exp, "*?")
 	if i < 0 {
 		p.literal = true
-		p.prefix = exp
+		p.prefixEnd = int32(len(exp))
 	} else {
-		p.prefix = exp[:i]
+		p.prefixEnd = int32(i)
 	}
 	p.any = exp == "*"
 	if strings.HasSuffix(exp, " *") {
-		p.optional, p.hasOpt = exp[:len(exp)-2], true
-		p.optTail = literalTail(p.optional)
+		p.hasOpt, p.optEnd = true, int32(len(exp)-2)
+		p.optTailStart = tailStart(exp[:p.optEnd])
 	}
 	if strings.HasSuffix(exp, "/*") {
-		p.dir, p.hasDir = exp[:len(exp)-2], true
-		if p.dir == "" {
-			p.dir = "/"
+		p.hasDir, p.dirEnd = true, int32(len(exp)-2)
+		if p.dirEnd == 0 {
+			p.dirEnd = 1 // "/*": the directory is "/"
 		}
-		p.dirTail = literalTail(p.dir)
+		p.dirTailStart = tailStart(exp[:p.dirEnd])
 	}
 	return p
 }
 
-func literalTail(s string) string { return s[strings.LastIndexAny(s, "*?")+1:] }
+// tailStart is where the literal end of s begins, after its last wildcard.
+func tailStart(s string) int32 { return int32(strings.LastIndexAny(s, "*?") + 1) }
 
 // CompileExact compiles a pattern that matches only the literal text raw
 // (session approvals of units that contain '*' or '?').
 func CompileExact(raw string) Pattern {
-	return Pattern{raw: raw, expanded: raw, prefix: raw, literal: true}
+	return Pattern{raw: raw, expanded: raw, prefixEnd: int32(len(raw)), literal: true}
 }
 
 // String returns the pattern as written.
@@ -79,16 +86,17 @@ func (p *Pattern) Match(value string, pathSurface bool) bool {
 	}
 	// The bare prefix and the directory are wildcard patterns themselves
 	// ("a? *" matches "ab", "*/.ssh/*" matches "/home/x/.ssh").
-	if p.hasOpt && strings.HasSuffix(value, p.optTail) && globMatch(p.optional, value) {
+	if p.hasOpt && strings.HasSuffix(value, p.optTail()) && globMatch(p.optional(), value) {
 		return true
 	}
-	if pathSurface && p.hasDir && strings.HasSuffix(value, p.dirTail) && globMatch(p.dir, value) {
+	if pathSurface && p.hasDir && strings.HasSuffix(value, p.dirTail()) && globMatch(p.dir(), value) {
 		return true
 	}
-	if !strings.HasPrefix(value, p.prefix) {
+	prefix := p.prefix()
+	if !strings.HasPrefix(value, prefix) {
 		return false
 	}
-	return globMatch(p.expanded[len(p.prefix):], value[len(p.prefix):])
+	return globMatch(p.expanded[len(prefix):], value[len(prefix):])
 }
 
 // globMatch matches value against a pattern of literals, '*' and '?'. It
