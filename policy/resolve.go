@@ -126,10 +126,11 @@ func (p *Policy) surfaceSet(surface string) *surfaceRules {
 			set.rules = append(set.rules, r)
 		}
 	}
-	if len(set.rules) >= indexMinRules {
-		set.index = newRuleIndex(set.rules, IsPathSurface(surface))
-	}
 	if p.cacheSize.Load() < maxCachedSurfaces {
+		// Only a list that is kept is worth an index.
+		if len(set.rules) >= indexMinRules {
+			set.index = newRuleIndex(set.rules, IsPathSurface(surface))
+		}
 		if _, loaded := p.cache.LoadOrStore(surface, set); !loaded {
 			p.cacheSize.Add(1)
 		}

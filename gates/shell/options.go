@@ -67,9 +67,9 @@ func isDashDash(f field) bool { return f.known && f.value == "--" }
 
 // readOption reads the option word at args[i], with the value it takes,
 // appends them to list and returns the index after them. ok is false for an
-// operand. A word only
-// known at run time is an operand: the analysis cannot tell, and treating it
-// as the command keeps it visible (and floored as dynamic).
+// operand. A word only known at run time is an operand: the analysis cannot
+// tell, and treating it as the command keeps it visible (and floored as
+// dynamic).
 func readOption(o opts, args []field, i int, list []option) (_ []option, next int, ok bool) {
 	f := args[i]
 	v := f.value
