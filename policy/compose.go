@@ -160,9 +160,18 @@ func configRules(merged []*mergedSurface, home string, trusted bool) (rules []*R
 			block = append(block, r)
 		}
 	}
+	// The rules of one surface share its compiled surface pattern: a third
+	// of a rule's size, for the collector to scan, otherwise.
+	shared := map[string]*Pattern{}
 	rules = make([]*Rule, len(block))
 	for i := range block {
-		rules[i] = &block[i]
+		r := &block[i]
+		if sp, ok := shared[r.Surface]; ok {
+			r.surface = sp
+		} else {
+			shared[r.Surface] = r.surface
+		}
+		rules[i] = r
 	}
 	return rules, fallback
 }

@@ -1,10 +1,5 @@
 package policy
 
-import (
-	"sync"
-	"sync/atomic"
-)
-
 // Scopes a rule can come from (PROTOCOL.md origin.scope).
 const (
 	ScopeBuiltin      = "builtin"
@@ -50,7 +45,7 @@ type Rule struct {
 	// Exact rules match their pattern literally (no wildcards).
 	Exact bool
 
-	surface *Pattern // shared by the rules of one surface (surfacePattern)
+	surface *Pattern // configRules shares one among the rules of a surface
 	pattern Pattern
 }
 
@@ -62,7 +57,8 @@ func NewRule(surface, pattern string, action Action, layer Layer, origin Origin,
 }
 
 func (r *Rule) compile(home string) {
-	r.surface = surfacePattern(r.Surface, home)
+	sp := CompilePattern(r.Surface, home)
+	r.surface = &sp
 	if r.Exact {
 		r.pattern = CompileExact(r.Pattern)
 	} else {
@@ -76,36 +72,6 @@ func (r *Rule) IsFallback() bool { return r.Layer == LayerFallback }
 // MatchesSurface reports whether the rule applies to surface.
 func (r *Rule) MatchesSurface(surface string) bool {
 	return r.surface != nil && r.surface.Match(surface, false)
-}
-
-// surfacePatterns holds compiled surface patterns, shared: a policy has a
-// few surfaces and up to thousands of rules, and every rule's own copy made
-// the rules a third bigger for the collector to scan.
-var (
-	surfacePatterns     sync.Map // surfaceKey → *Pattern
-	surfacePatternCount atomic.Int32
-)
-
-type surfaceKey struct{ surface, home string }
-
-// maxSurfacePatterns bounds the shared patterns; past it each rule compiles
-// its own.
-const maxSurfacePatterns = 4096
-
-func surfacePattern(surface, home string) *Pattern {
-	k := surfaceKey{surface, home}
-	if p, ok := surfacePatterns.Load(k); ok {
-		return p.(*Pattern)
-	}
-	p := CompilePattern(surface, home)
-	if surfacePatternCount.Load() >= maxSurfacePatterns {
-		return &p
-	}
-	shared, loaded := surfacePatterns.LoadOrStore(k, &p)
-	if !loaded {
-		surfacePatternCount.Add(1)
-	}
-	return shared.(*Pattern)
 }
 
 // MatchesValue reports whether the rule's pattern matches value.
