@@ -1,6 +1,9 @@
 package policy
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // indexMinRules is the shortest rule list that gets an index; a shorter one
 // is scanned whole.
@@ -76,24 +79,15 @@ func (ix *ruleIndex) file(i int32, p *Pattern, pathSurface bool) {
 	// A rule is filed once under each distinct key; lists stay ascending
 	// because rules are filed in order.
 	for k, w := range words[:nw] {
-		if !containsBefore(words[:k], w) {
+		if !slices.Contains(words[:k], w) {
 			ix.byWord[w] = append(ix.byWord[w], i)
 		}
 	}
 	for k, b := range bytes[:nb] {
-		if !containsBefore(bytes[:k], b) {
+		if !slices.Contains(bytes[:k], b) {
 			ix.byByte[b] = append(ix.byByte[b], i)
 		}
 	}
-}
-
-func containsBefore[T comparable](list []T, v T) bool {
-	for _, x := range list {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }
 
 // maxIndexedValues is how many values evaluate merges candidates for; more
