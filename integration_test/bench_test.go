@@ -19,7 +19,6 @@ type benchProc struct {
 	cmd   *exec.Cmd
 	stdin io.Writer
 	out   *bufio.Reader
-	root  string
 }
 
 // benchPlugin starts the built binary with a global policy of n bash rules
@@ -59,7 +58,7 @@ func benchPlugin(b *testing.B, rules int) (*benchProc, time.Duration) {
 	}
 	took := time.Since(start)
 	b.Cleanup(func() { stdin.Close(); _ = cmd.Wait() })
-	return &benchProc{cmd: cmd, stdin: stdin, out: out, root: root}, took
+	return &benchProc{cmd: cmd, stdin: stdin, out: out}, took
 }
 
 // BenchmarkStartupToInitialize: process start to initialize answered
