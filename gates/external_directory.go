@@ -18,6 +18,18 @@ var readOnlyTools = map[string]bool{"read": true, "grep": true, "find": true, "l
 // working directory (spelled outside, or really outside once symlinks are
 // followed) on the external_directory surface (SPEC §3 gate 2).
 func ExternalDirectory(c *Call, r Resolver) Outcome {
+	o := externalToolPath(c, r)
+	glob, _ := toolGlob(c)
+	return withGlob(c, r, o, protocol.GateExternalDirectory, func(p paths.Path) (Outcome, bool) {
+		if !p.Outside(c.Cwd) || readOnlyTools[c.ToolName] && infrastructure(c, p) {
+			return Outcome{}, false
+		}
+		return externalOutcome(c, r, p, globWhat(c, glob, p)+" outside the working directory '"+c.Cwd+"'"), true
+	})
+}
+
+// externalToolPath checks the tool's own path (input.path).
+func externalToolPath(c *Call, r Resolver) Outcome {
 	if c.Shell != nil {
 		return Outcome{Gate: protocol.GateExternalDirectory}
 	}
@@ -33,13 +45,19 @@ func ExternalDirectory(c *Call, r Resolver) Outcome {
 			D: Descriptor{Surface: c.ToolName, Value: p.Input, State: policy.Allow,
 				Resolution: protocol.ResInfrastructureAutoAllow, Forms: allForms(p)}}
 	}
+	what := fmt.Sprintf("tool '%s' on path '%s'%s outside the working directory '%s'", c.ToolName, shorten(p.Input), resolvesTo(p), c.Cwd)
+	return externalOutcome(c, r, p, what)
+}
+
+// externalOutcome decides one path outside the working directory on the
+// external_directory surface.
+func externalOutcome(c *Call, r Resolver, p paths.Path, what string) Outcome {
 	res, _ := resolvePath(r, "external_directory", p)
 	o := checked(protocol.GateExternalDirectory, "external_directory", p.Input, res)
 	o.D.Forms = allForms(p)
 	if p.Abs != "" {
 		o.D.SessionPatterns = []protocol.SessionPattern{{Surface: "external_directory", Pattern: paths.ParentPattern(p.Abs)}}
 	}
-	what := fmt.Sprintf("tool '%s' on path '%s'%s outside the working directory '%s'", c.ToolName, shorten(p.Input), resolvesTo(p), c.Cwd)
 	fillTexts(&o.D, c.AgentName, what, "", "Allow this access outside the project?")
 	return o
 }

@@ -61,6 +61,8 @@ func sentinelMeaning(s string) string {
 		return s + " (the command name is only known when it runs)"
 	case shell.SentinelUnparseable:
 		return s + " (the command could not be parsed)"
+	case SentinelGlobIncomplete:
+		return s + " (the glob selects more files than toolgate lists, and a path rule could apply to one of them)"
 	case SentinelProtected:
 		return s + " (toolgate's own policy files and audit log are never changed unasked)"
 	}

@@ -23,6 +23,11 @@ func Tool(c *Call, r Resolver) Outcome {
 	case c.ToolName == "skill":
 		return skillTool(c, r)
 	}
+	if pathTools[c.ToolName] {
+		if _, ok := toolGlob(c); ok {
+			return globTool(c, r)
+		}
+	}
 	if p, ok := toolPath(c); ok {
 		if pathTools[c.ToolName] {
 			return pathTool(c, r, p)

@@ -1,0 +1,301 @@
+package gates
+
+import (
+	"fmt"
+	"os"
+	"path"
+	"regexp"
+	"strings"
+
+	"mvdan.cc/sh/v3/pattern"
+
+	"github.com/toolgate/toolgate/gates/paths"
+	"github.com/toolgate/toolgate/policy"
+	"github.com/toolgate/toolgate/protocol"
+)
+
+// SentinelGlobIncomplete is reported when a path tool's glob selects more
+// files than toolgate lists and a path rule could have decided one of them.
+const SentinelGlobIncomplete = "<glob-selection-incomplete>"
+
+// Budgets of one glob expansion: past them the selection is incomplete and
+// the call is asked whenever a path rule could have mattered.
+const (
+	maxGlobEntries = 4096 // directory entries looked at
+	maxGlobDepth   = 32   // directories below the walk's root
+	maxGlobChecked = 256  // matches checked like input.path
+)
+
+// globSelection is what a path tool's file glob (grep's glob, find's
+// pattern) selects: the paths it matches today, and whether that list is
+// complete.
+type globSelection struct {
+	Glob string
+	// Paths are the matches (and the walk's root when the glob leaves the
+	// tool's own directory), each checked like input.path.
+	Paths []paths.Path
+	// Incomplete is true when a budget cut the walk or the glob could not
+	// be read: a path it selects may be missing from Paths.
+	Incomplete bool
+}
+
+// toolGlob is the glob a path tool picks its files with (issue 11 item 5):
+// grep's "glob" and find's "pattern". Other tools have none.
+func toolGlob(c *Call) (string, bool) {
+	key := ""
+	switch c.ToolName {
+	case "grep":
+		key = "glob"
+	case "find":
+		key = "pattern"
+	default:
+		return "", false
+	}
+	g, _ := c.Input[key].(string)
+	if strings.TrimSpace(g) == "" {
+		return "", false
+	}
+	return g, true
+}
+
+// selectGlob expands a path tool's glob against the file system below the
+// tool's directory (input.path, else the working directory). A glob without
+// "/" matches a name at any depth (as ripgrep's --glob and fd do); one with
+// "/" is matched against the path below the root, and as a name too, so
+// the selection is never smaller than the tool's. A leading literal part
+// that leaves the directory (`../x/*`, `/etc/*`, `~/.ssh/*`) moves the root
+// there, and the root itself is checked as a path.
+func selectGlob(c *Call) (globSelection, bool) {
+	g, ok := toolGlob(c)
+	if !ok {
+		return globSelection{}, false
+	}
+	sel := globSelection{Glob: g}
+	base := c.Cwd
+	if p, ok := toolPath(c); ok && p.Abs != "" {
+		base = p.Abs
+	}
+	root, rest := globRoot(g, base, c.Home)
+	if root != base {
+		sel.Paths = append(sel.Paths, paths.New(root, "", c.Cwd, c.Home))
+	}
+	if rest == "" {
+		// No wildcard at all: the glob names one path.
+		return sel, true
+	}
+	full, err1 := compileGlob(rest)
+	var name *regexp.Regexp
+	var err2 error
+	if last := rest[strings.LastIndex(rest, "/")+1:]; last != "" && last != "**" {
+		name, err2 = compileGlob(last)
+	}
+	if err1 != nil || err2 != nil {
+		sel.Incomplete = true
+		return sel, true
+	}
+	w := globWalk{sel: &sel, full: full, name: name, cwd: c.Cwd, home: c.Home, left: maxGlobEntries}
+	w.walk(root, "", 0)
+	return sel, true
+}
+
+// globRoot splits g into the directory its literal leading components name
+// (resolved against base, home expanded) and the rest, which holds the
+// first wildcard. A glob with no wildcard is all root.
+func globRoot(g, base, home string) (root, rest string) {
+	parts := strings.Split(g, "/")
+	i := 0
+	for ; i < len(parts); i++ {
+		if pattern.HasMeta(parts[i], 0) || strings.ContainsAny(parts[i], "{}") {
+			break
+		}
+	}
+	if i == len(parts) {
+		return joinRoot(g, base, home), ""
+	}
+	lead := strings.Join(parts[:i], "/")
+	if i == 0 || lead == "" && !strings.HasPrefix(g, "/") {
+		return base, g
+	}
+	if lead == "" { // "/…": the root directory
+		lead = "/"
+	}
+	return joinRoot(lead, base, home), strings.Join(parts[i:], "/")
+}
+
+func joinRoot(p, base, home string) string {
+	p = paths.ExpandHome(p, home)
+	if !path.IsAbs(p) {
+		p = path.Join(base, p)
+	}
+	return path.Clean(p)
+}
+
+// compileGlob turns a file glob into a matcher of whole slash-separated
+// paths ("*" and "?" stay within one name; "**" crosses directories);
+// braces are expanded the way ripgrep's globs read them.
+func compileGlob(g string) (*regexp.Regexp, error) {
+	alts := expandBraces(g, 64)
+	var sb strings.Builder
+	sb.WriteString("^(?:")
+	for i, a := range alts {
+		expr, err := pattern.Regexp(a, pattern.EntireString|pattern.Filenames)
+		if err != nil {
+			return nil, err
+		}
+		if i > 0 {
+			sb.WriteByte('|')
+		}
+		sb.WriteString(strings.TrimSuffix(strings.TrimPrefix(expr, "^"), "$"))
+	}
+	sb.WriteString(")$")
+	return regexp.Compile(sb.String())
+}
+
+// expandBraces expands {a,b} alternatives (not nested beyond the budget);
+// past the budget the text is kept as written.
+func expandBraces(g string, budget int) []string {
+	open := strings.IndexByte(g, '{')
+	if open < 0 {
+		return []string{g}
+	}
+	depth, close := 0, -1
+	var commas []int
+	for i := open; i < len(g) && close < 0; i++ {
+		switch g[i] {
+		case '{':
+			depth++
+		case '}':
+			depth--
+			if depth == 0 {
+				close = i
+			}
+		case ',':
+			if depth == 1 {
+				commas = append(commas, i)
+			}
+		}
+	}
+	if close < 0 || len(commas) == 0 {
+		return []string{g}
+	}
+	var out []string
+	start := open + 1
+	for _, cut := range append(commas, close) {
+		alt := g[:open] + g[start:cut] + g[close+1:]
+		for _, e := range expandBraces(alt, budget-len(out)) {
+			if len(out) >= budget {
+				return out
+			}
+			out = append(out, e)
+		}
+		start = cut + 1
+	}
+	return out
+}
+
+type globWalk struct {
+	sel        *globSelection
+	full, name *regexp.Regexp
+	cwd, home  string
+	left       int
+}
+
+// walk visits dir (rel below the root) without following symlinked
+// directories, as ripgrep and fd do by default; a symlink that matches is
+// still checked, through its real form.
+func (w *globWalk) walk(dir, rel string, depth int) {
+	if depth > maxGlobDepth {
+		w.sel.Incomplete = true
+		return
+	}
+	if info, err := os.Lstat(dir); err != nil || !info.IsDir() {
+		return
+	}
+	f, err := os.Open(dir)
+	if err != nil {
+		return
+	}
+	ents, err := f.ReadDir(w.left + 1)
+	f.Close()
+	if err != nil && len(ents) == 0 {
+		return
+	}
+	for _, e := range ents {
+		if w.left == 0 {
+			w.sel.Incomplete = true
+			return
+		}
+		w.left--
+		r := e.Name()
+		if rel != "" {
+			r = rel + "/" + r
+		}
+		full := path.Join(dir, e.Name())
+		if w.full.MatchString(r) || w.name != nil && w.name.MatchString(e.Name()) {
+			if len(w.sel.Paths) >= maxGlobChecked {
+				w.sel.Incomplete = true
+				return
+			}
+			w.sel.Paths = append(w.sel.Paths, paths.New(full, "", w.cwd, w.home))
+		}
+		if e.IsDir() {
+			w.walk(full, r, depth+1)
+		}
+	}
+}
+
+// withGlob lets the paths a tool's glob selects decide when one of them is
+// more restrictive than what the gate decided for the tool's own path:
+// each selected path goes through check, the gate's own test of a path.
+// An incomplete selection asks whenever the path surface has an explicit
+// deny or ask rule (a path it missed could be one of them), as an unknown
+// bash path word does (SPEC §4).
+func withGlob(c *Call, r Resolver, o Outcome, gate string, check func(p paths.Path) (Outcome, bool)) Outcome {
+	sel, ok := selectGlob(c)
+	if !ok {
+		return o
+	}
+	consider := func(g Outcome) {
+		if o.Kind != Checked || moreRestrictive(g.D.State, o.D.State) {
+			o = g
+		}
+	}
+	for _, p := range sel.Paths {
+		if g, ok := check(p); ok {
+			consider(g)
+		}
+	}
+	if sel.Incomplete && (r.HasExplicitPathRule(policy.Deny) || r.HasExplicitPathRule(policy.Ask)) {
+		g := Outcome{Gate: gate, Kind: Checked, D: Descriptor{Surface: "path", Value: sel.Glob, State: policy.Ask, Sentinel: SentinelGlobIncomplete}}
+		fillTexts(&g.D, c.AgentName, fmt.Sprintf("tool '%s' with glob '%s' (more files than toolgate lists, so a denied path could be among them)", c.ToolName, shorten(sel.Glob)), "", "Allow this call?")
+		consider(g)
+	}
+	return o
+}
+
+// globWhat names a selected path in messages.
+func globWhat(c *Call, glob string, p paths.Path) string {
+	return fmt.Sprintf("tool '%s' with glob '%s', which selects '%s'%s", c.ToolName, shorten(glob), shorten(p.Input), resolvesTo(p))
+}
+
+// globTool is the tool gate of a path tool with a glob: its own path (the
+// working directory when input.path is absent) and every path the glob
+// selects are each decided like input.path; the most restrictive decides.
+// Without input.path the tool itself is decided as before (value "*").
+func globTool(c *Call, r Resolver) Outcome {
+	var o Outcome
+	if p, ok := toolPath(c); ok {
+		o = pathTool(c, r, p)
+	} else {
+		o = extensionTool(c, r, nil)
+	}
+	glob, _ := toolGlob(c)
+	return withGlob(c, r, o, protocol.GateTool, func(sp paths.Path) (Outcome, bool) {
+		g := pathTool(c, r, sp)
+		if g.D.State != policy.Allow {
+			// Re-word: the person must read which glob selected the path.
+			fillTexts(&g.D, c.AgentName, globWhat(c, glob, sp), "", "Allow this call?")
+		}
+		return g, true
+	})
+}

@@ -1,0 +1,90 @@
+package gates
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/toolgate/toolgate/policy"
+)
+
+// Globs that pick files in path tools (grep's glob, find's pattern) select
+// paths: what they match today is checked like input.path (issue 11 item 5).
+func TestGlobSelectsPaths(t *testing.T) {
+	s := newSandbox(t)
+	for _, d := range []string{"config/deep", "web"} {
+		if err := os.MkdirAll(filepath.Join(s.work, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range []string{"config/deep/.env", "config/app.yaml", "web/index.ts", "web/secret.pem"} {
+		if err := os.WriteFile(filepath.Join(s.work, f), nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	envDeny := `{"permission": {"*": "allow", "path": {"*.env": "deny"}}}`
+	cases := []struct {
+		name    string
+		policy  string
+		gate    func(*Call, Resolver) Outcome
+		tool    string
+		input   map[string]any
+		state   policy.Action
+		surface string
+	}{
+		{"grep glob selects a denied name at depth", envDeny, Tool, "grep", map[string]any{"pattern": "KEY", "glob": "*.env"}, policy.Deny, "path"},
+		{"grep glob under input.path", envDeny, Tool, "grep", map[string]any{"pattern": "KEY", "path": "config", "glob": "**/.e*"}, policy.Deny, "path"},
+		{"grep brace glob", envDeny, Tool, "grep", map[string]any{"pattern": "KEY", "glob": "{*.yaml,.en?}"}, policy.Deny, "path"},
+		{"grep glob that selects nothing denied", envDeny, Tool, "grep", map[string]any{"pattern": "KEY", "glob": "*.ts"}, policy.Allow, "grep"},
+		{"find pattern selects a denied file", envDeny, Tool, "find", map[string]any{"pattern": "**/.env"}, policy.Deny, "path"},
+		{"find pattern on the tool surface", `{"permission": {"*": "allow", "find": {"*": "allow", "*.pem": "ask"}}}`, Tool, "find", map[string]any{"pattern": "*.pem", "path": "web"}, policy.Ask, "find"},
+		{"find pattern, nothing matches", envDeny, Tool, "find", map[string]any{"pattern": "*.go"}, policy.Allow, "find"},
+		{"read has no glob", envDeny, Tool, "read", map[string]any{"path": "web/index.ts", "glob": "*.env"}, policy.Allow, "read"},
+		{"glob leaving the project asks outside", `{"permission": {"*": "allow", "external_directory": "deny"}}`, ExternalDirectory, "grep", map[string]any{"pattern": "x", "glob": "../outside/*"}, policy.Deny, "external_directory"},
+		{"absolute glob outside", `{"permission": {"*": "allow", "external_directory": "deny"}}`, ExternalDirectory, "find", map[string]any{"pattern": s.outside + "/*.txt"}, policy.Deny, "external_directory"},
+		{"home glob on the path surface", `{"permission": {"*": "allow", "external_directory": "allow", "path": {"~/.ssh/*": "deny"}}}`, Tool, "grep", map[string]any{"pattern": "x", "glob": "~/.ssh/*"}, policy.Deny, "path"},
+		{"glob inside needs no external check", `{"permission": {"*": "allow", "external_directory": "deny"}}`, ExternalDirectory, "grep", map[string]any{"pattern": "x", "glob": "**/*.ts"}, 0, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r := compose(t, s.home, s.expand(tc.policy))
+			o := tc.gate(s.call(tc.tool, tc.input), r)
+			if tc.surface == "" {
+				if o.Kind == Checked {
+					t.Fatalf("gate applied: %+v", o.D)
+				}
+				return
+			}
+			if o.Kind != Checked || o.D.State != tc.state || o.D.Surface != tc.surface {
+				t.Fatalf("got %v %s on %s (%s), want %s on %s", o.Kind, o.D.State, o.D.Surface, o.D.Value, tc.state, tc.surface)
+			}
+			if tc.state != policy.Allow && o.D.Prompt.Message == "" {
+				t.Fatalf("no message: %+v", o.D)
+			}
+		})
+	}
+}
+
+// A selection cut by the budget asks when a path rule could apply.
+func TestGlobSelectionBudget(t *testing.T) {
+	s := newSandbox(t)
+	dir := filepath.Join(s.work, "many")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i <= maxGlobEntries; i++ {
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%05d.txt", i)), nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	in := map[string]any{"pattern": "x", "path": "many", "glob": "*.txt"}
+	r := compose(t, s.home, `{"permission": {"*": "allow", "path": {"*.env": "deny"}}}`)
+	if o := Tool(s.call("grep", in), r); o.D.State != policy.Ask || o.D.Sentinel != SentinelGlobIncomplete {
+		t.Fatalf("over budget with a path rule: %s %q", o.D.State, o.D.Sentinel)
+	}
+	r = compose(t, s.home, `{"permission": {"*": "allow"}}`)
+	if o := Tool(s.call("grep", in), r); o.D.State != policy.Allow {
+		t.Fatalf("over budget without path rules: %s %q", o.D.State, o.D.Sentinel)
+	}
+}
