@@ -32,7 +32,7 @@ func wordPaths(c *Call) []bashPath {
 		case w.Dir == "" && !strings.HasPrefix(w.Value, "/"):
 			out = append(out, bashPath{word: w, path: paths.LiteralOnly(w.Value, c.Home)})
 		default:
-			out = append(out, bashPath{word: w, path: paths.New(w.Value, w.Dir, c.Cwd, c.Home), known: true})
+			out = append(out, bashPath{word: w, path: c.fs.New(w.Value, w.Dir, c.Cwd, c.Home), known: true})
 		}
 	}
 	return out

@@ -82,7 +82,7 @@ func infrastructure(c *Call, p paths.Path) bool {
 			if paths.Within(abs, dir) {
 				return true
 			}
-			if real, ok := paths.Canonical(dir); ok && paths.Within(abs, real) {
+			if real, ok := c.fs.Canonical(dir); ok && paths.Within(abs, real) {
 				return true
 			}
 		}

@@ -6,6 +6,7 @@
 package gates
 
 import (
+	"github.com/toolgate/toolgate/gates/paths"
 	"github.com/toolgate/toolgate/gates/shell"
 	"github.com/toolgate/toolgate/policy"
 	"github.com/toolgate/toolgate/protocol"
@@ -42,6 +43,11 @@ type Call struct {
 	// Protected are further files no call may change unasked (--config
 	// files, the audit log), besides the policy files' usual places.
 	Protected []string
+
+	// fs answers the file system questions of one evaluation (each lstat
+	// and readlink once); Evaluate starts it afresh, and nil asks the file
+	// system every time.
+	fs *paths.View
 }
 
 // ShellCommand is the shell command of a call and its one analysis.

@@ -77,7 +77,7 @@ func selectGlob(c *Call) (globSelection, bool) {
 	}
 	root, rest := globRoot(g, base, c.Home)
 	if root != base {
-		sel.Paths = append(sel.Paths, paths.New(root, "", c.Cwd, c.Home))
+		sel.Paths = append(sel.Paths, c.fs.New(root, "", c.Cwd, c.Home))
 	}
 	if rest == "" {
 		// No wildcard at all: the glob names one path.
@@ -93,7 +93,7 @@ func selectGlob(c *Call) (globSelection, bool) {
 		sel.Incomplete = true
 		return sel, true
 	}
-	w := globWalk{sel: &sel, full: full, name: name, cwd: c.Cwd, home: c.Home, left: maxGlobEntries}
+	w := globWalk{sel: &sel, full: full, name: name, cwd: c.Cwd, home: c.Home, fs: c.fs, left: maxGlobEntries}
 	w.walk(root, "", 0)
 	return sel, true
 }
@@ -197,6 +197,7 @@ type globWalk struct {
 	sel        *globSelection
 	full, name *regexp.Regexp
 	cwd, home  string
+	fs         *paths.View
 	left       int
 }
 
@@ -236,7 +237,7 @@ func (w *globWalk) walk(dir, rel string, depth int) {
 				w.sel.Incomplete = true
 				return
 			}
-			w.sel.Paths = append(w.sel.Paths, paths.New(full, "", w.cwd, w.home))
+			w.sel.Paths = append(w.sel.Paths, w.fs.New(full, "", w.cwd, w.home))
 		}
 		if e.IsDir() {
 			w.walk(full, r, depth+1)

@@ -6,6 +6,7 @@ import (
 	"runtime/debug"
 	"strings"
 
+	"github.com/toolgate/toolgate/gates/paths"
 	"github.com/toolgate/toolgate/policy"
 	"github.com/toolgate/toolgate/protocol"
 )
@@ -102,6 +103,7 @@ func (r Request) noun() string {
 // gate error. It has no side effects.
 func Evaluate(req Request) (outcomes []Outcome, failed *Outcome, err error) {
 	outcomes = make([]Outcome, 0, len(req.Gates))
+	req.Call.fs = paths.NewView() // what the file system says now, once per question
 	for _, g := range req.Gates {
 		o, perr := runGate(g, req)
 		if perr != nil {

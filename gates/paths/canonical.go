@@ -3,7 +3,6 @@ package paths
 import (
 	"errors"
 	"io/fs"
-	"os"
 	"path"
 	"strings"
 	"syscall"
@@ -24,11 +23,13 @@ const maxLinks = 40
 //
 // filepath.EvalSymlinks is not used: it fails on a missing tail and on
 // dangling links, both of which a write can create.
-func Canonical(abs string) (string, bool) {
+func Canonical(abs string) (string, bool) { return canonical(nil, abs) }
+
+func canonical(v *View, abs string) (string, bool) {
 	if !path.IsAbs(abs) || strings.IndexByte(abs, 0) >= 0 {
 		return "", false
 	}
-	w := walker{dir: "/"}
+	w := walker{dir: "/", fs: v}
 	if !w.run(components(abs)) {
 		return "", false
 	}
@@ -43,6 +44,7 @@ type walker struct {
 	dir  string   // canonical, existing, absolute
 	tail []string // components below dir that do not exist
 	hops int
+	fs   *View // where lstat and readlink are asked (nil: the file system)
 }
 
 func (w walker) clone() walker {
@@ -83,7 +85,7 @@ func (w *walker) run(comps []string) bool {
 			return false
 		}
 		p := joinAbs(w.dir, c)
-		fi, err := os.Lstat(p)
+		fi, err := w.fs.lstat(p)
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
 				w.tail = append(w.tail, c)
@@ -99,7 +101,7 @@ func (w *walker) run(comps []string) bool {
 		if w.hops > maxLinks {
 			return false
 		}
-		target, err := os.Readlink(p)
+		target, err := w.fs.readlink(p)
 		if err != nil || target == "" {
 			return false
 		}

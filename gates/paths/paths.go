@@ -44,7 +44,9 @@ type Path struct {
 // A value that cannot be placed — empty after stripping, a relative literal
 // without an absolute base or cwd, a home form with no absolute home — gets
 // no Abs and therefore counts as outside.
-func New(input, base, cwd, home string) Path {
+func New(input, base, cwd, home string) Path { return newPath(nil, input, base, cwd, home) }
+
+func newPath(v *View, input, base, cwd, home string) Path {
 	p := Path{Input: input, cwd: cwd}
 	raw, placeable := literalRaw(input, home)
 	if raw == "" {
@@ -59,13 +61,13 @@ func New(input, base, cwd, home string) Path {
 	if cwdOK {
 		cwdClean = path.Clean(cwd)
 		cwdComps = components(cwd)
-		cw = walker{dir: "/"}
+		cw = walker{dir: "/", fs: v}
 		p.realCwdKnown = strings.IndexByte(cwd, 0) < 0 && cw.run(cwdComps)
 		if p.realCwdKnown {
 			p.realCwd = cw.result()
 		}
 	}
-	res := resolver{cwdComps: cwdComps, cw: cw, cwKnown: p.realCwdKnown}
+	res := resolver{cwdComps: cwdComps, cw: cw, cwKnown: p.realCwdKnown, fs: v}
 
 	effBase := ""
 	switch {
@@ -333,6 +335,7 @@ type resolver struct {
 	cwdComps []string
 	cw       walker
 	cwKnown  bool
+	fs       *View
 }
 
 func (r resolver) canonical(full string) (string, bool) {
@@ -351,7 +354,7 @@ func (r resolver) canonical(full string) (string, bool) {
 		}
 		return w.result(), true
 	}
-	return Canonical(full)
+	return canonical(r.fs, full)
 }
 
 // hasPrefix reports whether comps starts with prefix, which must be free of

@@ -1,0 +1,61 @@
+package paths
+
+import (
+	"io/fs"
+	"os"
+)
+
+// View remembers what the file system said during one decision: each
+// lstat and readlink is asked once, however many paths of the call share
+// the directories (the working directory, toolgate's own files, the host's
+// directories are resolved for nearly every path). A View belongs to one
+// call and is not safe for concurrent use; the nil View asks every time.
+type View struct {
+	lstats map[string]lstatResult
+	links  map[string]linkResult
+}
+
+type lstatResult struct {
+	info fs.FileInfo
+	err  error
+}
+
+type linkResult struct {
+	target string
+	err    error
+}
+
+// NewView returns an empty view.
+func NewView() *View {
+	return &View{lstats: map[string]lstatResult{}, links: map[string]linkResult{}}
+}
+
+func (v *View) lstat(p string) (fs.FileInfo, error) {
+	if v == nil {
+		return os.Lstat(p)
+	}
+	if r, ok := v.lstats[p]; ok {
+		return r.info, r.err
+	}
+	info, err := os.Lstat(p)
+	v.lstats[p] = lstatResult{info, err}
+	return info, err
+}
+
+func (v *View) readlink(p string) (string, error) {
+	if v == nil {
+		return os.Readlink(p)
+	}
+	if r, ok := v.links[p]; ok {
+		return r.target, r.err
+	}
+	t, err := os.Readlink(p)
+	v.links[p] = linkResult{t, err}
+	return t, err
+}
+
+// New is New with the view's answers.
+func (v *View) New(input, base, cwd, home string) Path { return newPath(v, input, base, cwd, home) }
+
+// Canonical is Canonical with the view's answers.
+func (v *View) Canonical(abs string) (string, bool) { return canonical(v, abs) }

@@ -1,0 +1,473 @@
+// Command e2ebench measures toolgate as a host sees it (SPEC §8): it builds
+// the real binary and a bare echo binary, spawns both, and drives them over
+// OS pipes from this process, one call in flight, alternating call by call
+// so that both see the same machine. The corpus is a realistic mix (about
+// half bash, the rest reads, edits, writes, greps, finds and MCP calls),
+// against a 200-rule and a 10,000-rule policy with the audit log on.
+//
+//	go run ./integration_test/e2ebench                # the README's table
+//	go run ./integration_test/e2ebench -calls 5000 -rules 200
+//
+// It prints p50/p90/p99 round trips, the ratios to the echo, CPU time per
+// call of each process (user + system, from the kernel's accounting of the
+// child), start to `initialize` answered, and the CPU of one `claude-hook`
+// process.
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+func main() {
+	calls := flag.Int("calls", 20000, "measured calls per policy size (after a warm-up of a tenth)")
+	rulesFlag := flag.String("rules", "200,10000", "policy sizes, comma separated")
+	starts := flag.Int("starts", 30, "process starts measured for start-up and claude-hook")
+	keep := flag.Bool("keep", false, "keep the temporary directory (binaries, policies, audit logs)")
+	flag.Parse()
+	if err := run(*calls, *rulesFlag, *starts, *keep); err != nil {
+		fmt.Fprintln(os.Stderr, "e2ebench:", err)
+		os.Exit(1)
+	}
+}
+
+func run(calls int, rulesFlag string, starts int, keep bool) error {
+	root, err := moduleRoot()
+	if err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp("", "toolgate-e2ebench-")
+	if err != nil {
+		return err
+	}
+	if keep {
+		fmt.Println("temporary directory:", tmp)
+	} else {
+		defer os.RemoveAll(tmp)
+	}
+	tg, echo := filepath.Join(tmp, "toolgate"), filepath.Join(tmp, "echo")
+	if err := build(root, ".", tg); err != nil {
+		return err
+	}
+	if err := build(root, "./integration_test/e2ebench/echo", echo); err != nil {
+		return err
+	}
+	fmt.Printf("machine: %s/%s, %d CPUs, %s\n\n", runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), time.Now().UTC().Format(time.RFC3339))
+	for _, f := range strings.Split(rulesFlag, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 0 {
+			return fmt.Errorf("-rules: %q is not a number of rules", f)
+		}
+		if err := measure(tmp, tg, echo, n, calls, starts); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func build(root, pkg, out string) error {
+	cmd := exec.Command("go", "build", "-o", out, pkg)
+	cmd.Dir, cmd.Stdout, cmd.Stderr = root, os.Stderr, os.Stderr
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("go build %s: %w", pkg, err)
+	}
+	return nil
+}
+
+// sandbox is one policy size's world: a home with the global policy, a
+// project with files the corpus touches, and the audit log.
+type sandbox struct{ dir, home, work, audit string }
+
+func newSandbox(tmp string, rules int) (sandbox, error) {
+	s := sandbox{dir: filepath.Join(tmp, fmt.Sprintf("r%d", rules))}
+	s.home, s.work, s.audit = filepath.Join(s.dir, "home"), filepath.Join(s.dir, "work"), filepath.Join(s.dir, "audit.jsonl")
+	files := map[string]string{
+		filepath.Join(s.home, ".pi", "agent", "extensions", "pi-permission-system", "config.json"): policyText(rules),
+		filepath.Join(s.home, ".ssh", "config"):         "Host *\n",
+		filepath.Join(s.work, "src", "index.ts"):        "export {}\n",
+		filepath.Join(s.work, "src", "util.ts"):         "export {}\n",
+		filepath.Join(s.work, "web", "package.json"):    "{}\n",
+		filepath.Join(s.work, "README.md"):              "# x\n",
+		filepath.Join(s.work, ".env"):                   "K=v\n",
+		filepath.Join(s.work, "docs", "guide", "a.md"):  "a\n",
+		filepath.Join(s.work, "scripts", "release.sh"):  "echo\n",
+		filepath.Join(s.work, "test", "util.test.ts"):   "x\n",
+		filepath.Join(s.work, "node_modules", ".keep"):  "",
+		filepath.Join(s.work, "build", "out", "app.js"): "x\n",
+	}
+	for p, c := range files {
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			return s, err
+		}
+		if err := os.WriteFile(p, []byte(c), 0o600); err != nil {
+			return s, err
+		}
+	}
+	return s, nil
+}
+
+// policyText is a realistic policy of about n rules: a hand-written core
+// (bash allows and denies, path rules, MCP, external directories) padded
+// with generated rules on the bash and path surfaces.
+func policyText(n int) string {
+	core := [][3]string{
+		{"bash", "*", "ask"}, {"bash", "git *", "allow"}, {"bash", "git push *", "ask"}, {"bash", "git push --force *", "deny"},
+		{"bash", "npm *", "allow"}, {"bash", "npm publish *", "deny"}, {"bash", "ls *", "allow"}, {"bash", "cat *", "allow"},
+		{"bash", "echo *", "allow"}, {"bash", "wc *", "allow"}, {"bash", "grep *", "allow"}, {"bash", "head *", "allow"},
+		{"bash", "tail *", "allow"}, {"bash", "cd *", "allow"}, {"bash", "tar *", "allow"}, {"bash", "make *", "allow"},
+		{"bash", "go test *", "allow"}, {"bash", "rm -rf *", "deny"}, {"bash", "curl *", "ask"}, {"bash", "sudo *", "deny"},
+		{"read", "*", "allow"}, {"grep", "*", "allow"}, {"find", "*", "allow"}, {"ls", "*", "allow"},
+		{"edit", "*", "ask"}, {"edit", "src/*", "allow"}, {"write", "*", "ask"}, {"write", "src/*", "allow"},
+		{"path", "*.env", "deny"}, {"path", "~/.ssh/*", "ask"}, {"external_directory", "*", "ask"}, {"external_directory", "/tmp/*", "allow"},
+		{"mcp", "*", "ask"}, {"mcp", "github:*", "allow"}, {"mcp", "github:delete_repo", "deny"}, {"mcp", "exa:*", "allow"},
+	}
+	bySurface := map[string][][2]string{}
+	var order []string
+	add := func(surface, pattern, state string) {
+		if _, ok := bySurface[surface]; !ok {
+			order = append(order, surface)
+		}
+		bySurface[surface] = append(bySurface[surface], [2]string{pattern, state})
+	}
+	for _, r := range core {
+		add(r[0], r[1], r[2])
+	}
+	for i := len(core); i < n; i++ {
+		switch i % 4 {
+		case 0, 1:
+			add("bash", fmt.Sprintf("tool%d sub%d *", i, i), "deny")
+		case 2:
+			add("path", fmt.Sprintf("/srv/data%d/*", i), "deny")
+		default:
+			add("mcp", fmt.Sprintf("server%d:*", i), "ask")
+		}
+	}
+	var sb strings.Builder
+	sb.WriteString("{\"permission\": {\"*\": \"ask\"")
+	for _, surface := range order {
+		fmt.Fprintf(&sb, ",\n  %q: {", surface)
+		for j, r := range bySurface[surface] {
+			if j > 0 {
+				sb.WriteString(", ")
+			}
+			fmt.Fprintf(&sb, "%q: %q", r[0], r[1])
+		}
+		sb.WriteString("}")
+	}
+	sb.WriteString("}}\n")
+	return sb.String()
+}
+
+// corpus is the mixed workload: about half bash (simple and compound
+// commands, pipes, loops, redirects, paths inside and outside the
+// project), the rest file tools and MCP calls.
+func corpus() []map[string]any {
+	bash := []string{
+		"git status",
+		"cd web && npm run lint -- --fix",
+		`for f in src/*.ts; do wc -l "$f"; done`,
+		"tar czf /tmp/b.tgz src",
+		"cat ~/.ssh/config",
+		"git log --oneline -n 20 | head -5",
+		"npm test 2>&1 | tail -20",
+		"ls -la src > /tmp/listing.txt",
+		`grep -rn "TODO" src | wc -l`,
+		"git diff --stat HEAD~1",
+		"make build && ./scripts/release.sh",
+		"echo done",
+	}
+	tools := []struct {
+		tool  string
+		input map[string]any
+	}{
+		{"read", map[string]any{"path": "src/index.ts"}},
+		{"read", map[string]any{"path": "README.md"}},
+		{"edit", map[string]any{"path": "src/util.ts", "oldText": "export {}", "newText": "export const x = 1"}},
+		{"write", map[string]any{"path": "src/new.ts", "content": "export {}\n"}},
+		{"grep", map[string]any{"pattern": "TODO", "path": "src"}},
+		{"find", map[string]any{"pattern": "*.ts", "path": "src"}},
+		{"ls", map[string]any{"path": "docs"}},
+		{"read", map[string]any{"path": "/etc/hostname"}},
+		{"mcp", map[string]any{"tool": "github:list_issues", "arguments": map[string]any{"repo": "a/b"}}},
+		{"mcp", map[string]any{"tool": "exa:search", "arguments": map[string]any{"query": "go"}}},
+		{"edit", map[string]any{"path": "docs/guide/a.md", "oldText": "a", "newText": "b"}},
+		{"grep", map[string]any{"pattern": "x", "path": "test"}},
+	}
+	var out []map[string]any
+	for i := range bash {
+		out = append(out, map[string]any{"toolName": "bash", "input": map[string]any{"command": bash[i]}})
+		out = append(out, map[string]any{"toolName": tools[i].tool, "input": tools[i].input})
+	}
+	return out
+}
+
+var profiled bool
+
+// proc is a spawned plugin (toolgate or the echo).
+type proc struct {
+	cmd   *exec.Cmd
+	stdin io.WriteCloser
+	out   *bufio.Reader
+}
+
+func start(bin string, args []string, s sandbox) (*proc, error) {
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = s.work
+	cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + s.home}
+	if prof := os.Getenv("E2EBENCH_PROFILE"); prof != "" && strings.HasSuffix(bin, "toolgate") && !profiled {
+		profiled = true
+		cmd.Env = append(cmd.Env, "TOOLGATE_CPUPROFILE="+prof)
+	}
+	cmd.Stderr = io.Discard
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	return &proc{cmd: cmd, stdin: stdin, out: bufio.NewReaderSize(stdout, 1<<16)}, nil
+}
+
+// roundTrip writes one request line and reads until the response with id.
+func (p *proc) roundTrip(line []byte, id string) (time.Duration, []byte, error) {
+	t0 := time.Now()
+	if _, err := p.stdin.Write(line); err != nil {
+		return 0, nil, err
+	}
+	want := []byte(`"id":` + id + `,`)
+	for {
+		resp, err := p.out.ReadBytes('\n')
+		if err != nil {
+			return 0, nil, err
+		}
+		if bytes.Contains(resp, want) {
+			return time.Since(t0), resp, nil
+		}
+	}
+}
+
+// stop closes stdin, waits, and returns the process's CPU time.
+func (p *proc) stop() (time.Duration, error) {
+	p.stdin.Close()
+	_, _ = io.Copy(io.Discard, p.out)
+	if err := p.cmd.Wait(); err != nil {
+		return 0, err
+	}
+	st := p.cmd.ProcessState
+	return st.UserTime() + st.SystemTime(), nil
+}
+
+func initLine(s sandbox) []byte {
+	return []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"cwd":%q,"hasUI":false}}`+"\n", s.work))
+}
+
+func measure(tmp, tg, echo string, rules, calls, starts int) error {
+	s, err := newSandbox(tmp, rules)
+	if err != nil {
+		return err
+	}
+	args := []string{"--audit-log", s.audit}
+	tp, err := start(tg, args, s)
+	if err != nil {
+		return err
+	}
+	ep, err := start(echo, nil, s)
+	if err != nil {
+		return err
+	}
+	for _, p := range []*proc{tp, ep} {
+		if _, _, err := p.roundTrip(initLine(s), "1"); err != nil {
+			return fmt.Errorf("initialize: %w", err)
+		}
+	}
+	work := corpus()
+	lines := make([][]byte, len(work))
+	for i, c := range work {
+		c["toolCallId"] = "c"
+		params, _ := json.Marshal(c)
+		lines[i] = params
+	}
+	warm := calls / 10
+	var tgTimes, echoTimes []time.Duration
+	var tgBash, echoBash []time.Duration
+	decisions := map[string]int{}
+	for i := 0; i < warm+calls; i++ {
+		k := i % len(lines)
+		id := strconv.Itoa(i + 2)
+		line := []byte(`{"jsonrpc":"2.0","id":` + id + `,"method":"tool_call","params":` + string(lines[k]) + "}\n")
+		first, second := tp, ep
+		if i%2 == 1 {
+			first, second = ep, tp
+		}
+		d1, r1, err := first.roundTrip(line, id)
+		if err != nil {
+			return err
+		}
+		d2, r2, err := second.roundTrip(line, id)
+		if err != nil {
+			return err
+		}
+		dt, de, rt := d1, d2, r1
+		if first == ep {
+			dt, de, rt = d2, d1, r2
+		}
+		if i < warm {
+			continue
+		}
+		tgTimes, echoTimes = append(tgTimes, dt), append(echoTimes, de)
+		if k == 0 { // git status
+			tgBash, echoBash = append(tgBash, dt), append(echoBash, de)
+		}
+		if i < warm+len(lines) {
+			var r struct {
+				Result struct{ Action string } `json:"result"`
+			}
+			_ = json.Unmarshal(rt, &r)
+			decisions[r.Result.Action]++
+		}
+	}
+	tgCPU, err := tp.stop()
+	if err != nil {
+		return fmt.Errorf("toolgate: %w", err)
+	}
+	echoCPU, err := ep.stop()
+	if err != nil {
+		return fmt.Errorf("echo: %w", err)
+	}
+	total := warm + calls
+	startup, startCPU, err := startups(tg, args, s, starts)
+	if err != nil {
+		return err
+	}
+	hookCPU, hookWall, err := claudeHooks(tg, s, starts)
+	if err != nil {
+		return err
+	}
+	// The start-up's own CPU is taken out of the per-call figure.
+	perCall := func(cpu, startCPU time.Duration) float64 {
+		return float64((cpu - startCPU).Microseconds()) / float64(total+1)
+	}
+	fmt.Printf("## %d rules, %d calls measured (%d warm-up), one in flight; corpus of %d calls, decisions of one pass: %v\n\n", rules, calls, warm, len(lines), decisions)
+	fmt.Println("| what | echo | toolgate | ratio | budget |")
+	fmt.Println("| --- | --- | --- | --- | --- |")
+	row := func(what string, e, t float64, unit, budget string) {
+		fmt.Printf("| %s | %.1f %s | %.1f %s | %.2f× | %s |\n", what, e, unit, t, unit, t/e, budget)
+	}
+	for _, q := range []struct {
+		name   string
+		p      float64
+		budget string
+	}{{"p50 round trip", 0.50, "≤ 2×"}, {"p90 round trip", 0.90, ""}, {"p99 round trip", 0.99, "≤ 3×"}} {
+		row(q.name, us(pct(echoTimes, q.p)), us(pct(tgTimes, q.p)), "µs", q.budget)
+	}
+	row("`git status` alone, p50", us(pct(echoBash, 0.5)), us(pct(tgBash, 0.5)), "µs", "")
+	fmt.Printf("| CPU per call (user + system) | %.1f µs | %.1f µs | %.2f× | ≤ 50 µs |\n", perCall(echoCPU, 0), perCall(tgCPU, startCPU), perCall(tgCPU, startCPU)/perCall(echoCPU, 0))
+	budgetStart, budgetHook := "< 10 ms", "< 10 ms CPU"
+	if rules > 1000 {
+		budgetStart, budgetHook = "< 15 ms", "< 20 ms CPU"
+	}
+	fmt.Printf("| start to `initialize` answered, p50 of %d | — | %.1f ms (CPU %.1f ms) | — | %s |\n", starts, ms(startup), ms(startCPU), budgetStart)
+	fmt.Printf("| `claude-hook` process, p50 of %d | — | CPU %.1f ms (wall %.1f ms) | — | %s |\n\n", starts, ms(hookCPU), ms(hookWall), budgetHook)
+	return nil
+}
+
+// startups spawns toolgate n times and measures start to initialize
+// answered (wall) and the CPU a start costs (up to exit after EOF).
+func startups(tg string, args []string, s sandbox, n int) (wall, cpu time.Duration, err error) {
+	var walls, cpus []time.Duration
+	for i := 0; i < n; i++ {
+		t0 := time.Now()
+		p, err := start(tg, args, s)
+		if err != nil {
+			return 0, 0, err
+		}
+		if _, _, err := p.roundTrip(initLine(s), "1"); err != nil {
+			return 0, 0, err
+		}
+		walls = append(walls, time.Since(t0))
+		c, err := p.stop()
+		if err != nil {
+			return 0, 0, err
+		}
+		cpus = append(cpus, c)
+	}
+	return pct(walls, 0.5), pct(cpus, 0.5), nil
+}
+
+// claudeHooks runs `toolgate claude-hook` on a PreToolUse event n times.
+func claudeHooks(tg string, s sandbox, n int) (cpu, wall time.Duration, err error) {
+	ev, _ := json.Marshal(map[string]any{"hook_event_name": "PreToolUse", "session_id": "bench", "cwd": s.work,
+		"tool_name": "Bash", "tool_input": map[string]any{"command": "git status"}, "tool_use_id": "t1"})
+	var cpus, walls []time.Duration
+	for i := 0; i < n; i++ {
+		cmd := exec.Command(tg, "claude-hook", "--audit-log", s.audit)
+		cmd.Dir = s.work
+		cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + s.home}
+		cmd.Stdin = bytes.NewReader(ev)
+		var out bytes.Buffer
+		cmd.Stdout = &out
+		t0 := time.Now()
+		if err := cmd.Run(); err != nil {
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) {
+				return 0, 0, err
+			}
+		}
+		walls = append(walls, time.Since(t0))
+		st := cmd.ProcessState
+		cpus = append(cpus, st.UserTime()+st.SystemTime())
+		if i == 0 && !bytes.Contains(out.Bytes(), []byte("permissionDecision")) {
+			return 0, 0, fmt.Errorf("claude-hook answered %q", out.String())
+		}
+	}
+	return pct(cpus, 0.5), pct(walls, 0.5), nil
+}
+
+func pct(ds []time.Duration, p float64) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	i := int(p * float64(len(s)-1))
+	return s[i]
+}
+
+func us(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e3 }
+func ms(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
+
+func moduleRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("go.mod not found: run from inside the repository")
+		}
+		dir = parent
+	}
+}
