@@ -97,17 +97,17 @@ func newSandbox(tmp string, rules int) (sandbox, error) {
 	s.home, s.work, s.audit = filepath.Join(s.dir, "home"), filepath.Join(s.dir, "work"), filepath.Join(s.dir, "audit.jsonl")
 	files := map[string]string{
 		filepath.Join(s.home, ".pi", "agent", "extensions", "pi-permission-system", "config.json"): policyText(rules),
-		filepath.Join(s.home, ".ssh", "config"):         "Host *\n",
-		filepath.Join(s.work, "src", "index.ts"):        "export {}\n",
-		filepath.Join(s.work, "src", "util.ts"):         "export {}\n",
-		filepath.Join(s.work, "web", "package.json"):    "{}\n",
-		filepath.Join(s.work, "README.md"):              "# x\n",
-		filepath.Join(s.work, ".env"):                   "K=v\n",
-		filepath.Join(s.work, "docs", "guide", "a.md"):  "a\n",
-		filepath.Join(s.work, "scripts", "release.sh"):  "echo\n",
-		filepath.Join(s.work, "test", "util.test.ts"):   "x\n",
-		filepath.Join(s.work, "node_modules", ".keep"):  "",
-		filepath.Join(s.work, "build", "out", "app.js"): "x\n",
+		filepath.Join(s.home, ".ssh", "config"):                                                    "Host *\n",
+		filepath.Join(s.work, "src", "index.ts"):                                                   "export {}\n",
+		filepath.Join(s.work, "src", "util.ts"):                                                    "export {}\n",
+		filepath.Join(s.work, "web", "package.json"):                                               "{}\n",
+		filepath.Join(s.work, "README.md"):                                                         "# x\n",
+		filepath.Join(s.work, ".env"):                                                              "K=v\n",
+		filepath.Join(s.work, "docs", "guide", "a.md"):                                             "a\n",
+		filepath.Join(s.work, "scripts", "release.sh"):                                             "echo\n",
+		filepath.Join(s.work, "test", "util.test.ts"):                                              "x\n",
+		filepath.Join(s.work, "node_modules", ".keep"):                                             "",
+		filepath.Join(s.work, "build", "out", "app.js"):                                            "x\n",
 	}
 	for p, c := range files {
 		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
