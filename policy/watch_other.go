@@ -1,0 +1,11 @@
+//go:build !linux
+
+package policy
+
+// changeWatch is only implemented on Linux; elsewhere every call stats
+// every policy file.
+type changeWatch struct{}
+
+func newChangeWatch() *changeWatch               { return nil }
+func (w *changeWatch) quiet(paths []string) bool { return false }
+func (w *changeWatch) arm(paths []string)        {}
