@@ -3,10 +3,10 @@ package policy
 import (
 	"fmt"
 	"strings"
-	"unicode/utf8"
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 )
 
 // DefaultPromptTimeout is how long a prompt waits when no file sets
