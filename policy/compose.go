@@ -75,7 +75,7 @@ type Policy struct {
 func (p *Policy) BrokenNote() string { return p.brokenNote }
 
 // brokenNote words one broken file for BrokenNote.
-func brokenNote(path string, w Warning, instead string) string {
+func brokenNote(scope, path string, w Warning, instead string) string {
 	where := path
 	if w.Path == path && w.Line > 0 {
 		where = fmt.Sprintf("%s:%d", path, w.Line)
@@ -84,7 +84,11 @@ func brokenNote(path string, w Warning, instead string) string {
 	if utf8.RuneCountInString(msg) > 200 {
 		msg = string([]rune(msg)[:199]) + "…"
 	}
-	return fmt.Sprintf("policy file %s is broken: %s; %s", where, msg, instead)
+	noun := "policy file"
+	if scope == scopeMCPFile {
+		noun = "MCP server file"
+	}
+	return fmt.Sprintf("%s %s is broken: %s; %s", noun, where, msg, instead)
 }
 
 // Rules returns the composed rules in evaluation order (read-only).
@@ -235,16 +239,16 @@ func Compose(files []ScopeFile, home string) *Policy {
 		if len(sf.Stale) > 0 {
 			p.Warnings = append(p.Warnings, sf.Stale...)
 			p.Warnings = append(p.Warnings, Warning{Path: sf.Path, Message: what + " is broken: the last good version this process read of it is used until it is fixed"})
-			notes = append(notes, brokenNote(sf.Path, sf.Stale[0], "its last good version is used"))
+			notes = append(notes, brokenNote(sf.Scope, sf.Path, sf.Stale[0], "its last good version is used"))
 		} else if len(sf.File.Errors) > 0 {
 			broken = true
 			p.Warnings = append(p.Warnings, sf.File.Errors...)
 			if sf.Scope == scopeMCPFile {
 				p.Warnings = append(p.Warnings, Warning{Path: sf.Path, Message: "mcp.json gives no MCP server names until it is fixed; every allow of the policy asks instead (fail-closed)"})
-				notes = append(notes, brokenNote(sf.Path, sf.File.Errors[0], "its MCP server names are not used, so every allow asks"))
+				notes = append(notes, brokenNote(sf.Scope, sf.Path, sf.File.Errors[0], "its MCP server names are not used, so every allow asks"))
 			} else {
 				p.Warnings = append(p.Warnings, Warning{Path: sf.Path, Message: fmt.Sprintf("this %s file contributes no rules until it is fixed; every allow of the policy asks instead (fail-closed)", sf.Scope)})
-				notes = append(notes, brokenNote(sf.Path, sf.File.Errors[0], "its rules are not applied, so every allow asks"))
+				notes = append(notes, brokenNote(sf.Scope, sf.Path, sf.File.Errors[0], "its rules are not applied, so every allow asks"))
 			}
 			continue
 		}

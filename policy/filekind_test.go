@@ -201,6 +201,7 @@ func TestParseMCPFile(t *testing.T) {
 		{"servers", `{"mcpServers": {"exa": {"command": "x"}, "context7": {}}}`, "context7,exa", ""},
 		{"dashed key", `{"mcp-servers": {"b": {}}, "mcpServers": {"a": {}, "b": {}}}`, "a,b", ""},
 		{"other keys", `{"settings": {"x": 1}}`, "", ""},
+		{"byte order mark", "\ufeff{\"mcpServers\": {\"exa\": {}}}", "exa", ""},
 		{"comments", "{\n  // mine\n  \"mcpServers\": {\"exa\": {},},\n}", "exa", ""},
 		{"not parsable", `{"mcpServers": {"exa": {}}`, "", "cannot parse mcp.json"},
 		{"not an object", `[]`, "", "mcp.json must be an object, not an array"},

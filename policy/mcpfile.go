@@ -19,6 +19,10 @@ const scopeMCPFile = "mcp.json"
 // server map is not an object, has an Error with line and column.
 func ParseMCPFile(path string, data []byte) *File {
 	f := &File{Path: path, keyLines: map[string][2]int{}}
+	// A byte order mark is common in hand-edited JSON and says nothing:
+	// dropping it keeps such a file from failing closed for no reason.
+	// (Offsets then count from after it.)
+	data = bytes.TrimPrefix(data, []byte("\ufeff"))
 	p := &parser{file: f, lines: lineStarts(data)}
 	if off := tooDeep(data); off >= 0 {
 		p.errorf(off, "objects and arrays nest deeper than %d levels", maxNesting)
