@@ -48,11 +48,47 @@ func ParseAgentFile(path string, data []byte) *File {
 		return f
 	}
 	for i := 0; i+1 < len(root.Content); i += 2 {
-		if root.Content[i].Value == "permission" {
+		switch k := root.Content[i]; {
+		case k.Value == "permission":
 			p.permission(root.Content[i+1])
+		case nearPermission(k.Value):
+			// Front matter has keys of its own (name, description, …),
+			// but a misspelt permission must not silently do nothing.
+			p.errorf(k, "front matter key '%s' looks like a misspelt 'permission'", k.Value)
 		}
 	}
 	return f
+}
+
+// nearPermission reports whether key is "permission" misspelt: the same
+// ignoring case, or at most two edits away.
+func nearPermission(key string) bool {
+	const want = "permission"
+	k := strings.ToLower(key)
+	if k == want {
+		return true
+	}
+	if len(k) < len(want)-2 || len(k) > len(want)+2 {
+		return false
+	}
+	// Levenshtein distance, one row at a time.
+	prev := make([]int, len(want)+1)
+	cur := make([]int, len(want)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(k); i++ {
+		cur[0] = i
+		for j := 1; j <= len(want); j++ {
+			cost := 1
+			if k[i-1] == want[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(want)] <= 2
 }
 
 type yamlParser struct {

@@ -202,6 +202,17 @@ func TestAgentEntryProblems(t *testing.T) {
 	}
 }
 
+func TestNearPermission(t *testing.T) {
+	for key, want := range map[string]bool{
+		"permissions": true, "Permission": true, "permision": true, "premission": true, "PERMISSIONS": true, "permisions": true,
+		"name": false, "description": false, "model": false, "tools": false, "permit": false, "submission": false, "": false,
+	} {
+		if nearPermission(key) != want {
+			t.Errorf("nearPermission(%q) = %t", key, !want)
+		}
+	}
+}
+
 // ---- every scope, through the loader ------------------------------------
 
 // typoScope is one kind of policy file the loader reads.
