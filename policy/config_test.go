@@ -423,12 +423,13 @@ func FuzzParseFile(f *testing.F) {
 		`{"debugLo": true}`,
 		`[[[[`,
 		`{"permission": {"read": {"~/.ssh/*": "deny", "$HOME/x": "allow"}}}`,
+		`{"permission": {"*": "alow", "bash": {"cat *": "dney", "x": {"action": "allow"}, "x": 1}, "read": null}}`,
 	} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		pf := ParseFile("/fuzz.json", data)
-		for _, e := range pf.Errors {
+		for _, e := range append(pf.Errors, pf.Problems...) {
 			if e.Path != "/fuzz.json" || e.Line < 1 || e.Column < 1 || e.Message == "" {
 				t.Fatalf("error without position: %+v", e)
 			}

@@ -375,7 +375,8 @@ func TestBrokenFilesEveryScope(t *testing.T) {
 
 			// Broken at start: no rules from it, every allow asks.
 			e.write(path, broken, t0)
-			p := NewLoader().Policy(s.loc(e))
+			l := NewLoader()
+			p := l.Policy(s.loc(e))
 			if !p.Clamped {
 				t.Errorf("%s: broken at start does not clamp: %v", name, p.Warnings)
 			}
@@ -392,8 +393,8 @@ func TestBrokenFilesEveryScope(t *testing.T) {
 				t.Errorf("%s: broken at start: source %+v", name, src)
 			}
 
-			// Good, then broken by an edit: the last good version applies.
-			l := NewLoader()
+			// Fixed (the same process), then broken again by an edit: the
+			// last good version applies.
 			e.write(path, s.text([2]string{"ls", "allow"}, [2]string{"rm *", "deny"}), t0.Add(time.Second))
 			good := l.Policy(s.loc(e))
 			if good.Clamped || good.BrokenNote() != "" {
