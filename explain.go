@@ -55,6 +55,16 @@ func explain(args []string, stdout, stderr io.Writer) int {
 		_ = enc.Encode(ex)
 		return 0
 	}
+	for _, w := range ex.Warnings {
+		if w.Path == "" {
+			fmt.Fprintf(stdout, "warning: %s\n", w.Message)
+			continue
+		}
+		fmt.Fprintf(stdout, "warning: %s: %s\n", position(w.Path, w.Line, w.Column), w.Message)
+	}
+	if len(ex.Warnings) > 0 {
+		fmt.Fprintln(stdout)
+	}
 	fmt.Fprintf(stdout, "%s %s → %s\n", *tool, *input, strings.ToUpper(res.State))
 	if d := res.Decision; d != nil {
 		fmt.Fprintf(stdout, "decided by the %s gate on surface %q, value %q%s\n\n", d.Gate, d.Surface, d.Value, ruleWords(d.MatchedPattern, d.Origin))

@@ -189,3 +189,25 @@ func isolatedHome(t *testing.T) string {
 	t.Setenv("PI_CODING_AGENT_DIR", filepath.Join(dir, "agent"))
 	return dir
 }
+
+// TestExplainPrintsPolicyWarningsFirst: a broken file is the first thing
+// explain says (SPEC §1.3), and the reason carries the note too.
+func TestExplainPrintsPolicyWarningsFirst(t *testing.T) {
+	dir := isolatedHome(t)
+	cfg := filepath.Join(dir, "p.json")
+	if err := os.WriteFile(cfg, []byte("{\"permission\": {\n \"bash\": {\n  \"ls\": \"allow\"}}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	code := run([]string{"explain", "--tool", "bash", "--input", `{"command":"ls"}`, "--cwd", dir, "--config", cfg}, nil, &out, &out)
+	got := out.String()
+	first, _, _ := strings.Cut(got, "\n")
+	if code != 0 || !strings.HasPrefix(first, "warning: "+cfg+":") || !strings.Contains(got, "→ ASK") {
+		t.Fatalf("exit %d:\n%s", code, got)
+	}
+	out.Reset()
+	if code := run([]string{"explain", "--json", "--tool", "bash", "--input", `{"command":"ls"}`, "--cwd", dir, "--config", cfg}, nil, &out, &out); code != 0 ||
+		!strings.Contains(out.String(), `"warnings": [`) || !strings.Contains(out.String(), "(note: policy file "+cfg) {
+		t.Fatalf("--json: exit %d\n%s", code, out.String())
+	}
+}

@@ -63,6 +63,8 @@ func validate(args []string, stdout, stderr io.Writer) int {
 		fr := fileReport{Path: sf.Path, Scope: sf.Scope, OK: true, Errors: []policy.Warning{}}
 		if sf.File != nil {
 			fr.Errors = append(fr.Errors, sf.File.Errors...)
+			// A bad entry is a deny now, but still an error to fix.
+			fr.Errors = append(fr.Errors, sf.File.Problems...)
 			fr.Notes = sf.File.Notes
 		}
 		fr.OK = len(fr.Errors) == 0
@@ -87,9 +89,9 @@ func validate(args []string, stdout, stderr io.Writer) int {
 
 func readScope(scope, path string, trusted bool) policy.ScopeFile {
 	sf := policy.ScopeFile{Scope: scope, Path: path, Trusted: trusted, Exists: true}
-	data, err := os.ReadFile(path)
+	data, err := policy.ReadFile(path)
 	if err != nil {
-		sf.File = &policy.File{Path: path, Errors: []policy.Warning{{Path: path, Message: err.Error()}}}
+		sf.File = &policy.File{Path: path, Errors: []policy.Warning{{Path: path, Message: "cannot read this file: " + err.Error()}}}
 		return sf
 	}
 	if strings.HasSuffix(path, ".md") {

@@ -94,3 +94,23 @@ func fillTexts(d *Descriptor, agent, what, detail, question string) {
 		UserDenied:  fmt.Sprintf("toolgate: the user denied %s.", what),
 	}
 }
+
+// brokenNoter is a Resolver that can say which policy file is broken.
+type brokenNoter interface{ BrokenNote() string }
+
+// noteBroken appends to an outcome's prompt and block texts which policy
+// file is broken while one is: a broken file could have decided any call
+// (SPEC §1.3). Allows are never shown, so they get nothing.
+func noteBroken(o *Outcome, res Resolver) {
+	bn, ok := res.(brokenNoter)
+	if !ok || o.Kind != Checked || o.D.State == policy.Allow {
+		return
+	}
+	note := bn.BrokenNote()
+	if note == "" {
+		return
+	}
+	o.D.Prompt.Message += note
+	o.D.Text.Deny += note
+	o.D.Text.Unavailable += note
+}

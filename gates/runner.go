@@ -122,7 +122,9 @@ func runGate(g Gate, req Request) (o Outcome, err error) {
 			err = fmt.Errorf("gate %s panicked: %v\n%s", g.ID, p, debug.Stack())
 		}
 	}()
-	return g.Check(req.Call, req.Resolver), nil
+	o = g.Check(req.Call, req.Resolver)
+	noteBroken(&o, req.Resolver)
+	return o, nil
 }
 
 // decided is one gate outcome with how it was resolved.

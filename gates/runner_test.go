@@ -211,3 +211,55 @@ func TestRunnerNoDecisionBlocks(t *testing.T) {
 		t.Fatalf("got %+v", res.Decision)
 	}
 }
+
+// notingResolver is a Resolver whose policy has a broken file.
+type notingResolver struct {
+	Resolver
+	note string
+}
+
+func (n notingResolver) BrokenNote() string { return n.note }
+
+// TestRunnerNotesBrokenFile: while a policy file is broken, every prompt
+// and block reason says so (SPEC §1.3); an allow says nothing.
+func TestRunnerNotesBrokenFile(t *testing.T) {
+	const note = " (note: policy file /g.json:2 is broken: x; its rules are not applied, so every allow asks)"
+	res := notingResolver{note: note}
+	for _, c := range []struct {
+		name   string
+		state  policy.Action
+		hasUI  bool
+		answer Answer
+		want   string // the reason, or the prompt message with hasUI
+	}{
+		{"deny", policy.Deny, false, Answer{}, "g denied" + note},
+		{"ask without UI", policy.Ask, false, Answer{}, "g unavailable" + note},
+		{"prompt", policy.Ask, true, Answer{Choice: protocol.ChoiceDeny}, "g asks" + note},
+	} {
+		g := Gate{ID: "g", Check: func(*Call, Resolver) Outcome {
+			return Outcome{Kind: Checked, D: Descriptor{Surface: "bash", Value: "v", State: c.state, Rule: rule(c.state, "x"),
+				Prompt: PromptText{Message: "g asks"}, Text: Texts{Deny: "g denied", Unavailable: "g unavailable", UserDenied: "g user-denied"}}}
+		}}
+		p := &fakePrompter{answer: c.answer}
+		rn := &Runner{Prompter: p, Session: &fakeRecorder{}, Reporter: &fakeReporter{}}
+		out := rn.Run(context.Background(), Request{Call: &Call{ToolCallID: "c1", ToolName: "bash"}, Gates: []Gate{g}, HasUI: c.hasUI, Resolver: res})
+		got := out.Reason
+		if c.hasUI {
+			if len(p.asked) != 1 {
+				t.Fatalf("%s: asked %d times", c.name, len(p.asked))
+			}
+			got = p.asked[0].Message
+		}
+		if got != c.want {
+			t.Errorf("%s: %q, want %q", c.name, got, c.want)
+		}
+		if chk := Check(Request{Call: &Call{ToolCallID: "c1", ToolName: "bash"}, Gates: []Gate{g}, Resolver: res}); !strings.HasSuffix(chk.Reason, note) {
+			t.Errorf("%s: check reason %q has no note", c.name, chk.Reason)
+		}
+	}
+	allow := fixed("a", Checked, policy.Allow, rule(policy.Allow, "x"))
+	rn := &Runner{Prompter: &fakePrompter{}, Session: &fakeRecorder{}, Reporter: &fakeReporter{}}
+	if out := rn.Run(context.Background(), Request{Call: &Call{ToolCallID: "c1", ToolName: "bash"}, Gates: []Gate{allow}, Resolver: res}); out.Action != protocol.ActionAllow || out.Reason != "" {
+		t.Errorf("allow: %+v", out)
+	}
+}

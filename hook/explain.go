@@ -29,6 +29,9 @@ type GateMatches struct {
 type Explanation struct {
 	protocol.CheckResult
 	Matches []GateMatches `json:"matches"`
+	// Warnings are the policy's warnings (broken files first of all):
+	// explain prints them before the decision (SPEC §1.3).
+	Warnings []protocol.Warning `json:"warnings"`
 }
 
 // Explain decides one call as a dry run (the check method) without a
@@ -53,7 +56,7 @@ func ExplainAll(opts Options, tool string, input json.RawMessage, agent string) 
 		return Explanation{}, fmt.Errorf("the call cannot be read: %w", err)
 	}
 	req := gates.Request{Call: gc.call, Gates: gates.ToolGates, Resolver: resolver{p: gc.policy}}
-	ex := Explanation{CheckResult: gates.Check(req), Matches: []GateMatches{}}
+	ex := Explanation{CheckResult: gates.Check(req), Matches: []GateMatches{}, Warnings: s.policyInfo(gc.policy).Warnings}
 	for _, e := range ex.Trace {
 		if !e.Applied || e.Surface == "" {
 			continue

@@ -81,7 +81,6 @@ type Server struct {
 	ready     chan struct{}
 	done      chan struct{}
 	inputSeq  atomic.Uint64
-	mcp       mcpNames
 	// reported is the last policy whose warnings were reported.
 	reported *policy.Policy
 }
@@ -531,7 +530,7 @@ func (s *Server) decodeCall(raw []byte) (*gatesCall, string, error) {
 		AgentDir: s.opts.AgentDir, AgentName: st.agentName, Skills: st.skills, MCPServers: st.mcpServers,
 		InfraDirs: append(append([]string(nil), st.infraDirs...), pol.InfraReadPaths...)}
 	if name == "mcp" {
-		c.MCPServers = mergeNames(st.mcpServers, s.mcp.get(s.opts.AgentDir))
+		c.MCPServers = mergeNames(st.mcpServers, pol.MCPServers)
 	}
 	c.Protected = append(append([]string(nil), s.opts.ConfigFiles...), s.auditPath(pol))
 	cmd, workdir, isShell, err := shellFor(name, input, pol)

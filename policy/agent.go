@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	yaml "go.yaml.in/yaml/v3"
 )
@@ -18,8 +19,8 @@ func ValidAgentName(name string) bool {
 // matter (between a first line "---" and the next "---" line). It is parsed
 // as real YAML, so quoted keys may contain ':'; key order is kept. A file
 // without front matter or without a permission key contributes nothing.
-// Unlike the anchor, a malformed permission map is an error (the file then
-// contributes nothing and the policy fails closed), never silently trimmed.
+// Unlike the anchor, a malformed entry is never silently dropped: it
+// becomes a deny at its position, with a warning (SPEC §1.3).
 func ParseAgentFile(path string, data []byte) *File {
 	f := &File{Path: path, keyLines: map[string][2]int{}}
 	data = bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n"))
@@ -47,11 +48,47 @@ func ParseAgentFile(path string, data []byte) *File {
 		return f
 	}
 	for i := 0; i+1 < len(root.Content); i += 2 {
-		if root.Content[i].Value == "permission" {
+		switch k := root.Content[i]; {
+		case k.Value == "permission":
 			p.permission(root.Content[i+1])
+		case nearPermission(k.Value):
+			// Front matter has keys of its own (name, description, …),
+			// but a misspelt permission must not silently do nothing.
+			p.errorf(k, "front matter key '%s' looks like a misspelt 'permission'", k.Value)
 		}
 	}
 	return f
+}
+
+// nearPermission reports whether key is "permission" misspelt: the same
+// ignoring case, or at most two edits away.
+func nearPermission(key string) bool {
+	const want = "permission"
+	k := strings.ToLower(key)
+	if k == want {
+		return true
+	}
+	if len(k) < len(want)-2 || len(k) > len(want)+2 {
+		return false
+	}
+	// Levenshtein distance, one row at a time.
+	prev := make([]int, len(want)+1)
+	cur := make([]int, len(want)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(k); i++ {
+		cur[0] = i
+		for j := 1; j <= len(want); j++ {
+			cost := 1
+			if k[i-1] == want[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(want)] <= 2
 }
 
 type yamlParser struct {
@@ -64,96 +101,136 @@ func (p *yamlParser) errorf(n *yaml.Node, format string, args ...any) {
 		Message: fmt.Sprintf(format, args...)})
 }
 
-func (p *yamlParser) mapping(n *yaml.Node, where string) bool {
+func (p *yamlParser) problem(n *yaml.Node, format string, args ...any) State {
+	return addProblem(p.file, Warning{Path: p.file.Path, Line: n.Line + p.lineOffset, Column: n.Column,
+		Message: fmt.Sprintf(format, args...)})
+}
+
+// keyProblem says what is wrong with the key of a mapping entry (empty,
+// not text, repeated), or "".
+func keyProblem(k *yaml.Node, seen map[string]bool, where string) string {
+	if k.Kind != yaml.ScalarNode || k.Value == "" {
+		return fmt.Sprintf("%s has an empty or non-text key", where)
+	}
+	if seen[k.Value] {
+		return fmt.Sprintf("key %q appears twice in %s", k.Value, where)
+	}
+	seen[k.Value] = true
+	return ""
+}
+
+// permission reads the permission mapping like the JSON parser: a bad
+// entry is a deny at its own position (SPEC §1.3); only a permission that
+// is not a mapping breaks the file.
+func (p *yamlParser) permission(n *yaml.Node) {
 	if n.Kind != yaml.MappingNode {
-		p.errorf(n, "%s must be a mapping", where)
-		return false
+		p.errorf(n, "permission must be a mapping")
+		return
 	}
 	seen := map[string]bool{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
-		k := n.Content[i]
-		if k.Kind != yaml.ScalarNode || k.Value == "" {
-			p.errorf(k, "%s has an empty or non-text key", where)
-			return false
-		}
-		if seen[k.Value] {
-			p.errorf(k, "key %q appears twice in %s", k.Value, where)
-			return false
-		}
-		seen[k.Value] = true
-	}
-	return true
-}
-
-func (p *yamlParser) permission(n *yaml.Node) {
-	if !p.mapping(n, "permission") {
-		return
-	}
-	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		entry := SurfaceEntry{Surface: k.Value, Line: k.Line + p.lineOffset}
-		if v.Kind == yaml.ScalarNode {
-			st, ok := p.state(v, fmt.Sprintf("surface %q", k.Value), false)
-			if !ok {
-				continue
-			}
-			entry.Shorthand = &st
-		} else {
-			if !p.mapping(v, "permission."+k.Value) {
-				continue
-			}
-			for j := 0; j+1 < len(v.Content); j += 2 {
-				pk, pv := v.Content[j], v.Content[j+1]
-				st, ok := p.state(pv, fmt.Sprintf("%s pattern %q", k.Value, pk.Value), true)
-				if !ok {
-					continue
-				}
-				entry.Patterns = append(entry.Patterns, PatternEntry{Pattern: pk.Value, State: st, Line: pk.Line + p.lineOffset})
-			}
+		var st State
+		switch msg := keyProblem(k, seen, "permission"); {
+		case msg != "":
+			st = p.problem(k, "%s", msg)
+		case v.Kind == yaml.ScalarNode:
+			st = p.state(v, fmt.Sprintf("surface %q", k.Value), false)
+		case v.Kind == yaml.MappingNode && isYAMLObjectState(v):
+			st = p.state(v, fmt.Sprintf("surface %q", k.Value), true)
+		case v.Kind == yaml.MappingNode:
+			entry.Patterns = p.patterns(k.Value, v)
+			p.file.Permission = append(p.file.Permission, entry)
+			continue
+		default:
+			st = p.problem(v, "permission.%s must be a state or a mapping of patterns", k.Value)
 		}
+		entry.Shorthand = &st
 		p.file.Permission = append(p.file.Permission, entry)
 	}
 }
 
-func (p *yamlParser) state(n *yaml.Node, what string, objectOK bool) (State, bool) {
+func (p *yamlParser) patterns(surface string, v *yaml.Node) []PatternEntry {
+	seen := map[string]bool{}
+	out := make([]PatternEntry, 0, len(v.Content)/2)
+	for j := 0; j+1 < len(v.Content); j += 2 {
+		pk, pv := v.Content[j], v.Content[j+1]
+		var st State
+		if msg := keyProblem(pk, seen, "permission."+surface); msg != "" {
+			st = p.problem(pk, "%s", msg)
+		} else {
+			st = p.state(pv, fmt.Sprintf("%s pattern %q", surface, pk.Value), true)
+		}
+		out = append(out, PatternEntry{Pattern: pk.Value, State: st, Line: pk.Line + p.lineOffset})
+	}
+	return out
+}
+
+// isYAMLObjectState is isObjectState for a YAML mapping.
+func isYAMLObjectState(n *yaml.Node) bool {
+	var action, reason *yaml.Node
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		switch n.Content[i].Value {
+		case "action":
+			action = n.Content[i+1]
+		case "reason":
+			reason = n.Content[i+1]
+		default:
+			return false
+		}
+	}
+	if action == nil {
+		return false
+	}
+	if action.Kind == yaml.ScalarNode && action.Value == "deny" {
+		return true
+	}
+	if reason == nil {
+		return false
+	}
+	_, err := ParseAction(reason.Value)
+	return reason.Kind != yaml.ScalarNode || err != nil
+}
+
+func (p *yamlParser) state(n *yaml.Node, what string, objectOK bool) State {
 	if n.Kind == yaml.ScalarNode {
 		a, err := ParseAction(n.Value)
 		if err != nil {
-			p.errorf(n, "invalid state %q for %s (want allow, ask or deny)", n.Value, what)
-			return State{}, false
+			return p.problem(n, "invalid state %q for %s (want allow, ask or deny)", n.Value, what)
 		}
-		return State{Action: a}, true
+		return State{Action: a}
 	}
-	if !objectOK || !p.mapping(n, what) {
-		if !objectOK {
-			p.errorf(n, "invalid state for %s (want allow, ask or deny)", what)
-		}
-		return State{}, false
+	if !objectOK || n.Kind != yaml.MappingNode {
+		return p.problem(n, "invalid state for %s (want allow, ask, deny or {action: deny, reason: …})", what)
 	}
 	st := State{}
+	seen := map[string]bool{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
+		if msg := keyProblem(k, seen, "the state of "+what); msg != "" {
+			return p.problem(k, "%s", msg)
+		}
 		switch k.Value {
 		case "action":
 			if v.Kind != yaml.ScalarNode || v.Value != "deny" {
-				p.errorf(v, "the action of %s must be \"deny\"", what)
-				return State{}, false
+				return p.problem(v, "the action of %s must be \"deny\"", what)
 			}
 			st.Action = Deny
 		case "reason":
 			if v.Kind != yaml.ScalarNode {
-				p.errorf(v, "the reason of %s must be text", what)
-				return State{}, false
+				return p.problem(v, "the reason of %s must be text", what)
 			}
 			st.Reason = v.Value
+			if utf8.RuneCountInString(st.Reason) > MaxReasonLength {
+				return p.problem(v, "the reason of %s is longer than %d characters", what, MaxReasonLength)
+			}
 		default:
-			p.errorf(k, "unknown key '%s' in the state of %s (want action, reason)", k.Value, what)
-			return State{}, false
+			return p.problem(k, "unknown key '%s' in the state of %s (want action, reason)", k.Value, what)
 		}
 	}
 	if st.Action != Deny {
-		p.errorf(n, "the state of %s has no action: deny", what)
-		return State{}, false
+		return p.problem(n, "the state of %s has no action: deny", what)
 	}
-	return st, true
+	return st
 }

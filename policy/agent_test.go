@@ -65,16 +65,10 @@ func TestParseAgentFileErrors(t *testing.T) {
 		line, col int
 		msg       string
 	}{
-		{"invalid state", "---\npermission:\n  bash: allw\n---\n", 3, 9, `invalid state "allw" for surface "bash"`},
-		{"invalid pattern state", "---\npermission:\n  bash:\n    ls: yes\n---\n", 4, 9, `invalid state "yes" for bash pattern "ls"`},
 		{"permission not a mapping", "---\npermission: [1]\n---\n", 2, 13, "permission must be a mapping"},
-		{"surface not a mapping", "---\npermission:\n  bash: [deny]\n---\n", 3, 9, "permission.bash must be a mapping"},
 		{"unclosed", "---\npermission:\n  bash: deny\n", 1, 1, "never closed"},
-		{"reason object with allow", "---\npermission:\n  bash:\n    x: {action: allow}\n---\n", 4, 17, `must be "deny"`},
-		{"reason object without action", "---\npermission:\n  bash:\n    x: {reason: r}\n---\n", 4, 8, "has no action: deny"},
-		{"unknown key in reason object", "---\npermission:\n  bash:\n    x: {action: deny, why: r}\n---\n", 4, 23, "unknown key 'why'"},
-		{"duplicate surface", "---\npermission:\n  bash: deny\n  bash: allow\n---\n", 0, 0, ""},
-		{"alias", "---\npermission:\n  bash: &a {x: deny}\n  read: *a\n---\n", 4, 9, "permission.read must be a mapping"},
+		{"not YAML", "---\npermission:\n  bash: [deny\n---\n", 0, 0, ""},
+		{"front matter a list", "---\n- permission\n---\n", 2, 1, "must be a mapping"},
 	} {
 		f := ParseAgentFile("/a.md", []byte(c.text))
 		if len(f.Errors) == 0 {
@@ -150,10 +144,18 @@ func TestLoaderAgentFiles(t *testing.T) {
 		t.Errorf("untrusted project agent source %+v", src)
 	}
 
-	// A broken agent file clamps.
+	// A bad entry in an agent file denies at its position.
 	e.write(agent, "---\npermission:\n  bash: allw\n---\n", t0.Add(time.Second))
 	b := l.Policy(loc)
-	if !b.Clamped || !hasWarning(b, agent, 3, 9, "invalid state") {
+	if b.Clamped || !hasWarning(b, agent, 3, 9, "invalid state") {
+		t.Errorf("bad agent entry: clamped %t warnings %v", b.Clamped, b.Warnings)
+	}
+	if r := b.Resolve(Query{Surface: "bash", Values: []string{"git status"}}); r.Action != Deny || !strings.Contains(r.Rule.Reason, agent+":3") {
+		t.Errorf("bad agent entry: git status = %v (%q)", r.Action, r.Rule.Reason)
+	}
+	// A file-level error in a broken-at-start agent file clamps.
+	e.write(agent, "---\npermission: [x]\n---\n", t0.Add(2*time.Second))
+	if b := NewLoader().Policy(loc); !b.Clamped || !hasWarning(b, agent, 2, 13, "permission must be a mapping") {
 		t.Errorf("broken agent: clamped %t warnings %v", b.Clamped, b.Warnings)
 	}
 

@@ -2,9 +2,11 @@ package policy
 
 import (
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 )
 
 // DefaultPromptTimeout is how long a prompt waits when no file sets
@@ -25,6 +27,10 @@ type ScopeFile struct {
 	Skipped    bool
 	SkipReason string
 	File       *File // nil when missing or skipped
+	// Stale is set when the file as it is now has file-level errors and
+	// File is its last good version from this process (SPEC §1.3): the
+	// errors are reported, the last good rules still apply.
+	Stale []Warning
 }
 
 // Source reports one file toolgate looked for.
@@ -51,11 +57,38 @@ type Policy struct {
 	ShellTools     map[string]ShellTool
 	Sources        []Source
 	Warnings       []Warning
+	// MCPServers are the server names mcp.json declares.
+	MCPServers []string
+
+	brokenNote string
 
 	home         string
 	explicitPath map[Action]bool
 	cache        sync.Map // surface → *surfaceRules
 	cacheSize    atomic.Int32
+}
+
+// BrokenNote is what every prompt and block reason appends while a file
+// is broken (SPEC §1.3: a broken file could have decided it): which file,
+// where, what is wrong, and what toolgate does instead. Empty when no file
+// is broken.
+func (p *Policy) BrokenNote() string { return p.brokenNote }
+
+// brokenNote words one broken file for BrokenNote.
+func brokenNote(scope, path string, w Warning, instead string) string {
+	where := path
+	if w.Path == path && w.Line > 0 {
+		where = fmt.Sprintf("%s:%d", path, w.Line)
+	}
+	msg := w.Message
+	if utf8.RuneCountInString(msg) > 200 {
+		msg = string([]rune(msg)[:199]) + "…"
+	}
+	noun := "policy file"
+	if scope == scopeMCPFile {
+		noun = "MCP server file"
+	}
+	return fmt.Sprintf("%s %s is broken: %s; %s", noun, where, msg, instead)
 }
 
 // Rules returns the composed rules in evaluation order (read-only).
@@ -187,27 +220,53 @@ func Compose(files []ScopeFile, home string) *Policy {
 	broken := false
 	untrustedRules := false
 	var trustedFiles []ScopeFile
+	var notes []string
 	for _, sf := range files {
-		p.Sources = append(p.Sources, Source{Scope: sf.Scope, Path: sf.Path, Exists: sf.Exists, Loaded: sf.File != nil && len(sf.File.Errors) == 0})
+		if sf.Scope != scopeMCPFile {
+			p.Sources = append(p.Sources, Source{Scope: sf.Scope, Path: sf.Path, Exists: sf.Exists,
+				Loaded: sf.File != nil && len(sf.File.Errors) == 0 && len(sf.Stale) == 0})
+		}
 		if sf.Skipped && sf.SkipReason != "" {
 			p.Warnings = append(p.Warnings, Warning{Path: sf.Path, Message: sf.SkipReason})
 		}
 		if sf.File == nil {
 			continue
 		}
-		if len(sf.File.Errors) > 0 {
+		what := fmt.Sprintf("this %s file", sf.Scope)
+		if sf.Scope == scopeMCPFile {
+			what = "mcp.json"
+		}
+		if len(sf.Stale) > 0 {
+			p.Warnings = append(p.Warnings, sf.Stale...)
+			p.Warnings = append(p.Warnings, Warning{Path: sf.Path, Message: what + " is broken: the last good version this process read of it is used until it is fixed"})
+			notes = append(notes, brokenNote(sf.Scope, sf.Path, sf.Stale[0], "its last good version is used"))
+		} else if len(sf.File.Errors) > 0 {
 			broken = true
 			p.Warnings = append(p.Warnings, sf.File.Errors...)
-			p.Warnings = append(p.Warnings, Warning{Path: sf.Path, Message: fmt.Sprintf("this %s file contributes no rules until it is fixed; every allow of the policy asks instead (fail-closed)", sf.Scope)})
+			if sf.Scope == scopeMCPFile {
+				p.Warnings = append(p.Warnings, Warning{Path: sf.Path, Message: "mcp.json gives no MCP server names until it is fixed; every allow of the policy asks instead (fail-closed)"})
+				notes = append(notes, brokenNote(sf.Scope, sf.Path, sf.File.Errors[0], "its MCP server names are not used, so every allow asks"))
+			} else {
+				p.Warnings = append(p.Warnings, Warning{Path: sf.Path, Message: fmt.Sprintf("this %s file contributes no rules until it is fixed; every allow of the policy asks instead (fail-closed)", sf.Scope)})
+				notes = append(notes, brokenNote(sf.Scope, sf.Path, sf.File.Errors[0], "its rules are not applied, so every allow asks"))
+			}
 			continue
 		}
+		p.Warnings = append(p.Warnings, sf.File.Problems...)
 		p.Warnings = append(p.Warnings, sf.File.Notes...)
+		if sf.Scope == scopeMCPFile {
+			p.MCPServers = sf.File.MCPServers
+			continue
+		}
 		if sf.Trusted {
 			trustedFiles = append(trustedFiles, sf)
 		} else if len(sf.File.Permission) > 0 {
 			untrustedRules = true
 		}
 		p.applyKnobs(sf)
+	}
+	if len(notes) > 0 {
+		p.brokenNote = " (note: " + strings.Join(notes, "; ") + ")"
 	}
 
 	merged := merge(files)

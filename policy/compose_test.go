@@ -78,7 +78,10 @@ func TestAnchorRuleModelRows(t *testing.T) {
 		{"row 26", row26, "read", vals("*"), false, nil, allowed(ScopeProject, "*")},
 		{"row 29 read", row29, "read", vals("*"), false, nil, fallback(Ask, ScopeBuiltin)},
 		{"row 29 bash", row29, "bash", vals("ls"), false, nil, fallback(Ask, ScopeBuiltin)},
-		{"row 30", row30, "bash", vals("npm install"), false, nil, fallback(Ask, ScopeBuiltin)},
+		// SPEC §1.3 differs from the anchor (which rejects the file, so
+		// the fallback asks): the bad entry is a deny at its position.
+		{"row 30", row30, "bash", vals("npm install"), false, nil, withReason(denied(ScopeGlobal, "npm *"),
+			"the policy entry at /cfg/global.json:1 is broken (the reason of bash pattern \"npm *\" must be a string, not a number), so it denies until it is fixed")},
 		{"row 31", row31, "bash", vals("npm install"), false, nil, withReason(denied(ScopeGlobal, "npm *"), "Use pnpm instead")},
 		{"row 32", row32, "read", vals(".env"), false, nil, withReason(denied(ScopeGlobal, "*.env"), "Environment files contain secrets")},
 		{"row 33", row33, "bash", vals("curl https://example.com/x"), false, nil, allowed(ScopeGlobal, "curl https://example.com/*")},
@@ -338,7 +341,9 @@ func TestYolo(t *testing.T) {
 
 func TestFailClosed(t *testing.T) {
 	g := `{"permission": {"*": "allow", "bash": {"ls": "allow", "rm *": "deny", "git *": "ask"}, "mcp": {"exa:*": "allow"}}}`
-	brokenProject := "{\"permission\": {\"bash\": {\n  \"curl *\": \"deny\",\n  \"rm *\": \"alow\"}}}"
+	// A file-level error (a misspelt top-level key) breaks the whole file;
+	// an entry error would break only its entry (TestEntryProblemsInEveryScope).
+	brokenProject := "{\"permission\": {\"bash\": {\n  \"curl *\": \"deny\",\n  \"rm *\": \"deny\"}},\n \"yoloMod\": true}"
 	clampedDump := []string{
 		"*|*|ask|fail-closed|1|1",
 		"mcp|mcp_status|ask|fail-closed|0|2", "mcp|mcp_list|ask|fail-closed|0|2", "mcp|mcp_search|ask|fail-closed|0|2",
@@ -353,7 +358,7 @@ func TestFailClosed(t *testing.T) {
 		}
 		checkDump(t, "broken "+scope, p, clampedDump)
 		path := "/cfg/" + scope + ".json"
-		if !hasWarning(p, path, 3, 11, `invalid state "alow"`) {
+		if !hasWarning(p, path, 4, 2, `Unrecognized config key 'yoloMod'.`) {
 			t.Errorf("broken %s: no warning with the position of the problem: %v", scope, p.Warnings)
 		}
 		if !hasWarning(p, path, 0, 0, "fail-closed") {
@@ -373,7 +378,7 @@ func TestFailClosed(t *testing.T) {
 		t.Errorf("yolo and clamp: Clamped %t Yolo %t", y.Clamped, y.Yolo)
 	}
 	// A broken global file clamps too (the project's allows ask).
-	bg := Compose([]ScopeFile{scopeFile(t, ScopeGlobal, `{"permission": {"bash": "allw"}}`), scopeFile(t, ScopeProject, `{"permission": {"bash": {"ls": "allow"}}}`)}, testHome)
+	bg := Compose([]ScopeFile{scopeFile(t, ScopeGlobal, `{"permission": {"bash": "deny"}, "permisions": {}}`), scopeFile(t, ScopeProject, `{"permission": {"bash": {"ls": "allow"}}}`)}, testHome)
 	checkDump(t, "broken global", bg, []string{"*|*|ask|builtin|0|1", "bash|ls|ask|fail-closed|1|3"})
 	// No clamp when every file is fine.
 	ok := composeOK(t, scopeFile(t, ScopeGlobal, g), scopeFile(t, ScopeProject, `{"permission": {"bash": {"curl *": "deny"}}}`))

@@ -73,8 +73,15 @@ type File struct {
 	Path       string
 	Permission []SurfaceEntry
 	Knobs      Knobs
-	// Errors make the whole file contribute nothing (SPEC §1.3).
+	// Errors are file-level problems (it cannot be parsed, a top-level
+	// key is unknown, permission is not an object, …): the file then
+	// contributes nothing, or its last good version (SPEC §1.3).
 	Errors []Warning
+	// Problems are schema errors inside one entry of permission: that
+	// entry is a deny at its own position, the rest of the file applies.
+	Problems []Warning
+	// MCPServers are the server names of an mcp.json file.
+	MCPServers []string
 	// Notes are warnings that do not reject the file (a legacy format
 	// translated, for instance).
 	Notes []Warning
@@ -402,113 +409,193 @@ func (p *parser) shellTools(v *hujson.Value) {
 	}
 }
 
+// permission reads the permission object. A schema error inside one entry
+// (a bad state, a wrong type for one surface or pattern, a repeated or
+// empty key) breaks that entry only: it becomes a deny at its own position
+// — the pattern it was written for, or for a bad surface value the whole
+// surface — whose reason names file:line and the problem (SPEC §1.3).
 func (p *parser) permission(v *hujson.Value) {
-	members, _ := p.members(v, "permission")
-	for i := range members {
-		m := &members[i]
+	obj, ok := v.Value.(*hujson.Object)
+	if !ok {
+		p.errorf(v.StartOffset, "permission must be an object, not %s", kindName(v))
+		return
+	}
+	dup := duplicates(obj.Members)
+	for i := range obj.Members {
+		m := &obj.Members[i]
 		surface := literalString(&m.Name)
 		line, _ := p.position(m.Name.StartOffset)
-		if surface == "" {
-			p.errorf(m.Name.StartOffset, "permission has an empty surface key")
-			continue
-		}
 		entry := SurfaceEntry{Surface: surface, Line: line}
-		if m.Value.Value.Kind() == '"' {
-			st, ok := p.state(&m.Value, fmt.Sprintf("surface %q", surface), false)
-			if !ok {
-				continue
-			}
-			entry.Shorthand = &st
-		} else {
-			pats, ok := p.patternMap(&m.Value, "permission."+surface, fmt.Sprintf("surface %q has an empty pattern key", surface),
+		var st State
+		switch {
+		case surface == "":
+			st = p.problem(m.Name.StartOffset, "permission has an empty surface key")
+		case dup[i]:
+			st = p.problem(m.Name.StartOffset, "key %q appears twice in permission", surface)
+		case m.Value.Value.Kind() == '"':
+			st = p.state(&m.Value, fmt.Sprintf("surface %q", surface), false)
+		case isObjectState(&m.Value):
+			st = p.state(&m.Value, fmt.Sprintf("surface %q", surface), true)
+		case m.Value.Value.Kind() == '{':
+			entry.Patterns, _ = p.patternMap(&m.Value, "permission."+surface, fmt.Sprintf("surface %q has an empty pattern key", surface),
 				func(pat string) string { return fmt.Sprintf("%s pattern %q", surface, pat) })
-			if !ok {
-				continue
-			}
-			entry.Patterns = pats
+			p.file.Permission = append(p.file.Permission, entry)
+			continue
+		default:
+			st = p.problem(m.Value.StartOffset, "permission.%s must be a state or an object of patterns, not %s", surface, kindName(&m.Value))
 		}
+		entry.Shorthand = &st
 		p.file.Permission = append(p.file.Permission, entry)
 	}
 }
 
-// patternMap reads {pattern: state} in file order; what names a pattern in
-// error messages. ok is false when the value is not an object.
-func (p *parser) patternMap(v *hujson.Value, where, emptyKey string, what func(string) string) ([]PatternEntry, bool) {
-	members, _ := p.members(v, where)
-	if members == nil {
-		return nil, v.Value.Kind() == '{'
+// isObjectState reports whether a surface's object value is a state
+// ({"action": "deny", "reason": "…"}, SPEC §1.2) rather than a pattern
+// map: its keys are only action and reason, and action is "deny" or the
+// reason is no state (so the object cannot be meant as patterns).
+func isObjectState(v *hujson.Value) bool {
+	obj, ok := v.Value.(*hujson.Object)
+	if !ok || len(obj.Members) == 0 {
+		return false
 	}
-	var out []PatternEntry
+	var action, reason *hujson.Value
+	for i := range obj.Members {
+		switch literalString(&obj.Members[i].Name) {
+		case "action":
+			action = &obj.Members[i].Value
+		case "reason":
+			reason = &obj.Members[i].Value
+		default:
+			return false
+		}
+	}
+	if action == nil {
+		return false
+	}
+	if action.Value.Kind() == '"' && literalString(action) == "deny" {
+		return true
+	}
+	if reason == nil {
+		return false
+	}
+	_, err := ParseAction(literalString(reason))
+	return reason.Value.Kind() != '"' || err != nil
+}
+
+// duplicates marks each member whose key appeared before it.
+func duplicates(members []hujson.ObjectMember) []bool {
+	seen := make(map[string]bool, len(members))
+	dup := make([]bool, len(members))
 	for i := range members {
-		m := &members[i]
+		k := literalString(&members[i].Name)
+		dup[i] = seen[k]
+		seen[k] = true
+	}
+	return dup
+}
+
+// problem records a schema error inside one entry and returns the state
+// the entry becomes: a deny whose reason names file:line and the problem.
+func (p *parser) problem(offset int, format string, args ...any) State {
+	line, col := p.position(offset)
+	w := Warning{Path: p.file.Path, Line: line, Column: col, Message: fmt.Sprintf(format, args...)}
+	return addProblem(p.file, w)
+}
+
+// addProblem records w as an entry problem of f and returns its deny.
+func addProblem(f *File, w Warning) State {
+	reason := fmt.Sprintf("the policy entry at %s:%d is broken (%s), so it denies until it is fixed", w.Path, w.Line, w.Message)
+	w.Message += "; this entry denies until it is fixed, the rest of the file applies"
+	f.Problems = append(f.Problems, w)
+	if utf8.RuneCountInString(reason) > MaxReasonLength {
+		reason = string([]rune(reason)[:MaxReasonLength-1]) + "…"
+	}
+	return State{Action: Deny, Reason: reason}
+}
+
+// patternMap reads {pattern: state} in file order; what names a pattern in
+// messages. A bad pattern entry is a deny for that pattern. ok is false
+// (with an error: the caller's structure is wrong) when v is not an object.
+func (p *parser) patternMap(v *hujson.Value, where, emptyKey string, what func(string) string) ([]PatternEntry, bool) {
+	obj, ok := v.Value.(*hujson.Object)
+	if !ok {
+		p.errorf(v.StartOffset, "%s must be an object, not %s", where, kindName(v))
+		return nil, false
+	}
+	dup := duplicates(obj.Members)
+	out := make([]PatternEntry, 0, len(obj.Members))
+	for i := range obj.Members {
+		m := &obj.Members[i]
 		pat := literalString(&m.Name)
-		if pat == "" {
-			p.errorf(m.Name.StartOffset, "%s", emptyKey)
-			continue
-		}
-		st, ok := p.state(&m.Value, what(pat), true)
-		if !ok {
-			continue
-		}
 		line, _ := p.position(m.Name.StartOffset)
+		var st State
+		switch {
+		case pat == "":
+			st = p.problem(m.Name.StartOffset, "%s", emptyKey)
+		case dup[i]:
+			st = p.problem(m.Name.StartOffset, "key %q appears twice in %s", pat, where)
+		default:
+			st = p.state(&m.Value, what(pat), true)
+		}
 		out = append(out, PatternEntry{Pattern: pat, State: st, Line: line})
 	}
 	return out, true
 }
 
 // state reads "allow" | "ask" | "deny" or, where allowed, a deny with a
-// reason: {"action": "deny", "reason": "…"}.
-func (p *parser) state(v *hujson.Value, what string, objectOK bool) (State, bool) {
+// reason: {"action": "deny", "reason": "…"}. A bad state is an entry
+// problem: the deny it returns then carries a reason that says so.
+func (p *parser) state(v *hujson.Value, what string, objectOK bool) State {
 	if v.Value.Kind() == '"' {
 		s := literalString(v)
 		a, err := ParseAction(s)
 		if err != nil {
-			p.errorf(v.StartOffset, "invalid state %q for %s (want allow, ask or deny)", s, what)
-			return State{}, false
+			return p.problem(v.StartOffset, "invalid state %q for %s (want allow, ask or deny)", s, what)
 		}
-		return State{Action: a}, true
+		return State{Action: a}
 	}
-	if !objectOK || v.Value.Kind() != '{' {
-		p.errorf(v.StartOffset, "invalid state for %s: %s (want \"allow\", \"ask\", \"deny\" or {\"action\": \"deny\", \"reason\": \"…\"})", what, kindName(v))
-		return State{}, false
+	obj, ok := v.Value.(*hujson.Object)
+	if !objectOK || !ok {
+		return p.problem(v.StartOffset, "invalid state for %s: %s (want \"allow\", \"ask\", \"deny\" or {\"action\": \"deny\", \"reason\": \"…\"})", what, kindName(v))
 	}
-	fields, ok := p.members(v, what)
-	if !ok {
-		return State{}, false
-	}
+	dup := duplicates(obj.Members)
 	st := State{}
-	good := true
-	for i := range fields {
-		f := &fields[i]
-		switch name := literalString(&f.Name); name {
-		case "action":
+	var bad *State
+	fail := func(s State) {
+		if bad == nil {
+			bad = &s
+		}
+	}
+	for i := range obj.Members {
+		f := &obj.Members[i]
+		name := literalString(&f.Name)
+		switch {
+		case dup[i]:
+			fail(p.problem(f.Name.StartOffset, "key %q appears twice in %s", name, what))
+		case name == "action":
 			if f.Value.Value.Kind() != '"' || literalString(&f.Value) != "deny" {
-				p.errorf(f.Value.StartOffset, "the action of %s must be \"deny\" (an object state is a deny with a reason)", what)
-				good = false
+				fail(p.problem(f.Value.StartOffset, "the action of %s must be \"deny\" (an object state is a deny with a reason)", what))
 				continue
 			}
 			st.Action = Deny
-		case "reason":
+		case name == "reason":
 			if f.Value.Value.Kind() != '"' {
-				p.errorf(f.Value.StartOffset, "the reason of %s must be a string, not %s", what, kindName(&f.Value))
-				good = false
+				fail(p.problem(f.Value.StartOffset, "the reason of %s must be a string, not %s", what, kindName(&f.Value)))
 				continue
 			}
 			st.Reason = literalString(&f.Value)
 			if utf8.RuneCountInString(st.Reason) > MaxReasonLength {
-				p.errorf(f.Value.StartOffset, "the reason of %s is longer than %d characters", what, MaxReasonLength)
-				good = false
+				fail(p.problem(f.Value.StartOffset, "the reason of %s is longer than %d characters", what, MaxReasonLength))
 			}
 		default:
-			p.errorf(f.Name.StartOffset, "unknown key '%s' in the state of %s (want action, reason)", name, what)
-			good = false
+			fail(p.problem(f.Name.StartOffset, "unknown key '%s' in the state of %s (want action, reason)", name, what))
 		}
+	}
+	if bad != nil {
+		return *bad
 	}
 	if st.Action != Deny {
-		if good {
-			p.errorf(v.StartOffset, "the state of %s has no \"action\": \"deny\"", what)
-		}
-		return State{}, false
+		return p.problem(v.StartOffset, "the state of %s has no \"action\": \"deny\"", what)
 	}
-	return st, good
+	return st
 }

@@ -13,3 +13,7 @@ func inode(info fs.FileInfo) uint64 {
 	}
 	return 0
 }
+
+// openNoBlock opens without blocking, so a FIFO put where a policy file
+// should be never hangs the process (SPEC §1.3).
+const openNoBlock = syscall.O_NONBLOCK

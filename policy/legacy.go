@@ -53,10 +53,9 @@ func (p *parser) legacyKey(key string, m *hujson.ObjectMember) {
 			name := literalString(&sm.Name)
 			switch name {
 			case "external_directory":
-				if st, ok := p.state(&sm.Value, "special.external_directory", true); ok {
-					line, _ := p.position(sm.Name.StartOffset)
-					lp.external = &PatternEntry{Pattern: "*", State: st, Line: line}
-				}
+				st := p.state(&sm.Value, "special.external_directory", true)
+				line, _ := p.position(sm.Name.StartOffset)
+				lp.external = &PatternEntry{Pattern: "*", State: st, Line: line}
 			case "doom_loop", "tool_call_limit":
 				// Dropped by the documented migration: toolgate has no such checks.
 			default:

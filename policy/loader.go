@@ -11,9 +11,6 @@ import (
 	"time"
 )
 
-// MaxFileBytes bounds a policy file; a larger one is a broken file.
-const MaxFileBytes = 8 << 20
-
 // Locations say where the policy files of a session are.
 type Locations struct {
 	AgentDir string
@@ -45,6 +42,9 @@ func LegacyProjectPath(cwd string) string {
 	return filepath.Join(cwd, ".pi", "agent", "pi-permissions.jsonc")
 }
 
+// MCPPath is the file that names the MCP servers (AGENT_DIR/mcp.json).
+func MCPPath(agentDir string) string { return filepath.Join(agentDir, "mcp.json") }
+
 // ProjectPath is the project config file under cwd.
 func ProjectPath(cwd string) string {
 	return filepath.Join(cwd, ".pi", "extensions", "pi-permission-system", "config.json")
@@ -55,6 +55,7 @@ type stamp struct {
 	mtime  time.Time
 	size   int64
 	ino    uint64
+	mode   fs.FileMode
 }
 
 type cached struct {
@@ -66,15 +67,18 @@ type cached struct {
 // time (or size) changed, and recomposes the policy only when some file did.
 // It is the only part of this package that touches the file system.
 type Loader struct {
-	mu      sync.Mutex
-	files   map[string]cached
+	mu    sync.Mutex
+	files map[string]cached
+	// good is each file's last version without file-level errors, kept
+	// for the life of the process (Reload does not forget it).
+	good    map[string]*File
 	lastKey string
 	keyBuf  []byte
 	last    *Policy
 }
 
 // NewLoader returns an empty loader.
-func NewLoader() *Loader { return &Loader{files: map[string]cached{}} }
+func NewLoader() *Loader { return &Loader{files: map[string]cached{}, good: map[string]*File{}} }
 
 // Policy returns the current policy for loc, reading what changed.
 func (l *Loader) Policy(loc Locations) *Policy {
@@ -105,6 +109,10 @@ func (l *Loader) Policy(loc Locations) *Policy {
 				l.project(ScopeProjectAgent, AgentPath(filepath.Join(loc.Cwd, ".pi", "agents"), loc.AgentName), loc.ProjectTrusted, ParseAgentFile))
 		}
 	}
+	// mcp.json names MCP servers: not a policy file, but what is missing
+	// from it can let an mcp call miss a rule, so it is read and checked
+	// like one (SPEC §1.3).
+	scopes = append(scopes, l.read(scopeMCPFile, MCPPath(loc.AgentDir), false, false, ParseMCPFile))
 	l.keyBuf = l.key(l.keyBuf[:0], loc, scopes)
 	if l.last != nil && string(l.keyBuf) == l.lastKey {
 		return l.last
@@ -153,50 +161,65 @@ func (l *Loader) key(b []byte, loc Locations, scopes []ScopeFile) []byte {
 		b = strconv.AppendInt(append(b, '/'), st.mtime.UnixNano(), 10)
 		b = strconv.AppendInt(append(b, '/'), st.size, 10)
 		b = strconv.AppendUint(append(b, '/'), st.ino, 10)
+		b = strconv.AppendUint(append(b, '/'), uint64(st.mode), 10)
 	}
 	return b
 }
 
 // read stats path and parses it again when it changed. required files
 // (--config) that are missing count as broken: their rules were expected.
+// A file broken by an edit keeps its last good version from this process
+// (SPEC §1.3): the ScopeFile then carries that version and, in Stale, what
+// is wrong with the file as it is now.
 func (l *Loader) read(scope, path string, trusted, required bool, parse func(string, []byte) *File) ScopeFile {
 	sf := ScopeFile{Scope: scope, Path: path, Trusted: trusted}
-	st, info := statFile(path)
-	if c, ok := l.files[path]; ok && c.stamp == st {
-		sf.Exists, sf.File = st.exists, c.file
-		return sf
-	}
-	var f *File
-	switch {
-	case !st.exists && required:
-		f = &File{Path: path, Errors: []Warning{{Path: path, Message: "the policy file named by --config does not exist"}}}
-	case !st.exists:
-		f = nil
-	case info != nil && info.IsDir():
-		f = &File{Path: path, Errors: []Warning{{Path: path, Message: "the policy file is a directory"}}}
-	case st.size > MaxFileBytes:
-		f = &File{Path: path, Errors: []Warning{{Path: path, Message: fmt.Sprintf("the policy file is larger than %d bytes", MaxFileBytes)}}}
-	default:
-		data, err := os.ReadFile(path)
-		if err != nil {
-			f = &File{Path: path, Errors: []Warning{{Path: path, Message: "cannot read the policy file: " + err.Error()}}}
-		} else {
-			f = parse(path, data)
+	st := statFile(path)
+	c, ok := l.files[path]
+	if !ok || c.stamp != st {
+		c = cached{stamp: st, file: readAndParse(path, st, required, parse)}
+		l.files[path] = c
+		switch {
+		case !st.exists:
+			// A deleted file is no longer "the file": what was good
+			// before it is forgotten.
+			delete(l.good, path)
+		case c.file != nil && len(c.file.Errors) == 0:
+			l.good[path] = c.file
 		}
 	}
-	l.files[path] = cached{stamp: st, file: f}
-	sf.Exists, sf.File = st.exists, f
+	sf.Exists, sf.File = st.exists, c.file
+	if c.file != nil && len(c.file.Errors) > 0 {
+		if g := l.good[path]; g != nil {
+			sf.File, sf.Stale = g, c.file.Errors
+		}
+	}
 	return sf
 }
 
-func statFile(path string) (stamp, fs.FileInfo) {
+// readAndParse reads path through ReadFile (never blocking, never whole
+// first) and parses it.
+func readAndParse(path string, st stamp, required bool, parse func(string, []byte) *File) *File {
+	if !st.exists {
+		if required {
+			return &File{Path: path, Errors: []Warning{{Path: path, Message: "the policy file named by --config does not exist"}}}
+		}
+		return nil
+	}
+	data, err := ReadFile(path)
+	if err != nil {
+		return &File{Path: path, Errors: []Warning{{Path: path, Message: "cannot read this file: " + err.Error()}}}
+	}
+	return parse(path, data)
+}
+
+func statFile(path string) stamp {
 	info, err := os.Stat(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return stamp{}, nil
+			return stamp{}
 		}
 		// Unreadable metadata: treat as existing so that reading reports it.
-		return stamp{exists: true, mtime: time.Unix(0, -1)}, nil
+		return stamp{exists: true, mtime: time.Unix(0, -1)}
 	}
-	return stamp{exists: true, mtime: info.ModTime(), size: info.Size(), ino: inode(info)}, info
+	return stamp{exists: true, mtime: info.ModTime(), size: info.Size(), ino: inode(info), mode: info.Mode()}
 }

@@ -179,7 +179,15 @@ func TestLoaderProjectFile(t *testing.T) {
 	if p := l.Policy(untrusted); p.Clamped {
 		t.Errorf("an unread broken project clamps")
 	}
-	if p := l.Policy(e.loc); !p.Clamped || p.Sources[1].Loaded {
+	// Read, it was good before in this process: its last good version
+	// applies (SPEC §1.3), reported as not loaded, with the error.
+	if p := l.Policy(e.loc); p.Clamped || p.Sources[1].Loaded || !hasWarning(p, e.project, 1, 2, "Unrecognized config key 'permision'.") {
+		t.Errorf("a broken project with a good version: clamped %t %+v %v", p.Clamped, p.Sources, p.Warnings)
+	} else if a, s := decide(p, "bash", "curl x"); a != Deny || s != ScopeProject {
+		t.Errorf("the last good project version is not applied: curl = %v from %s", a, s)
+	}
+	// Broken from the start of a process: it clamps.
+	if p := NewLoader().Policy(e.loc); !p.Clamped || p.Sources[1].Loaded {
 		t.Errorf("a read broken project must clamp: %+v", p.Sources)
 	}
 	// Missing project file: listed, not loaded, no warning.

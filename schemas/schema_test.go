@@ -56,8 +56,8 @@ func TestExamplesValidate(t *testing.T) {
 		if err := sch.Validate(load(t, data)); err != nil {
 			t.Errorf("%s: %v", f, err)
 		}
-		if pf := policy.ParseFile(f, data); len(pf.Errors) > 0 {
-			t.Errorf("%s: toolgate rejects it: %v", f, pf.Errors)
+		if pf := policy.ParseFile(f, data); len(pf.Errors)+len(pf.Problems) > 0 {
+			t.Errorf("%s: toolgate rejects it: %v %v", f, pf.Errors, pf.Problems)
 		}
 	}
 }
@@ -84,6 +84,8 @@ func TestSchemaAgreesWithParser(t *testing.T) {
 		{`{"shellTools": {"exec_command": {"workdirArgument": "cwd"}}}`, false},
 		{`{"defaultPolicy": {"tools": "ask"}, "bash": {"rm *": "deny"}}`, true},
 		{`{"permission": {"": "ask"}}`, false},
+		{`{"permission": {"bash": {"action": "deny", "reason": "no shell"}}}`, true},
+		{`{"permission": {"bash": {"action": "alow", "reason": "no shell"}}}`, false},
 	}
 	for _, c := range cases {
 		var doc any
@@ -91,7 +93,10 @@ func TestSchemaAgreesWithParser(t *testing.T) {
 			t.Fatal(err)
 		}
 		schemaOK := sch.Validate(load(t, []byte(c.doc))) == nil
-		parserOK := len(policy.ParseFile("/x.json", []byte(c.doc)).Errors) == 0
+		// A bad entry does not reject the file (it denies, SPEC §1.3), but
+		// it is an error all the same: validate reports it.
+		pf := policy.ParseFile("/x.json", []byte(c.doc))
+		parserOK := len(pf.Errors)+len(pf.Problems) == 0
 		if schemaOK != c.valid || parserOK != c.valid {
 			t.Errorf("%s: schema valid=%v, toolgate valid=%v, want %v", c.doc, schemaOK, parserOK, c.valid)
 		}

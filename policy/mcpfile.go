@@ -1,0 +1,68 @@
+package policy
+
+import (
+	"bytes"
+	"sort"
+
+	"github.com/tailscale/hujson"
+)
+
+// scopeMCPFile marks the ScopeFile of mcp.json: it names MCP servers and
+// holds no rules, so it is not a policy source, but a broken one fails
+// closed like a broken policy file (a missing server name can make an mcp
+// call miss the rule written for its server).
+const scopeMCPFile = "mcp.json"
+
+// ParseMCPFile reads the server names of mcp.json: the keys of
+// "mcpServers" (or "mcp-servers"), sorted. Other keys are the MCP
+// adapter's and are not looked at. A file that cannot be parsed, or whose
+// server map is not an object, has an Error with line and column.
+func ParseMCPFile(path string, data []byte) *File {
+	f := &File{Path: path, keyLines: map[string][2]int{}}
+	// A byte order mark is common in hand-edited JSON and says nothing:
+	// dropping it keeps such a file from failing closed for no reason.
+	// (Offsets then count from after it.)
+	data = bytes.TrimPrefix(data, []byte("\ufeff"))
+	p := &parser{file: f, lines: lineStarts(data)}
+	if off := tooDeep(data); off >= 0 {
+		p.errorf(off, "objects and arrays nest deeper than %d levels", maxNesting)
+		return f
+	}
+	v, err := hujson.Parse(data)
+	if err != nil && !bytes.HasSuffix(data, []byte("\n")) {
+		if v2, err2 := hujson.Parse(append(data[:len(data):len(data)], '\n')); err2 == nil {
+			v, err = v2, nil
+		}
+	}
+	if err != nil {
+		line, col, msg := hujsonErrorPosition(err)
+		f.Errors = append(f.Errors, Warning{Path: path, Line: line, Column: col, Message: "cannot parse mcp.json: " + msg})
+		return f
+	}
+	obj, ok := v.Value.(*hujson.Object)
+	if !ok {
+		p.errorf(v.StartOffset, "mcp.json must be an object, not %s", kindName(&v))
+		return f
+	}
+	seen := map[string]bool{}
+	for i := range obj.Members {
+		m := &obj.Members[i]
+		key := literalString(&m.Name)
+		if key != "mcpServers" && key != "mcp-servers" {
+			continue
+		}
+		servers, ok := m.Value.Value.(*hujson.Object)
+		if !ok {
+			p.errorf(m.Value.StartOffset, "%s must be an object, not %s", key, kindName(&m.Value))
+			continue
+		}
+		for j := range servers.Members {
+			if name := literalString(&servers.Members[j].Name); name != "" && !seen[name] {
+				seen[name] = true
+				f.MCPServers = append(f.MCPServers, name)
+			}
+		}
+	}
+	sort.Strings(f.MCPServers)
+	return f
+}

@@ -1,0 +1,79 @@
+package policy
+
+import (
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+)
+
+// MaxFileBytes bounds a policy file (and an agent file or mcp.json); a
+// larger one is a broken file (SPEC §1.3).
+const MaxFileBytes = 4 << 20
+
+// ReadFile reads a file toolgate is configured by: a policy file, an agent
+// file or mcp.json. It is never read whole first and never blocks: the
+// file, once symlinks are followed, must be a regular file of at most
+// MaxFileBytes. It is opened without blocking (a FIFO swapped in after the
+// stat cannot hang), checked again by its descriptor, and read through a
+// limit (a file that grows meanwhile cannot exhaust memory). The error
+// says in words what the file is instead.
+func ReadFile(path string) ([]byte, error) {
+	info, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := regular(info); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|openNoBlock, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if info, err = f.Stat(); err != nil {
+		return nil, err
+	}
+	if err := regular(info); err != nil {
+		return nil, err
+	}
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > MaxFileBytes {
+		return nil, tooLarge()
+	}
+	return data, nil
+}
+
+func tooLarge() error {
+	return fmt.Errorf("it is larger than %d bytes (4 MiB), so it is not read", MaxFileBytes)
+}
+
+// regular says why info is not a regular file of a readable size, or nil.
+func regular(info fs.FileInfo) error {
+	m := info.Mode()
+	var kind string
+	switch {
+	case m.IsRegular():
+		if info.Size() > MaxFileBytes {
+			return tooLarge()
+		}
+		return nil
+	case m.IsDir():
+		kind = "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		kind = "a named pipe (FIFO)"
+	case m&fs.ModeSocket != 0:
+		kind = "a socket"
+	case m&fs.ModeCharDevice != 0:
+		kind = "a character device"
+	case m&fs.ModeDevice != 0:
+		kind = "a device"
+	default:
+		kind = "not a regular file (" + m.Type().String() + ")"
+		return fmt.Errorf("it is %s, so it is not read", kind)
+	}
+	return fmt.Errorf("it is %s, not a regular file, so it is not read", kind)
+}
