@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -75,15 +76,61 @@ type Loader struct {
 	lastKey string
 	keyBuf  []byte
 	last    *Policy
+
+	// watch makes an unchanged policy cost one system call: the files the
+	// last pass read (lastPaths, for the locations lastLoc) are watched,
+	// and while it stays quiet the last policy stands. Every other call
+	// reads as before; rearm asks for one more full pass, watched from its
+	// start, after a pass whose files were not watched yet.
+	watch     *changeWatch
+	locBuf    []byte
+	lastLoc   string
+	lastPaths []string
+	seen      []string
+	rearm     bool
 }
 
 // NewLoader returns an empty loader.
-func NewLoader() *Loader { return &Loader{files: map[string]cached{}, good: map[string]*File{}} }
+func NewLoader() *Loader {
+	return &Loader{files: map[string]cached{}, good: map[string]*File{}, watch: newChangeWatch()}
+}
 
 // Policy returns the current policy for loc, reading what changed.
 func (l *Loader) Policy(loc Locations) *Policy {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	l.locBuf = appendLocations(l.locBuf[:0], loc)
+	sameLoc := l.last != nil && string(l.locBuf) == l.lastLoc
+	if sameLoc && !l.rearm && l.watch.quiet(l.lastPaths) {
+		return l.last
+	}
+	if sameLoc {
+		// Armed before reading: a change made while the files are read
+		// is an event of the next call.
+		l.watch.arm(l.lastPaths)
+	}
+	l.seen = l.seen[:0]
+	p := l.compose(loc)
+	l.rearm = !sameLoc || !slices.Equal(l.seen, l.lastPaths)
+	l.lastLoc = string(l.locBuf)
+	l.lastPaths = append(l.lastPaths[:0], l.seen...)
+	return p
+}
+
+// appendLocations appends what identifies loc.
+func appendLocations(b []byte, loc Locations) []byte {
+	for _, s := range []string{loc.Home, loc.AgentDir, loc.Cwd, loc.AgentName} {
+		b = append(append(b, s...), 0)
+	}
+	b = strconv.AppendBool(b, loc.ProjectTrusted)
+	for _, c := range loc.ConfigFiles {
+		b = append(append(b, 0), c...)
+	}
+	return b
+}
+
+// compose reads what changed and composes the policy for loc.
+func (l *Loader) compose(loc Locations) *Policy {
 	// Legacy files (the original extension's pi-permissions.jsonc) come
 	// before the new file of their scope, which then wins.
 	var scopes []ScopeFile
@@ -126,6 +173,7 @@ func (l *Loader) Reload(loc Locations) *Policy {
 	l.mu.Lock()
 	l.files = map[string]cached{}
 	l.last = nil
+	l.rearm = true
 	l.mu.Unlock()
 	return l.Policy(loc)
 }
@@ -136,6 +184,7 @@ func (l *Loader) project(scope, path string, trusted bool, parse func(string, []
 	if trusted {
 		return l.read(scope, path, false, false, parse)
 	}
+	l.seen = append(l.seen, path)
 	_, err := os.Stat(path)
 	return ScopeFile{Scope: scope, Path: path, Exists: err == nil, Skipped: true,
 		SkipReason: "the host says this project is not trusted: its policy files are not loaded"}
@@ -173,6 +222,7 @@ func (l *Loader) key(b []byte, loc Locations, scopes []ScopeFile) []byte {
 // is wrong with the file as it is now.
 func (l *Loader) read(scope, path string, trusted, required bool, parse func(string, []byte) *File) ScopeFile {
 	sf := ScopeFile{Scope: scope, Path: path, Trusted: trusted}
+	l.seen = append(l.seen, path)
 	st := statFile(path)
 	c, ok := l.files[path]
 	if !ok || c.stamp != st {

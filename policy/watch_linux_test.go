@@ -92,3 +92,72 @@ func TestChangeWatch(t *testing.T) {
 		t.Fatal("quiet for a path that was never armed")
 	}
 }
+
+// Through the loader: every edit between two calls is in the second one's
+// policy, however it was made, while unchanged files are not read again.
+func TestLoaderSeesEveryEdit(t *testing.T) {
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	agentDir := filepath.Join(root, "agent")
+	loc := Locations{Home: root, AgentDir: agentDir, Cwd: filepath.Join(root, "work"), ProjectTrusted: true}
+	global := GlobalPath(agentDir)
+	project := ProjectPath(loc.Cwd)
+	for _, d := range []string{filepath.Dir(global), loc.Cwd} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	l := NewLoader()
+	state := func() string {
+		res := l.Policy(loc).Resolve(Query{Surface: "bash", Values: []string{"git status"}})
+		return res.Action.String()
+	}
+	write := func(path, action string, viaRename bool) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		data := []byte(`{"permission": {"bash": {"git status": "` + action + `"}}}`)
+		target := path
+		if viaRename {
+			target = path + ".new"
+		}
+		if err := os.WriteFile(target, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if viaRename {
+			if err := os.Rename(target, path); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	steps := []struct {
+		path, action string
+		rename       bool
+		want         string
+	}{
+		{global, "allow", false, "allow"},
+		{global, "deny", false, "deny"},
+		{global, "ask", true, "ask"},
+		{global, "allow", true, "allow"},
+		{project, "deny", false, "deny"},
+		{project, "ask", true, "ask"},
+		{global, "deny", false, "deny"}, // the trust floor: a global deny holds
+		{project, "allow", false, "deny"},
+	}
+	if got := state(); got != "ask" {
+		t.Fatalf("no files: %s", got)
+	}
+	for i, st := range steps {
+		// Calls with nothing changed between the edits.
+		for j := 0; j < 3; j++ {
+			state()
+		}
+		write(st.path, st.action, st.rename)
+		if got := state(); got != st.want {
+			t.Fatalf("step %d (%s = %s): the next call decided %s, want %s", i, st.path, st.action, got, st.want)
+		}
+	}
+}
