@@ -265,9 +265,25 @@ func (p *parser) members(v *hujson.Value, where string) ([]hujson.ObjectMember, 
 
 func literalString(v *hujson.Value) string {
 	if lit, ok := v.Value.(hujson.Literal); ok {
+		// Most strings need no unquoting: no escape, nothing JSON would
+		// replace (a large policy is thousands of them).
+		if n := len(lit); n >= 2 && lit[0] == '"' && lit[n-1] == '"' && plainJSONString(lit[1:n-1]) {
+			return string(lit[1 : n-1])
+		}
 		return lit.String()
 	}
 	return ""
+}
+
+// plainJSONString reports whether b, the inside of a JSON string, reads as
+// itself: valid UTF-8 without a backslash or a control character.
+func plainJSONString(b []byte) bool {
+	for _, c := range b {
+		if c == '\\' || c < 0x20 || c == '"' {
+			return false
+		}
+	}
+	return utf8.Valid(b)
 }
 
 func (p *parser) top(v *hujson.Value) {

@@ -2,6 +2,7 @@ package policy
 
 import (
 	"fmt"
+	"github.com/tailscale/hujson"
 	"strings"
 	"testing"
 )
@@ -472,4 +473,18 @@ func FuzzParseFile(f *testing.F) {
 			}
 		}
 	})
+}
+
+// The unquoting shortcut reads every string as JSON does.
+func TestLiteralStringShortcut(t *testing.T) {
+	for _, raw := range []string{`"git status"`, `""`, `"a\"b"`, `"tab\there"`, `"\u00e9t\u00e9"`, `"été"`, "\"bad\xffutf8\"",
+		`"back\\slash"`, `"~/.ssh/*"`, "\"ctl\x01\"", `"emoji 🙂"`} {
+		v, err := hujson.Parse([]byte(raw))
+		if err != nil {
+			continue // not a JSON string: the parser reports it elsewhere
+		}
+		if got, want := literalString(&v), v.Value.(hujson.Literal).String(); got != want {
+			t.Errorf("%s: %q, JSON reads %q", raw, got, want)
+		}
+	}
 }
