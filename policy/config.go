@@ -551,7 +551,11 @@ func (p *parser) patternMap(v *hujson.Value, where, emptyKey string, what func(s
 		case dup[i]:
 			st = p.problem(m.Name.StartOffset, "key %q appears twice in %s", pat, where)
 		default:
-			st = p.state(&m.Value, what(pat), true)
+			if a, ok := plainState(&m.Value); ok {
+				st = State{Action: a} // the common case, without building what(pat)
+			} else {
+				st = p.state(&m.Value, what(pat), true)
+			}
 		}
 		out = append(out, PatternEntry{Pattern: pat, State: st, Line: line})
 	}
@@ -561,6 +565,15 @@ func (p *parser) patternMap(v *hujson.Value, where, emptyKey string, what func(s
 // state reads "allow" | "ask" | "deny" or, where allowed, a deny with a
 // reason: {"action": "deny", "reason": "…"}. A bad state is an entry
 // problem: the deny it returns then carries a reason that says so.
+// plainState reads a state written as a valid string.
+func plainState(v *hujson.Value) (Action, bool) {
+	if v.Value.Kind() != '"' {
+		return 0, false
+	}
+	a, err := ParseAction(literalString(v))
+	return a, err == nil
+}
+
 func (p *parser) state(v *hujson.Value, what string, objectOK bool) State {
 	if v.Value.Kind() == '"' {
 		s := literalString(v)
