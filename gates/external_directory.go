@@ -36,10 +36,8 @@ func ExternalDirectory(c *Call, r Resolver) Outcome {
 	res, _ := resolvePath(r, "external_directory", p)
 	o := checked(protocol.GateExternalDirectory, "external_directory", p.Input, res)
 	o.D.Forms = allForms(p)
-	if p.Abs != "" {
-		o.D.SessionPatterns = []protocol.SessionPattern{{Surface: "external_directory", Pattern: paths.ParentPattern(p.Abs)}}
-	}
-	what := fmt.Sprintf("tool '%s' on path '%s'%s outside the working directory '%s'", c.ToolName, shorten(p.Input), resolvesTo(p), c.Cwd)
+	o.D.SessionPatterns = pathSessionPatterns("external_directory", p, c.Home)
+	what := fmt.Sprintf("tool %s on path %s%s outside the working directory %s", quote(c.ToolName), quote(p.Input), resolvesTo(p), quote(c.Cwd))
 	fillTexts(&o.D, c.AgentName, what, "", "Allow this access outside the project?")
 	return o
 }

@@ -1,8 +1,12 @@
 package gates
 
 import (
+	"path"
+	"strings"
+
 	"github.com/toolgate/toolgate/gates/paths"
 	"github.com/toolgate/toolgate/policy"
+	"github.com/toolgate/toolgate/protocol"
 )
 
 // resolvePath decides a path on surface (SPEC §2): the spelled identity
@@ -48,4 +52,27 @@ func explicitPath(r Resolver, p paths.Path) (policy.Result, bool) {
 // allForms lists every form of p, for the trace.
 func allForms(p paths.Path) []string {
 	return dedupe(append(p.Spelled(), p.RealForms()...))
+}
+
+// pathSessionPatterns is what "allow for this session" records for a path
+// on surface: its parent directory "DIR/*" (SPEC §5), unless that would be
+// broader than the path the prompt names allows: a path (or parent) that
+// holds a wildcard character, or a parent directory that covers "/" or the
+// parent of home, is recorded as an exact rule for the path itself. A path
+// of unknown place records nothing.
+func pathSessionPatterns(surface string, p paths.Path, home string) []protocol.SessionPattern {
+	if p.Abs == "" {
+		return nil
+	}
+	pat := paths.ParentPattern(p.Abs)
+	dir := strings.TrimSuffix(pat, "/*")
+	switch {
+	case pat == "":
+		return nil
+	case strings.ContainsAny(p.Abs, "*?["),
+		dir == "" || dir == "/",
+		home != "" && paths.Within(path.Dir(path.Clean(home)), dir):
+		return []protocol.SessionPattern{{Surface: surface, Pattern: p.Abs, Exact: true}}
+	}
+	return []protocol.SessionPattern{{Surface: surface, Pattern: pat}}
 }

@@ -28,7 +28,7 @@ func SkillRead(c *Call, r Resolver) Outcome {
 	res := r.Resolve(policy.Query{Surface: "skill", Values: []string{skill.Name}})
 	o := checked(protocol.GateSkillRead, "skill", skill.Name, res)
 	o.D.Forms = allForms(p)
-	fillTexts(&o.D, c.AgentName, fmt.Sprintf("skill '%s' by reading '%s'", skill.Name, shorten(p.Input)), "", "Allow this read?")
+	fillTexts(&o.D, c.AgentName, fmt.Sprintf("skill %s by reading %s%s", quote(skill.Name), quote(p.Input), resolvesTo(p)), "", "Allow this read?")
 	return o
 }
 

@@ -527,7 +527,7 @@ func (s *Server) decodeCall(raw []byte) (*gatesCall, string, error) {
 	if err := checkToolFields(name, input); err != nil {
 		return nil, id, err
 	}
-	c := &gates.Call{ToolCallID: id, ToolName: name, Input: input, Cwd: st.cwd, Home: s.opts.Home,
+	c := &gates.Call{ToolCallID: id, ToolName: name, Input: input, RawInput: inputRaw, Cwd: st.cwd, Home: s.opts.Home,
 		AgentDir: s.opts.AgentDir, AgentName: st.agentName, Skills: st.skills, MCPServers: st.mcpServers,
 		InfraDirs: append(append([]string(nil), st.infraDirs...), pol.InfraReadPaths...)}
 	if name == "mcp" {
