@@ -191,8 +191,8 @@ func bashUnit(u shell.Unit, r Resolver) Outcome {
 	if u.Floor != "" && res.Action == policy.Allow && !exactApproval {
 		o.D.State, o.D.Rule, o.D.Session, o.D.Sentinel = policy.Ask, nil, false, u.Floor
 	}
-	pattern, exact := shell.SuggestPattern(u.Text), false
-	if u.ExactSuggestion || u.Floor != "" || strings.ContainsAny(u.Text, "*?") {
+	pattern, exact := shell.SuggestPattern(u.Text)
+	if exact || u.ExactSuggestion || u.Floor != "" || strings.ContainsAny(u.Text, "*?[") {
 		pattern, exact = u.Text, true
 	}
 	o.D.SessionPatterns = []protocol.SessionPattern{{Surface: "bash", Pattern: pattern, Exact: exact}}

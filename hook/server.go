@@ -467,6 +467,9 @@ type gatesCall struct {
 	hasUI  bool
 	policy *policy.Policy
 	input  any
+	// locs are where the call's policy files are, to read the policy of a
+	// later moment (an answer is checked against the policy of its time).
+	locs policy.Locations
 }
 
 // decodeCall reads tool_call/check params strictly (SPEC §3: a call toolgate
@@ -522,7 +525,8 @@ func (s *Server) decodeCall(raw []byte) (*gatesCall, string, error) {
 	if hasUI != nil {
 		st.hasUI = *hasUI
 	}
-	pol := s.loader.Policy(s.locations(st))
+	locs := s.locations(st)
+	pol := s.loader.Policy(locs)
 	s.reportWarnings(pol, false)
 	if err := checkToolFields(name, input); err != nil {
 		return nil, id, err
@@ -541,7 +545,7 @@ func (s *Server) decodeCall(raw []byte) (*gatesCall, string, error) {
 	if isShell {
 		c.Shell = analyzeShell(cmd, workdir, st.cwd, s.opts.Home)
 	}
-	return &gatesCall{call: c, hasUI: st.hasUI, policy: pol, input: boundedInput(inputRaw)}, id, nil
+	return &gatesCall{call: c, hasUI: st.hasUI, policy: pol, input: boundedInput(inputRaw), locs: locs}, id, nil
 }
 
 // analyzeShell parses a shell command once. A workdir argument acts as if
@@ -630,7 +634,10 @@ func (s *Server) toolCall(raw []byte) any {
 		return s.refuseShuttingDown(gc)
 	}
 	req := gates.Request{Call: gc.call, Gates: gates.ToolGates, HasUI: gc.hasUI, Input: gc.input,
-		Resolver: resolver{p: gc.policy, session: s.approvals.snapshot()}}
+		Resolver: resolver{p: gc.policy, session: s.approvals.snapshot()},
+		Current: func() gates.Resolver {
+			return resolver{p: s.loader.Policy(gc.locs), session: s.approvals.snapshot()}
+		}}
 	var notes []any
 	res := s.runner(gc.policy, &notes).Run(s.ctx, req)
 	return answer{result: res, notes: notes}

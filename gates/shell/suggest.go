@@ -4,23 +4,128 @@ import "strings"
 
 // SuggestPattern returns the "allow for this session" pattern for a unit's
 // text, from the arity table of anchor §5.5: the command's meaningful prefix
-// followed by " *" ("git status --short" → "git status *"), or the whole
-// text followed by "*" when the prefix is all of it ("npm run build" →
-// "npm run build*"). A single word is suggested as itself.
-func SuggestPattern(unitText string) string {
+// followed by " *" ("git status --short" → "git status *"; "npm run build"
+// → "npm run build *", which also matches the bare prefix). A star is never
+// glued to a word ("npm i*" would cover "npm install evil"). A single word
+// is suggested as itself. An interpreter never gets "X *", which would
+// cover any code given with -c or -e: it gets its script or module
+// ("python3 -m pytest *", "node script.js *"), or, when there is none (code
+// in an argument, on stdin, options first), exact is true and the unit is
+// to be recorded as an exact rule.
+func SuggestPattern(unitText string) (pattern string, exact bool) {
 	text := stripComments(unitText)
 	tokens := strings.Fields(text)
 	switch len(tokens) {
 	case 0:
-		return ""
+		return "", false
 	case 1:
-		return tokens[0]
+		if interpreter(tokens[0]) != "" {
+			return text, true
+		}
+		return tokens[0], false
+	}
+	if kind := interpreter(tokens[0]); kind != "" {
+		if p, ok := interpreterPattern(kind, tokens); ok {
+			return p, false
+		}
+		return text, true
 	}
 	n := min(arityOf(tokens), len(tokens))
-	if n == len(tokens) {
-		return text + "*"
+	return strings.Join(tokens[:n], " ") + " *", false
+}
+
+// interpreter classifies a command name (its base name) that runs code
+// given to it: "python", "runtime" (deno, bun: subcommands), "code" (awk:
+// the program is an argument) or "script" (the others); "" when it is not
+// an interpreter.
+func interpreter(name string) string {
+	if i := strings.LastIndexByte(name, '/'); i >= 0 {
+		name = name[i+1:]
 	}
-	return strings.Join(tokens[:n], " ") + " *"
+	switch {
+	case name == "python" || name == "pypy" || name == "pypy3" ||
+		(strings.HasPrefix(name, "python") && strings.Trim(name[len("python"):], "0123456789.") == ""):
+		return "python"
+	}
+	switch name {
+	case "deno", "bun":
+		return "runtime"
+	case "awk", "gawk", "mawk", "nawk", "busybox":
+		return "code"
+	case "node", "nodejs", "ruby", "perl", "php", "lua", "luajit", "Rscript", "tclsh", "osascript", "pwsh",
+		"sh", "bash", "zsh", "dash", "ksh", "mksh", "fish", "csh", "tcsh", "ash", "elvish", "nu", "xonsh":
+		return "script"
+	}
+	return ""
+}
+
+// evalFlags give an interpreter or runtime code to run in an argument.
+var evalFlags = map[string]bool{"-c": true, "-e": true, "-E": true, "--eval": true, "-p": true, "--print": true,
+	"-r": true, "eval": true, "-x": true, "repl": true, "-": true, "-i": true, "-s": true}
+
+// interpreterPattern is the session pattern for an interpreter that runs a
+// named script or module; ok is false when the unit runs code that is not
+// a file (or it cannot tell).
+func interpreterPattern(kind string, tokens []string) (string, bool) {
+	for _, t := range tokens[1:] {
+		if evalFlags[t] || strings.HasPrefix(t, "--eval=") || strings.HasPrefix(t, "--print=") {
+			return "", false
+		}
+	}
+	switch kind {
+	case "code":
+		return "", false
+	case "runtime":
+		// deno run x.ts, bun add zod, deno task build: the arity table's
+		// prefix, which names the script, package or task; "bun x PKG"
+		// runs whatever a registry serves, and options first hide what runs.
+		n := min(arityOf(tokens), len(tokens))
+		for _, t := range tokens[1:n] {
+			if strings.HasPrefix(t, "-") || t == "x" || !scriptFile(t) && strings.ContainsAny(t, "*?[$`'\"\\(){};|&<>") {
+				return "", false
+			}
+		}
+		return strings.Join(tokens[:n], " ") + " *", true
+	case "python":
+		if len(tokens) >= 3 && tokens[1] == "-m" && moduleName(tokens[2]) {
+			return strings.Join(tokens[:3], " ") + " *", true
+		}
+	}
+	if !scriptFile(tokens[1]) {
+		return "", false
+	}
+	return strings.Join(tokens[:2], " ") + " *", true
+}
+
+// scriptFile reports whether a word names a script file: a path or a name
+// with a script extension, not an option, with no wildcard.
+func scriptFile(w string) bool {
+	if strings.HasPrefix(w, "-") || strings.ContainsAny(w, "*?[$`'\"\\(){};|&<>") {
+		return false
+	}
+	if strings.Contains(w, "/") {
+		return true
+	}
+	for _, ext := range []string{".py", ".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".tsx", ".jsx", ".rb", ".pl", ".pm",
+		".php", ".lua", ".sh", ".bash", ".zsh", ".r", ".R", ".tcl", ".ps1", ".fish"} {
+		if strings.HasSuffix(w, ext) && len(w) > len(ext) {
+			return true
+		}
+	}
+	return false
+}
+
+// moduleName reports whether a word is a dotted Python module name.
+func moduleName(w string) bool {
+	if w == "" || strings.HasPrefix(w, ".") || strings.HasSuffix(w, ".") {
+		return false
+	}
+	for _, r := range w {
+		if !(r == '_' || r == '.' || r == '-' || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9')) {
+			return false
+		}
+	}
+	return true
 }
 
 // stripComments drops full-line # comments and trims the rest.
