@@ -28,7 +28,7 @@ type Call struct {
 	Input      map[string]any
 	// RawInput is the input as the host sent it (members in its order),
 	// for showing it to a person; nil when not known.
-	RawInput []byte
+	RawInput   []byte
 	Cwd        string
 	Home       string
 	AgentDir   string

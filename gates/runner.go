@@ -4,8 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"runtime/debug"
+	"slices"
 	"strings"
 
 	"github.com/toolgate/toolgate/policy"
