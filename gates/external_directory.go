@@ -46,6 +46,9 @@ func ExternalDirectory(c *Call, r Resolver) Outcome {
 // host's read-only directories, and p is not a credential or another
 // session's data there (those are always checked).
 func infrastructure(c *Call, p paths.Path) bool {
+	if h, ok := p.Host(); ok && !infrastructure(c, h) {
+		return false
+	}
 	if !p.RealKnown || p.Abs == "" || credential(p.Abs) || credential(p.Real) {
 		return false
 	}

@@ -37,9 +37,12 @@ func SkillRead(c *Call, r Resolver) Outcome {
 func matchSkill(c *Call, p paths.Path) (protocol.Skill, bool) {
 	var best protocol.Skill
 	bestLen := -1
-	candidates := []string{p.Abs}
-	if p.Real != "" {
-		candidates = append(candidates, p.Real)
+	var candidates []string
+	for _, q := range withHost(p) {
+		candidates = append(candidates, q.Abs)
+		if q.Real != "" {
+			candidates = append(candidates, q.Real)
+		}
 	}
 	for _, s := range c.Skills {
 		if s.Path == "" {

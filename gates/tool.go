@@ -40,7 +40,7 @@ func toolPath(c *Call) (paths.Path, bool) {
 	if strings.TrimSpace(raw) == "" {
 		return paths.Path{}, false
 	}
-	return paths.New(raw, "", c.Cwd, c.Home), true
+	return paths.NewForHost(raw, "", c.Cwd, c.Home), true
 }
 
 func inputPath(c *Call) string {
