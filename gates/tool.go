@@ -93,7 +93,7 @@ func bashTool(c *Call, r Resolver) Outcome {
 	}
 	o := outs[best]
 	o.D.Command = sc.Command
-	what := unitWhat(a.Units[best])
+	what := unitWhat(a.Units[best], a.Paths)
 	if o.D.State != policy.Ask {
 		fillTexts(&o.D, c.AgentName, what, fullCommandLine(sc.Command, a.Units[best].Text), "Allow this command?")
 		return o
@@ -107,7 +107,7 @@ func bashTool(c *Call, r Resolver) Outcome {
 		if outs[i].D.State != policy.Ask {
 			continue
 		}
-		line := fmt.Sprintf("\n  - %s, asked by %s", unitWhat(u), ruleRef(&outs[i].D))
+		line := fmt.Sprintf("\n  - %s, asked by %s", unitWhat(u, a.Paths), ruleRef(&outs[i].D))
 		if !slices.Contains(lines, line) {
 			lines = append(lines, line)
 		}
@@ -127,8 +127,8 @@ func bashTool(c *Call, r Resolver) Outcome {
 
 // unitWhat names a unit in a message: its text, long data elided, and
 // where it stands.
-func unitWhat(u shell.Unit) string {
-	what := "bash command " + quote(elideWords(u.Text))
+func unitWhat(u shell.Unit, ps []shell.PathWord) string {
+	what := "bash command " + quote(elideWords(u.Text, ps))
 	if u.Context != shell.CtxTop {
 		what += fmt.Sprintf(" (inside %s)", u.Context)
 	}
@@ -136,14 +136,17 @@ func unitWhat(u shell.Unit) string {
 }
 
 // elideWords elides each long word of a unit's text (its words are joined
-// by single spaces); no word is dropped.
-func elideWords(text string) string {
+// by single spaces) that is data, not a path; no word is dropped, and a
+// path word is always shown whole.
+func elideWords(text string, ps []shell.PathWord) string {
 	if len(text) <= shell.ElideAbove {
 		return text
 	}
 	words := strings.Split(text, " ")
 	for i, w := range words {
-		words[i] = shell.ElideMiddle(w)
+		if len(w) > shell.ElideAbove && !slices.ContainsFunc(ps, func(p shell.PathWord) bool { return strings.Contains(p.Raw, w) || strings.Contains(w, p.Raw) }) {
+			words[i] = shell.ElideMiddle(w)
+		}
 	}
 	return strings.Join(words, " ")
 }
