@@ -278,18 +278,21 @@ func TestRunnerRedecidesAfterTheAnswer(t *testing.T) {
 // blocks after a bounded number of rounds.
 func TestRunnerRedecideIsBounded(t *testing.T) {
 	s := newSandbox(t)
-	n := 0
-	current := compose(t, s.home, `{"permission": {"*": "ask"}}`)
-	p := &reloadingPrompter{answer: Answer{Choice: protocol.ChoiceAllowOnce}, onAsk: func(int) {
-		n++
-		current = compose(t, s.home, fmt.Sprintf(`{"permission": {"*": "ask", "bash": {"*": "ask", "make x%d": "ask"}}}`, n))
-	}}
+	units := []string{"u0", "u1", "u2", "u3", "u4", "u5", "u6", "u7"}
+	policyAsking := func(n int) testResolver {
+		// u0..u(n) ask, the others are allowed
+		rules := []string{`"*": "ask"`}
+		for _, u := range units[n+1:] {
+			rules = append(rules, fmt.Sprintf(`"%s": "allow"`, u))
+		}
+		return compose(t, s.home, `{"permission": {"*": "ask", "bash": {`+strings.Join(rules, ", ")+`}}}`)
+	}
+	current := policyAsking(0)
+	p := &reloadingPrompter{answer: Answer{Choice: protocol.ChoiceAllowOnce}, onAsk: func(n int) { current = policyAsking(n) }}
 	rn := &Runner{Prompter: p, Session: &fakeRecorder{}, Reporter: &fakeReporter{}}
-	res := rn.Run(context.Background(), Request{Call: s.bash("make deploy"), Gates: ToolGates, Resolver: current, HasUI: true,
+	res := rn.Run(context.Background(), Request{Call: s.bash(strings.Join(units, " && ")), Gates: ToolGates, Resolver: current, HasUI: true,
 		Current: func() Resolver { return current }})
-	// Each round's ask is the same question (same unit, same patterns):
-	// asked once, then allowed.
-	if res.Action != protocol.ActionAllow || len(p.asked) != 1 {
+	if res.Action != protocol.ActionBlock || len(p.asked) != 1+maxRedecide || !strings.Contains(res.Reason, "kept changing") {
 		t.Fatalf("got %s after %d prompts: %s", res.Action, len(p.asked), res.Reason)
 	}
 }
