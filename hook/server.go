@@ -282,7 +282,7 @@ func blockResult(gate, surface, resolution, reason string) protocol.ToolCallResu
 	for _, g := range gs {
 		trace = append(trace, protocol.TraceEntry{Gate: g.ID, Note: "not run: " + resolution})
 	}
-	return protocol.ToolCallResult{Action: protocol.ActionBlock, Reason: reason, Trace: trace,
+	return protocol.ToolCallResult{Action: protocol.ActionBlock, Reason: gates.VisibleText(reason), Trace: trace,
 		Decision: &protocol.Decision{Gate: gate, Surface: surface, State: "deny", Resolution: resolution}}
 }
 
