@@ -105,7 +105,7 @@ func BashExternalDirectory(c *Call, r Resolver) Outcome {
 	o := checked(protocol.GateBashExternalDirectory, "external_directory", value, deciding)
 	o.D.Command, o.D.Forms, o.D.SessionPatterns = c.Shell.Command, forms, patterns
 	what := fmt.Sprintf("bash command %s, which touches paths outside the working directory %s: %s",
-		shownCommand(c.Shell.Command), quote(c.Cwd), strings.Join(shown, ", "))
+		shownCommand(c.Shell.Command, &c.Shell.Analysis), quote(c.Cwd), strings.Join(shown, ", "))
 	fillTexts(&o.D, c.AgentName, what, "", "Allow this access outside the project?")
 	return o
 }
@@ -161,7 +161,7 @@ func BashPath(c *Call, r Resolver) Outcome {
 	}
 	o := all[best].o
 	o.D.Command = c.Shell.Command
-	what := fmt.Sprintf("path %s%s in bash command %s", quote(all[best].bp.word.Raw), pathWhere(all[best].bp), shownCommand(c.Shell.Command))
+	what := fmt.Sprintf("path %s%s in bash command %s", quote(all[best].bp.word.Raw), pathWhere(all[best].bp), shownCommand(c.Shell.Command, &c.Shell.Analysis))
 	detail := ""
 	if o.D.State == policy.Ask {
 		// Every path that asks is named, and "allow for this session"

@@ -46,9 +46,28 @@ func clip(s string) string {
 
 // shownCommand is a full shell command for a prompt: long data elided with
 // a visible marker, nothing else cut, every invisible character escaped.
-func shownCommand(cmd string) string {
+// When the command runs code it is given (an interpreter, a shell, a
+// floored unit), its strings and heredocs are that code: nothing is elided.
+func shownCommand(cmd string, a *shell.Analysis) string {
+	if runsCode(a) {
+		return quote(cmd)
+	}
 	s, _ := shell.ElideData(cmd)
 	return quote(s)
+}
+
+// runsCode reports whether any unit of the analysis runs code given to it
+// (so its quoted strings and heredoc bodies are code, not data).
+func runsCode(a *shell.Analysis) bool {
+	if a == nil || a.Unparseable {
+		return true
+	}
+	for _, u := range a.Units {
+		if u.Floor != "" || u.Context == shell.CtxPayload || shell.RunsCode(u.Text) {
+			return true
+		}
+	}
+	return false
 }
 
 // ruleRef says which rule decided, in words: its pattern and where it is

@@ -80,7 +80,7 @@ func bashTool(c *Call, r Resolver) Outcome {
 		o := checked(protocol.GateTool, "bash", text, res)
 		o.D.Command = sc.Command
 		o.D.SessionPatterns = []protocol.SessionPattern{{Surface: "bash", Pattern: text, Exact: true}}
-		fillTexts(&o.D, c.AgentName, "bash command "+shownCommand(text), fullCommandLine(sc.Command, text), "Allow this command?")
+		fillTexts(&o.D, c.AgentName, "bash command "+shownCommand(text, a), fullCommandLine(sc.Command, text, a), "Allow this command?")
 		return o
 	}
 	outs := make([]Outcome, len(a.Units))
@@ -93,9 +93,9 @@ func bashTool(c *Call, r Resolver) Outcome {
 	}
 	o := outs[best]
 	o.D.Command = sc.Command
-	what := unitWhat(a.Units[best], a.Paths)
+	what := unitWhat(a.Units[best], a)
 	if o.D.State != policy.Ask {
-		fillTexts(&o.D, c.AgentName, what, fullCommandLine(sc.Command, a.Units[best].Text), "Allow this command?")
+		fillTexts(&o.D, c.AgentName, what, fullCommandLine(sc.Command, a.Units[best].Text, a), "Allow this command?")
 		return o
 	}
 	// One prompt names every unit that asks, and "allow for this session"
@@ -107,7 +107,7 @@ func bashTool(c *Call, r Resolver) Outcome {
 		if outs[i].D.State != policy.Ask {
 			continue
 		}
-		line := fmt.Sprintf("\n  - %s, asked by %s", unitWhat(u, a.Paths), ruleRef(&outs[i].D))
+		line := fmt.Sprintf("\n  - %s, asked by %s", unitWhat(u, a), ruleRef(&outs[i].D))
 		if !slices.Contains(lines, line) {
 			lines = append(lines, line)
 		}
@@ -120,15 +120,19 @@ func bashTool(c *Call, r Resolver) Outcome {
 	if len(lines) > 1 {
 		detail = fmt.Sprintf("\nThe command has %d units that ask; this one answer covers all of them:%s", len(lines), strings.Join(lines, ""))
 	}
-	detail += fullCommandLine(sc.Command, a.Units[best].Text) + shellPathLines(c)
+	detail += fullCommandLine(sc.Command, a.Units[best].Text, a) + shellPathLines(c)
 	fillTexts(&o.D, c.AgentName, what, detail, "Allow this command?")
 	return o
 }
 
 // unitWhat names a unit in a message: its text, long data elided, and
 // where it stands.
-func unitWhat(u shell.Unit, ps []shell.PathWord) string {
-	what := "bash command " + quote(elideWords(u.Text, ps))
+func unitWhat(u shell.Unit, a *shell.Analysis) string {
+	text := u.Text
+	if !runsCode(a) {
+		text = elideWords(u.Text, a.Paths)
+	}
+	what := "bash command " + quote(text)
 	if u.Context != shell.CtxTop {
 		what += fmt.Sprintf(" (inside %s)", u.Context)
 	}
@@ -153,11 +157,11 @@ func elideWords(text string, ps []shell.PathWord) string {
 
 // fullCommandLine shows the whole command when it is more than the unit
 // named.
-func fullCommandLine(cmd, unit string) string {
+func fullCommandLine(cmd, unit string, a *shell.Analysis) string {
 	if strings.TrimSpace(cmd) == unit {
 		return ""
 	}
-	return "\nFull command: " + shownCommand(cmd)
+	return "\nFull command: " + shownCommand(cmd, a)
 }
 
 // shellPathLines lists the command's paths that are not plainly inside

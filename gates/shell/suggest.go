@@ -34,6 +34,13 @@ func SuggestPattern(unitText string) (pattern string, exact bool) {
 	return strings.Join(tokens[:n], " ") + " *", false
 }
 
+// RunsCode reports whether a unit runs code it is given (an interpreter
+// or shell as its command): its arguments and input are code, not data.
+func RunsCode(unitText string) bool {
+	tokens := strings.Fields(stripComments(unitText))
+	return len(tokens) > 0 && interpreter(tokens[0]) != ""
+}
+
 // interpreter classifies a command name (its base name) that runs code
 // given to it: "python", "runtime" (deno, bun: subcommands), "code" (awk:
 // the program is an argument) or "script" (the others); "" when it is not
