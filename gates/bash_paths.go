@@ -161,6 +161,9 @@ func BashPath(c *Call, r Resolver) Outcome {
 	}
 	o := all[best].o
 	o.D.Command = c.Shell.Command
+	if o.D.State == policy.Allow {
+		return o
+	}
 	what := fmt.Sprintf("path %s%s in bash command %s", quote(all[best].bp.word.Raw), pathWhere(all[best].bp), shownCommand(c.Shell.Command, &c.Shell.Analysis))
 	detail := ""
 	if o.D.State == policy.Ask {

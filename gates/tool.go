@@ -93,6 +93,9 @@ func bashTool(c *Call, r Resolver) Outcome {
 	}
 	o := outs[best]
 	o.D.Command = sc.Command
+	if o.D.State == policy.Allow {
+		return o // only asks and denies are shown to anyone
+	}
 	what := unitWhat(a.Units[best], a)
 	if o.D.State != policy.Ask {
 		fillTexts(&o.D, c.AgentName, what, fullCommandLine(sc.Command, a.Units[best].Text, a), "Allow this command?")
@@ -228,7 +231,7 @@ func mcpTool(c *Call, r Resolver) Outcome {
 		o = withPathRule(c, r, o, p)
 		what += " on path " + quote(p.Input) + resolvesTo(p)
 	}
-	fillTexts(&o.D, c.AgentName, what, inputLines(c), "Allow this call?")
+	fillTexts(&o.D, c.AgentName, what, inputDetail(c, o.D.State), "Allow this call?")
 	return o
 }
 
@@ -358,8 +361,17 @@ func extensionTool(c *Call, r Resolver, p *paths.Path) Outcome {
 		o = withPathRule(c, r, o, *p)
 		what = fmt.Sprintf("tool %s on path %s%s", quote(c.ToolName), quote(p.Input), resolvesTo(*p))
 	}
-	fillTexts(&o.D, c.AgentName, what, inputLines(c), "Allow this call?")
+	fillTexts(&o.D, c.AgentName, what, inputDetail(c, o.D.State), "Allow this call?")
 	return o
+}
+
+// inputDetail shows the input of a call that is asked or denied; an
+// allowed call is shown to no one.
+func inputDetail(c *Call, state policy.Action) string {
+	if state == policy.Allow {
+		return ""
+	}
+	return inputLines(c)
 }
 
 // resolvesTo discloses where a path really leads when that differs from
