@@ -59,3 +59,30 @@ func TestElideMiddle(t *testing.T) {
 		t.Errorf("ElideMiddle = %q, want %q", got, want)
 	}
 }
+
+// Eliding never panics, never grows a command, and keeps every byte outside
+// the elided data: the text before the first marker is a prefix of the
+// command, the text after the last one a suffix.
+func FuzzElideData(f *testing.F) {
+	long := strings.Repeat("d", 400)
+	for _, s := range []string{"echo '" + long + "'", "cat <<EOF\n" + long + "\nEOF", "ls # " + long, `x "` + long + `$(y)` + long + `"`, "echo $'" + long + "'"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, cmd string) {
+		got, elided := ElideData(cmd)
+		if !elided {
+			if got != cmd {
+				t.Fatalf("not elided but changed")
+			}
+			return
+		}
+		if len(got) >= len(cmd) {
+			t.Fatalf("eliding grew %d → %d bytes", len(cmd), len(got))
+		}
+		first := strings.Index(got, "… ")
+		last := strings.LastIndex(got, " …")
+		if first < 0 || last < 0 || !strings.HasPrefix(cmd, got[:first]) || !strings.HasSuffix(cmd, got[last+len(" …"):]) {
+			t.Fatalf("eliding changed text outside the data:\n%q\n→ %q", cmd, got)
+		}
+	})
+}
