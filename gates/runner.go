@@ -405,7 +405,7 @@ func decisionOf(d decided) *protocol.Decision {
 		Resolution: d.resolution, MatchedPattern: d.o.D.MatchedPattern(), Origin: d.o.D.Origin(),
 	}
 	if d.o.D.Rule != nil && d.o.D.Rule.Action == policy.Deny {
-		dec.Reason = d.o.D.Rule.Reason
+		dec.Reason = VisibleText(d.o.D.Rule.Reason)
 	}
 	return dec
 }

