@@ -24,13 +24,17 @@ func SuggestPattern(unitText string) (pattern string, exact bool) {
 		}
 		return tokens[0], false
 	}
-	if kind := interpreter(tokens[0]); kind != "" {
-		if p, ok := interpreterPattern(kind, tokens); ok {
-			return p, false
-		}
-		return text, true
-	}
 	n := min(arityOf(tokens), len(tokens))
+	// An interpreter as the command or run by it ("uv run python -c …",
+	// "npx tsx -e …", "bundle exec ruby …") decides the pattern.
+	for i := 0; i < n; i++ {
+		if kind := interpreter(tokens[i]); kind != "" {
+			if p, ok := interpreterPattern(kind, tokens[i:]); ok {
+				return strings.Join(append(tokens[:i:i], p), " "), false
+			}
+			return text, true
+		}
+	}
 	return strings.Join(tokens[:n], " ") + " *", false
 }
 
@@ -59,25 +63,24 @@ func interpreter(name string) string {
 		return "runtime"
 	case "awk", "gawk", "mawk", "nawk", "busybox":
 		return "code"
-	case "node", "nodejs", "ruby", "perl", "php", "lua", "luajit", "Rscript", "tclsh", "osascript", "pwsh",
+	case "tsx", "ts-node", "zx", "esno", "vite-node", "node", "nodejs", "ruby", "perl", "php", "lua", "luajit", "Rscript", "tclsh", "osascript", "pwsh",
 		"sh", "bash", "zsh", "dash", "ksh", "mksh", "fish", "csh", "tcsh", "ash", "elvish", "nu", "xonsh":
 		return "script"
 	}
 	return ""
 }
 
-// evalFlags give an interpreter or runtime code to run in an argument.
-var evalFlags = map[string]bool{"-c": true, "-e": true, "-E": true, "--eval": true, "-p": true, "--print": true,
-	"-r": true, "eval": true, "-x": true, "repl": true, "-": true, "-i": true, "-s": true}
+// evalWords are subcommands of a runtime that run code from an argument
+// or from stdin.
+var evalWords = map[string]bool{"eval": true, "repl": true, "x": true, "exec": true, "-": true}
 
 // interpreterPattern is the session pattern for an interpreter that runs a
 // named script or module; ok is false when the unit runs code that is not
-// a file (or it cannot tell).
+// a file, or options come first (they may give code: -c, -e, --eval, -p,
+// -r …), or it cannot tell. Words after the script are its own arguments.
 func interpreterPattern(kind string, tokens []string) (string, bool) {
-	for _, t := range tokens[1:] {
-		if evalFlags[t] || strings.HasPrefix(t, "--eval=") || strings.HasPrefix(t, "--print=") {
-			return "", false
-		}
+	if len(tokens) < 2 {
+		return "", false // the bare interpreter reads its code from stdin
 	}
 	switch kind {
 	case "code":
@@ -88,7 +91,7 @@ func interpreterPattern(kind string, tokens []string) (string, bool) {
 		// runs whatever a registry serves, and options first hide what runs.
 		n := min(arityOf(tokens), len(tokens))
 		for _, t := range tokens[1:n] {
-			if strings.HasPrefix(t, "-") || t == "x" || !scriptFile(t) && strings.ContainsAny(t, "*?[$`'\"\\(){};|&<>") {
+			if strings.HasPrefix(t, "-") || evalWords[t] || !scriptFile(t) && strings.ContainsAny(t, "*?[$`'\"\\(){};|&<>") {
 				return "", false
 			}
 		}

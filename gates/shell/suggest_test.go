@@ -17,6 +17,9 @@ func TestSuggestPattern(t *testing.T) {
 		{"bash ./configure.sh --prefix=/x", "bash ./configure.sh *"},
 		{"deno run main.ts", "deno run main.ts *"},
 		{"bun run build.ts --minify", "bun run build.ts *"},
+		{"uv run python -m pytest -x", "uv run python -m pytest *"},
+		{"npx tsx scripts/gen.ts", "npx tsx scripts/gen.ts *"},
+		{"bundle exec ruby bin/x.rb a", "bundle exec ruby bin/x.rb *"},
 		// Anchor §11.9 #118 and #119.
 		{"git status --short", "git status *"},
 		{"npm run build", "npm run build *"},
@@ -76,6 +79,7 @@ func TestSuggestPatternInterpretersExact(t *testing.T) {
 		"ruby -e x", "perl -e system", "perl -E say", "php -r x", "lua -e x", "deno eval x", "bun -e x",
 		"bun x cowsay", "sh -c rm", "bash -c x", "zsh -c x", "dash -s", "awk {print} f", "gawk -f p.awk",
 		"python3 my script.py", "node $(x).js", "python3 -m", "python3 -m .rel", "Rscript -e x",
+		"uv run python -c x", "npx tsx -e x", "npx node -e x", "bundle exec ruby -e x", "pnpm dlx zx -e x", "uv run python", "npx node",
 	} {
 		got, exact := SuggestPattern(unit)
 		if !exact || got != unit {
