@@ -377,11 +377,20 @@ func inputDetail(c *Call, state policy.Action) string {
 // resolvesTo discloses where a path really leads when that differs from
 // how it was written.
 func resolvesTo(p paths.Path) string {
+	where := ""
 	switch {
 	case !p.RealKnown:
-		return " (its real location cannot be resolved)"
+		where = " (its real location cannot be resolved)"
 	case p.Real != "" && p.Real != p.Abs:
-		return " (resolves to " + quote(p.Real) + ")"
+		where = " (resolves to " + quote(p.Real) + ")"
 	}
-	return ""
+	if h, ok := p.Host(); ok && h.Abs != "" && h.Abs != p.Abs {
+		// The host opens the path in its own spelling (SPEC §2).
+		where += " (the host opens it as " + quote(h.Abs)
+		if h.Real != "" && h.Real != h.Abs {
+			where += ", which resolves to " + quote(h.Real)
+		}
+		where += ")"
+	}
+	return where
 }
