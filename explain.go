@@ -11,6 +11,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/toolgate/toolgate/gates"
 	"github.com/toolgate/toolgate/hook"
 	"github.com/toolgate/toolgate/protocol"
 )
@@ -55,6 +56,11 @@ func explain(args []string, stdout, stderr io.Writer) int {
 		_ = enc.Encode(ex)
 		return 0
 	}
+	// The words are for a person: control, bidi and invisible characters
+	// in any value are shown escaped (SPEC §5).
+	var text strings.Builder
+	defer func(w io.Writer) { _, _ = io.WriteString(w, gates.VisibleText(text.String())) }(stdout)
+	stdout = &text
 	for _, w := range ex.Warnings {
 		if w.Path == "" {
 			fmt.Fprintf(stdout, "warning: %s\n", w.Message)

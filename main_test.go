@@ -211,3 +211,24 @@ func TestExplainPrintsPolicyWarningsFirst(t *testing.T) {
 		t.Fatalf("--json: exit %d\n%s", code, out.String())
 	}
 }
+
+// explain's words are for a person: ESC, CR and bidi controls in a command
+// are shown escaped, never raw.
+func TestExplainEscapesInvisibleCharacters(t *testing.T) {
+	dir := isolatedHome(t)
+	for _, tc := range []struct{ input, shown string }{
+		{`{"command":"echo \u001b[2Jhidden"}`, `\x1b[2J`},
+		{`{"command":"echo safe\rrm -rf x"}`, `\r`},
+		{"{\"command\":\"echo \u202eevil\u202c\"}", `<U+202E>`}, // raw in the JSON text
+		{"{\"command\":\"ls a\u200bb\"}", `<U+200B>`},
+	} {
+		var out bytes.Buffer
+		if code := run([]string{"explain", "--tool", "bash", "--input", tc.input, "--cwd", dir}, nil, &out, &out); code != 0 {
+			t.Fatalf("%s: exit %d\n%s", tc.input, code, out.String())
+		}
+		got := out.String()
+		if strings.ContainsAny(got, "\x1b\r\u202e\u202c\u200b") || !strings.Contains(got, tc.shown) {
+			t.Errorf("%s: explain output shows raw or misses %q:\n%q", tc.input, tc.shown, got)
+		}
+	}
+}

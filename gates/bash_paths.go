@@ -2,6 +2,7 @@ package gates
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/toolgate/toolgate/gates/paths"
@@ -47,9 +48,9 @@ func (b bashPath) outside(cwd string) bool {
 
 func (b bashPath) shown() string {
 	if b.known && b.path.Abs != "" {
-		return b.path.Abs + resolvesTo(b.path)
+		return quote(b.path.Abs) + resolvesTo(b.path)
 	}
-	return b.word.Raw + " (location unknown until it runs)"
+	return quote(b.word.Raw) + " (location unknown until it runs)"
 }
 
 // BashExternalDirectory checks every path a shell command touches outside
@@ -88,8 +89,10 @@ func BashExternalDirectory(c *Call, r Resolver) Outcome {
 	var patterns []protocol.SessionPattern
 	for _, bp := range uncovered {
 		shown = append(shown, bp.shown())
-		if bp.known && bp.path.Abs != "" {
-			patterns = appendPattern(patterns, protocol.SessionPattern{Surface: "external_directory", Pattern: paths.ParentPattern(bp.path.Abs)})
+		if ps := pathSessionPatterns("external_directory", bp.path, c.Home); bp.known && len(ps) > 0 {
+			for _, p := range ps {
+				patterns = appendPattern(patterns, p)
+			}
 		} else {
 			patterns = nil // a path of unknown location cannot be approved by directory
 			break
@@ -101,8 +104,8 @@ func BashExternalDirectory(c *Call, r Resolver) Outcome {
 	}
 	o := checked(protocol.GateBashExternalDirectory, "external_directory", value, deciding)
 	o.D.Command, o.D.Forms, o.D.SessionPatterns = c.Shell.Command, forms, patterns
-	what := fmt.Sprintf("bash command '%s', which touches paths outside the working directory '%s': %s",
-		shorten(c.Shell.Command), c.Cwd, strings.Join(shown, ", "))
+	what := fmt.Sprintf("bash command %s, which touches paths outside the working directory %s: %s",
+		shownCommand(c.Shell.Command, &c.Shell.Analysis), quote(c.Cwd), strings.Join(shown, ", "))
 	fillTexts(&o.D, c.AgentName, what, "", "Allow this access outside the project?")
 	return o
 }
@@ -121,16 +124,20 @@ func appendPattern(ps []protocol.SessionPattern, p protocol.SessionPattern) []pr
 // is unknown asks whenever the path surface has any deny or ask rule: it
 // could be that path.
 func BashPath(c *Call, r Resolver) Outcome {
-	var best Outcome
-	found := false
+	type checkedPath struct {
+		o  Outcome
+		bp bashPath
+	}
+	var all []checkedPath
+	best := -1
 	for _, bp := range wordPaths(c) {
 		res, ok := explicitPath(r, bp.path)
 		var o Outcome
 		switch {
 		case ok:
 			o = checked(protocol.GateBashPath, "path", bp.word.Raw, res)
-			if bp.known && bp.path.Abs != "" {
-				o.D.SessionPatterns = []protocol.SessionPattern{{Surface: "path", Pattern: paths.ParentPattern(bp.path.Abs)}}
+			if bp.known {
+				o.D.SessionPatterns = pathSessionPatterns("path", bp.path, c.Home)
 			}
 		case !bp.known && (r.HasExplicitPathRule(policy.Deny) || r.HasExplicitPathRule(policy.Ask)):
 			o = Outcome{Gate: protocol.GateBashPath, Kind: Checked, D: Descriptor{
@@ -144,16 +151,61 @@ func BashPath(c *Call, r Resolver) Outcome {
 			floorProtected(&o)
 		}
 		o.D.Forms = allForms(bp.path)
-		if !found || moreRestrictive(o.D.State, best.D.State) {
-			best, found = o, true
-			fillTexts(&best.D, c.AgentName, fmt.Sprintf("path '%s' in bash command '%s'", shorten(bp.word.Raw), shorten(c.Shell.Command)), "", "Allow this path access?")
+		all = append(all, checkedPath{o, bp})
+		if best < 0 || moreRestrictive(o.D.State, all[best].o.D.State) {
+			best = len(all) - 1
 		}
 	}
-	if !found {
+	if best < 0 {
 		return Outcome{Gate: protocol.GateBashPath, Note: "no path rule matches"}
 	}
-	best.D.Command = c.Shell.Command
-	return best
+	o := all[best].o
+	o.D.Command = c.Shell.Command
+	if o.D.State == policy.Allow {
+		return o
+	}
+	what := fmt.Sprintf("path %s%s in bash command %s", quote(all[best].bp.word.Raw), pathWhere(all[best].bp), shownCommand(c.Shell.Command, &c.Shell.Analysis))
+	detail := ""
+	if o.D.State == policy.Ask {
+		// Every path that asks is named, and "allow for this session"
+		// records a pattern for each (or none, if one cannot have one).
+		var lines []string
+		var patterns []protocol.SessionPattern
+		recordable := true
+		for _, cp := range all {
+			if cp.o.D.State != policy.Ask {
+				continue
+			}
+			if line := fmt.Sprintf("\n  - %s%s, asked by %s", quote(cp.bp.word.Raw), pathWhere(cp.bp), ruleRef(&cp.o.D)); !slices.Contains(lines, line) {
+				lines = append(lines, line)
+			}
+			recordable = recordable && len(cp.o.D.SessionPatterns) > 0
+			for _, p := range cp.o.D.SessionPatterns {
+				patterns = appendPattern(patterns, p)
+			}
+		}
+		if !recordable {
+			patterns = nil
+		}
+		o.D.SessionPatterns = patterns
+		if len(lines) > 1 {
+			detail = fmt.Sprintf("\nThe command has %d paths that ask; this one answer covers all of them:%s", len(lines), strings.Join(lines, ""))
+		}
+	}
+	fillTexts(&o.D, c.AgentName, what, detail, "Allow this path access?")
+	return o
+}
+
+// pathWhere says where a bash path word really is, when that is not what
+// it spells.
+func pathWhere(bp bashPath) string {
+	switch {
+	case !bp.known || bp.path.Abs == "":
+		return " (location unknown until it runs)"
+	case bp.path.Abs != bp.word.Raw:
+		return " (" + bp.shown() + ")"
+	}
+	return resolvesTo(bp.path)
 }
 
 // SentinelUnknownPath is reported when a path word whose location is only

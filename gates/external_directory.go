@@ -24,7 +24,7 @@ func ExternalDirectory(c *Call, r Resolver) Outcome {
 		if !p.Outside(c.Cwd) || readOnlyTools[c.ToolName] && infrastructure(c, p) {
 			return Outcome{}, false
 		}
-		return externalOutcome(c, r, p, globWhat(c, glob, p)+" outside the working directory '"+c.Cwd+"'"), true
+		return externalOutcome(c, r, p, globWhat(c, glob, p)+" outside the working directory "+quote(c.Cwd)), true
 	})
 }
 
@@ -45,7 +45,7 @@ func externalToolPath(c *Call, r Resolver) Outcome {
 			D: Descriptor{Surface: c.ToolName, Value: p.Input, State: policy.Allow,
 				Resolution: protocol.ResInfrastructureAutoAllow, Forms: allForms(p)}}
 	}
-	what := fmt.Sprintf("tool '%s' on path '%s'%s outside the working directory '%s'", c.ToolName, shorten(p.Input), resolvesTo(p), c.Cwd)
+	what := fmt.Sprintf("tool %s on path %s%s outside the working directory %s", quote(c.ToolName), quote(p.Input), resolvesTo(p), quote(c.Cwd))
 	return externalOutcome(c, r, p, what)
 }
 
@@ -55,9 +55,7 @@ func externalOutcome(c *Call, r Resolver, p paths.Path, what string) Outcome {
 	res, _ := resolvePath(r, "external_directory", p)
 	o := checked(protocol.GateExternalDirectory, "external_directory", p.Input, res)
 	o.D.Forms = allForms(p)
-	if p.Abs != "" {
-		o.D.SessionPatterns = []protocol.SessionPattern{{Surface: "external_directory", Pattern: paths.ParentPattern(p.Abs)}}
-	}
+	o.D.SessionPatterns = pathSessionPatterns("external_directory", p, c.Home)
 	fillTexts(&o.D, c.AgentName, what, "", "Allow this access outside the project?")
 	return o
 }
@@ -66,6 +64,9 @@ func externalOutcome(c *Call, r Resolver, p paths.Path, what string) Outcome {
 // host's read-only directories, and p is not a credential or another
 // session's data there (those are always checked).
 func infrastructure(c *Call, p paths.Path) bool {
+	if h, ok := p.Host(); ok && !infrastructure(c, h) {
+		return false
+	}
 	if !p.RealKnown || p.Abs == "" || credential(p.Abs) || credential(p.Real) {
 		return false
 	}

@@ -27,6 +27,9 @@ type Call struct {
 	ToolCallID string
 	ToolName   string
 	Input      map[string]any
+	// RawInput is the input as the host sent it (members in its order),
+	// for showing it to a person; nil when not known.
+	RawInput   []byte
 	Cwd        string
 	Home       string
 	AgentDir   string
@@ -99,6 +102,9 @@ type Descriptor struct {
 	SessionPatterns []protocol.SessionPattern
 	Prompt          PromptText
 	Text            Texts
+	// Unshowable is the block reason when the prompt would be too long to
+	// show whole: such an ask is never put to a person (SPEC §5).
+	Unshowable string
 	// Command is the full shell command, when there is one (trace, audit).
 	Command string
 	// Forms are the path forms that were matched (trace).

@@ -3,6 +3,7 @@ package gates
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -144,26 +145,98 @@ func TestToolAndPathGates(t *testing.T) {
 func TestSessionPatternsPerSurface(t *testing.T) {
 	s := newSandbox(t)
 	r := compose(t, s.home, `{"permission": {"*": "ask"}}`)
+	sp := func(surface, pattern string, exact bool) []protocol.SessionPattern {
+		return []protocol.SessionPattern{{Surface: surface, Pattern: pattern, Exact: exact}}
+	}
 	cases := []struct {
 		gate  func(*Call, Resolver) Outcome
 		tool  string
 		input map[string]any
-		want  protocol.SessionPattern
+		want  []protocol.SessionPattern // nil: no session option
 	}{
-		{Tool, "edit", map[string]any{"path": "src/a.ts"}, protocol.SessionPattern{Surface: "edit", Pattern: s.work + "/src/*"}},
-		{Tool, "write", map[string]any{"path": "index.html"}, protocol.SessionPattern{Surface: "write", Pattern: s.work + "/*"}},
-		{ExternalDirectory, "read", map[string]any{"path": s.outside + "/x.txt"}, protocol.SessionPattern{Surface: "external_directory", Pattern: s.outside + "/*"}},
-		{Tool, "mcp", map[string]any{"tool": "exa:search"}, protocol.SessionPattern{Surface: "mcp", Pattern: "exa_*"}},
-		{Tool, "acme_deploy", map[string]any{}, protocol.SessionPattern{Surface: "acme_deploy", Pattern: "*"}},
+		{Tool, "edit", map[string]any{"path": "src/a.ts"}, sp("edit", s.work+"/src/*", false)},
+		{Tool, "write", map[string]any{"path": "index.html"}, sp("write", s.work+"/*", false)},
+		{ExternalDirectory, "read", map[string]any{"path": s.outside + "/x.txt"}, sp("external_directory", s.outside+"/*", false)},
+		// A path holding a wildcard character is recorded exactly (issue 11 item 4).
+		{ExternalDirectory, "read", map[string]any{"path": s.outside + "/*"}, sp("external_directory", s.outside+"/*", true)},
+		{ExternalDirectory, "read", map[string]any{"path": s.outside + "/a?b"}, sp("external_directory", s.outside+"/a?b", true)},
+		{ExternalDirectory, "read", map[string]any{"path": s.outside + "/[ab]/x"}, sp("external_directory", s.outside+"/[ab]/x", true)},
+		{Tool, "write", map[string]any{"path": "src/*.ts"}, sp("write", s.work+"/src/*.ts", true)},
+		// Never a pattern covering "/" or the parent of home.
+		{ExternalDirectory, "read", map[string]any{"path": "/etc"}, sp("external_directory", "/etc", true)},
+		{ExternalDirectory, "read", map[string]any{"path": "/etc/"}, sp("external_directory", "/etc", true)},
+		{ExternalDirectory, "read", map[string]any{"path": s.home}, sp("external_directory", s.home, true)},
+		{ExternalDirectory, "read", map[string]any{"path": "~/.bashrc"}, sp("external_directory", s.home+"/*", false)},
+		// MCP: the server's own form, never a prefix or a catch-all.
+		{Tool, "mcp", map[string]any{"tool": "exa:search"}, sp("mcp", "exa:*", false)},
+		{Tool, "mcp", map[string]any{"tool": "search", "server": "github"}, sp("mcp", "github:*", false)},
+		{Tool, "mcp", map[string]any{"tool": "create_issue"}, sp("mcp", "create_issue", true)},
+		{Tool, "mcp", map[string]any{"tool": "gh*:x"}, sp("mcp", "gh*:x", true)},
+		{Tool, "mcp", map[string]any{"connect": "docs"}, sp("mcp", "mcp_connect_docs", true)},
+		{Tool, "mcp", map[string]any{"describe": "github:x"}, nil},
+		{Tool, "mcp", map[string]any{"search": "issue"}, nil},
+		{Tool, "mcp", map[string]any{"server": "github"}, nil},
+		{Tool, "mcp", map[string]any{}, nil},
+		// Extension tools: the tool itself, exactly; never a gate surface.
+		{Tool, "acme_deploy", map[string]any{}, sp("acme_deploy", "*", true)},
+		{Tool, "acme_*", map[string]any{}, sp("acme_*", "*", true)},
+		{Tool, "external_directory", map[string]any{}, nil},
+		{Tool, "path", map[string]any{}, nil},
+		{Tool, "mcp_", map[string]any{}, sp("mcp_", "*", true)},
+		{Tool, "*", map[string]any{}, nil},
+		{Tool, "read", map[string]any{}, nil},
 	}
 	for _, tc := range cases {
 		o := tc.gate(s.call(tc.tool, tc.input), r)
-		if len(o.D.SessionPatterns) != 1 || o.D.SessionPatterns[0] != tc.want {
+		if !slices.Equal(o.D.SessionPatterns, tc.want) {
 			t.Errorf("%s %v: session patterns %v, want %v", tc.tool, tc.input, o.D.SessionPatterns, tc.want)
 		}
 	}
 	if o := Tool(s.call("skill", map[string]any{"name": "x"}), r); len(o.D.SessionPatterns) != 0 {
 		t.Errorf("skills get no session option, got %v", o.D.SessionPatterns)
+	}
+}
+
+// A recorded session pattern never covers what its prompt did not name:
+// recorded as a session rule, it leaves the look-alike targets asking.
+func TestSessionPatternsNeverBroader(t *testing.T) {
+	s := newSandbox(t)
+	base := compose(t, s.home, `{"permission": {"*": "ask"}}`)
+	cases := []struct {
+		approve, other *Call
+	}{
+		{s.call("mcp", map[string]any{"tool": "github:create_issue"}), s.call("mcp", map[string]any{"tool": "github_enterprise:create_issue"})},
+		{s.call("mcp", map[string]any{"connect": "docs"}), s.call("mcp", map[string]any{"tool": "github:delete_repo"})},
+		{s.call("mcp", map[string]any{"connect": "docs"}), s.call("mcp", map[string]any{"connect": "docs2"})},
+		{s.call("read", map[string]any{"path": s.outside + "/*"}), s.call("read", map[string]any{"path": s.outside + "/x.txt"})},
+		{s.call("read", map[string]any{"path": "/etc"}), s.call("read", map[string]any{"path": "/usr/x"})},
+		{s.call("read", map[string]any{"path": s.home}), s.call("read", map[string]any{"path": "/home/other/x"})},
+		{s.call("acme_*", map[string]any{}), s.call("acme_deploy", map[string]any{})},
+		{s.call("acme", map[string]any{}), s.call("acme2", map[string]any{})},
+	}
+	for _, tc := range cases {
+		gate := Tool
+		if tc.approve.ToolName == "read" {
+			gate = ExternalDirectory
+		}
+		o := gate(tc.approve, base)
+		if len(o.D.SessionPatterns) == 0 {
+			t.Errorf("%s %v: no session option", tc.approve.ToolName, tc.approve.Input)
+			continue
+		}
+		var session []*policy.Rule
+		for _, p := range o.D.SessionPatterns {
+			r := policy.NewRuleFrom(policy.Rule{Surface: p.Surface, Pattern: p.Pattern, Action: policy.Allow, Layer: policy.LayerSession,
+				Origin: policy.Origin{Scope: policy.ScopeSession}, Exact: p.Exact}, s.home)
+			session = append(session, &r)
+		}
+		r := testResolver{p: base.p, session: session}
+		if again := gate(tc.approve, r); again.D.State != policy.Allow {
+			t.Errorf("%s %v: the approval does not cover the call itself (%v)", tc.approve.ToolName, tc.approve.Input, o.D.SessionPatterns)
+		}
+		if other := gate(tc.other, r); other.D.State == policy.Allow {
+			t.Errorf("approving %s %v (%v) also allows %s %v", tc.approve.ToolName, tc.approve.Input, o.D.SessionPatterns, tc.other.ToolName, tc.other.Input)
+		}
 	}
 }
 

@@ -268,7 +268,7 @@ func withGlob(c *Call, r Resolver, o Outcome, gate string, check func(p paths.Pa
 	}
 	if sel.Incomplete && (r.HasExplicitPathRule(policy.Deny) || r.HasExplicitPathRule(policy.Ask)) {
 		g := Outcome{Gate: gate, Kind: Checked, D: Descriptor{Surface: "path", Value: sel.Glob, State: policy.Ask, Sentinel: SentinelGlobIncomplete}}
-		fillTexts(&g.D, c.AgentName, fmt.Sprintf("tool '%s' with glob '%s' (more files than toolgate lists, so a denied path could be among them)", c.ToolName, shorten(sel.Glob)), "", "Allow this call?")
+		fillTexts(&g.D, c.AgentName, fmt.Sprintf("tool %s with glob %s (more files than toolgate lists, so a denied path could be among them)", quote(c.ToolName), quote(sel.Glob)), "", "Allow this call?")
 		consider(g)
 	}
 	return o
@@ -276,7 +276,7 @@ func withGlob(c *Call, r Resolver, o Outcome, gate string, check func(p paths.Pa
 
 // globWhat names a selected path in messages.
 func globWhat(c *Call, glob string, p paths.Path) string {
-	return fmt.Sprintf("tool '%s' with glob '%s', which selects '%s'%s", c.ToolName, shorten(glob), shorten(p.Input), resolvesTo(p))
+	return fmt.Sprintf("tool %s with glob %s, which selects %s%s", quote(c.ToolName), quote(glob), quote(p.Input), resolvesTo(p))
 }
 
 // globTool is the tool gate of a path tool with a glob: its own path (the

@@ -3,6 +3,7 @@ package gates
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/toolgate/toolgate/gates/shell"
 	"github.com/toolgate/toolgate/policy"
@@ -11,22 +12,62 @@ import (
 // promptTitle is the one-line title of every prompt.
 const promptTitle = "Permission required"
 
-// maxShown bounds a command or value quoted in a message.
-const maxShown = 400
+// maxMessage bounds a prompt message. A message that would be longer
+// (after long data is elided) cannot be shown whole, so its ask cannot be
+// approved: the call is blocked instead (SPEC §5).
+const maxMessage = 16 * 1024
+
+// maxReasonPart bounds what a block reason quotes of a value; a reason
+// allows nothing, so cutting it hides nothing from an approval.
+const maxReasonPart = 1000
 
 func subject(agent string) string {
 	if agent != "" {
-		return fmt.Sprintf("Agent '%s'", agent)
+		return fmt.Sprintf("Agent '%s'", Visible(agent))
 	}
 	return "The agent"
 }
 
-// shorten keeps a quoted value readable; the full value is in the trace.
-func shorten(s string) string {
-	if len(s) <= maxShown {
+// quote is a value as a person reads it in a message: whole, escaped, in
+// single quotes.
+func quote(s string) string { return "'" + Visible(s) + "'" }
+
+// clip bounds a text quoted in a block reason.
+func clip(s string) string {
+	if len(s) <= maxReasonPart {
 		return s
 	}
-	return s[:maxShown] + "…"
+	cut := maxReasonPart
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + fmt.Sprintf("… (%d bytes more)", len(s)-cut)
+}
+
+// shownCommand is a full shell command for a prompt: long data elided with
+// a visible marker, nothing else cut, every invisible character escaped.
+// When the command runs code it is given (an interpreter, a shell, a
+// floored unit), its strings and heredocs are that code: nothing is elided.
+func shownCommand(cmd string, a *shell.Analysis) string {
+	if runsCode(a) {
+		return quote(cmd)
+	}
+	s, _ := shell.ElideData(cmd)
+	return quote(s)
+}
+
+// runsCode reports whether any unit of the analysis runs code given to it
+// (so its quoted strings and heredoc bodies are code, not data).
+func runsCode(a *shell.Analysis) bool {
+	if a == nil || a.Unparseable {
+		return true
+	}
+	for _, u := range a.Units {
+		if u.Floor != "" || u.Context == shell.CtxPayload || shell.RunsCode(u.Text) {
+			return true
+		}
+	}
+	return false
 }
 
 // ruleRef says which rule decided, in words: its pattern and where it is
@@ -38,17 +79,17 @@ func ruleRef(d *Descriptor) string {
 	case d.Rule == nil:
 		return "no rule"
 	case d.Session:
-		return fmt.Sprintf("the session approval '%s'", d.Rule.Pattern)
+		return fmt.Sprintf("the session approval %s", quote(d.Rule.Pattern))
 	}
 	o := d.Rule.Origin
 	where := o.Scope
 	if o.Path != "" {
-		where = fmt.Sprintf("%s config %s:%d", o.Scope, o.Path, o.Line)
+		where = fmt.Sprintf("%s config %s:%d", o.Scope, Visible(o.Path), o.Line)
 	}
 	if d.Rule.IsFallback() {
 		return fmt.Sprintf("the fallback \"*\": \"%s\" (%s)", d.Rule.Action, where)
 	}
-	return fmt.Sprintf("rule '%s' on %s (%s)", d.Rule.Pattern, d.Rule.Surface, where)
+	return fmt.Sprintf("rule %s on %s (%s)", quote(d.Rule.Pattern), Visible(d.Rule.Surface), where)
 }
 
 func sentinelMeaning(s string) string {
@@ -72,27 +113,42 @@ func sentinelMeaning(s string) string {
 // denyReason appends a deny rule's reason.
 func denyReason(d *Descriptor) string {
 	if d.Rule != nil && d.Rule.Reason != "" && d.Rule.Action == policy.Deny {
-		return " Reason: " + strings.TrimRight(d.Rule.Reason, ".") + "."
+		return " Reason: " + Visible(strings.TrimRight(d.Rule.Reason, ".")) + "."
 	}
 	return ""
 }
 
 // fillTexts writes the standard prompt and block texts. what names the
-// thing ("bash command 'rm x'", "tool 'write' for path 'a.txt'"); detail
-// adds context to the prompt only.
+// thing ("bash command 'rm x'", "tool 'write' for path 'a.txt'"), with
+// every value in it already passed through quote or Visible; detail adds
+// lines to the prompt only. A prompt too long to show marks the descriptor
+// Unshowable.
 func fillTexts(d *Descriptor, agent, what, detail, question string) {
 	if d.State == policy.Allow {
 		return // only asks and denies are ever shown to anyone
 	}
 	d.Prompt = PromptText{
 		Title:   promptTitle,
-		Message: fmt.Sprintf("%s wants to use %s%s. It is asked by %s. %s", subject(agent), what, detail, ruleRef(d), question),
+		Message: VisibleText(fmt.Sprintf("%s wants to use %s. It is asked by %s.%s\n%s", subject(agent), what, ruleRef(d), detail, question)),
 	}
+	short := VisibleText(clip(what))
 	d.Text = Texts{
-		Deny:        fmt.Sprintf("toolgate: %s is denied by %s.%s", what, ruleRef(d), denyReason(d)),
-		Unavailable: fmt.Sprintf("toolgate: %s needs approval (%s), but no one can be asked: the host has no interactive UI.", what, ruleRef(d)),
-		UserDenied:  fmt.Sprintf("toolgate: the user denied %s.", what),
+		Deny:        VisibleText(fmt.Sprintf("toolgate: %s is denied by %s.%s", short, ruleRef(d), denyReason(d))),
+		Unavailable: VisibleText(fmt.Sprintf("toolgate: %s needs approval (%s), but no one can be asked: the host has no interactive UI.", short, ruleRef(d))),
+		UserDenied:  VisibleText(fmt.Sprintf("toolgate: the user denied %s.", short)),
 	}
+	checkShowable(d, short)
+}
+
+// checkShowable marks a descriptor whose prompt is too long to be shown
+// whole: what cannot be shown cannot be allowed.
+func checkShowable(d *Descriptor, short string) {
+	if len(d.Prompt.Message) <= maxMessage {
+		d.Unshowable = ""
+		return
+	}
+	d.Unshowable = VisibleText(fmt.Sprintf("toolgate: %s needs approval (%s), but it is too long to show whole in a prompt (%d bytes, even with long data elided; at most %d), so it cannot be approved and is blocked.",
+		short, ruleRef(d), len(d.Prompt.Message), maxMessage))
 }
 
 // brokenNoter is a Resolver that can say which policy file is broken.

@@ -1,8 +1,12 @@
 package gates
 
 import (
+	"path"
+	"strings"
+
 	"github.com/toolgate/toolgate/gates/paths"
 	"github.com/toolgate/toolgate/policy"
+	"github.com/toolgate/toolgate/protocol"
 )
 
 // resolvePath decides a path on surface (SPEC §2): the spelled identity
@@ -11,6 +15,19 @@ import (
 // path more restricted. A path whose real form is unknown (a loop, a
 // permission error) never gets a plain allow: it asks.
 func resolvePath(r Resolver, surface string, p paths.Path) (policy.Result, bool) {
+	res, known := resolveIdentities(r, surface, p)
+	if h, ok := p.Host(); ok {
+		// The path as the host opens it is checked too (SPEC §2).
+		hres, hknown := resolveIdentities(r, surface, h)
+		if moreRestrictive(hres.Action, res.Action) {
+			res = hres
+		}
+		known = known && hknown
+	}
+	return res, known
+}
+
+func resolveIdentities(r Resolver, surface string, p paths.Path) (policy.Result, bool) {
 	res := r.Resolve(policy.Query{Surface: surface, Values: p.Spelled()})
 	if forms := p.RealForms(); forms != nil {
 		if real := r.Resolve(policy.Query{Surface: surface, Values: forms}); moreRestrictive(real.Action, res.Action) {
@@ -38,14 +55,52 @@ func explicitPath(r Resolver, p paths.Path) (policy.Result, bool) {
 			best, found = res, true
 		}
 	}
-	consider(r.Resolve(policy.Query{Surface: "path", Values: p.Spelled()}))
-	if forms := p.RealForms(); forms != nil {
-		consider(r.Resolve(policy.Query{Surface: "path", Values: forms}))
+	for _, q := range withHost(p) {
+		consider(r.Resolve(policy.Query{Surface: "path", Values: q.Spelled()}))
+		if forms := q.RealForms(); forms != nil {
+			consider(r.Resolve(policy.Query{Surface: "path", Values: forms}))
+		}
 	}
 	return best, found
 }
 
+// withHost is p and, when the host spells it otherwise, the host's path.
+func withHost(p paths.Path) []paths.Path {
+	if h, ok := p.Host(); ok {
+		return []paths.Path{p, h}
+	}
+	return []paths.Path{p}
+}
+
 // allForms lists every form of p, for the trace.
 func allForms(p paths.Path) []string {
-	return dedupe(append(p.Spelled(), p.RealForms()...))
+	var out []string
+	for _, q := range withHost(p) {
+		out = append(out, q.Spelled()...)
+		out = append(out, q.RealForms()...)
+	}
+	return dedupe(out)
+}
+
+// pathSessionPatterns is what "allow for this session" records for a path
+// on surface: its parent directory "DIR/*" (SPEC §5), unless that would be
+// broader than the path the prompt names allows: a path (or parent) that
+// holds a wildcard character, or a parent directory that covers "/" or the
+// parent of home, is recorded as an exact rule for the path itself. A path
+// of unknown place records nothing.
+func pathSessionPatterns(surface string, p paths.Path, home string) []protocol.SessionPattern {
+	if p.Abs == "" {
+		return nil
+	}
+	pat := paths.ParentPattern(p.Abs)
+	dir := strings.TrimSuffix(pat, "/*")
+	switch {
+	case pat == "":
+		return nil
+	case strings.ContainsAny(p.Abs, "*?["),
+		dir == "" || dir == "/",
+		home != "" && paths.Within(path.Dir(path.Clean(home)), dir):
+		return []protocol.SessionPattern{{Surface: surface, Pattern: p.Abs, Exact: true}}
+	}
+	return []protocol.SessionPattern{{Surface: surface, Pattern: pat}}
 }

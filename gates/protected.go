@@ -37,6 +37,9 @@ func protectedPaths(c *Call) []string {
 // protected reports whether either identity of p is, or lies in, one of
 // toolgate's own files.
 func protected(c *Call, p paths.Path) bool {
+	if h, ok := p.Host(); ok && protected(c, h) {
+		return true
+	}
 	for _, dir := range protectedPaths(c) {
 		if (p.Abs != "" && paths.Within(p.Abs, dir)) || (p.Real != "" && paths.Within(p.Real, dir)) {
 			return true

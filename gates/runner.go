@@ -2,8 +2,10 @@ package gates
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"runtime/debug"
+	"slices"
 	"strings"
 
 	"github.com/toolgate/toolgate/gates/paths"
@@ -83,6 +85,11 @@ type Request struct {
 	AllowAction string
 	// Noun names what is decided in reasons ("call" if empty).
 	Noun string
+	// Current returns the resolver of this moment (the policy as reloaded
+	// since, and the session approvals recorded since). When set, a call
+	// that was asked about is decided again with it once the answers are
+	// in, so a deny added while a prompt was open still wins (SPEC §5).
+	Current func() Resolver
 }
 
 func (r Request) allowAction() string {
@@ -133,6 +140,8 @@ type decided struct {
 	resolution string
 	allowed    bool
 	reason     string
+	// prompted is true when a person approved it.
+	prompted bool
 }
 
 // Run decides req: any deny blocks at once without prompting; otherwise
@@ -154,6 +163,7 @@ func (rn *Runner) Run(ctx context.Context, req Request) protocol.ToolCallResult 
 		}
 	}
 	var done []decided
+	var answered []string // the asks a person approved, by askKey
 	for _, o := range outcomes {
 		if o.Kind == NotApplied {
 			continue
@@ -162,7 +172,17 @@ func (rn *Runner) Run(ctx context.Context, req Request) protocol.ToolCallResult 
 		if !d.allowed {
 			return rn.finish(ctx, req, trace, []decided{d}, false, "")
 		}
+		if d.prompted {
+			answered = append(answered, askKey(o))
+		}
 		done = append(done, d)
+	}
+	if len(answered) > 0 && req.Current != nil {
+		var blocked *decided
+		done, blocked = rn.redecide(ctx, req, done, answered)
+		if blocked != nil {
+			return rn.finish(ctx, req, trace, []decided{*blocked}, false, "")
+		}
 	}
 	if len(done) == 0 {
 		// Every call has a tool gate; a list of gates that decided nothing
@@ -172,6 +192,75 @@ func (rn *Runner) Run(ctx context.Context, req Request) protocol.ToolCallResult 
 			reason: "toolgate: no gate decided this " + req.noun() + ", so it is blocked (fail-closed)"}}, false, "")
 	}
 	return rn.finish(ctx, req, trace, done, true, "")
+}
+
+// maxRedecide bounds how often a call is decided again after its answers
+// (each round may put a new ask to the person); past it the call blocks.
+const maxRedecide = 4
+
+// redecide checks the answers against the policy of the moment they
+// arrived (SPEC §5): the call's gates run again with the current resolver;
+// a deny blocks (it wins over the person's yes); an ask the person already
+// approved in this call stands; a new ask (a rule added or an allow removed
+// while the prompt was open) is put to the person in turn.
+func (rn *Runner) redecide(ctx context.Context, req Request, done []decided, answered []string) ([]decided, *decided) {
+	for round := 0; round < maxRedecide; round++ {
+		now := req
+		now.Resolver = req.Current()
+		outcomes, failed, err := Evaluate(now)
+		if err != nil {
+			return nil, &decided{o: *failed, resolution: protocol.ResGateError,
+				reason: "toolgate: a permission gate failed, so the " + req.noun() + " is blocked (fail-closed): " + firstLine(err.Error())}
+		}
+		for _, o := range outcomes {
+			if o.Kind == Checked && o.D.State == policy.Deny {
+				return nil, &decided{o: o, resolution: protocol.ResPolicyDeny,
+					reason: o.D.Text.Deny + " (The policy changed while the prompt was open; the answer is checked against the policy of now.)"}
+			}
+		}
+		var fresh []Outcome
+		for _, o := range outcomes {
+			if o.Kind == Checked && o.D.State == policy.Ask && !o.D.Session && !slices.Contains(answered, askKey(o)) {
+				fresh = append(fresh, o)
+			}
+		}
+		if len(fresh) == 0 {
+			return done, nil
+		}
+		for _, o := range fresh {
+			d := rn.resolve(ctx, now, o)
+			if !d.allowed {
+				return nil, &d
+			}
+			answered = append(answered, askKey(o))
+			done = replaceGate(done, d)
+		}
+	}
+	bad := decided{o: Outcome{Gate: protocol.GateTool, Kind: Checked, D: Descriptor{State: policy.Deny}}, resolution: protocol.ResGateError,
+		reason: "toolgate: the policy kept changing while the " + req.noun() + " was asked about, so it is blocked (fail-closed)"}
+	return nil, &bad
+}
+
+// askKey identifies an ask for re-decision: the same gate, surface, value,
+// command and session patterns is the same question to the person.
+func askKey(o Outcome) string {
+	var b strings.Builder
+	b.WriteString(o.Gate + "\x00" + o.D.Surface + "\x00" + o.D.Value + "\x00" + o.D.Command)
+	for _, p := range o.D.SessionPatterns {
+		fmt.Fprintf(&b, "\x00%s\x00%s\x00%t", p.Surface, p.Pattern, p.Exact)
+	}
+	return b.String()
+}
+
+// replaceGate puts d in place of the decision of its gate, or adds it.
+func replaceGate(done []decided, d decided) []decided {
+	for i := range done {
+		if done[i].o.Gate == d.o.Gate {
+			done[i] = d
+			return done
+		}
+	}
+	return append(done, d)
 }
 
 // resolve works out one outcome, prompting when it asks.
@@ -196,6 +285,11 @@ func (rn *Runner) resolve(ctx context.Context, req Request, o Outcome) decided {
 		d.resolution, d.reason = protocol.ResConfirmationUnavailable, o.D.Text.Unavailable
 		return d
 	}
+	if o.D.Unshowable != "" {
+		// What cannot be shown cannot be allowed (SPEC §5).
+		d.resolution, d.reason = protocol.ResConfirmationUnavailable, o.D.Unshowable
+		return d
+	}
 	params := rn.promptParams(req, o)
 	if err := rn.Reporter.Audit(AuditRecord{Event: "prompt", ToolCallID: req.Call.ToolCallID, ToolName: req.Call.ToolName,
 		AgentName: req.Call.AgentName, Gate: o.Gate, Surface: o.D.Surface, Value: o.D.Value, State: o.D.State.String(),
@@ -210,26 +304,26 @@ func (rn *Runner) resolve(ctx context.Context, req Request, o Outcome) decided {
 	switch {
 	case ans.Failed != "":
 		d.resolution = protocol.ResPromptFailed
-		d.reason = fmt.Sprintf("toolgate: the prompt failed (%s), so the %s is blocked. It was about %s", ans.Failed, req.noun(), lowerFirst(strings.TrimPrefix(o.D.Text.UserDenied, "toolgate: the user denied ")))
+		d.reason = VisibleText(fmt.Sprintf("toolgate: the prompt failed (%s), so the %s is blocked. It was about %s", ans.Failed, req.noun(), lowerFirst(strings.TrimPrefix(o.D.Text.UserDenied, "toolgate: the user denied "))))
 	case auditErr != nil:
 		d.resolution, d.reason = protocol.ResGateError, "toolgate: the audit log cannot be written, so the call is blocked: "+auditErr.Error()
 	case ans.Choice == protocol.ChoiceAllowOnce:
-		d.allowed, d.resolution = true, protocol.ResUserApproved
+		d.allowed, d.resolution, d.prompted = true, protocol.ResUserApproved, true
 	case ans.Choice == protocol.ChoiceAllowSession && len(o.D.SessionPatterns) > 0:
 		rn.Session.Record(o.D.SessionPatterns)
-		d.allowed, d.resolution = true, protocol.ResUserApprovedForSession
+		d.allowed, d.resolution, d.prompted = true, protocol.ResUserApprovedForSession, true
 	case ans.Choice == protocol.ChoiceAllowSession:
-		d.allowed, d.resolution = true, protocol.ResUserApproved
+		d.allowed, d.resolution, d.prompted = true, protocol.ResUserApproved, true
 	case ans.Choice == protocol.ChoiceDeny:
 		d.resolution, d.reason = protocol.ResUserDenied, o.D.Text.UserDenied
 	case ans.Choice == protocol.ChoiceDenyWithReason:
 		d.resolution, d.reason = protocol.ResUserDenied, o.D.Text.UserDenied
 		if r := strings.TrimSpace(ans.Reason); r != "" {
-			d.reason += " Reason: " + r
+			d.reason += " Reason: " + VisibleText(r)
 		}
 	default:
 		d.resolution = protocol.ResPromptFailed
-		d.reason = fmt.Sprintf("toolgate: the prompt got an unknown choice %q, so the %s is blocked.", ans.Choice, req.noun())
+		d.reason = fmt.Sprintf("toolgate: the prompt got an unknown choice %s, so the %s is blocked.", quote(ans.Choice), req.noun())
 	}
 	return d
 }
@@ -244,19 +338,33 @@ func (rn *Runner) promptParams(req Request, o Outcome) protocol.PromptParams {
 		protocol.PromptOption{ID: protocol.ChoiceDenyWithReason, Label: "No, and tell the agent why"})
 	return protocol.PromptParams{
 		ToolCallID: req.Call.ToolCallID, Gate: o.Gate, Surface: o.D.Surface, Value: o.D.Value,
-		Title: o.D.Prompt.Title, Message: o.D.Prompt.Message, Options: opts,
-		SessionPatterns: o.D.SessionPatterns, TimeoutMs: rn.PromptTimeoutMs,
+		Title: VisibleText(o.D.Prompt.Title), Message: VisibleText(o.D.Prompt.Message), Options: opts,
+		SessionPatterns: o.D.SessionPatterns, TimeoutMs: rn.PromptTimeoutMs, Subject: subjectOf(req.Call),
 	}
 }
 
+// subjectOf identifies the call a prompt is about beyond its text: two
+// calls share a prompt only when they are the same call.
+func subjectOf(c *Call) string {
+	input := c.RawInput
+	if input == nil {
+		input, _ = json.Marshal(c.Input)
+	}
+	return c.ToolName + "\x00" + c.Cwd + "\x00" + c.AgentName + "\x00" + string(input)
+}
+
+// sessionLabel says exactly which rules "allow for this session" records.
 func sessionLabel(ps []protocol.SessionPattern) string {
 	var parts []string
 	for _, p := range ps {
-		kind := "matching"
-		if p.Exact {
-			kind = "exactly"
+		switch {
+		case p.Exact && p.Pattern == "*" && p.Surface != "bash" && !policy.IsPathSurface(p.Surface):
+			parts = append(parts, fmt.Sprintf("every call of tool %s", quote(p.Surface)))
+		case p.Exact:
+			parts = append(parts, fmt.Sprintf("%s exactly %s", Visible(p.Surface), quote(p.Pattern)))
+		default:
+			parts = append(parts, fmt.Sprintf("%s matching %s", Visible(p.Surface), quote(p.Pattern)))
 		}
-		parts = append(parts, fmt.Sprintf("%s %s \"%s\"", p.Surface, kind, p.Pattern))
 	}
 	return "Yes, and allow " + strings.Join(parts, ", ") + " for this session"
 }
@@ -274,7 +382,7 @@ func (rn *Runner) finish(ctx context.Context, req Request, trace []protocol.Trac
 	markTrace(trace, ds)
 	res := protocol.ToolCallResult{Action: req.allowAction(), Decision: decisionOf(final), Trace: trace}
 	if !allowed {
-		res.Action, res.Reason = protocol.ActionBlock, final.reason
+		res.Action, res.Reason = protocol.ActionBlock, VisibleText(final.reason)
 	}
 	rec := AuditRecord{Event: "decision", ToolCallID: req.Call.ToolCallID, ToolName: req.Call.ToolName, AgentName: req.Call.AgentName,
 		Action: res.Action, Reason: firstNonEmpty(res.Reason, detail), Resolution: final.resolution, Gate: final.o.Gate,
@@ -301,7 +409,7 @@ func decisionOf(d decided) *protocol.Decision {
 		Resolution: d.resolution, MatchedPattern: d.o.D.MatchedPattern(), Origin: d.o.D.Origin(),
 	}
 	if d.o.D.Rule != nil && d.o.D.Rule.Action == policy.Deny {
-		dec.Reason = d.o.D.Rule.Reason
+		dec.Reason = VisibleText(d.o.D.Rule.Reason)
 	}
 	return dec
 }

@@ -3,6 +3,7 @@ package gates
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -261,5 +262,106 @@ func TestRunnerNotesBrokenFile(t *testing.T) {
 	rn := &Runner{Prompter: &fakePrompter{}, Session: &fakeRecorder{}, Reporter: &fakeReporter{}}
 	if out := rn.Run(context.Background(), Request{Call: &Call{ToolCallID: "c1", ToolName: "bash"}, Gates: []Gate{allow}, Resolver: res}); out.Action != protocol.ActionAllow || out.Reason != "" {
 		t.Errorf("allow: %+v", out)
+	}
+}
+
+// An answer is applied against the policy of the moment it arrives
+// (SPEC §5): a prompter that swaps the policy while its prompt is open.
+type reloadingPrompter struct {
+	answer Answer
+	asked  []protocol.PromptParams
+	onAsk  func(n int) // called with the number of prompts so far
+}
+
+func (f *reloadingPrompter) Ask(_ context.Context, p protocol.PromptParams) Answer {
+	f.asked = append(f.asked, p)
+	if f.onAsk != nil {
+		f.onAsk(len(f.asked))
+	}
+	return f.answer
+}
+
+func TestRunnerRedecidesAfterTheAnswer(t *testing.T) {
+	s := newSandbox(t)
+	before := `{"permission": {"*": "ask", "bash": {"*": "ask", "git *": "allow"}}}`
+	cases := []struct {
+		name    string
+		cmd     string
+		after   string // the policy once the prompt is open
+		choice  string
+		action  string
+		res     string
+		prompts int
+	}{
+		{"a deny added while the prompt was open wins", "make deploy", `{"permission": {"bash": {"*": "ask", "make *": "deny"}}}`,
+			protocol.ChoiceAllowOnce, protocol.ActionBlock, protocol.ResPolicyDeny, 1},
+		{"a deny on another unit wins", "make deploy && git push", `{"permission": {"bash": {"*": "ask", "git push*": "deny"}}}`,
+			protocol.ChoiceAllowOnce, protocol.ActionBlock, protocol.ResPolicyDeny, 1},
+		{"a deny wins over allow for the session", "make deploy", `{"permission": {"bash": {"*": "ask", "make *": "deny"}}}`,
+			protocol.ChoiceAllowSession, protocol.ActionBlock, protocol.ResPolicyDeny, 1},
+		{"the same ask is not asked twice", "make deploy", `{"permission": {"*": "ask", "bash": {"*": "ask", "ls": "allow"}}}`,
+			protocol.ChoiceAllowOnce, protocol.ActionAllow, protocol.ResUserApproved, 1},
+		{"an allow removed: the new ask is put to the person", "make deploy && git push", `{"permission": {"*": "ask"}}`,
+			protocol.ChoiceAllowOnce, protocol.ActionAllow, protocol.ResUserApproved, 2},
+		{"an unchanged policy asks once", "make deploy", before,
+			protocol.ChoiceAllowOnce, protocol.ActionAllow, protocol.ResUserApproved, 1},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			current := compose(t, s.home, before)
+			after := compose(t, s.home, tc.after)
+			rec := &fakeRecorder{}
+			p := &reloadingPrompter{answer: Answer{Choice: tc.choice}, onAsk: func(int) { current = after }}
+			rn := &Runner{Prompter: p, Session: rec, Reporter: &fakeReporter{}}
+			req := Request{Call: s.bash(tc.cmd), Gates: ToolGates, Resolver: current, HasUI: true,
+				Current: func() Resolver { return current }}
+			res := rn.Run(context.Background(), req)
+			if res.Action != tc.action || res.Decision.Resolution != tc.res || len(p.asked) != tc.prompts {
+				t.Fatalf("got %s %s after %d prompts (%s), want %s %s after %d", res.Action, res.Decision.Resolution, len(p.asked), res.Reason, tc.action, tc.res, tc.prompts)
+			}
+			if tc.prompts == 2 && (strings.Contains(p.asked[0].Message, "'git push'") || !strings.Contains(p.asked[1].Message, "'git push'")) {
+				t.Errorf("the second prompt must name the unit that now asks:\n%s\n---\n%s", p.asked[0].Message, p.asked[1].Message)
+			}
+		})
+	}
+}
+
+// A policy that changes on every answer cannot keep a call waiting: it
+// blocks after a bounded number of rounds.
+func TestRunnerRedecideIsBounded(t *testing.T) {
+	s := newSandbox(t)
+	units := []string{"u0", "u1", "u2", "u3", "u4", "u5", "u6", "u7"}
+	policyAsking := func(n int) testResolver {
+		// u0..u(n) ask, the others are allowed
+		rules := []string{`"*": "ask"`}
+		for _, u := range units[n+1:] {
+			rules = append(rules, fmt.Sprintf(`"%s": "allow"`, u))
+		}
+		return compose(t, s.home, `{"permission": {"*": "ask", "bash": {`+strings.Join(rules, ", ")+`}}}`)
+	}
+	current := policyAsking(0)
+	p := &reloadingPrompter{answer: Answer{Choice: protocol.ChoiceAllowOnce}, onAsk: func(n int) { current = policyAsking(n) }}
+	rn := &Runner{Prompter: p, Session: &fakeRecorder{}, Reporter: &fakeReporter{}}
+	res := rn.Run(context.Background(), Request{Call: s.bash(strings.Join(units, " && ")), Gates: ToolGates, Resolver: current, HasUI: true,
+		Current: func() Resolver { return current }})
+	if res.Action != protocol.ActionBlock || len(p.asked) != 1+maxRedecide || !strings.Contains(res.Reason, "kept changing") {
+		t.Fatalf("got %s after %d prompts: %s", res.Action, len(p.asked), res.Reason)
+	}
+}
+
+func TestSessionLabelNamesEveryPattern(t *testing.T) {
+	for _, tc := range []struct {
+		ps   []protocol.SessionPattern
+		want string
+	}{
+		{[]protocol.SessionPattern{{Surface: "bash", Pattern: "git checkout *"}}, `Yes, and allow bash matching 'git checkout *' for this session`},
+		{[]protocol.SessionPattern{{Surface: "bash", Pattern: "make *"}, {Surface: "bash", Pattern: "python3 -c x", Exact: true}},
+			`Yes, and allow bash matching 'make *', bash exactly 'python3 -c x' for this session`},
+		{[]protocol.SessionPattern{{Surface: "acme_deploy", Pattern: "*", Exact: true}}, `Yes, and allow every call of tool 'acme_deploy' for this session`},
+		{[]protocol.SessionPattern{{Surface: "bash", Pattern: "echo \x1b[2J\u202e", Exact: true}}, `Yes, and allow bash exactly 'echo \x1b[2J<U+202E>' for this session`},
+	} {
+		if got := sessionLabel(tc.ps); got != tc.want {
+			t.Errorf("sessionLabel(%v) = %q, want %q", tc.ps, got, tc.want)
+		}
 	}
 }

@@ -34,7 +34,9 @@ func SkillInput(c *Call, r Resolver) Outcome {
 	}
 	res := r.Resolve(policy.Query{Surface: "skill", Values: []string{name}})
 	o := checked(protocol.GateSkillInput, "skill", name, res)
-	fillTexts(&o.D, c.AgentName, fmt.Sprintf("skill '%s'", name), "", "Allow loading this skill?")
-	o.D.Prompt.Message = fmt.Sprintf("The input invokes skill '%s'. It is asked by %s. Allow loading this skill?", name, ruleRef(&o.D))
+	fillTexts(&o.D, c.AgentName, "skill "+quote(name), "", "Allow loading this skill?")
+	if o.D.State != policy.Allow {
+		o.D.Prompt.Message = VisibleText(fmt.Sprintf("The input invokes skill %s. It is asked by %s.\nAllow loading this skill?", quote(name), ruleRef(&o.D)))
+	}
 	return o
 }

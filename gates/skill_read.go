@@ -28,7 +28,7 @@ func SkillRead(c *Call, r Resolver) Outcome {
 	res := r.Resolve(policy.Query{Surface: "skill", Values: []string{skill.Name}})
 	o := checked(protocol.GateSkillRead, "skill", skill.Name, res)
 	o.D.Forms = allForms(p)
-	fillTexts(&o.D, c.AgentName, fmt.Sprintf("skill '%s' by reading '%s'", skill.Name, shorten(p.Input)), "", "Allow this read?")
+	fillTexts(&o.D, c.AgentName, fmt.Sprintf("skill %s by reading %s%s", quote(skill.Name), quote(p.Input), resolvesTo(p)), "", "Allow this read?")
 	return o
 }
 
@@ -37,9 +37,12 @@ func SkillRead(c *Call, r Resolver) Outcome {
 func matchSkill(c *Call, p paths.Path) (protocol.Skill, bool) {
 	var best protocol.Skill
 	bestLen := -1
-	candidates := []string{p.Abs}
-	if p.Real != "" {
-		candidates = append(candidates, p.Real)
+	var candidates []string
+	for _, q := range withHost(p) {
+		candidates = append(candidates, q.Abs)
+		if q.Real != "" {
+			candidates = append(candidates, q.Real)
+		}
 	}
 	for _, s := range c.Skills {
 		if s.Path == "" {

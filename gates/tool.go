@@ -2,6 +2,7 @@ package gates
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/toolgate/toolgate/gates/paths"
@@ -44,7 +45,7 @@ func toolPath(c *Call) (paths.Path, bool) {
 	if strings.TrimSpace(raw) == "" {
 		return paths.Path{}, false
 	}
-	return c.fs.New(raw, "", c.Cwd, c.Home), true
+	return c.fs.NewForHost(raw, "", c.Cwd, c.Home), true
 }
 
 func inputPath(c *Call) string {
@@ -71,11 +72,11 @@ func bashTool(c *Call, r Resolver) Outcome {
 		}
 		o.D.Command = sc.Command
 		o.D.SessionPatterns = []protocol.SessionPattern{{Surface: "bash", Pattern: sc.Command, Exact: true}}
-		detail := ""
+		what := "bash command " + quote(sc.Command)
 		if a.Error != "" {
-			detail = " (" + a.Error + ")"
+			what += " (" + Visible(a.Error) + ")"
 		}
-		fillTexts(&o.D, c.AgentName, fmt.Sprintf("bash command '%s'", shorten(sc.Command)), detail, "Allow this command?")
+		fillTexts(&o.D, c.AgentName, what, "", "Allow this command?")
 		return o
 	}
 	if len(a.Units) == 0 {
@@ -84,31 +85,110 @@ func bashTool(c *Call, r Resolver) Outcome {
 		o := checked(protocol.GateTool, "bash", text, res)
 		o.D.Command = sc.Command
 		o.D.SessionPatterns = []protocol.SessionPattern{{Surface: "bash", Pattern: text, Exact: true}}
-		fillTexts(&o.D, c.AgentName, fmt.Sprintf("bash command '%s'", shorten(text)), "", "Allow this command?")
+		fillTexts(&o.D, c.AgentName, "bash command "+shownCommand(text, a), fullCommandLine(sc.Command, text, a), "Allow this command?")
 		return o
 	}
-	var best Outcome
-	var bestUnit shell.Unit
+	outs := make([]Outcome, len(a.Units))
+	best := 0
 	for i, u := range a.Units {
-		o := bashUnit(u, r)
-		if i == 0 || moreRestrictive(o.D.State, best.D.State) {
-			best, bestUnit = o, u
+		outs[i] = bashUnit(u, r)
+		if moreRestrictive(outs[i].D.State, outs[best].D.State) {
+			best = i
 		}
 	}
-	best.D.Command = sc.Command
-	what := fmt.Sprintf("bash command '%s'", shorten(bestUnit.Text))
+	o := outs[best]
+	o.D.Command = sc.Command
+	if o.D.State == policy.Allow {
+		return o // only asks and denies are shown to anyone
+	}
+	what := unitWhat(a.Units[best], a)
+	if o.D.State != policy.Ask {
+		fillTexts(&o.D, c.AgentName, what, fullCommandLine(sc.Command, a.Units[best].Text, a), "Allow this command?")
+		return o
+	}
+	// One prompt names every unit that asks, and "allow for this session"
+	// records a pattern for each of them: one answer covers exactly what
+	// the person read (SPEC §5).
+	var lines []string
+	var patterns []protocol.SessionPattern
+	for i, u := range a.Units {
+		if outs[i].D.State != policy.Ask {
+			continue
+		}
+		line := fmt.Sprintf("\n  - %s, asked by %s", unitWhat(u, a), ruleRef(&outs[i].D))
+		if !slices.Contains(lines, line) {
+			lines = append(lines, line)
+		}
+		for _, p := range outs[i].D.SessionPatterns {
+			patterns = appendPattern(patterns, p)
+		}
+	}
+	o.D.SessionPatterns = patterns
 	detail := ""
-	if bestUnit.Context != shell.CtxTop {
-		detail += fmt.Sprintf(" (inside %s)", bestUnit.Context)
+	if len(lines) > 1 {
+		detail = fmt.Sprintf("\nThe command has %d units that ask; this one answer covers all of them:%s", len(lines), strings.Join(lines, ""))
 	}
-	if strings.TrimSpace(sc.Command) != bestUnit.Text {
-		detail += fmt.Sprintf(" (full command: '%s')", shorten(sc.Command))
+	detail += fullCommandLine(sc.Command, a.Units[best].Text, a) + shellPathLines(c)
+	fillTexts(&o.D, c.AgentName, what, detail, "Allow this command?")
+	return o
+}
+
+// unitWhat names a unit in a message: its text, long data elided, and
+// where it stands.
+func unitWhat(u shell.Unit, a *shell.Analysis) string {
+	text := u.Text
+	if !runsCode(a) {
+		text = elideWords(u.Text, a.Paths)
 	}
-	fillTexts(&best.D, c.AgentName, what, detail, "Allow this command?")
-	if bestUnit.Context != shell.CtxTop {
-		best.D.Text.Deny = strings.Replace(best.D.Text.Deny, what, what+" (inside "+string(bestUnit.Context)+")", 1)
+	what := "bash command " + quote(text)
+	if u.Context != shell.CtxTop {
+		what += fmt.Sprintf(" (inside %s)", u.Context)
 	}
-	return best
+	return what
+}
+
+// elideWords elides each long word of a unit's text (its words are joined
+// by single spaces) that is data, not a path; no word is dropped, and a
+// path word is always shown whole.
+func elideWords(text string, ps []shell.PathWord) string {
+	if len(text) <= shell.ElideAbove {
+		return text
+	}
+	words := strings.Split(text, " ")
+	for i, w := range words {
+		if len(w) > shell.ElideAbove && !slices.ContainsFunc(ps, func(p shell.PathWord) bool { return strings.Contains(p.Raw, w) || strings.Contains(w, p.Raw) }) {
+			words[i] = shell.ElideMiddle(w)
+		}
+	}
+	return strings.Join(words, " ")
+}
+
+// fullCommandLine shows the whole command when it is more than the unit
+// named.
+func fullCommandLine(cmd, unit string, a *shell.Analysis) string {
+	if strings.TrimSpace(cmd) == unit {
+		return ""
+	}
+	return "\nFull command: " + shownCommand(cmd, a)
+}
+
+// shellPathLines lists the command's paths that are not plainly inside
+// the working directory: outside it, resolving elsewhere, or of unknown
+// location.
+func shellPathLines(c *Call) string {
+	var shown []string
+	for _, bp := range wordPaths(c) {
+		if !bp.outside(c.Cwd) && bp.known && bp.path.Real == bp.path.Abs {
+			continue
+		}
+		if s := bp.shown(); !slices.Contains(shown, s) {
+			shown = append(shown, s)
+		}
+	}
+	if len(shown) == 0 {
+		return ""
+	}
+	return "\nPaths outside the working directory or resolving elsewhere: " + strings.Join(shown, ", ")
 }
 
 // bashUnit decides one command unit: its text and every other spelling,
@@ -126,8 +206,8 @@ func bashUnit(u shell.Unit, r Resolver) Outcome {
 	if u.Floor != "" && res.Action == policy.Allow && !exactApproval {
 		o.D.State, o.D.Rule, o.D.Session, o.D.Sentinel = policy.Ask, nil, false, u.Floor
 	}
-	pattern, exact := shell.SuggestPattern(u.Text), false
-	if u.ExactSuggestion || u.Floor != "" || strings.ContainsAny(u.Text, "*?") {
+	pattern, exact := shell.SuggestPattern(u.Text)
+	if exact || u.ExactSuggestion || u.Floor != "" || strings.ContainsAny(u.Text, "*?[") {
 		pattern, exact = u.Text, true
 	}
 	o.D.SessionPatterns = []protocol.SessionPattern{{Surface: "bash", Pattern: pattern, Exact: exact}}
@@ -150,13 +230,13 @@ func mcpTool(c *Call, r Resolver) Outcome {
 	targets := MCPTargets(c.Input, c.MCPServers)
 	res := r.Resolve(policy.Query{Surface: "mcp", Values: targets, FirstCandidate: true})
 	o := checked(protocol.GateTool, "mcp", res.Value, res)
-	o.D.SessionPatterns = []protocol.SessionPattern{{Surface: "mcp", Pattern: mcpSessionPattern(res.Value)}}
-	what := fmt.Sprintf("MCP target '%s'", res.Value)
+	o.D.SessionPatterns = mcpSessionPatterns(c.Input, c.MCPServers)
+	what := "MCP target " + quote(res.Value)
 	if p, ok := toolPath(c); ok {
 		o = withPathRule(c, r, o, p)
-		what += fmt.Sprintf(" on path '%s'%s", shorten(p.Input), resolvesTo(p))
+		what += " on path " + quote(p.Input) + resolvesTo(p)
 	}
-	fillTexts(&o.D, c.AgentName, what, "", "Allow this call?")
+	fillTexts(&o.D, c.AgentName, what, inputDetail(c, o.D.State), "Allow this call?")
 	return o
 }
 
@@ -166,7 +246,7 @@ func mcpTool(c *Call, r Resolver) Outcome {
 func withPathRule(c *Call, r Resolver, o Outcome, p paths.Path) Outcome {
 	if pr, ok := explicitPath(r, p); ok && moreRestrictive(pr.Action, o.D.State) {
 		o = checked(protocol.GateTool, "path", p.Input, pr)
-		o.D.SessionPatterns = []protocol.SessionPattern{{Surface: "path", Pattern: paths.ParentPattern(p.Abs)}}
+		o.D.SessionPatterns = pathSessionPatterns("path", p, c.Home)
 	}
 	if !readOnlyTools[c.ToolName] && protected(c, p) {
 		floorProtected(&o)
@@ -175,15 +255,65 @@ func withPathRule(c *Call, r Resolver, o Outcome, p paths.Path) Outcome {
 	return o
 }
 
-// mcpSessionPattern is server:* or server_* for a qualified target, * else.
-func mcpSessionPattern(target string) string {
-	if i := strings.Index(target, ":"); i > 0 {
-		return target[:i] + ":*"
+// mcpSessionPatterns is what "allow for this session" records for an mcp
+// call: never more than the target the prompt names (SPEC §5). A tool call
+// on a known server records that server's own form "server:*" (which no
+// other server's targets match: "github:*" does not cover
+// "github_enterprise:x"); a tool call with no known server records the tool
+// exactly; a connect records exactly that connect. Describing, searching,
+// listing and status calls get no session option: every pattern that would
+// cover them also covers calls the prompt did not name. A name holding a
+// wildcard character is recorded exactly.
+func mcpSessionPatterns(input map[string]any, servers []string) []protocol.SessionPattern {
+	field := func(k string) string {
+		s, _ := input[k].(string)
+		return strings.TrimSpace(s)
 	}
-	if i := strings.Index(target, "_"); i > 0 {
-		return target[:i] + "_*"
+	exact := func(p string) []protocol.SessionPattern {
+		return []protocol.SessionPattern{{Surface: "mcp", Pattern: p, Exact: true}}
 	}
-	return "*"
+	tool := field("tool")
+	if tool == "" {
+		if connect := field("connect"); connect != "" && field("describe") == "" {
+			return exact("mcp_connect_" + connect)
+		}
+		return nil
+	}
+	server := mcpServerOf(tool, field("server"), servers)
+	switch {
+	case server == "":
+		return exact(tool)
+	case strings.ContainsAny(server, "*?[:"):
+		if i := strings.Index(tool, ":"); i > 0 {
+			tool = strings.TrimSpace(tool[i+1:])
+		}
+		return exact(server + ":" + tool)
+	}
+	return []protocol.SessionPattern{{Surface: "mcp", Pattern: server + ":*"}}
+}
+
+// mcpServerOf is the one server an mcp tool reference names: the server
+// hint, the qualifier of "server:tool", or the single configured server
+// the tool name ends with; "" when there is none or it is ambiguous.
+func mcpServerOf(ref, hint string, servers []string) string {
+	if hint != "" {
+		return hint
+	}
+	if i := strings.Index(ref, ":"); i > 0 && i < len(ref)-1 {
+		if qs, qt := strings.TrimSpace(ref[:i]), strings.TrimSpace(ref[i+1:]); qs != "" && qt != "" {
+			return qs
+		}
+	}
+	found := ""
+	for _, n := range servers {
+		if n != "" && strings.HasSuffix(ref, "_"+n) && !strings.HasPrefix(ref, n+"_") {
+			if found != "" && found != n {
+				return ""
+			}
+			found = n
+		}
+	}
+	return found
 }
 
 func skillTool(c *Call, r Resolver) Outcome {
@@ -197,7 +327,7 @@ func skillTool(c *Call, r Resolver) Outcome {
 		o = withPathRule(c, r, o, p)
 		o.D.SessionPatterns = nil // skills get no session option
 	}
-	fillTexts(&o.D, c.AgentName, fmt.Sprintf("skill '%s'", name), "", "Allow loading this skill?")
+	fillTexts(&o.D, c.AgentName, "skill "+quote(name), "", "Allow loading this skill?")
 	return o
 }
 
@@ -207,35 +337,65 @@ func skillTool(c *Call, r Resolver) Outcome {
 func pathTool(c *Call, r Resolver, p paths.Path) Outcome {
 	res, _ := resolvePath(r, c.ToolName, p)
 	o := checked(protocol.GateTool, c.ToolName, p.Input, res)
-	o.D.SessionPatterns = []protocol.SessionPattern{{Surface: c.ToolName, Pattern: paths.ParentPattern(p.Abs)}}
+	o.D.SessionPatterns = pathSessionPatterns(c.ToolName, p, c.Home)
 	o = withPathRule(c, r, o, p)
-	fillTexts(&o.D, c.AgentName, fmt.Sprintf("tool '%s' on path '%s'%s", c.ToolName, shorten(p.Input), resolvesTo(p)), "", "Allow this call?")
+	fillTexts(&o.D, c.AgentName, fmt.Sprintf("tool %s on path %s%s", quote(c.ToolName), quote(p.Input), resolvesTo(p)), "", "Allow this call?")
 	return o
 }
 
+// reservedSurfaces are names a tool may carry that would alias another
+// surface in a session rule; such a tool gets no session option.
+var reservedSurfaces = map[string]bool{
+	"bash": true, "mcp": true, "skill": true, "path": true, "external_directory": true,
+	"read": true, "write": true, "edit": true, "grep": true, "find": true, "ls": true, "*": true,
+}
+
 // extensionTool decides any other tool on its own surface with value "*";
-// a path it carries is checked on the path surface as well.
+// a path it carries is checked on the path surface as well. "Allow for
+// this session" records the tool itself, exactly: its name is never read
+// as a wildcard, and a tool named like a gate surface gets no session
+// option.
 func extensionTool(c *Call, r Resolver, p *paths.Path) Outcome {
 	res := r.Resolve(policy.Query{Surface: c.ToolName, Values: []string{"*"}})
 	o := checked(protocol.GateTool, c.ToolName, c.ToolName, res)
-	o.D.SessionPatterns = []protocol.SessionPattern{{Surface: c.ToolName, Pattern: "*"}}
-	what := fmt.Sprintf("tool '%s'", c.ToolName)
+	if !reservedSurfaces[c.ToolName] && strings.TrimSpace(c.ToolName) != "" {
+		o.D.SessionPatterns = []protocol.SessionPattern{{Surface: c.ToolName, Pattern: "*", Exact: true}}
+	}
+	what := "tool " + quote(c.ToolName)
 	if p != nil {
 		o = withPathRule(c, r, o, *p)
-		what = fmt.Sprintf("tool '%s' on path '%s'%s", c.ToolName, shorten(p.Input), resolvesTo(*p))
+		what = fmt.Sprintf("tool %s on path %s%s", quote(c.ToolName), quote(p.Input), resolvesTo(*p))
 	}
-	fillTexts(&o.D, c.AgentName, what, inputPreview(c.Input), "Allow this call?")
+	fillTexts(&o.D, c.AgentName, what, inputDetail(c, o.D.State), "Allow this call?")
 	return o
+}
+
+// inputDetail shows the input of a call that is asked or denied; an
+// allowed call is shown to no one.
+func inputDetail(c *Call, state policy.Action) string {
+	if state == policy.Allow {
+		return ""
+	}
+	return inputLines(c)
 }
 
 // resolvesTo discloses where a path really leads when that differs from
 // how it was written.
 func resolvesTo(p paths.Path) string {
+	where := ""
 	switch {
 	case !p.RealKnown:
-		return " (its real location cannot be resolved)"
+		where = " (its real location cannot be resolved)"
 	case p.Real != "" && p.Real != p.Abs:
-		return fmt.Sprintf(" (resolves to '%s')", p.Real)
+		where = " (resolves to " + quote(p.Real) + ")"
 	}
-	return ""
+	if h, ok := p.Host(); ok && h.Abs != "" && h.Abs != p.Abs {
+		// The host opens the path in its own spelling (SPEC §2).
+		where += " (the host opens it as " + quote(h.Abs)
+		if h.Real != "" && h.Real != h.Abs {
+			where += ", which resolves to " + quote(h.Real)
+		}
+		where += ")"
+	}
+	return where
 }

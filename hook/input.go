@@ -47,12 +47,14 @@ func (s *Server) input(raw []byte) any {
 		res.Trace = nil
 		return res
 	}
-	pol := s.loader.Policy(s.locations(st))
+	locs := s.locations(st)
+	pol := s.loader.Policy(locs)
 	c := &gates.Call{ToolCallID: id, Input: map[string]any{"text": text}, Cwd: st.cwd, Home: s.opts.Home,
 		AgentDir: s.opts.AgentDir, AgentName: st.agentName}
 	// Skills get no session option, so session approvals never apply here.
 	req := gates.Request{Call: c, Gates: gates.InputGates, HasUI: st.hasUI, Input: map[string]any{"text": text},
-		Resolver: resolver{p: pol}, AllowAction: protocol.ActionContinue, Noun: "input"}
+		Resolver: resolver{p: pol}, AllowAction: protocol.ActionContinue, Noun: "input",
+		Current: func() gates.Resolver { return resolver{p: s.loader.Policy(locs)} }}
 	var notes []any
 	res := s.runner(pol, &notes).Run(s.ctx, req)
 	if res.Action == protocol.ActionContinue {

@@ -281,7 +281,7 @@ func blockResult(gate, surface, resolution, reason string) protocol.ToolCallResu
 	for _, g := range gs {
 		trace = append(trace, protocol.TraceEntry{Gate: g.ID, Note: "not run: " + resolution})
 	}
-	return protocol.ToolCallResult{Action: protocol.ActionBlock, Reason: reason, Trace: trace,
+	return protocol.ToolCallResult{Action: protocol.ActionBlock, Reason: gates.VisibleText(reason), Trace: trace,
 		Decision: &protocol.Decision{Gate: gate, Surface: surface, State: "deny", Resolution: resolution}}
 }
 
@@ -466,6 +466,9 @@ type gatesCall struct {
 	hasUI  bool
 	policy *policy.Policy
 	input  any
+	// locs are where the call's policy files are, to read the policy of a
+	// later moment (an answer is checked against the policy of its time).
+	locs policy.Locations
 }
 
 // decodeCall reads tool_call/check params strictly (SPEC §3: a call toolgate
@@ -521,12 +524,13 @@ func (s *Server) decodeCall(raw []byte) (*gatesCall, string, error) {
 	if hasUI != nil {
 		st.hasUI = *hasUI
 	}
-	pol := s.loader.Policy(s.locations(st))
+	locs := s.locations(st)
+	pol := s.loader.Policy(locs)
 	s.reportWarnings(pol, false)
 	if err := checkToolFields(name, input); err != nil {
 		return nil, id, err
 	}
-	c := &gates.Call{ToolCallID: id, ToolName: name, Input: input, Cwd: st.cwd, Home: s.opts.Home,
+	c := &gates.Call{ToolCallID: id, ToolName: name, Input: input, RawInput: inputRaw, Cwd: st.cwd, Home: s.opts.Home,
 		AgentDir: s.opts.AgentDir, AgentName: st.agentName, Skills: st.skills, MCPServers: st.mcpServers,
 		InfraDirs: append(append([]string(nil), st.infraDirs...), pol.InfraReadPaths...)}
 	if name == "mcp" {
@@ -540,7 +544,7 @@ func (s *Server) decodeCall(raw []byte) (*gatesCall, string, error) {
 	if isShell {
 		c.Shell = analyzeShell(cmd, workdir, st.cwd, s.opts.Home)
 	}
-	return &gatesCall{call: c, hasUI: st.hasUI, policy: pol, input: boundedInput(inputRaw)}, id, nil
+	return &gatesCall{call: c, hasUI: st.hasUI, policy: pol, input: boundedInput(inputRaw), locs: locs}, id, nil
 }
 
 // analyzeShell parses a shell command once. A workdir argument acts as if
@@ -629,7 +633,10 @@ func (s *Server) toolCall(raw []byte) any {
 		return s.refuseShuttingDown(gc)
 	}
 	req := gates.Request{Call: gc.call, Gates: gates.ToolGates, HasUI: gc.hasUI, Input: gc.input,
-		Resolver: resolver{p: gc.policy, session: s.approvals.snapshot()}}
+		Resolver: resolver{p: gc.policy, session: s.approvals.snapshot()},
+		Current: func() gates.Resolver {
+			return resolver{p: s.loader.Policy(gc.locs), session: s.approvals.snapshot()}
+		}}
 	var notes []any
 	res := s.runner(gc.policy, &notes).Run(s.ctx, req)
 	return answer{result: res, notes: notes}

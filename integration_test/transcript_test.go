@@ -641,6 +641,9 @@ func runStep(p *plugin, sb *sandbox, v any) error {
 	case st.has("expect"):
 		return expect(p, st)
 
+	case st.has("expect_unordered"):
+		return expectUnordered(p, st)
+
 	case st.has("expect_silence"):
 		s, _ := st.get("expect_silence")
 		d, err := seconds(s)
@@ -776,6 +779,68 @@ func expect(p *plugin, st *object) error {
 		return fmt.Errorf("expect: message does not match\n  expected: %s\n  mismatch: %s\n  got (stdout line %d): %s%s",
 			show(pattern), r, l.n, clip(l.raw, 600), skippedNote(skipped))
 	}
+}
+
+// expectUnordered reads messages until every pattern has matched one, in
+// any order (TRANSCRIPTS.md): each message is taken by the first pattern
+// still unmatched that it matches; a notification that matches none is
+// skipped; any other message that matches none fails. A matched request
+// does not become the pending request.
+func expectUnordered(p *plugin, st *object) error {
+	v, _ := st.get("expect_unordered")
+	pending, ok := v.([]any)
+	if !ok {
+		return fmt.Errorf("expect_unordered wants an array, got %s", show(v))
+	}
+	pending = append([]any(nil), pending...)
+	wait := defaultWait
+	if w, ok := st.get("within"); ok {
+		d, err := seconds(w)
+		if err != nil {
+			return fmt.Errorf("within: %v", err)
+		}
+		wait = d
+	}
+	deadline := time.Now().Add(wait)
+	var skipped []string
+	for len(pending) > 0 {
+		l, status, err := p.next(time.Until(deadline))
+		if err != nil {
+			return fmt.Errorf("expect_unordered:\n  %w", err)
+		}
+		switch status {
+		case timedOut:
+			return fmt.Errorf("expect_unordered: timed out after %s with %d unmatched, first\n  %s%s", wait, len(pending), show(pending[0]), skippedNote(skipped))
+		case stdoutClosed:
+			return fmt.Errorf("expect_unordered: the plugin closed stdout with %d unmatched, first\n  %s%s", len(pending), show(pending[0]), skippedNote(skipped))
+		}
+		hit := -1
+		var first string
+		for i, pat := range pending {
+			r, err := match(pat, l.msg, "$")
+			if err != nil {
+				return fmt.Errorf("expect_unordered: bad pattern: %v", err)
+			}
+			if r == "" {
+				hit = i
+				break
+			}
+			if i == 0 {
+				first = r
+			}
+		}
+		if hit >= 0 {
+			pending = append(pending[:hit], pending[hit+1:]...)
+			continue
+		}
+		if isNotification(l.msg) {
+			skipped = append(skipped, clip(l.raw, 300))
+			continue
+		}
+		return fmt.Errorf("expect_unordered: no pattern matches\n  first pattern: %s\n  mismatch: %s\n  got (stdout line %d): %s%s",
+			show(pending[0]), first, l.n, clip(l.raw, 600), skippedNote(skipped))
+	}
+	return nil
 }
 
 func skippedNote(skipped []string) string {

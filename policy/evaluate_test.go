@@ -411,12 +411,20 @@ func TestFirstCandidateSessionNeverBeatsFileDeny(t *testing.T) {
 	runResolveRows(t, []resolveRow{
 		{"file deny via a later candidate", p, "mcp", del, true, exaAll, want{action: Deny, layer: LayerConfig, scope: ScopeGlobal, pattern: "exa:delete_*", value: "exa:delete_all"}},
 		{"session still allows what the files only ask", p, "mcp", candExaSearch, true, exaAll, sess},
-		// Anchor evaluateFirst: the session rule competes per candidate, so
-		// a session rule for a later candidate does not beat a config rule
-		// hit by an earlier one.
-		{"session on a later candidate", catchAsk, "mcp", candExaSearch, true, []*Rule{sessionRule("mcp", "exa")}, asked(ScopeGlobal, "*")},
+		// The candidates are forms of one target and session approvals come
+		// last (SPEC §2): an approval matching any form decides, unless the
+		// files deny ("exa:*" approves exa:search, whose first form is
+		// exa_search). The anchor let the first candidate decide.
+		{"session on a later candidate", catchAsk, "mcp", candExaSearch, true, []*Rule{sessionRule("mcp", "exa")}, sessionValue("exa", "exa")},
+		{"session server form", catchAsk, "mcp", candExaSearch, true, []*Rule{sessionRule("mcp", "exa:*")}, sessionValue("exa:*", "exa:search")},
 		{"session on the first candidate", catchAsk, "mcp", candExaSearch, true, []*Rule{sessionRule("mcp", "exa_search")}, sessionWant("exa_search")},
 	})
+}
+
+func sessionValue(pattern, value string) want {
+	w := sessionWant(pattern)
+	w.value = value
+	return w
 }
 
 func sessionWant(pattern string) want {

@@ -56,7 +56,12 @@ func (p *Policy) Resolve(q Query) Result {
 	if files.Action == Deny || len(q.Session) == 0 {
 		return files
 	}
-	return p.firstCandidate(q.Surface, values, q.Session)
+	// Session approvals come last and the candidates are forms of one
+	// target (SPEC §2): an approval matching any form decides.
+	if s, sv := Evaluate(q.Surface, values, q.Session); s != nil {
+		return Result{Action: Allow, Rule: s, Value: sv, Session: true}
+	}
+	return files
 }
 
 // firstCandidate returns the decision of the first candidate whose winning

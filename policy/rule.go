@@ -42,7 +42,8 @@ type Rule struct {
 	// Trusted is true for rules from the global, --config and agent scopes:
 	// their denies form the trust floor (SPEC §1.1).
 	Trusted bool
-	// Exact rules match their pattern literally (no wildcards).
+	// Exact rules match their pattern and surface literally (no wildcards):
+	// a session approval of a tool named "a*" covers that tool only.
 	Exact bool
 
 	surface *Pattern // configRules shares one among the rules of a surface
@@ -58,6 +59,9 @@ func NewRule(surface, pattern string, action Action, layer Layer, origin Origin,
 
 func (r *Rule) compile(home string) {
 	sp := CompilePattern(r.Surface, home)
+	if r.Exact {
+		sp = CompileExact(r.Surface)
+	}
 	r.surface = &sp
 	if r.Exact {
 		r.pattern = CompileExact(r.Pattern)

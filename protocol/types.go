@@ -242,6 +242,10 @@ type PromptParams struct {
 	Options         []PromptOption   `json:"options"`
 	SessionPatterns []SessionPattern `json:"sessionPatterns,omitempty"`
 	TimeoutMs       int64            `json:"timeoutMs,omitempty"`
+	// Subject identifies the call the prompt is about (tool, full input,
+	// working directory) beyond what the message shows; never sent. Calls
+	// in flight share a prompt only when it and every field sent are equal.
+	Subject string `json:"-"`
 }
 
 // PromptResult is the host's answer to prompt.

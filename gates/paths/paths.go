@@ -3,6 +3,7 @@ package paths
 import (
 	"path"
 	"strings"
+	"unicode"
 )
 
 // Path is one path value with every form rules are matched against.
@@ -34,6 +35,57 @@ type Path struct {
 	hasVerbatim   bool
 	verbatimReal  string
 	verbatimKnown bool
+
+	// host is the path as the host opens it, when its spelling differs
+	// (see NewForHost).
+	host *Path
+}
+
+// HostSpelling returns input as a host that normalizes paths before opening
+// them reads it (pi: every Unicode space becomes a plain space; the leading
+// "@" and "~" it strips and expands are read that way by New already), and
+// whether that differs from input.
+func HostSpelling(input string) (string, bool) {
+	if strings.IndexFunc(input, hostSpace) < 0 {
+		return input, false
+	}
+	return strings.Map(func(r rune) rune {
+		if hostSpace(r) {
+			return ' '
+		}
+		return r
+	}, input), true
+}
+
+// hostSpace reports the Unicode spaces a host turns into a plain space:
+// pi's set (U+00A0, U+2000–U+200A, U+202F, U+205F, U+3000) and the other
+// space separators, which only adds spellings to check.
+func hostSpace(r rune) bool { return r != ' ' && r > 0x7f && unicode.Is(unicode.Zs, r) }
+
+// NewForHost is New for a path a host opens itself (a tool's input.path):
+// when the host would spell it otherwise (HostSpelling), that spelling is
+// a further identity of the path, with its own real form; the gates match
+// every identity and the most restrictive result decides (SPEC §2), and
+// the path is outside when any identity is.
+func NewForHost(input, base, cwd, home string) Path { return (*View)(nil).NewForHost(input, base, cwd, home) }
+
+// NewForHost is NewForHost with the view's answers.
+func (v *View) NewForHost(input, base, cwd, home string) Path {
+	p := v.New(input, base, cwd, home)
+	if h, ok := HostSpelling(input); ok {
+		hp := v.New(h, base, cwd, home)
+		p.host = &hp
+	}
+	return p
+}
+
+// Host returns the path as the host opens it, when that is spelled
+// differently.
+func (p Path) Host() (Path, bool) {
+	if p.host == nil {
+		return Path{}, false
+	}
+	return *p.host, true
 }
 
 // New computes the forms of input. base is the directory a relative literal
@@ -154,6 +206,9 @@ func (p Path) RealForms() []string {
 // unknown. Safe device paths are never outside. An empty or relative cwd
 // puts everything outside.
 func (p Path) Outside(cwd string) bool {
+	if p.host != nil && p.host.Outside(cwd) {
+		return true
+	}
 	if IsSafeDevice(p.Abs) || (p.Abs == "" && path.IsAbs(p.Literal) && IsSafeDevice(p.Literal)) {
 		return false
 	}

@@ -584,3 +584,64 @@ func BenchmarkNew(b *testing.B) {
 		}
 	}
 }
+
+func TestHostSpelling(t *testing.T) {
+	for _, tc := range []struct {
+		in, want string
+		differs  bool
+	}{
+		{"src/a.ts", "src/a.ts", false},
+		{"my file.txt", "my file.txt", false},
+		{"my\u00a0file.txt", "my file.txt", true},
+		{"a\u2000b\u200ac\u202fd\u205fe\u3000f", "a b c d e f", true},
+		{"@~/x\u00a0y", "@~/x y", true},
+		{"tab\tstays", "tab\tstays", false},
+		{"zero\u200bwidth", "zero\u200bwidth", false}, // not a space: pi keeps it
+	} {
+		got, differs := HostSpelling(tc.in)
+		if got != tc.want || differs != tc.differs {
+			t.Errorf("HostSpelling(%q) = %q, %t; want %q, %t", tc.in, got, differs, tc.want, tc.differs)
+		}
+	}
+}
+
+// A path the host opens with plain spaces is checked in that spelling too:
+// a link named with a plain space that leads outside makes the no-break
+// spelling outside, and its forms are the host's.
+func TestNewForHost(t *testing.T) {
+	r := fixture(t)
+	proj := filepath.Join(r, "proj")
+	must(t, os.Symlink(filepath.Join(r, "outside", "dir"), filepath.Join(proj, "out link")))
+	home := filepath.Join(r, "home", "u")
+	for _, tc := range []struct {
+		in       string
+		outside  bool
+		hostAbs  string // "" = no host spelling
+		hostReal string
+	}{
+		{"src/a.ts", false, "", ""},
+		{"out\u00a0link/secret.txt", true, proj + "/out link/secret.txt", r + "/outside/dir/secret.txt"},
+		{"@out\u2009link/secret.txt", true, proj + "/out link/secret.txt", r + "/outside/dir/secret.txt"},
+		{"src\u00a0/a.ts", false, proj + "/src /a.ts", proj + "/src /a.ts"},
+		{"~/.ssh\u3000x", true, home + "/.ssh x", home + "/.ssh x"},
+	} {
+		p := NewForHost(tc.in, "", proj, home)
+		if got := p.Outside(proj); got != tc.outside {
+			t.Errorf("%q: Outside = %t, want %t", tc.in, got, tc.outside)
+		}
+		if plain := New(tc.in, "", proj, home); tc.hostAbs != "" && plain.Outside(proj) && !tc.outside {
+			t.Errorf("%q: the plain reading is outside but the host reading is not", tc.in)
+		}
+		h, ok := p.Host()
+		if ok != (tc.hostAbs != "") {
+			t.Fatalf("%q: Host() ok = %t", tc.in, ok)
+		}
+		if ok && (h.Abs != tc.hostAbs || h.Real != tc.hostReal) {
+			t.Errorf("%q: host Abs %q Real %q, want %q %q", tc.in, h.Abs, h.Real, tc.hostAbs, tc.hostReal)
+		}
+	}
+	// Without the host spelling the no-break name is a new file inside.
+	if New("out\u00a0link/secret.txt", "", proj, home).Outside(proj) {
+		t.Errorf("the plain reading of a no-break name should be inside (the host reading is what leads outside)")
+	}
+}

@@ -27,12 +27,14 @@ func ExampleAnalyze() {
 }
 
 func ExampleSuggestPattern() {
-	for _, unit := range []string{"git checkout main", "npm run build", "rm -rf node_modules", "ls"} {
-		fmt.Printf("%s → %s\n", unit, shell.SuggestPattern(unit))
+	for _, unit := range []string{"git checkout main", "npm run build", "rm -rf node_modules", "ls", "python3 -c 'print(1)'"} {
+		p, exact := shell.SuggestPattern(unit)
+		fmt.Printf("%s → %s (exact %t)\n", unit, p, exact)
 	}
 	// Output:
-	// git checkout main → git checkout *
-	// npm run build → npm run build*
-	// rm -rf node_modules → rm *
-	// ls → ls
+	// git checkout main → git checkout * (exact false)
+	// npm run build → npm run build * (exact false)
+	// rm -rf node_modules → rm * (exact false)
+	// ls → ls (exact false)
+	// python3 -c 'print(1)' → python3 -c 'print(1)' (exact true)
 }

@@ -37,7 +37,7 @@ func FuzzAnalyze(f *testing.F) {
 			if u.Floor != "" && !u.ExactSuggestion {
 				t.Fatalf("unit %+v: floored but suggested as a pattern", u)
 			}
-			SuggestPattern(u.Text)
+			_, _ = SuggestPattern(u.Text)
 		}
 		for _, p := range a.Paths {
 			if !p.Known && p.Value != "" {

@@ -4,23 +4,138 @@ import "strings"
 
 // SuggestPattern returns the "allow for this session" pattern for a unit's
 // text, from the arity table of anchor §5.5: the command's meaningful prefix
-// followed by " *" ("git status --short" → "git status *"), or the whole
-// text followed by "*" when the prefix is all of it ("npm run build" →
-// "npm run build*"). A single word is suggested as itself.
-func SuggestPattern(unitText string) string {
+// followed by " *" ("git status --short" → "git status *"; "npm run build"
+// → "npm run build *", which also matches the bare prefix). A star is never
+// glued to a word ("npm i*" would cover "npm install evil"). A single word
+// is suggested as itself. An interpreter never gets "X *", which would
+// cover any code given with -c or -e: it gets its script or module
+// ("python3 -m pytest *", "node script.js *"), or, when there is none (code
+// in an argument, on stdin, options first), exact is true and the unit is
+// to be recorded as an exact rule.
+func SuggestPattern(unitText string) (pattern string, exact bool) {
 	text := stripComments(unitText)
 	tokens := strings.Fields(text)
 	switch len(tokens) {
 	case 0:
-		return ""
+		return "", false
 	case 1:
-		return tokens[0]
+		if interpreter(tokens[0]) != "" {
+			return text, true
+		}
+		return tokens[0], false
 	}
 	n := min(arityOf(tokens), len(tokens))
-	if n == len(tokens) {
-		return text + "*"
+	// An interpreter as the command or run by it ("uv run python -c …",
+	// "npx tsx -e …", "bundle exec ruby …") decides the pattern.
+	for i := 0; i < n; i++ {
+		if kind := interpreter(tokens[i]); kind != "" {
+			if p, ok := interpreterPattern(kind, tokens[i:]); ok {
+				return strings.Join(append(tokens[:i:i], p), " "), false
+			}
+			return text, true
+		}
 	}
-	return strings.Join(tokens[:n], " ") + " *"
+	return strings.Join(tokens[:n], " ") + " *", false
+}
+
+// RunsCode reports whether a unit runs code it is given (an interpreter
+// or shell as its command): its arguments and input are code, not data.
+func RunsCode(unitText string) bool {
+	tokens := strings.Fields(stripComments(unitText))
+	return len(tokens) > 0 && interpreter(tokens[0]) != ""
+}
+
+// interpreter classifies a command name (its base name) that runs code
+// given to it: "python", "runtime" (deno, bun: subcommands), "code" (awk:
+// the program is an argument) or "script" (the others); "" when it is not
+// an interpreter.
+func interpreter(name string) string {
+	if i := strings.LastIndexByte(name, '/'); i >= 0 {
+		name = name[i+1:]
+	}
+	switch {
+	case name == "python" || name == "pypy" || name == "pypy3" ||
+		(strings.HasPrefix(name, "python") && strings.Trim(name[len("python"):], "0123456789.") == ""):
+		return "python"
+	}
+	switch name {
+	case "deno", "bun":
+		return "runtime"
+	case "awk", "gawk", "mawk", "nawk", "busybox":
+		return "code"
+	case "tsx", "ts-node", "zx", "esno", "vite-node", "node", "nodejs", "ruby", "perl", "php", "lua", "luajit", "Rscript", "tclsh", "osascript", "pwsh",
+		"sh", "bash", "zsh", "dash", "ksh", "mksh", "fish", "csh", "tcsh", "ash", "elvish", "nu", "xonsh":
+		return "script"
+	}
+	return ""
+}
+
+// evalWords are subcommands of a runtime that run code from an argument
+// or from stdin.
+var evalWords = map[string]bool{"eval": true, "repl": true, "x": true, "exec": true, "-": true}
+
+// interpreterPattern is the session pattern for an interpreter that runs a
+// named script or module; ok is false when the unit runs code that is not
+// a file, or options come first (they may give code: -c, -e, --eval, -p,
+// -r …), or it cannot tell. Words after the script are its own arguments.
+func interpreterPattern(kind string, tokens []string) (string, bool) {
+	if len(tokens) < 2 {
+		return "", false // the bare interpreter reads its code from stdin
+	}
+	switch kind {
+	case "code":
+		return "", false
+	case "runtime":
+		// deno run x.ts, bun add zod, deno task build: the arity table's
+		// prefix, which names the script, package or task; "bun x PKG"
+		// runs whatever a registry serves, and options first hide what runs.
+		n := min(arityOf(tokens), len(tokens))
+		for _, t := range tokens[1:n] {
+			if strings.HasPrefix(t, "-") || evalWords[t] || !scriptFile(t) && strings.ContainsAny(t, "*?[$`'\"\\(){};|&<>") {
+				return "", false
+			}
+		}
+		return strings.Join(tokens[:n], " ") + " *", true
+	case "python":
+		if len(tokens) >= 3 && tokens[1] == "-m" && moduleName(tokens[2]) {
+			return strings.Join(tokens[:3], " ") + " *", true
+		}
+	}
+	if !scriptFile(tokens[1]) {
+		return "", false
+	}
+	return strings.Join(tokens[:2], " ") + " *", true
+}
+
+// scriptFile reports whether a word names a script file: a path or a name
+// with a script extension, not an option, with no wildcard.
+func scriptFile(w string) bool {
+	if strings.HasPrefix(w, "-") || strings.ContainsAny(w, "*?[$`'\"\\(){};|&<>") {
+		return false
+	}
+	if strings.Contains(w, "/") {
+		return true
+	}
+	for _, ext := range []string{".py", ".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".tsx", ".jsx", ".rb", ".pl", ".pm",
+		".php", ".lua", ".sh", ".bash", ".zsh", ".r", ".R", ".tcl", ".ps1", ".fish"} {
+		if strings.HasSuffix(w, ext) && len(w) > len(ext) {
+			return true
+		}
+	}
+	return false
+}
+
+// moduleName reports whether a word is a dotted Python module name.
+func moduleName(w string) bool {
+	if w == "" || strings.HasPrefix(w, ".") || strings.HasSuffix(w, ".") {
+		return false
+	}
+	for _, r := range w {
+		if !(r == '_' || r == '.' || r == '-' || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9')) {
+			return false
+		}
+	}
+	return true
 }
 
 // stripComments drops full-line # comments and trims the rest.
