@@ -67,7 +67,9 @@ func hostSpace(r rune) bool { return r != ' ' && r > 0x7f && unicode.Is(unicode.
 // a further identity of the path, with its own real form; the gates match
 // every identity and the most restrictive result decides (SPEC §2), and
 // the path is outside when any identity is.
-func NewForHost(input, base, cwd, home string) Path { return (*View)(nil).NewForHost(input, base, cwd, home) }
+func NewForHost(input, base, cwd, home string) Path {
+	return (*View)(nil).NewForHost(input, base, cwd, home)
+}
 
 // NewForHost is NewForHost with the view's answers.
 func (v *View) NewForHost(input, base, cwd, home string) Path {
