@@ -110,7 +110,7 @@ func bashTool(c *Call, r Resolver) Outcome {
 // the most restrictive wins; a floor turns an allow into an ask unless the
 // person approved exactly this unit for the session.
 func bashUnit(u shell.Unit, r Resolver) Outcome {
-	res := r.Resolve(policy.Query{Surface: "bash", Values: []string{u.Text}})
+	res := r.Resolve(policy.Query{Surface: "bash", Values: []string{u.Text}, Args: u.Args})
 	for _, alt := range u.Alts {
 		if ar := r.Resolve(policy.Query{Surface: "bash", Values: []string{alt}}); moreRestrictive(ar.Action, res.Action) {
 			res = ar

@@ -10,6 +10,10 @@ type Query struct {
 	// (MCP targets).
 	Values         []string
 	FirstCandidate bool
+	// Args, on the bash surface, are the words of the unit whose text is
+	// Values[0] (after quote removal, env prefixes dropped): the unit is
+	// also matched in its canonical option spelling (SPEC §4).
+	Args []string
 	// Session are the session approvals to consult (nil for none).
 	Session []*Rule
 }
@@ -26,6 +30,9 @@ type Result struct {
 	// Floored is true when the trust floor decided: an untrusted scope's
 	// rule would have loosened a trusted deny.
 	Floored bool
+	// Canonical is true when the unit's canonical option spelling (then
+	// Value) decided.
+	Canonical bool
 }
 
 // Resolve decides a query. It is pure: the policy is immutable and session
@@ -36,7 +43,7 @@ func (p *Policy) Resolve(q Query) Result {
 		values = []string{"*"}
 	}
 	if !q.FirstCandidate {
-		return p.resolveSet(q.Surface, values, q.Session)
+		return p.resolveSet(q.Surface, values, q.Args, q.Session)
 	}
 	// First what the policy files decide over all candidates: a session
 	// approval matching an earlier candidate must not override a deny the
@@ -63,15 +70,15 @@ func (p *Policy) Resolve(q Query) Result {
 // rule is not the fallback, else that of the first candidate.
 func (p *Policy) firstCandidate(surface string, values []string, session []*Rule) Result {
 	for _, v := range values {
-		r := p.resolveSet(surface, []string{v}, session)
+		r := p.resolveSet(surface, []string{v}, nil, session)
 		if !r.Rule.IsFallback() {
 			return r
 		}
 	}
-	return p.resolveSet(surface, values[:1], session)
+	return p.resolveSet(surface, values[:1], nil, session)
 }
 
-func (p *Policy) resolveSet(surface string, values []string, session []*Rule) Result {
+func (p *Policy) resolveSet(surface string, values, args []string, session []*Rule) Result {
 	set := p.surfaceSet(surface)
 	var r *Rule
 	var v string
@@ -89,6 +96,12 @@ func (p *Policy) resolveSet(surface string, values []string, session []*Rule) Re
 	if p.floor && res.Action != Deny {
 		if t, tv := Evaluate(surface, values, p.trusted); t != nil && t.Action == Deny {
 			res = Result{Action: Deny, Rule: t, Value: tv, Floored: true}
+		}
+	}
+	// The canonical spelling can only add restriction.
+	if len(args) > 0 && res.Action != Deny {
+		if c, ok := p.resolveCanonical(surface, set, args); ok && c.Action > res.Action {
+			res = c
 		}
 	}
 	// A session approval never overrides a deny from a policy file.
@@ -111,6 +124,7 @@ const maxCachedSurfaces = 1024
 type surfaceRules struct {
 	rules []*Rule
 	index *ruleIndex
+	surfaceCanon
 }
 
 // forSurface returns the rules that apply to surface, in order, cached.
