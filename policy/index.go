@@ -91,8 +91,9 @@ func (ix *ruleIndex) file(i int32, p *Pattern, pathSurface bool) {
 }
 
 // maxIndexedValues is how many values evaluate merges candidates for; more
-// are scanned whole (a call has one value, or two or three spellings).
-const maxIndexedValues = 4
+// are scanned whole (a call has one value, a few spellings, or an MCP
+// target's candidates).
+const maxIndexedValues = 8
 
 // evaluate is evaluateOn over the candidates of values.
 func (ix *ruleIndex) evaluate(surface string, values []string, rules []*Rule) (*Rule, string) {

@@ -3,12 +3,13 @@ package policy
 // Query asks for the decision on one surface.
 type Query struct {
 	Surface string
-	// Values are the forms of the value. With FirstCandidate false, the last
-	// rule matching any of them wins (path aliases; a single value is the
-	// common case). With FirstCandidate true, each value is a candidate in
-	// order and the first whose winning rule is not the fallback decides
-	// (MCP targets).
-	Values         []string
+	// Values are the forms of the value: the last rule matching any of
+	// them wins (path aliases; MCP targets, whose candidates are forms of
+	// one target, SPEC §2; a single value is the common case).
+	Values []string
+	// FirstCandidate marks the values as MCP candidates. They are forms
+	// like any others (the anchor let the first candidate decide, which
+	// made every rule after an mcp "*" dead); the flag is kept for callers.
 	FirstCandidate bool
 	// Args, on the bash surface, are the words of the unit whose text is
 	// Values[0] (after quote removal, env prefixes dropped): the unit is
@@ -42,40 +43,7 @@ func (p *Policy) Resolve(q Query) Result {
 	if len(values) == 0 {
 		values = []string{"*"}
 	}
-	if !q.FirstCandidate {
-		return p.resolveSet(q.Surface, values, q.Args, q.Session)
-	}
-	// First what the policy files decide over all candidates: a session
-	// approval matching an earlier candidate must not override a deny the
-	// files reach through a later one, and the trust floor is the trusted
-	// scopes' own first-candidate decision.
-	files := p.firstCandidate(q.Surface, values, nil)
-	if p.floor && files.Action != Deny {
-		for _, v := range values {
-			if t, tv := Evaluate(q.Surface, []string{v}, p.trusted); t != nil {
-				if t.Action == Deny {
-					files = Result{Action: Deny, Rule: t, Value: tv, Floored: true}
-				}
-				break
-			}
-		}
-	}
-	if files.Action == Deny || len(q.Session) == 0 {
-		return files
-	}
-	return p.firstCandidate(q.Surface, values, q.Session)
-}
-
-// firstCandidate returns the decision of the first candidate whose winning
-// rule is not the fallback, else that of the first candidate.
-func (p *Policy) firstCandidate(surface string, values []string, session []*Rule) Result {
-	for _, v := range values {
-		r := p.resolveSet(surface, []string{v}, nil, session)
-		if !r.Rule.IsFallback() {
-			return r
-		}
-	}
-	return p.resolveSet(surface, values[:1], nil, session)
+	return p.resolveSet(q.Surface, values, q.Args, q.Session)
 }
 
 func (p *Policy) resolveSet(surface string, values, args []string, session []*Rule) Result {
