@@ -48,7 +48,11 @@ func ruleRef(d *Descriptor) string {
 	if d.Rule.IsFallback() {
 		return fmt.Sprintf("the fallback \"*\": \"%s\" (%s)", d.Rule.Action, where)
 	}
-	return fmt.Sprintf("rule '%s' on %s (%s)", d.Rule.Pattern, d.Rule.Surface, where)
+	ref := fmt.Sprintf("rule '%s' on %s (%s)", d.Rule.Pattern, d.Rule.Surface, where)
+	if d.MatchedAs != "" {
+		ref += fmt.Sprintf(", matched as '%s'", shorten(d.MatchedAs))
+	}
+	return ref
 }
 
 func sentinelMeaning(s string) string {

@@ -117,6 +117,10 @@ func bashUnit(u shell.Unit, r Resolver) Outcome {
 		}
 	}
 	o := checked(protocol.GateTool, "bash", u.Text, res)
+	if res.Canonical {
+		o.D.MatchedAs = res.Value
+		o.Note = fmt.Sprintf("matched as '%s' (the options' canonical spelling)", shorten(res.Value))
+	}
 	exactApproval := res.Session && res.Rule.Exact && res.Rule.Pattern == u.Text
 	if u.Floor != "" && res.Action == policy.Allow && !exactApproval {
 		o.D.State, o.D.Rule, o.D.Session, o.D.Sentinel = policy.Ask, nil, false, u.Floor
