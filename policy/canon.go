@@ -11,9 +11,10 @@ import (
 // command words, has no option the unit lacks (extra options do not escape
 // a rule) and its operand pattern matches the unit's operands; a rule
 // whose structure cannot be read (a wildcard in its command or option
-// words) matches the canonical spelling as text. The last such rule is the
-// canonical result, and the caller keeps it only when it is more
-// restrictive than the plain one: it can only add restriction.
+// words) is only matched plainly, on the unit's text. The last rule that
+// matches either way is the canonical result, and the caller keeps it
+// only when it is more restrictive than the plain one: it can only add
+// restriction.
 
 // ruleOpt is one option of a rule's canonical form.
 type ruleOpt struct {
@@ -45,7 +46,6 @@ type canonSet struct {
 	files        *canonIndex
 	trusted      *canonIndex
 	trustedRules []*Rule
-	trustedIndex *ruleIndex
 }
 
 // canonRuleOf reads a rule pattern as a command; nil when it cannot be.
@@ -139,18 +139,13 @@ func (ix *canonIndex) last(u *canonUnit, operands string) int32 {
 }
 
 // winner is the canonical result over rules: the later of the last rule
-// matching by form and the last rule matching the canonical text.
-func winner(ix *canonIndex, plain *ruleIndex, surface string, rules []*Rule, u *canonUnit, text, operands string) *Rule {
+// matching the unit by its form and plain, the last rule matching its text
+// (a rule that cannot be read is only matched plainly). plain may be nil.
+func winner(ix *canonIndex, rules []*Rule, plain *Rule, u *canonUnit, operands string) *Rule {
 	best := ix.last(u, operands)
-	var r *Rule
 	if plain != nil {
-		r, _ = plain.evaluate(surface, []string{text}, rules)
-	} else {
-		r, _ = evaluateOn(surface, []string{text}, rules)
-	}
-	if r != nil {
-		if pos, ok := ix.pos[r]; ok && pos > best {
-			best = pos
+		if pos, ok := ix.pos[plain]; ok && pos > best {
+			return plain
 		}
 	}
 	if best < 0 {
@@ -170,9 +165,6 @@ func (p *Policy) canonOf(surface string, set *surfaceRules) *canonSet {
 				}
 			}
 			cs.trusted = newCanonIndex(cs.trustedRules)
-			if len(cs.trustedRules) >= indexMinRules {
-				cs.trustedIndex = newRuleIndex(cs.trustedRules, IsPathSurface(surface))
-			}
 		}
 		set.canon = cs
 	})
@@ -180,25 +172,33 @@ func (p *Policy) canonOf(surface string, set *surfaceRules) *canonSet {
 }
 
 // resolveCanonical is the canonical result for the unit with words args,
-// the trust floor applied; ok is false when the words cannot be read.
-func (p *Policy) resolveCanonical(surface string, set *surfaceRules, args []string) (Result, bool) {
+// the trust floor applied, when it is more restrictive than than (the
+// plain result); plain and trustedPlain are the last rules of the files
+// and of the trusted scopes matching the unit's text.
+func (p *Policy) resolveCanonical(surface string, set *surfaceRules, args []string, than Action, plain, trustedPlain *Rule) (Result, bool) {
+	cs := p.canonOf(surface, set)
+	if len(cs.files.byCmd) == 0 && (cs.trusted == nil || len(cs.trusted.byCmd) == 0) {
+		return Result{}, false // no rule can be read as a command
+	}
 	u, ok := canonicalize(args, false)
 	if !ok {
 		return Result{}, false
 	}
-	cs := p.canonOf(surface, set)
-	text := u.text()
 	operands := strings.Join(u.operands, " ")
-	r := winner(cs.files, set.index, surface, set.rules, &u, text, operands)
+	r := winner(cs.files, set.rules, plain, &u, operands)
 	if r == nil {
 		return Result{}, false
 	}
-	res := Result{Action: r.Action, Rule: r, Value: text, Canonical: true}
+	res := Result{Action: r.Action, Rule: r, Canonical: true}
 	if p.floor && res.Action != Deny {
-		if t := winner(cs.trusted, cs.trustedIndex, surface, cs.trustedRules, &u, text, operands); t != nil && t.Action == Deny {
-			res = Result{Action: Deny, Rule: t, Value: text, Floored: true, Canonical: true}
+		if t := winner(cs.trusted, cs.trustedRules, trustedPlain, &u, operands); t != nil && t.Action == Deny {
+			res = Result{Action: Deny, Rule: t, Floored: true, Canonical: true}
 		}
 	}
+	if res.Action <= than {
+		return Result{}, false
+	}
+	res.Value = u.text()
 	return res, true
 }
 

@@ -259,6 +259,11 @@ func parseWords(words []string, rule bool) (optParser, bool) {
 	if len(words) == 0 || words[0] == "" || (rule && hasWild(words[0])) {
 		return p, false
 	}
+	// Options and operands share one backing array; a cluster that yields
+	// more options than there are words grows opts apart.
+	n := len(words)
+	buf := make([]string, 2*n)
+	p.u.opts, p.u.operands = buf[:0:n], buf[n:n:2*n]
 	p.u.name = words[0]
 	key := words[0]
 	if strings.Contains(key, "/") {
@@ -371,13 +376,16 @@ func (p *optParser) options(spec *cmdSpec, args []string, untilOperand bool) ([]
 				return nil, false
 			}
 			keys, valued, known := spec.longOpt(name)
+			if !known {
+				// Kept as written ("--name" or "--name=value"), without
+				// a copy.
+				p.u.opts = append(p.u.opts, w)
+				continue
+			}
 			if valued && !hasVal && i+1 < len(args) {
 				i++
 				val, hasVal = args[i], true
 				p.lastValue = true
-			}
-			if !known {
-				keys = []string{"--" + name}
 			}
 			for _, k := range keys {
 				p.add(k, val, hasVal)

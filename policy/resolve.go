@@ -61,14 +61,16 @@ func (p *Policy) resolveSet(surface string, values, args []string, session []*Ru
 		r, v = &fb, values[0]
 	}
 	res := Result{Action: r.Action, Rule: r, Value: v}
+	var trusted *Rule
 	if p.floor && res.Action != Deny {
-		if t, tv := Evaluate(surface, values, p.trusted); t != nil && t.Action == Deny {
+		t, tv := Evaluate(surface, values, p.trusted)
+		if trusted = t; t != nil && t.Action == Deny {
 			res = Result{Action: Deny, Rule: t, Value: tv, Floored: true}
 		}
 	}
 	// The canonical spelling can only add restriction.
 	if len(args) > 0 && res.Action != Deny {
-		if c, ok := p.resolveCanonical(surface, set, args); ok && c.Action > res.Action {
+		if c, ok := p.resolveCanonical(surface, set, args, res.Action, r, trusted); ok {
 			res = c
 		}
 	}
