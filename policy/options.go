@@ -39,6 +39,10 @@ type cmdSpec struct {
 	find       bool              // find: the expression's primaries are options
 	tarOld     bool              // tar: a first word without a dash is a cluster (tar xzf f)
 	plusForce  bool              // git push: an operand "+ref" forces
+	// kinds maps the first operand's short and plural names to one
+	// (kubectl delete ns x is kubectl delete namespace x); a first operand
+	// "kind/name" is read as "kind name".
+	kinds map[string]string
 }
 
 // opt builds a spec: flags is a set of letters (c cluster, p permute, a
@@ -103,7 +107,7 @@ func buildSpecs() map[string]*cmdSpec {
 	gnu := "cpa"
 	m := map[string]*cmdSpec{
 		"rm":       opt(gnu, "", "recursive:-r force:-f interactive:-i dir:-d verbose:-v one-file-system no-preserve-root preserve-root", "R:-r"),
-		"cp":       opt(gnu, "St", "recursive:-r archive:-a force:-f interactive:-i link:-l no-dereference:-P dereference:-L preserve parents symbolic-link:-s update:-u verbose:-v target-directory=:-t no-target-directory:-T backup suffix=:-S one-file-system:-x no-clobber:-n remove-destination sparse= reflink", "R:-r"),
+		"cp":       opt(gnu, "St", "recursive:-r archive:-a,-r force:-f interactive:-i link:-l no-dereference:-P dereference:-L preserve parents symbolic-link:-s update:-u verbose:-v target-directory=:-t no-target-directory:-T backup suffix=:-S one-file-system:-x no-clobber:-n remove-destination sparse= reflink", "R:-r a:-a,-r"),
 		"mv":       opt(gnu, "St", "force:-f interactive:-i no-clobber:-n target-directory=:-t no-target-directory:-T suffix=:-S update:-u verbose:-v backup strip-trailing-slashes exchange", ""),
 		"chmod":    opt(gnu, "", "recursive:-R verbose:-v changes:-c silent:-f quiet:-f reference= preserve-root no-preserve-root", ""),
 		"chown":    opt(gnu, "", "recursive:-R verbose:-v changes:-c silent:-f quiet:-f no-dereference:-h dereference from= reference= preserve-root no-preserve-root", ""),
@@ -120,7 +124,7 @@ func buildSpecs() map[string]*cmdSpec {
 		"tar":      opt(gnu, "fCTXbKNgLVIF", "extract:-x get:-x create:-c list:-t append:-r update:-u file=:-f directory=:-C gzip:-z gunzip:-z ungzip:-z bzip2:-j xz:-J zstd verbose:-v keep-old-files:-k overwrite remove-files absolute-names:-P to-stdout:-O preserve-permissions:-p same-permissions:-p exclude= files-from=:-T exclude-from=:-X listed-incremental=:-g use-compress-program=:-I auto-compress:-a diff:-d compare:-d delete concatenate:-A catenate:-A wildcards strip-components= no-same-owner same-owner dereference:-h touch:-m interactive:-w one-file-system numeric-owner transform= xform= owner= group= mode= mtime= null unlink-first:-U recursive-unlink skip-old-files keep-newer-files to-command= checkpoint-action= sparse:-S verify:-W multi-volume:-M info-script=:-F tape-length=:-L label=:-V blocking-factor=:-b newer=:-N after-date=:-N starting-file=:-K", ""),
 		"curl":     opt("cp", "odHXuAebcTFxwmrEKCYyzUQt", "output=:-o data=:-d header=:-H request=:-X user=:-u user-agent=:-A referer=:-e cookie=:-b cookie-jar=:-c upload-file=:-T form=:-F proxy=:-x write-out=:-w max-time=:-m range=:-r cert=:-E config=:-K continue-at=:-C silent:-s show-error:-S location:-L insecure:-k remote-name:-O include:-i head:-I verbose:-v fail:-f get:-G compressed data-binary= data-raw= data-urlencode= data-ascii= json= output-dir= url= create-dirs remote-name-all", ""),
 		"wget":     opt(gnu, "OoaPtTUeiBwQlARDIXn", "output-document=:-O output-file=:-o append-output=:-a directory-prefix=:-P tries=:-t timeout=:-T user-agent=:-U execute=:-e input-file=:-i base=:-B wait=:-w quota=:-Q level=:-l accept=:-A reject=:-R domains=:-D include-directories=:-I exclude-directories=:-X recursive:-r mirror:-m quiet:-q verbose:-v no-verbose:-n=v continue:-c no-clobber:-n=c no-parent:-n=p no-directories:-n=d no-host-directories:-n=H page-requisites:-p convert-links:-k background:-b timestamping:-N spider delete-after no-check-certificate post-data= post-file= body-data= body-file= method= header= user= password=", ""),
-		"rsync":    opt(gnu, "eBfT", "archive:-a verbose:-v compress:-z recursive:-r dry-run:-n rsh=:-e delete delete-before delete-after delete-during delete-excluded remove-source-files exclude= include= exclude-from= include-from= filter=:-f force links:-l perms:-p times:-t group:-g owner:-o checksum:-c update:-u inplace partial progress human-readable:-h relative:-R", ""),
+		"rsync":    opt(gnu, "eBfT", "archive:-a,-r verbose:-v compress:-z recursive:-r dry-run:-n rsh=:-e delete delete-before delete-after delete-during delete-excluded remove-source-files exclude= include= exclude-from= include-from= filter=:-f force links:-l perms:-p times:-t group:-g owner:-o checksum:-c update:-u inplace partial progress human-readable:-h relative:-R", "a:-a,-r"),
 		"kill":     opt("", "sn", "signal=:-s", ""),
 		"dd":       opt("", "", "", ""),
 		"unlink":   opt("pa", "", "", ""),
@@ -192,6 +196,17 @@ func buildSpecs() map[string]*cmdSpec {
 		"drain":  kube("l", "force delete-emptydir-data delete-local-data ignore-daemonsets grace-period= disable-eviction selector=:-l timeout="),
 		"scale":  kube("fl", "replicas= filename=:-f selector=:-l all current-replicas="),
 	})
+	kinds := map[string]string{}
+	for _, k := range strings.Fields("namespace:ns,namespaces pod:po,pods deployment:deploy,deployments service:svc,services replicaset:rs,replicasets statefulset:sts,statefulsets daemonset:ds,daemonsets configmap:cm,configmaps secret:secrets persistentvolume:pv,persistentvolumes persistentvolumeclaim:pvc,persistentvolumeclaims node:no,nodes ingress:ing,ingresses serviceaccount:sa,serviceaccounts customresourcedefinition:crd,crds,customresourcedefinitions job:jobs cronjob:cj,cronjobs role:roles rolebinding:rolebindings clusterrole:clusterroles clusterrolebinding:clusterrolebindings") {
+		name, short, _ := strings.Cut(k, ":")
+		kinds[name] = name
+		for _, s := range strings.Split(short, ",") {
+			kinds[s] = name
+		}
+	}
+	for _, sub := range []*cmdSpec{kubectl.anySub, kubectl.subs["delete"], kubectl.subs["scale"]} {
+		sub.kinds = kinds
+	}
 	m["kubectl"], m["oc"] = kubectl, kubectl
 
 	// npm (nopt): options anywhere, clustered shorthands, abbreviations;
@@ -357,7 +372,11 @@ func (p *optParser) options(spec *cmdSpec, args []string, untilOperand bool) ([]
 			if untilOperand && !ended {
 				return args[i:], true
 			}
-			p.u.operands = append(p.u.operands, w)
+			if spec.kinds != nil && len(p.u.operands) == 0 {
+				p.kind(spec, w)
+			} else {
+				p.u.operands = append(p.u.operands, w)
+			}
 			if !spec.permute {
 				ended = true
 			}
@@ -432,6 +451,22 @@ func (p *optParser) options(spec *cmdSpec, args []string, untilOperand bool) ([]
 		}
 	}
 	return nil, true
+}
+
+// kind appends a kubectl resource operand in its canonical spelling.
+func (p *optParser) kind(spec *cmdSpec, w string) {
+	k, name, slash := strings.Cut(w, "/")
+	if p.rule && hasWild(k) {
+		p.u.operands = append(p.u.operands, w)
+		return
+	}
+	if c, ok := spec.kinds[strings.ToLower(k)]; ok {
+		k = c
+	}
+	p.u.operands = append(p.u.operands, k)
+	if slash {
+		p.u.operands = append(p.u.operands, name)
+	}
 }
 
 // shortKeys are the keys of single short options, so that splitting a

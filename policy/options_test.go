@@ -405,3 +405,27 @@ func TestCanonicalText(t *testing.T) {
 		}
 	}
 }
+
+// FuzzCanonicalize: any words, as a unit or as a rule, are read without a
+// panic, and a unit's canonical spelling reads back as the same command.
+func FuzzCanonicalize(f *testing.F) {
+	for _, s := range []string{"rm -rf x", "git -C d push -f +m", "tar xzf a", "find . -exec rm {} ;", "curl -o", "docker container rm -f", "kubectl -n", "npm i -g", "sed -ni.bak p", "wget -nc", "rm -- -x", "git branch -D"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		words := strings.Fields(s)
+		canonicalize(words, true)
+		u, ok := canonicalize(words, false)
+		if !ok {
+			return
+		}
+		text := u.text()
+		again, ok := canonicalize(strings.Fields(text), false)
+		if !ok {
+			t.Fatalf("%q: canonical %q does not read", s, text)
+		}
+		if again.name != u.name || again.sub != u.sub {
+			t.Fatalf("%q: canonical %q reads back as another command: %q", s, text, again.text())
+		}
+	})
+}
