@@ -149,6 +149,7 @@ func mcpTool(c *Call, r Resolver) Outcome {
 	targets := MCPTargets(c.Input, c.MCPServers)
 	res := r.Resolve(policy.Query{Surface: "mcp", Values: targets, FirstCandidate: true})
 	o := checked(protocol.GateTool, "mcp", res.Value, res)
+	o.D.Forms = targets // the candidates are forms of one target (SPEC §2)
 	o.D.SessionPatterns = []protocol.SessionPattern{{Surface: "mcp", Pattern: mcpSessionPattern(res.Value)}}
 	what := fmt.Sprintf("MCP target '%s'", res.Value)
 	if p, ok := toolPath(c); ok {
