@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"path"
 	"strings"
 	"sync"
 )
@@ -32,20 +33,69 @@ type canonRule struct {
 
 type cmdKey struct{ name, sub string }
 
-// canonIndex holds the canonical forms of one list of rules (one surface),
-// filed by command words.
+// canonIndex holds the canonical forms of one list of rules (one surface).
+// With a plain index the forms are read per command name on first use,
+// from the rules that index files under that first word (no other rule
+// can be read as that command): a call pays only for the commands it
+// names, not for every rule of a 10,000-rule policy.
 type canonIndex struct {
-	forms []*canonRule // by position; nil for a rule that cannot be read
-	byCmd map[cmdKey][]int32
-	pos   map[*Rule]int32
+	rules  []*Rule
+	plain  *ruleIndex
+	all    *canonGroup // every form, when there is no plain index
+	groups sync.Map    // command name → *canonGroup
 }
 
-// canonSet is what the canonical pass needs for one surface: the forms of
-// its rules and, when the trust floor applies, of the trusted rules.
-type canonSet struct {
-	files        *canonIndex
-	trusted      *canonIndex
-	trustedRules []*Rule
+// canonGroup is the forms of some rules, by command words, in rule order.
+type canonGroup struct {
+	byCmd map[cmdKey][]canonEntry
+}
+
+type canonEntry struct {
+	pos  int32
+	form *canonRule
+}
+
+func newCanonGroup(rules []*Rule, positions []int32, name string) *canonGroup {
+	g := &canonGroup{byCmd: map[cmdKey][]canonEntry{}}
+	add := func(i int32) {
+		if c := canonRuleOf(rules[i]); c != nil && (name == "" || c.name == name) {
+			k := cmdKey{c.name, c.sub}
+			g.byCmd[k] = append(g.byCmd[k], canonEntry{i, c})
+		}
+	}
+	if positions == nil {
+		for i := range rules {
+			add(int32(i))
+		}
+	}
+	for _, i := range positions {
+		add(i)
+	}
+	return g
+}
+
+func newCanonIndex(rules []*Rule, plain *ruleIndex) *canonIndex {
+	ix := &canonIndex{rules: rules, plain: plain}
+	if plain == nil {
+		ix.all = newCanonGroup(rules, nil, "")
+	}
+	return ix
+}
+
+// group returns the forms of the rules for command name (nil for none).
+func (ix *canonIndex) group(name string) *canonGroup {
+	if ix.all != nil {
+		return ix.all
+	}
+	if g, ok := ix.groups.Load(name); ok {
+		return g.(*canonGroup)
+	}
+	positions, ok := ix.plain.byWord[name]
+	if !ok {
+		return nil // names the policy does not file are not kept
+	}
+	g, _ := ix.groups.LoadOrStore(name, newCanonGroup(ix.rules, positions, name))
+	return g.(*canonGroup)
 }
 
 // canonRuleOf reads a rule pattern as a command; nil when it cannot be.
@@ -53,7 +103,9 @@ func canonRuleOf(r *Rule) *canonRule {
 	if r.Exact || r.Layer == LayerFallback {
 		return nil
 	}
-	words := strings.Fields(r.pattern.expanded)
+	// Words split on single spaces, as the plain index splits the first
+	// word, and as a unit's text is joined.
+	words := strings.FieldsFunc(r.pattern.expanded, func(c rune) bool { return c == ' ' })
 	p, ok := parseWords(words, true)
 	if !ok {
 		return nil
@@ -71,19 +123,6 @@ func canonRuleOf(r *Rule) *canonRule {
 		c.opts = append(c.opts, ruleOpt{name: name, val: val, hasVal: hasVal, wild: hasWild(val)})
 	}
 	return c
-}
-
-func newCanonIndex(rules []*Rule) *canonIndex {
-	ix := &canonIndex{forms: make([]*canonRule, len(rules)), byCmd: map[cmdKey][]int32{}, pos: make(map[*Rule]int32, len(rules))}
-	for i, r := range rules {
-		ix.pos[r] = int32(i)
-		if c := canonRuleOf(r); c != nil {
-			ix.forms[i] = c
-			k := cmdKey{c.name, c.sub}
-			ix.byCmd[k] = append(ix.byCmd[k], int32(i))
-		}
-	}
-	return ix
 }
 
 // matches reports whether c matches the unit u (whose operands, joined,
@@ -127,10 +166,14 @@ func (ix *canonIndex) last(u *canonUnit, operands string) int32 {
 		if k == 1 && name == "" {
 			break
 		}
-		list := ix.byCmd[cmdKey{name, u.sub}]
-		for i := len(list) - 1; i >= 0 && list[i] > best; i-- {
-			if ix.forms[list[i]].matches(u, operands) {
-				best = list[i]
+		g := ix.group(name)
+		if g == nil {
+			continue
+		}
+		list := g.byCmd[cmdKey{name, u.sub}]
+		for i := len(list) - 1; i >= 0 && list[i].pos > best; i-- {
+			if list[i].form.matches(u, operands) {
+				best = list[i].pos
 				break
 			}
 		}
@@ -138,60 +181,68 @@ func (ix *canonIndex) last(u *canonUnit, operands string) int32 {
 	return best
 }
 
-// winner is the canonical result over rules: the later of the last rule
-// matching the unit by its form and plain, the last rule matching its text
-// (a rule that cannot be read is only matched plainly). plain may be nil.
-func winner(ix *canonIndex, rules []*Rule, plain *Rule, u *canonUnit, operands string) *Rule {
-	best := ix.last(u, operands)
-	if plain != nil {
-		if pos, ok := ix.pos[plain]; ok && pos > best {
-			return plain
-		}
-	}
+// winner is the canonical result over ix's rules: the later of the last
+// rule matching the unit by its form and the last rule matching its text
+// plainly (at, -1 for none; a rule that cannot be read is only matched
+// plainly).
+func winner(ix *canonIndex, at int, u *canonUnit, operands string) *Rule {
+	best := max(ix.last(u, operands), int32(at))
 	if best < 0 {
 		return nil
 	}
-	return rules[best]
+	return ix.rules[best]
 }
 
 // canonOf builds the canonical pass's data for set once.
 func (p *Policy) canonOf(surface string, set *surfaceRules) *canonSet {
 	set.canonOnce.Do(func() {
-		cs := &canonSet{files: newCanonIndex(set.rules)}
+		cs := &canonSet{files: newCanonIndex(set.rules, set.index)}
 		if p.floor {
+			var rules []*Rule
 			for _, r := range p.trusted {
 				if r.MatchesSurface(surface) {
-					cs.trustedRules = append(cs.trustedRules, r)
+					rules = append(rules, r)
 				}
 			}
-			cs.trusted = newCanonIndex(cs.trustedRules)
+			var ix *ruleIndex
+			if len(rules) >= indexMinRules {
+				ix = newRuleIndex(rules, IsPathSurface(surface))
+			}
+			cs.trusted = newCanonIndex(rules, ix)
 		}
 		set.canon = cs
 	})
 	return set.canon
 }
 
-// resolveCanonical is the canonical result for the unit with words args,
-// the trust floor applied, when it is more restrictive than than (the
-// plain result); plain and trustedPlain are the last rules of the files
-// and of the trusted scopes matching the unit's text.
-func (p *Policy) resolveCanonical(surface string, set *surfaceRules, args []string, than Action, plain, trustedPlain *Rule) (Result, bool) {
+// resolveCanonical is the canonical result for the unit with words args
+// and text values, the trust floor applied, when it is more restrictive
+// than than (the plain result); at is the position of the last rule
+// matching the text plainly.
+func (p *Policy) resolveCanonical(surface string, set *surfaceRules, values, args []string, than Action, at int) (Result, bool) {
 	cs := p.canonOf(surface, set)
-	if len(cs.files.byCmd) == 0 && (cs.trusted == nil || len(cs.trusted.byCmd) == 0) {
-		return Result{}, false // no rule can be read as a command
+	if !cs.files.names(args[0]) && (cs.trusted == nil || !cs.trusted.names(args[0])) {
+		return Result{}, false // no rule can be read as this command
 	}
 	u, ok := canonicalize(args, false)
 	if !ok {
 		return Result{}, false
 	}
 	operands := strings.Join(u.operands, " ")
-	r := winner(cs.files, set.rules, plain, &u, operands)
+	r := winner(cs.files, at, &u, operands)
 	if r == nil {
 		return Result{}, false
 	}
 	res := Result{Action: r.Action, Rule: r, Canonical: true}
 	if p.floor && res.Action != Deny {
-		if t := winner(cs.trusted, cs.trustedRules, trustedPlain, &u, operands); t != nil && t.Action == Deny {
+		tr := cs.trusted
+		tat := -1
+		if tr.plain != nil {
+			tat, _ = tr.plain.evaluateAt(surface, values, tr.rules)
+		} else {
+			tat, _ = evaluateOnAt(surface, values, tr.rules)
+		}
+		if t := winner(tr, tat, &u, operands); t != nil && t.Action == Deny {
 			res = Result{Action: Deny, Rule: t, Floored: true, Canonical: true}
 		}
 	}
@@ -207,4 +258,26 @@ func (p *Policy) resolveCanonical(surface string, set *surfaceRules, args []stri
 type surfaceCanon struct {
 	canonOnce sync.Once
 	canon     *canonSet
+}
+
+// canonSet is what the canonical pass needs for one surface: the forms of
+// its rules and, when the trust floor applies, of the trusted rules.
+type canonSet struct {
+	files   *canonIndex
+	trusted *canonIndex
+}
+
+// names reports whether some rule of ix may be read as the command name
+// (as written or by its base name).
+func (ix *canonIndex) names(name string) bool {
+	if ix.all != nil {
+		return len(ix.all.byCmd) > 0
+	}
+	if ix.group(name) != nil {
+		return true
+	}
+	if strings.Contains(name, "/") {
+		return ix.group(path.Base(name)) != nil
+	}
+	return false
 }

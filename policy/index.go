@@ -97,8 +97,17 @@ const maxIndexedValues = 8
 
 // evaluate is evaluateOn over the candidates of values.
 func (ix *ruleIndex) evaluate(surface string, values []string, rules []*Rule) (*Rule, string) {
+	i, v := ix.evaluateAt(surface, values, rules)
+	if i < 0 {
+		return nil, ""
+	}
+	return rules[i], v
+}
+
+// evaluateAt is evaluate returning the rule's position, -1 for none.
+func (ix *ruleIndex) evaluateAt(surface string, values []string, rules []*Rule) (int, string) {
 	if len(values) > maxIndexedValues {
-		return evaluateOn(surface, values, rules)
+		return evaluateOnAt(surface, values, rules)
 	}
 	var lists [1 + 2*maxIndexedValues][]int32
 	n := 0
@@ -127,7 +136,7 @@ func (ix *ruleIndex) evaluate(surface string, values []string, rules []*Rule) (*
 			}
 		}
 		if best < 0 {
-			return nil, ""
+			return -1, ""
 		}
 		for k := range n {
 			if at[k] >= 0 && lists[k][at[k]] == best {
@@ -137,7 +146,7 @@ func (ix *ruleIndex) evaluate(surface string, values []string, rules []*Rule) (*
 		r := rules[best]
 		for _, v := range values {
 			if r.MatchesValue(v, ps) {
-				return r, v
+				return int(best), v
 			}
 		}
 	}

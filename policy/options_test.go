@@ -354,6 +354,13 @@ func TestOptionIdentityProperty(t *testing.T) {
 			}
 		}
 		p := bashPolicy(t, rules...)
+		// The same rules after enough unrelated ones to be indexed must
+		// decide the same.
+		padded := []string{}
+		for i := range indexMinRules {
+			padded = append(padded, fmt.Sprintf("pad%d -x *", i), "ask")
+		}
+		indexed := bashPolicy(t, append(padded, rules...)...)
 		opts := subset(c.shorts)
 		ops := operandsOf[rng.Intn(len(operandsOf))]
 		base := respell(rng, c.name, opts, c.long, ops)
@@ -362,6 +369,9 @@ func TestOptionIdentityProperty(t *testing.T) {
 		for range 8 {
 			unit := respell(rng, c.name, opts, c.long, ops)
 			got, plain := bashDecision(p, unit), plainDecision(p, unit)
+			if ix := bashDecision(indexed, unit); ix.Action != got.Action || ix.Rule.Pattern != got.Rule.Pattern {
+				t.Fatalf("%v: %q is %v by %q, indexed %v by %q", rules, unit, got.Action, got.Rule.Pattern, ix.Action, ix.Rule.Pattern)
+			}
 			if got.Action > plain.Action {
 				added++
 			}

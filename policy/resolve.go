@@ -50,10 +50,14 @@ func (p *Policy) resolveSet(surface string, values, args []string, session []*Ru
 	set := p.surfaceSet(surface)
 	var r *Rule
 	var v string
+	at := -1
 	if set.index != nil {
-		r, v = set.index.evaluate(surface, values, set.rules)
+		at, v = set.index.evaluateAt(surface, values, set.rules)
 	} else {
-		r, v = evaluateOn(surface, values, set.rules)
+		at, v = evaluateOnAt(surface, values, set.rules)
+	}
+	if at >= 0 {
+		r = set.rules[at]
 	}
 	if r == nil {
 		// Unreachable while the fallback exists; fail closed all the same.
@@ -61,16 +65,14 @@ func (p *Policy) resolveSet(surface string, values, args []string, session []*Ru
 		r, v = &fb, values[0]
 	}
 	res := Result{Action: r.Action, Rule: r, Value: v}
-	var trusted *Rule
 	if p.floor && res.Action != Deny {
-		t, tv := Evaluate(surface, values, p.trusted)
-		if trusted = t; t != nil && t.Action == Deny {
+		if t, tv := Evaluate(surface, values, p.trusted); t != nil && t.Action == Deny {
 			res = Result{Action: Deny, Rule: t, Value: tv, Floored: true}
 		}
 	}
 	// The canonical spelling can only add restriction.
 	if len(args) > 0 && res.Action != Deny {
-		if c, ok := p.resolveCanonical(surface, set, args, res.Action, r, trusted); ok {
+		if c, ok := p.resolveCanonical(surface, set, values, args, res.Action, at); ok {
 			res = c
 		}
 	}
