@@ -50,7 +50,7 @@ func LintPolicy(p *Policy) []Lint {
 			if r.Surface == "mcp" {
 				if f, ok := shadowingForm(later.Pattern, r.Pattern); ok {
 					out = append(out, Lint{Path: r.Origin.Path, Line: r.Origin.Line, Kind: "shadowed",
-						Message: fmt.Sprintf("mcp rule %q can never win: every call it matches is also named %q, which the later rule %q (%s) matches (the last rule matching any form of a target wins)", r.Pattern, f, later.Pattern, where(later.Origin))})
+						Message: fmt.Sprintf("mcp rule %q can never win: every tool call it matches is also named %q, which the later rule %q (%s) matches (the last rule matching any form of a target wins)", r.Pattern, f, later.Pattern, where(later.Origin))})
 					break
 				}
 			}
@@ -113,9 +113,10 @@ func subsumes(a, b string) bool {
 
 // shadowingForm returns a form that every MCP call matching pattern b
 // also has (SPEC §2: a target's candidates are forms of it) and that
-// pattern a matches: "mcp" is a form of every call, and a call named
-// "server:tool" is also named "server_tool", "server" and "tool"
-// (anchor §4.4).
+// pattern a matches: "mcp" is a form of every call, and a tool (or
+// describe) call of "server:tool" is also named "server_tool", "server"
+// and "tool" (anchor §4.4; a search or connect whose text is
+// "server:tool" is not a call of that tool and is not considered).
 func shadowingForm(a, b string) (string, bool) {
 	forms := []string{"mcp"}
 	if s, rest, ok := strings.Cut(b, ":"); ok && s != "" && rest != "" && !strings.ContainsAny(s, "*?") {
