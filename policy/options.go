@@ -130,6 +130,7 @@ func buildSpecs() map[string]*cmdSpec {
 		"unlink":   opt("pa", "", "", ""),
 	}
 	m["egrep"], m["fgrep"] = m["grep"], m["grep"]
+	m["sed"].optional = "i" // -i.bak: the suffix is glued or absent
 	m["find"] = &cmdSpec{find: true}
 	m["tar"].tarOld = true
 
@@ -139,6 +140,7 @@ func buildSpecs() map[string]*cmdSpec {
 	gitSub := func(valued, long, alias string) *cmdSpec { return opt(gnu, valued, long, alias) }
 	push := gitSub("o", "force:-f force-with-lease force-if-includes delete:-d tags all mirror set-upstream:-u verbose:-v quiet:-q dry-run:-n porcelain no-verify verify atomic prune follow-tags repo= push-option=:-o receive-pack= exec= signed ipv4:-4 ipv6:-6 recurse-submodules= thin no-thin progress", "")
 	push.plusForce = true
+	commit := func(s *cmdSpec) *cmdSpec { s.optional = "S"; return s } // -S[keyid]
 	subs(git, gitSub("", "", ""), map[string]*cmdSpec{
 		"push":     push,
 		"reset":    gitSub("", "hard soft mixed merge keep quiet:-q patch:-p recurse-submodules no-recurse-submodules pathspec-from-file= intent-to-add:-N", ""),
@@ -147,7 +149,7 @@ func buildSpecs() map[string]*cmdSpec {
 		"switch":   gitSub("cC", "create=:-c force-create=:-C force:-f discard-changes:-f detach:-d guess track:-t orphan= merge:-m quiet:-q", ""),
 		"restore":  gitSub("s", "source=:-s staged:-S worktree:-W patch:-p ours:-2 theirs:-3 merge:-m overlay no-overlay quiet:-q", ""),
 		"branch":   gitSub("u", "delete:-d force:-f move:-m copy:-c remotes:-r all:-a list:-l verbose:-v set-upstream-to=:-u unset-upstream track:-t no-track quiet:-q contains= merged= no-merged= show-current", "D:-d,-f M:-m,-f C:-c,-f"),
-		"commit":   gitSub("mFCcS", "all:-a message=:-m file=:-F no-verify:-n signoff:-s verbose:-v quiet:-q reuse-message=:-C reedit-message=:-c edit:-e no-edit patch:-p interactive amend allow-empty allow-empty-message fixup= squash= author= date= gpg-sign:-S no-gpg-sign dry-run only:-o include:-i", ""),
+		"commit":   commit(gitSub("mFCc", "all:-a message=:-m file=:-F no-verify:-n signoff:-s verbose:-v quiet:-q reuse-message=:-C reedit-message=:-c edit:-e no-edit patch:-p interactive amend allow-empty allow-empty-message fixup= squash= author= date= gpg-sign:-S no-gpg-sign dry-run only:-o include:-i", "")),
 		"rebase":   gitSub("sX", "interactive:-i onto= root continue abort skip quit autosquash autostash exec=:-x force-rebase:-f strategy=:-s strategy-option=:-X rebase-merges:-r quiet:-q verbose:-v", ""),
 		"rm":       gitSub("", "force:-f recursive:-r cached dry-run:-n quiet:-q ignore-unmatch", ""),
 		"add":      gitSub("", "all:-A force:-f update:-u patch:-p interactive:-i dry-run:-n verbose:-v intent-to-add:-N", ""),

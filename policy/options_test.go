@@ -117,6 +117,8 @@ func TestOptionSpellings(t *testing.T) {
 		{"git branch -D *", "deny", "git branch topic -D", Deny},
 		{"git branch -D *", "deny", "git branch -d topic", Allow},
 		{"git commit --amend *", "ask", "git commit -m x --amend", Ask},
+		{"git commit -m *", "ask", "git commit -S -m x", Ask},
+		{"sed -i *", "ask", "sed -in p f", Ask},
 		{"git commit --amend *", "ask", "git commit -m --amend", Allow}, // the message is "--amend"
 		// find: primaries in any order, with extra ones.
 		{"find * -delete", "deny", "find . -delete -name x", Deny},
