@@ -109,6 +109,9 @@ type Descriptor struct {
 	Command string
 	// Forms are the path forms that were matched (trace).
 	Forms []string
+	// MatchedAs is the canonical option spelling of a bash unit when that
+	// spelling decided (SPEC §4), for the reasons and the trace.
+	MatchedAs string
 }
 
 // PromptText is what a person reads in the prompt.

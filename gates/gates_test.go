@@ -318,3 +318,40 @@ func TestBashPathGates(t *testing.T) {
 		})
 	}
 }
+
+// TestBashOptionIdentity: the tool gate matches each unit's words in
+// their canonical option spelling (SPEC §4): quotes are removed, env
+// prefixes dropped, a word holding spaces stays one operand, and a
+// wrapped command is a unit of its own.
+func TestBashOptionIdentity(t *testing.T) {
+	s := newSandbox(t)
+	r := compose(t, s.home, `{"permission": {"bash": {"*": "allow", "rm -rf *": "deny", "git push --force *": "deny"}}}`)
+	for _, c := range []struct {
+		cmd       string
+		want      policy.Action
+		matchedAs string
+	}{
+		{`rm -fr build`, policy.Deny, "rm -f -r build"},
+		{`rm "-f" '-r' build`, policy.Deny, "rm -f -r build"},
+		{`"rm" build -Rf`, policy.Deny, "rm -f -r build"},
+		{`X=1 rm --recursive --force build`, policy.Deny, "rm -f -r build"},
+		{`/bin/rm -r -f build`, policy.Deny, "/bin/rm -f -r build"},
+		{`echo ok | rm -fr build`, policy.Deny, "rm -f -r build"},
+		{`nohup rm -fr build`, policy.Deny, "rm -f -r build"},
+		{`rm -f "a -r b"`, policy.Allow, ""},
+		{`rm -f x`, policy.Allow, ""},
+		{`git push origin main --force`, policy.Deny, "git push -f origin main"},
+		{`git push origin main`, policy.Allow, ""},
+	} {
+		a := shell.Analyze(c.cmd, shell.Options{Cwd: s.work, Home: s.home})
+		call := s.call("bash", map[string]any{"command": c.cmd})
+		call.Shell = &ShellCommand{Command: c.cmd, Analysis: a}
+		o := Tool(call, r)
+		if o.D.State != c.want || o.D.MatchedAs != c.matchedAs {
+			t.Errorf("%s: %v matched as %q, want %v matched as %q", c.cmd, o.D.State, o.D.MatchedAs, c.want, c.matchedAs)
+		}
+		if c.matchedAs != "" && !strings.Contains(o.D.Text.Deny, "matched as '"+c.matchedAs+"'") {
+			t.Errorf("%s: the reason does not name the spelling: %s", c.cmd, o.D.Text.Deny)
+		}
+	}
+}

@@ -119,7 +119,14 @@ func TestMCPRowsResolve(t *testing.T) {
 		{"row 54", `{"permission": {"*": "ask", "mcp": {"exa:*": "allow"}}}`, "", nil, map[string]any{"connect": "exa"}, policy.Allow, "mcp_connect", policy.LayerBaseline, "mcp_connect", false},
 		{"row 55", `{"permission": {"*": "ask", "mcp": {"exa:*": "allow"}}}`, "", nil, map[string]any{}, policy.Allow, "mcp_status", policy.LayerBaseline, "mcp_status", false},
 		{"row 56", `{"permission": {"*": "ask", "mcp": {"*": "ask", "exa:*": "allow"}}}`, "", nil, map[string]any{}, policy.Ask, "*", policy.LayerConfig, "mcp_status", false},
-		{"row 57", `{"permission": {"mcp": {"*": "ask", "exa": "allow"}}}`, "", nil, map[string]any{"tool": "exa:search"}, policy.Ask, "*", policy.LayerConfig, "exa_search", false},
+		// Anchor row 57 asked (first candidate); candidates are forms of one
+		// target (SPEC §2), so the later server rule wins.
+		{"row 57", `{"permission": {"mcp": {"*": "ask", "exa": "allow"}}}`, "", nil, map[string]any{"tool": "exa:search"}, policy.Allow, "exa", policy.LayerConfig, "exa", false},
+		{"catch-all then delete deny", `{"permission": {"mcp": {"*": "ask", "github:delete_repo": "deny"}}}`, "", nil, map[string]any{"tool": "github:delete_repo"}, policy.Deny, "github:delete_repo", policy.LayerConfig, "github:delete_repo", false},
+		{"catch-all then delete deny, server field", `{"permission": {"mcp": {"*": "ask", "github:delete_repo": "deny"}}}`, "", nil, map[string]any{"tool": "delete_repo", "server": "github"}, policy.Deny, "github:delete_repo", policy.LayerConfig, "github:delete_repo", false},
+		{"catch-all then server deny", `{"permission": {"mcp": {"*": "allow", "github_*": "ask", "github": "deny"}}}`, "", nil, map[string]any{"tool": "github:list"}, policy.Deny, "github", policy.LayerConfig, "github", false},
+		{"catch-all then other server", `{"permission": {"mcp": {"*": "ask", "github:delete_repo": "deny"}}}`, "", nil, map[string]any{"tool": "github:list_repos"}, policy.Ask, "*", policy.LayerConfig, "github_list_repos", false},
+		{"suffix heuristic form", `{"permission": {"mcp": {"*": "allow", "exa:*": "deny"}}}`, "", []string{"exa"}, map[string]any{"tool": "web_search_exa"}, policy.Deny, "exa:*", policy.LayerConfig, "exa:web_search_exa", false},
 	} {
 		p := compose(t, c.global, c.agent)
 		res := p.Resolve(policy.Query{Surface: "mcp", Values: MCPTargets(c.input, c.servers), FirstCandidate: true})

@@ -89,7 +89,11 @@ func ruleRef(d *Descriptor) string {
 	if d.Rule.IsFallback() {
 		return fmt.Sprintf("the fallback \"*\": \"%s\" (%s)", d.Rule.Action, where)
 	}
-	return fmt.Sprintf("rule %s on %s (%s)", quote(d.Rule.Pattern), Visible(d.Rule.Surface), where)
+	ref := fmt.Sprintf("rule %s on %s (%s)", quote(d.Rule.Pattern), Visible(d.Rule.Surface), where)
+	if d.MatchedAs != "" {
+		ref += ", matched as " + quote(d.MatchedAs)
+	}
+	return ref
 }
 
 func sentinelMeaning(s string) string {

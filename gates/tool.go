@@ -195,13 +195,17 @@ func shellPathLines(c *Call) string {
 // the most restrictive wins; a floor turns an allow into an ask unless the
 // person approved exactly this unit for the session.
 func bashUnit(u shell.Unit, r Resolver) Outcome {
-	res := r.Resolve(policy.Query{Surface: "bash", Values: []string{u.Text}})
+	res := r.Resolve(policy.Query{Surface: "bash", Values: []string{u.Text}, Args: u.Args})
 	for _, alt := range u.Alts {
 		if ar := r.Resolve(policy.Query{Surface: "bash", Values: []string{alt}}); moreRestrictive(ar.Action, res.Action) {
 			res = ar
 		}
 	}
 	o := checked(protocol.GateTool, "bash", u.Text, res)
+	if res.Canonical {
+		o.D.MatchedAs = res.Value
+		o.Note = "matched as " + quote(res.Value) + " (the options' canonical spelling)"
+	}
 	exactApproval := res.Session && res.Rule.Exact && res.Rule.Pattern == u.Text
 	if u.Floor != "" && res.Action == policy.Allow && !exactApproval {
 		o.D.State, o.D.Rule, o.D.Session, o.D.Sentinel = policy.Ask, nil, false, u.Floor
@@ -230,6 +234,7 @@ func mcpTool(c *Call, r Resolver) Outcome {
 	targets := MCPTargets(c.Input, c.MCPServers)
 	res := r.Resolve(policy.Query{Surface: "mcp", Values: targets, FirstCandidate: true})
 	o := checked(protocol.GateTool, "mcp", res.Value, res)
+	o.D.Forms = targets // the candidates are forms of one target (SPEC §2)
 	o.D.SessionPatterns = mcpSessionPatterns(c.Input, c.MCPServers)
 	what := "MCP target " + quote(res.Value)
 	if p, ok := toolPath(c); ok {

@@ -124,6 +124,36 @@ func BenchmarkMatchPathological(b *testing.B) {
 	}
 }
 
+// benchEvaluateWords is benchEvaluate with the unit's words, so the
+// canonical pass (option identity) runs too; the bench policy's
+// "git push origin feature-N*" rules can be read as commands.
+func benchEvaluateWords(b *testing.B, n int, unit string, want Action) {
+	p := benchPolicy(b, n)
+	q := Query{Surface: "bash", Values: []string{unit}, Args: strings.Fields(unit)}
+	if got := p.Resolve(q).Action; got != want {
+		b.Fatalf("%q is %v, want %v", unit, got, want)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		p.Resolve(q)
+	}
+}
+
+func BenchmarkEvaluateWords200(b *testing.B)   { benchEvaluateWords(b, 200, benchValue, Allow) }
+func BenchmarkEvaluateWords10000(b *testing.B) { benchEvaluateWords(b, 10000, benchValue, Allow) }
+func BenchmarkEvaluateWordsPush10000(b *testing.B) {
+	benchEvaluateWords(b, 10000, "git push -f -u origin feature-10", Ask)
+}
+
+func BenchmarkCanonicalize(b *testing.B) {
+	words := strings.Fields("git push --force-with-lease -u origin main --no-verify")
+	b.ReportAllocs()
+	for b.Loop() {
+		canonicalize(words, false)
+	}
+}
+
 // BenchmarkParseCompose10000: what a start with a 10,000-rule policy costs
 // before initialize can be answered (SPEC §8: start to initialize under 15 ms).
 func BenchmarkParseCompose10000(b *testing.B) {

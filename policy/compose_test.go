@@ -461,8 +461,8 @@ func TestTrustFloor(t *testing.T) {
 }
 
 // TestTrustFloorFirstCandidate: for MCP the floor is what the trusted
-// scopes decide over the candidates, so a project catch-all on the first
-// candidate cannot loosen a global deny on a later one.
+// scopes decide over the candidate forms, so a project catch-all cannot
+// loosen a global deny on any form.
 func TestTrustFloorFirstCandidate(t *testing.T) {
 	gp := func(g, pr string) *Policy {
 		return composeOK(t, scopeFile(t, ScopeGlobal, g), scopeFile(t, ScopeProject, pr))
@@ -475,7 +475,9 @@ func TestTrustFloorFirstCandidate(t *testing.T) {
 	runResolveRows(t, []resolveRow{
 		{"server deny", server, "mcp", candExaSearch, true, nil, fl(denied(ScopeGlobal, "exa"), "exa")},
 		{"qualified deny", qualified, "mcp", candExaSearch, true, nil, fl(denied(ScopeGlobal, "exa:*"), "exa:search")},
-		{"trusted first candidate allows", globalAllowsFirst, "mcp", candExaSearch, true, nil, asked(ScopeProject, "*")},
+		// The global file's own decision for the target is its last rule
+		// matching any form (exa:* deny), so the floor holds (SPEC §2).
+		{"trusted earlier allow on the first form", globalAllowsFirst, "mcp", candExaSearch, true, nil, fl(denied(ScopeGlobal, "exa:*"), "exa:search")},
 		{"other server", other, "mcp", candSearchProvider, true, nil, allowed(ScopeProject, "*")},
 		{"floor and session", server, "mcp", candExaSearch, true, []*Rule{sessionRule("mcp", "exa_*")}, fl(denied(ScopeGlobal, "exa"), "exa")},
 	})

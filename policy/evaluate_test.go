@@ -392,7 +392,10 @@ func TestMCPFirstCandidateRows(t *testing.T) {
 		{"row 54 server rule on connect", serverLevel, "mcp", candConnectExa, true, nil, withValue(denied(ScopeGlobal, "exa"), "exa")},
 		{"row 55", baseline, "mcp", candStatus, true, nil, base("mcp_status")},
 		{"row 56", shadowed, "mcp", candStatus, true, nil, asked(ScopeGlobal, "*")},
-		{"row 57", catchAll, "mcp", candExaSearch, true, nil, asked(ScopeGlobal, "*")},
+		// Anchor row 57 (derived, not pinned) asked: its first candidate hit
+		// the catch-all. Candidates are forms of one target (SPEC §2): the
+		// later server rule wins.
+		{"row 57", catchAll, "mcp", candExaSearch, true, nil, withValue(allowed(ScopeGlobal, "exa"), "exa")},
 		{"server-level rule without catch-all", serverLevel, "mcp", candExaSearch, true, nil, withValue(denied(ScopeGlobal, "exa"), "exa")},
 		{"all fallback: first candidate reported", legacy, "mcp", candExaSearch, true, nil, fallback(Ask, ScopeBuiltin)},
 		{"empty candidate list is *", research, "mcp", nil, true, nil, denied(ScopeGlobal, "*")},
@@ -408,14 +411,18 @@ func TestFirstCandidateSessionNeverBeatsFileDeny(t *testing.T) {
 	del := vals("exa_delete_all", "exa:delete_all", "exa", "delete_all", "mcp_call", "mcp")
 	sess := sessionWant("exa_*")
 	catchAsk := global(t, `{"permission": {"mcp": {"*": "ask"}}}`)
+	ghDelete := global(t, `{"permission": {"mcp": {"*": "ask", "github:delete_repo": "deny"}}}`)
+	ghDeleteRepo := vals("github_delete_repo", "github:delete_repo", "github", "delete_repo", "mcp_call", "mcp")
+	withForm := func(w want, v string) want { w.value = v; return w }
 	runResolveRows(t, []resolveRow{
 		{"file deny via a later candidate", p, "mcp", del, true, exaAll, want{action: Deny, layer: LayerConfig, scope: ScopeGlobal, pattern: "exa:delete_*", value: "exa:delete_all"}},
 		{"session still allows what the files only ask", p, "mcp", candExaSearch, true, exaAll, sess},
-		// The candidates are forms of one target and session approvals come
-		// last (SPEC §2): an approval matching any form decides, unless the
-		// files deny ("exa:*" approves exa:search, whose first form is
-		// exa_search). The anchor let the first candidate decide.
-		{"session on a later candidate", catchAsk, "mcp", candExaSearch, true, []*Rule{sessionRule("mcp", "exa")}, sessionValue("exa", "exa")},
+		// Candidates are forms (SPEC §2): a session approval of any form
+		// approves what the files only ask.
+		{"session on a later candidate", catchAsk, "mcp", candExaSearch, true, []*Rule{sessionRule("mcp", "exa")}, want{action: Allow, layer: LayerSession, scope: ScopeSession, pattern: "exa", value: "exa", session: true}},
+		{"catch-all first, a later form denies", ghDelete, "mcp", ghDeleteRepo, true, nil, withForm(denied(ScopeGlobal, "github:delete_repo"), "github:delete_repo")},
+		{"catch-all first, session on the server", ghDelete, "mcp", ghDeleteRepo, true, []*Rule{sessionRule("mcp", "github:*")}, withForm(denied(ScopeGlobal, "github:delete_repo"), "github:delete_repo")},
+		{"catch-all first, other tool asks", ghDelete, "mcp", vals("github_list", "github:list", "github", "list", "mcp_call", "mcp"), true, nil, asked(ScopeGlobal, "*")},
 		{"session server form", catchAsk, "mcp", candExaSearch, true, []*Rule{sessionRule("mcp", "exa:*")}, sessionValue("exa:*", "exa:search")},
 		{"session on the first candidate", catchAsk, "mcp", candExaSearch, true, []*Rule{sessionRule("mcp", "exa_search")}, sessionWant("exa_search")},
 	})

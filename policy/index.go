@@ -91,13 +91,23 @@ func (ix *ruleIndex) file(i int32, p *Pattern, pathSurface bool) {
 }
 
 // maxIndexedValues is how many values evaluate merges candidates for; more
-// are scanned whole (a call has one value, or two or three spellings).
-const maxIndexedValues = 4
+// are scanned whole (a call has one value, a few spellings, or an MCP
+// target's candidates).
+const maxIndexedValues = 8
 
 // evaluate is evaluateOn over the candidates of values.
 func (ix *ruleIndex) evaluate(surface string, values []string, rules []*Rule) (*Rule, string) {
+	i, v := ix.evaluateAt(surface, values, rules)
+	if i < 0 {
+		return nil, ""
+	}
+	return rules[i], v
+}
+
+// evaluateAt is evaluate returning the rule's position, -1 for none.
+func (ix *ruleIndex) evaluateAt(surface string, values []string, rules []*Rule) (int, string) {
 	if len(values) > maxIndexedValues {
-		return evaluateOn(surface, values, rules)
+		return evaluateOnAt(surface, values, rules)
 	}
 	var lists [1 + 2*maxIndexedValues][]int32
 	n := 0
@@ -126,7 +136,7 @@ func (ix *ruleIndex) evaluate(surface string, values []string, rules []*Rule) (*
 			}
 		}
 		if best < 0 {
-			return nil, ""
+			return -1, ""
 		}
 		for k := range n {
 			if at[k] >= 0 && lists[k][at[k]] == best {
@@ -136,7 +146,7 @@ func (ix *ruleIndex) evaluate(surface string, values []string, rules []*Rule) (*
 		r := rules[best]
 		for _, v := range values {
 			if r.MatchesValue(v, ps) {
-				return r, v
+				return int(best), v
 			}
 		}
 	}

@@ -39,10 +39,20 @@ func LintPolicy(p *Policy) []Lint {
 	rules := configOnly(p.rules)
 	for i, r := range rules {
 		for _, later := range rules[i+1:] {
-			if later.Surface == r.Surface && subsumes(later.Pattern, r.Pattern) {
+			if later.Surface != r.Surface {
+				continue
+			}
+			if subsumes(later.Pattern, r.Pattern) {
 				out = append(out, Lint{Path: r.Origin.Path, Line: r.Origin.Line, Kind: "shadowed",
 					Message: fmt.Sprintf("%s rule %q can never win: the later rule %q (%s) matches everything it matches", r.Surface, r.Pattern, later.Pattern, where(later.Origin))})
 				break
+			}
+			if r.Surface == "mcp" {
+				if f, ok := shadowingForm(later.Pattern, r.Pattern); ok {
+					out = append(out, Lint{Path: r.Origin.Path, Line: r.Origin.Line, Kind: "shadowed",
+						Message: fmt.Sprintf("mcp rule %q can never win: every tool call it matches is also named %q, which the later rule %q (%s) matches (the last rule matching any form of a target wins)", r.Pattern, f, later.Pattern, where(later.Origin))})
+					break
+				}
 			}
 		}
 		if r.Surface == "bash" && r.Action == Allow {
@@ -99,6 +109,28 @@ func subsumes(a, b string) bool {
 		return strings.HasPrefix(b, prefix) || b == strings.TrimSuffix(prefix, " ")+" *"
 	}
 	return strings.HasPrefix(b, prefix)
+}
+
+// shadowingForm returns a form that every MCP call matching pattern b
+// also has (SPEC §2: a target's candidates are forms of it) and that
+// pattern a matches: "mcp" is a form of every call, and a tool (or
+// describe) call of "server:tool" is also named "server_tool", "server"
+// and "tool" (anchor §4.4; a search or connect whose text is
+// "server:tool" is not a call of that tool and is not considered).
+func shadowingForm(a, b string) (string, bool) {
+	forms := []string{"mcp"}
+	if s, rest, ok := strings.Cut(b, ":"); ok && s != "" && rest != "" && !strings.ContainsAny(s, "*?") {
+		forms = append(forms, s+"_"+rest, s)
+		if !strings.ContainsAny(rest, "*?") {
+			forms = append(forms, rest)
+		}
+	}
+	for _, f := range forms {
+		if subsumes(a, f) {
+			return f, true
+		}
+	}
+	return "", false
 }
 
 func riskyAllow(r *Rule) []Lint {

@@ -3,13 +3,18 @@ package policy
 // Query asks for the decision on one surface.
 type Query struct {
 	Surface string
-	// Values are the forms of the value. With FirstCandidate false, the last
-	// rule matching any of them wins (path aliases; a single value is the
-	// common case). With FirstCandidate true, each value is a candidate in
-	// order and the first whose winning rule is not the fallback decides
-	// (MCP targets).
-	Values         []string
+	// Values are the forms of the value: the last rule matching any of
+	// them wins (path aliases; MCP targets, whose candidates are forms of
+	// one target, SPEC §2; a single value is the common case).
+	Values []string
+	// FirstCandidate marks the values as MCP candidates. They are forms
+	// like any others (the anchor let the first candidate decide, which
+	// made every rule after an mcp "*" dead); the flag is kept for callers.
 	FirstCandidate bool
+	// Args, on the bash surface, are the words of the unit whose text is
+	// Values[0] (after quote removal, env prefixes dropped): the unit is
+	// also matched in its canonical option spelling (SPEC §4).
+	Args []string
 	// Session are the session approvals to consult (nil for none).
 	Session []*Rule
 }
@@ -26,6 +31,9 @@ type Result struct {
 	// Floored is true when the trust floor decided: an untrusted scope's
 	// rule would have loosened a trusted deny.
 	Floored bool
+	// Canonical is true when the unit's canonical option spelling (then
+	// Value) decided.
+	Canonical bool
 }
 
 // Resolve decides a query. It is pure: the policy is immutable and session
@@ -35,55 +43,21 @@ func (p *Policy) Resolve(q Query) Result {
 	if len(values) == 0 {
 		values = []string{"*"}
 	}
-	if !q.FirstCandidate {
-		return p.resolveSet(q.Surface, values, q.Session)
-	}
-	// First what the policy files decide over all candidates: a session
-	// approval matching an earlier candidate must not override a deny the
-	// files reach through a later one, and the trust floor is the trusted
-	// scopes' own first-candidate decision.
-	files := p.firstCandidate(q.Surface, values, nil)
-	if p.floor && files.Action != Deny {
-		for _, v := range values {
-			if t, tv := Evaluate(q.Surface, []string{v}, p.trusted); t != nil {
-				if t.Action == Deny {
-					files = Result{Action: Deny, Rule: t, Value: tv, Floored: true}
-				}
-				break
-			}
-		}
-	}
-	if files.Action == Deny || len(q.Session) == 0 {
-		return files
-	}
-	// Session approvals come last and the candidates are forms of one
-	// target (SPEC §2): an approval matching any form decides.
-	if s, sv := Evaluate(q.Surface, values, q.Session); s != nil {
-		return Result{Action: Allow, Rule: s, Value: sv, Session: true}
-	}
-	return files
+	return p.resolveSet(q.Surface, values, q.Args, q.Session)
 }
 
-// firstCandidate returns the decision of the first candidate whose winning
-// rule is not the fallback, else that of the first candidate.
-func (p *Policy) firstCandidate(surface string, values []string, session []*Rule) Result {
-	for _, v := range values {
-		r := p.resolveSet(surface, []string{v}, session)
-		if !r.Rule.IsFallback() {
-			return r
-		}
-	}
-	return p.resolveSet(surface, values[:1], session)
-}
-
-func (p *Policy) resolveSet(surface string, values []string, session []*Rule) Result {
+func (p *Policy) resolveSet(surface string, values, args []string, session []*Rule) Result {
 	set := p.surfaceSet(surface)
 	var r *Rule
 	var v string
+	at := -1
 	if set.index != nil {
-		r, v = set.index.evaluate(surface, values, set.rules)
+		at, v = set.index.evaluateAt(surface, values, set.rules)
 	} else {
-		r, v = evaluateOn(surface, values, set.rules)
+		at, v = evaluateOnAt(surface, values, set.rules)
+	}
+	if at >= 0 {
+		r = set.rules[at]
 	}
 	if r == nil {
 		// Unreachable while the fallback exists; fail closed all the same.
@@ -94,6 +68,12 @@ func (p *Policy) resolveSet(surface string, values []string, session []*Rule) Re
 	if p.floor && res.Action != Deny {
 		if t, tv := Evaluate(surface, values, p.trusted); t != nil && t.Action == Deny {
 			res = Result{Action: Deny, Rule: t, Value: tv, Floored: true}
+		}
+	}
+	// The canonical spelling can only add restriction.
+	if len(args) > 0 && res.Action != Deny {
+		if c, ok := p.resolveCanonical(surface, set, values, args, res.Action, at); ok {
+			res = c
 		}
 	}
 	// A session approval never overrides a deny from a policy file.
@@ -116,6 +96,7 @@ const maxCachedSurfaces = 1024
 type surfaceRules struct {
 	rules []*Rule
 	index *ruleIndex
+	surfaceCanon
 }
 
 // forSurface returns the rules that apply to surface, in order, cached.

@@ -115,15 +115,24 @@ func Evaluate(surface string, values []string, rules []*Rule) (*Rule, string) {
 // evaluateOn is Evaluate for rules already known to match surface (the
 // lists forSurface keeps), without matching the surface again.
 func evaluateOn(surface string, values []string, rules []*Rule) (*Rule, string) {
+	i, v := evaluateOnAt(surface, values, rules)
+	if i < 0 {
+		return nil, ""
+	}
+	return rules[i], v
+}
+
+// evaluateOnAt is evaluateOn returning the rule's position, -1 for none.
+func evaluateOnAt(surface string, values []string, rules []*Rule) (int, string) {
 	ps := IsPathSurface(surface)
 	for i := len(rules) - 1; i >= 0; i-- {
 		for _, v := range values {
 			if rules[i].MatchesValue(v, ps) {
-				return rules[i], v
+				return i, v
 			}
 		}
 	}
-	return nil, ""
+	return -1, ""
 }
 
 // NewRuleFrom compiles a copy of r (its Exact flag honored).

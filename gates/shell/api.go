@@ -51,6 +51,10 @@ type Unit struct {
 	// of Text and Alts wins (e.g. the base-name form "rm -rf x" of
 	// "/bin/rm -rf x").
 	Alts []string
+	// Args are the words of Text, one per word (a word may hold spaces):
+	// what the option-identity pass of the bash surface reads (SPEC §4).
+	// Nil for a unit that is not one simple command's words.
+	Args []string
 	// Context is where the unit stands (innermost construct).
 	Context Context
 	// Floor is a sentinel (SentinelOpaque, SentinelIndirection,

@@ -193,12 +193,20 @@ func (a *analyzer) loader(i int, base string, c cmd, sc *scope) {
 func newUnit(fields []field, ctx Context) Unit {
 	name := fields[0]
 	u := Unit{Context: ctx}
+	first := name.value
 	if !name.known || name.glob {
-		u.Text = joinFields(name.text, fields[1:])
+		first = name.text
 		u.Floor = SentinelDynamic
+	}
+	u.Text = joinFields(first, fields[1:])
+	u.Args = make([]string, len(fields))
+	u.Args[0] = first
+	for i, f := range fields[1:] {
+		u.Args[i+1] = f.text
+	}
+	if u.Floor != "" {
 		return u
 	}
-	u.Text = joinFields(name.value, fields[1:])
 	if strings.Contains(name.value, "/") {
 		if base := path.Base(name.value); base != "/" && base != "." {
 			u.Alts = []string{joinFields(base, fields[1:])}
