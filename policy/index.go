@@ -19,22 +19,29 @@ const indexMinRules = 64
 //
 //   - the first word, when that literal text holds a space ("git push *" is
 //     filed under "git"), or when the route has no wildcard at all ("ls");
-//   - else the first byte ("git*" under 'g');
+//   - else its literal text, up to prefixKeyMax bytes ("git*" under "git",
+//     "/srv/data1/*" under "/srv/data1/");
 //   - else nowhere in particular: it is a candidate for every value ("*",
 //     "*.env").
 //
-// A value's candidates are then the rules filed under its first word, its
-// first byte and nowhere in particular; no other rule can match it, so
+// A value's candidates are then the rules filed under its first word, under
+// each of its prefixes of a length some key has, and nowhere in particular; no other rule can match it, so
 // evaluating the candidates from the last gives what scanning every rule
 // gives. TestIndexMatchesScan and FuzzIndex check that.
 type ruleIndex struct {
-	any    []int32 // ascending, like every list here
-	byByte map[byte][]int32
-	byWord map[string][]int32
+	any      []int32 // ascending, like every list here
+	byPrefix map[string][]int32
+	byWord   map[string][]int32
+	// prefixLens has bit m set when some byPrefix key is m bytes long.
+	prefixLens uint32
 }
 
+// prefixKeyMax bounds a prefix key: a longer literal text is filed under
+// its first prefixKeyMax bytes.
+const prefixKeyMax = 16
+
 func newRuleIndex(rules []*Rule, pathSurface bool) *ruleIndex {
-	ix := &ruleIndex{byByte: map[byte][]int32{}, byWord: map[string][]int32{}}
+	ix := &ruleIndex{byPrefix: map[string][]int32{}, byWord: map[string][]int32{}}
 	for i, r := range rules {
 		ix.file(int32(i), &r.pattern, pathSurface)
 	}
@@ -56,8 +63,7 @@ func (ix *ruleIndex) file(i int32, p *Pattern, pathSurface bool) {
 		routes[n] = p.dir()
 		n++
 	}
-	var words [3]string
-	var bytes [3]byte
+	var words, prefixes [3]string
 	nw, nb := 0, 0
 	for _, glob := range routes[:n] {
 		lit, literal := glob, true
@@ -70,7 +76,7 @@ func (ix *ruleIndex) file(i int32, p *Pattern, pathSurface bool) {
 		case literal:
 			words[nw], nw = lit, nw+1
 		case lit != "":
-			bytes[nb], nb = lit[0], nb+1
+			prefixes[nb], nb = lit[:min(len(lit), prefixKeyMax)], nb+1
 		default:
 			ix.any = append(ix.any, i)
 			return
@@ -83,9 +89,10 @@ func (ix *ruleIndex) file(i int32, p *Pattern, pathSurface bool) {
 			ix.byWord[w] = append(ix.byWord[w], i)
 		}
 	}
-	for k, b := range bytes[:nb] {
-		if !slices.Contains(bytes[:k], b) {
-			ix.byByte[b] = append(ix.byByte[b], i)
+	for k, pre := range prefixes[:nb] {
+		if !slices.Contains(prefixes[:k], pre) {
+			ix.byPrefix[pre] = append(ix.byPrefix[pre], i)
+			ix.prefixLens |= 1 << len(pre)
 		}
 	}
 }
@@ -109,7 +116,7 @@ func (ix *ruleIndex) evaluateAt(surface string, values []string, rules []*Rule) 
 	if len(values) > maxIndexedValues {
 		return evaluateOnAt(surface, values, rules)
 	}
-	var lists [1 + 2*maxIndexedValues][]int32
+	var lists [1 + (1+prefixKeyMax)*maxIndexedValues][]int32
 	n := 0
 	lists[n], n = ix.any, n+1
 	for _, v := range values {
@@ -118,8 +125,12 @@ func (ix *ruleIndex) evaluateAt(surface string, values []string, rules []*Rule) 
 			w = v[:sp]
 		}
 		lists[n], n = ix.byWord[w], n+1
-		if v != "" {
-			lists[n], n = ix.byByte[v[0]], n+1
+		for m := 1; m <= prefixKeyMax && m <= len(v); m++ {
+			if ix.prefixLens&(1<<m) != 0 {
+				if l := ix.byPrefix[v[:m]]; l != nil {
+					lists[n], n = l, n+1
+				}
+			}
 		}
 	}
 	// Merge the lists from their ends: candidates in descending order.

@@ -91,7 +91,7 @@ func TestIndexNarrows(t *testing.T) {
 	}
 	rules := indexRules("bash", patterns)
 	ix := newRuleIndex(rules, false)
-	if got := len(ix.byWord["toolxb"]) + len(ix.any) + len(ix.byByte['t']); got > 1000 {
+	if got := len(ix.byWord["toolxb"]) + len(ix.any) + len(ix.byPrefix["t"]); got > 1000 {
 		t.Errorf("%d candidates for one command, want a few hundred at most", got)
 	}
 	checkIndex(t, "bash", rules, []string{"toolxb sub x"})
