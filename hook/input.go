@@ -1,6 +1,7 @@
 package hook
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/toolgate/toolgate/gates"
@@ -9,7 +10,7 @@ import (
 
 // input checks a user input event: only "/skill:NAME" is checked; any other
 // text continues. It never answers with an error.
-func (s *Server) input(raw []byte) any {
+func (s *Server) input(ctx context.Context, raw []byte) any {
 	id := fmt.Sprintf("input-%d", s.inputSeq.Add(1))
 	if _, err := checkUnambiguous(raw); err != nil {
 		return s.invalid(protocol.GateSkillInput, id, err)
@@ -42,7 +43,7 @@ func (s *Server) input(raw []byte) any {
 		}
 		return protocol.ToolCallResult{Action: protocol.ActionContinue}
 	}
-	if s.closing.Load() {
+	if isLate(ctx) {
 		res := blockResult(protocol.GateSkillInput, "skill", protocol.ResGateError, "toolgate: the session is shutting down, so the input is blocked")
 		res.Trace = nil
 		return res

@@ -72,7 +72,8 @@ type Server struct {
 
 	// Shutdown: calls in flight are counted when they are read, so that
 	// shutdown and end of input can answer every one first.
-	inflight  sync.WaitGroup
+	inflight  *pending
+	out       *outbox
 	closing   atomic.Bool
 	ctx       context.Context
 	cancel    context.CancelFunc
@@ -89,7 +90,7 @@ type Server struct {
 // New returns a server; Serve runs it.
 func New(opts Options) *Server {
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &Server{opts: opts, loader: policy.NewLoader(), log: opts.Log, ctx: ctx, cancel: cancel, done: make(chan struct{}), ready: make(chan struct{})}
+	s := &Server{opts: opts, loader: policy.NewLoader(), log: opts.Log, ctx: ctx, cancel: cancel, done: make(chan struct{}), ready: make(chan struct{}), inflight: newPending()}
 	s.st = state{cwd: opts.Cwd, projectTrusted: true}
 	s.approvals.home = opts.Home
 	return s
@@ -99,15 +100,17 @@ func New(opts Options) *Server {
 func (s *Server) Serve(in io.Reader, out io.Writer) error {
 	s.openAudit(s.currentPolicy())
 	s.stream = protocol.NewStream(in, out, nil, s.opts.Framing, s.drain)
+	s.stream.LimitInFlight(maxInFlight)
+	s.out = newOutbox(s.stream, func(err error) { s.log.Debug().Err(err).Msg("writing answers") })
 	// The connection gets its own context: cancelling s.ctx at shutdown
 	// must not close it before the pending answers are written.
 	pool := newWorkers()
 	defer pool.Stop()
-	s.conn = jsonrpc2.NewConn(context.Background(), s.stream, orderedAsync{serverHandler{s}, pool},
+	s.conn = jsonrpc2.NewConn(context.Background(), s.stream, orderedAsync{serverHandler{s}, pool, s},
 		jsonrpc2.SetLogger(zerologPrinter{s.log}),
 		jsonrpc2.OnRecv(func(req *jsonrpc2.Request, _ *jsonrpc2.Response) {
 			if req != nil && !req.Notif && counted(req.Method) {
-				s.inflight.Add(1)
+				s.inflight.add()
 			}
 		}))
 	s.prompter = prompt.New(s.conn)
@@ -117,6 +120,7 @@ func (s *Server) Serve(in io.Reader, out io.Writer) error {
 	case <-s.done:
 	}
 	s.drain()
+	s.out.close() // every answer decided is written before the process ends
 	s.mu.Lock()
 	if s.audit != nil {
 		_ = s.audit.Close()
@@ -143,12 +147,10 @@ func (s *Server) drain() {
 		if s.prompter != nil {
 			s.prompter.Close("toolgate is shutting down")
 		}
-		waited := make(chan struct{})
-		go func() { s.inflight.Wait(); close(waited) }()
-		select {
-		case <-waited:
-		case <-time.After(10 * time.Second):
-			s.log.Error().Msg("calls still in flight after 10 s at shutdown")
+		// A slow host only delays this; a call that makes no progress
+		// for 10 s is given up.
+		if !s.inflight.wait(10 * time.Second) {
+			s.log.Error().Msg("calls still in flight after 10 s without progress at shutdown")
 		}
 	})
 }
@@ -159,21 +161,33 @@ func (z zerologPrinter) Printf(format string, v ...any) { z.l.Debug().Msgf(forma
 
 // orderedAsync handles each request apart from the read loop, like
 // jsonrpc2.AsyncHandler (a prompt sent back to the host while a call waits
-// would otherwise deadlock the read loop), except initialize: it changes
-// the session every later request depends on, so it is handled in order,
-// before the next message is read. initialize never calls the host.
+// would otherwise deadlock the read loop), except initialize and shutdown.
+// initialize changes the session every later request depends on, so it is
+// handled in order, before the next message is read; it never calls the
+// host. shutdown is handled in order too, so that exactly the calls read
+// before it are decided as usual (PROTOCOL.md, end of session) and those
+// read after it are refused, whatever the goroutines' timing.
 type orderedAsync struct {
 	h    jsonrpc2.Handler
 	pool *workers
+	s    *Server
 }
 
+// lateKey marks a request read after shutdown or the end of input began.
+type lateKey struct{}
+
 func (a orderedAsync) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) {
-	if req.Method == protocol.MethodInitialize {
+	if a.s.closing.Load() {
+		ctx = context.WithValue(ctx, lateKey{}, true)
+	}
+	if req.Method == protocol.MethodInitialize || req.Method == protocol.MethodShutdown {
 		a.h.Handle(ctx, conn, req)
 		return
 	}
 	a.pool.Go(func() { a.h.Handle(ctx, conn, req) })
 }
+
+func isLate(ctx context.Context) bool { late, _ := ctx.Value(lateKey{}).(bool); return late }
 
 // serverHandler replies to each request itself, so that a call counts as
 // answered only once its answer is written, and shutdown answers last.
@@ -186,52 +200,51 @@ func (h serverHandler) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jso
 		s.handle(ctx, conn, req) // frees the raw params; never answered
 		return
 	}
-	defer func() {
-		if counted(req.Method) {
-			s.inflight.Done()
-		}
-		if req.Method == protocol.MethodShutdown {
-			s.doneOnce.Do(func() { close(s.done) })
-		}
-	}()
-	written := false
+	var frame []byte
 	defer func() {
 		// A panic after handle's own recovery must neither crash the
 		// process nor leave the request unanswered; a host treats an error
 		// to tool_call as a block.
 		if p := recover(); p != nil {
 			s.log.Error().Str("method", req.Method).Msgf("panic answering: %v", p)
-			if !written {
-				_ = s.stream.WriteError(req.ID, protocol.CodeInternalError, "internal error; treat as a block")
-			}
+			frame = s.stream.ErrorFrame(req.ID, protocol.CodeInternalError, "internal error; treat as a block")
+		}
+		// The answer goes to the outbox as bytes: it is written in order
+		// and frees the request's slot then (flow control).
+		s.out.send(frame)
+		if counted(req.Method) {
+			s.inflight.done()
+		}
+		if req.Method == protocol.MethodShutdown {
+			s.doneOnce.Do(func() { close(s.done) })
 		}
 	}()
 	result, err := s.handle(ctx, conn, req)
-	// Answers are written straight to the stream (one encoder pass); the
-	// stream's lock keeps each call's notifications before its answer, and
-	// the connection only needs to track our own requests.
-	var rerr error
+	// Answers are framed here (one encoder pass), each call's notifications
+	// before its answer in one write; the connection only needs to track
+	// our own requests.
+	var ferr error
 	switch a, ok := result.(answer); {
 	case err != nil:
 		e, isRPC := err.(*jsonrpc2.Error)
 		if !isRPC {
 			e = &jsonrpc2.Error{Code: protocol.CodeInternalError, Message: err.Error()}
 		}
-		rerr = s.stream.WriteError(req.ID, int(e.Code), e.Message)
+		frame = s.stream.ErrorFrame(req.ID, int(e.Code), e.Message)
 	case ok:
-		rerr = s.stream.WriteAll(append(a.notes, protocol.Result(req.ID, a.result))...)
+		frame, ferr = s.stream.Frame(append(a.notes, protocol.Result(req.ID, a.result))...)
 	default:
-		rerr = s.stream.WriteResult(req.ID, result)
+		frame, ferr = s.stream.Frame(protocol.Result(req.ID, result))
 	}
-	written = true
-	if rerr != nil {
-		s.log.Debug().Err(rerr).Str("method", req.Method).Msg("reply")
+	if ferr != nil {
+		s.log.Error().Err(ferr).Str("method", req.Method).Msg("encoding the answer")
+		frame = s.stream.ErrorFrame(req.ID, protocol.CodeInternalError, "internal error encoding the answer; treat as a block")
 	}
 }
 
 // handle dispatches one request. It runs in its own goroutine.
 func (s *Server) handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) (result any, err error) {
-	raw := s.stream.RawParams(req.Meta)
+	raw, perr := s.stream.Params(req.Meta)
 	if req.Notif {
 		return nil, nil // notifications toolgate does not know are ignored
 	}
@@ -249,13 +262,25 @@ func (s *Server) handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 			result, err = nil, &jsonrpc2.Error{Code: protocol.CodeInternalError, Message: fmt.Sprintf("internal error: %v", p)}
 		}
 	}()
+	if perr != nil {
+		// The params were refused before they were read (too long, too
+		// deep); the request is still answered by its id.
+		switch req.Method {
+		case protocol.MethodToolCall:
+			return s.invalid(protocol.GateTool, "", perr), nil
+		case protocol.MethodInput:
+			return s.invalid(protocol.GateSkillInput, fmt.Sprintf("input-%d", s.inputSeq.Add(1)), perr), nil
+		case protocol.MethodInitialize, protocol.MethodCheck, protocol.MethodSessionApprovals, protocol.MethodPolicyReload, protocol.MethodShutdown:
+			return nil, &jsonrpc2.Error{Code: protocol.CodeInvalidParams, Message: "invalid params: " + perr.Error()}
+		}
+	}
 	switch req.Method {
 	case protocol.MethodInitialize:
 		return s.initialize(raw)
 	case protocol.MethodToolCall:
-		return s.toolCall(raw), nil
+		return s.toolCall(ctx, raw), nil
 	case protocol.MethodInput:
-		return s.input(raw), nil
+		return s.input(ctx, raw), nil
 	case protocol.MethodCheck:
 		return s.check(raw)
 	case protocol.MethodSessionApprovals:
@@ -616,17 +641,17 @@ type answer struct {
 }
 
 func (s *Server) runner(pol *policy.Policy, notes *[]any) *gates.Runner {
-	return &gates.Runner{Prompter: s.prompter, Session: &s.approvals, Reporter: reporter{s: s, notes: notes},
+	return &gates.Runner{Prompter: quietPrompter{s}, Session: &s.approvals, Reporter: reporter{s: s, notes: notes},
 		PromptTimeoutMs: pol.PromptTimeout.Milliseconds()}
 }
 
 // toolCall decides one call; it never answers with an error.
-func (s *Server) toolCall(raw []byte) any {
+func (s *Server) toolCall(ctx context.Context, raw []byte) any {
 	gc, id, err := s.decodeCall(raw)
 	if err != nil {
 		return s.invalid(protocol.GateTool, id, err)
 	}
-	if s.closing.Load() {
+	if isLate(ctx) {
 		return s.refuseShuttingDown(gc)
 	}
 	req := gates.Request{Call: gc.call, Gates: gates.ToolGates, HasUI: gc.hasUI, Input: gc.input,
@@ -662,4 +687,21 @@ func (s *Server) check(raw []byte) (any, error) {
 	req := gates.Request{Call: gc.call, Gates: gates.ToolGates, HasUI: gc.hasUI,
 		Resolver: resolver{p: gc.policy, session: s.approvals.snapshot()}}
 	return gates.Check(req), nil
+}
+
+// quietPrompter sends a prompt only once the reader has taken everything
+// the host wrote so far (protocol.Stream.WaitQuiet): a shutdown or end of
+// input written right behind a call that needs a person is seen before the
+// person is asked, and the call is blocked as shutting down without a
+// prompt, the same on every run.
+type quietPrompter struct{ s *Server }
+
+// promptQuiet is how long the input must stay idle before a prompt is sent.
+const promptQuiet = 20 * time.Millisecond
+
+func (q quietPrompter) Ask(ctx context.Context, pp protocol.PromptParams) gates.Answer {
+	if !q.s.stream.WaitQuiet(promptQuiet, ctx.Done()) || q.s.closing.Load() {
+		return gates.Answer{Failed: "toolgate is shutting down", NotAsked: true}
+	}
+	return q.s.prompter.Ask(ctx, pp)
 }
