@@ -657,7 +657,7 @@ func (s *Server) toolCall(ctx context.Context, raw []byte) any {
 	req := gates.Request{Call: gc.call, Gates: gates.ToolGates, HasUI: gc.hasUI, Input: gc.input,
 		Resolver: resolver{p: gc.policy, session: s.approvals.snapshot()}}
 	var notes []any
-	res := s.runner(gc.policy, &notes).Run(s.ctx, req)
+	res := s.runner(gc.policy, &notes).Run(s.decideCtx(), req)
 	return answer{result: res, notes: notes}
 }
 
@@ -689,6 +689,11 @@ func (s *Server) check(raw []byte) (any, error) {
 	return gates.Check(req), nil
 }
 
+// decideCtx is the context a call read before shutdown is decided in: it is
+// not cancelled by shutdown, so such a call is decided as usual; only a
+// prompt is refused then (quietPrompter, and the prompter's Close).
+func (s *Server) decideCtx() context.Context { return context.WithoutCancel(s.ctx) }
+
 // quietPrompter sends a prompt only once the reader has taken everything
 // the host wrote so far (protocol.Stream.WaitQuiet): a shutdown or end of
 // input written right behind a call that needs a person is seen before the
@@ -697,10 +702,10 @@ func (s *Server) check(raw []byte) (any, error) {
 type quietPrompter struct{ s *Server }
 
 // promptQuiet is how long the input must stay idle before a prompt is sent.
-const promptQuiet = 20 * time.Millisecond
+const promptQuiet = 50 * time.Millisecond
 
 func (q quietPrompter) Ask(ctx context.Context, pp protocol.PromptParams) gates.Answer {
-	if !q.s.stream.WaitQuiet(promptQuiet, ctx.Done()) || q.s.closing.Load() {
+	if !q.s.stream.WaitQuiet(promptQuiet, q.s.ctx.Done()) || q.s.closing.Load() {
 		return gates.Answer{Failed: "toolgate is shutting down", NotAsked: true}
 	}
 	return q.s.prompter.Ask(ctx, pp)

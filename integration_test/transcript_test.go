@@ -641,6 +641,9 @@ func runStep(p *plugin, sb *sandbox, v any) error {
 	case st.has("expect"):
 		return expect(p, st)
 
+	case st.has("expect_unordered"):
+		return expectUnordered(p, st)
+
 	case st.has("expect_silence"):
 		s, _ := st.get("expect_silence")
 		d, err := seconds(s)
@@ -776,6 +779,62 @@ func expect(p *plugin, st *object) error {
 		return fmt.Errorf("expect: message does not match\n  expected: %s\n  mismatch: %s\n  got (stdout line %d): %s%s",
 			show(pattern), r, l.n, clip(l.raw, 600), skippedNote(skipped))
 	}
+}
+
+// expectUnordered reads messages until every pattern has matched one, in
+// any order; each message matches at most one pattern. Notifications that
+// match none are skipped; any other message that matches none fails. A
+// matched request does not become the pending one.
+func expectUnordered(p *plugin, st *object) error {
+	raw, _ := st.get("expect_unordered")
+	patterns, ok := raw.([]any)
+	if !ok {
+		return fmt.Errorf("expect_unordered wants an array, got %s", show(raw))
+	}
+	wait := defaultWait
+	if w, ok := st.get("within"); ok {
+		d, err := seconds(w)
+		if err != nil {
+			return fmt.Errorf("within: %v", err)
+		}
+		wait = d
+	}
+	pending := append([]any(nil), patterns...)
+	deadline := time.Now().Add(wait)
+	for len(pending) > 0 {
+		l, status, err := p.next(time.Until(deadline))
+		if err != nil {
+			return fmt.Errorf("expect_unordered:\n  %w", err)
+		}
+		switch status {
+		case timedOut:
+			return fmt.Errorf("expect_unordered: timed out after %s with %d unmatched, first\n  %s", wait, len(pending), show(pending[0]))
+		case stdoutClosed:
+			return fmt.Errorf("expect_unordered: the plugin closed stdout with %d unmatched, first\n  %s", len(pending), show(pending[0]))
+		}
+		hit := -1
+		for i, pat := range pending {
+			r, err := match(pat, l.msg, "$")
+			if err != nil {
+				return fmt.Errorf("expect_unordered: bad pattern: %v", err)
+			}
+			if r == "" {
+				hit = i
+				break
+			}
+		}
+		if hit >= 0 {
+			pending = append(pending[:hit], pending[hit+1:]...)
+			continue
+		}
+		if isNotification(l.msg) {
+			continue
+		}
+		r, _ := match(pending[0], l.msg, "$")
+		return fmt.Errorf("expect_unordered: no pattern matches\n  got (stdout line %d): %s\n  first unmatched: %s\n  mismatch: %s",
+			l.n, clip(l.raw, 600), show(pending[0]), r)
+	}
+	return nil
 }
 
 func skippedNote(skipped []string) string {
