@@ -3,6 +3,7 @@ package hook
 import (
 	"context"
 	"fmt"
+	"reflect"
 
 	"github.com/toolgate/toolgate/gates"
 	"github.com/toolgate/toolgate/protocol"
@@ -17,6 +18,9 @@ func (s *Server) input(ctx context.Context, raw []byte) any {
 	}
 	params, err := decodeObject(raw)
 	if err != nil {
+		return s.invalid(protocol.GateSkillInput, id, err)
+	}
+	if err := protocol.CheckKeys(map[string]any(params), reflect.TypeFor[protocol.InputParams](), ""); err != nil {
 		return s.invalid(protocol.GateSkillInput, id, err)
 	}
 	text, ok, err := params.str("text", "")

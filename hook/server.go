@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"reflect"
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
@@ -329,7 +330,9 @@ func (s *Server) currentPolicy() *policy.Policy { return s.loader.Policy(s.locat
 func (s *Server) initialize(raw []byte) (any, error) {
 	var p protocol.InitializeParams
 	if len(raw) > 0 {
-		if err := json.Unmarshal(raw, &p); err != nil {
+		// Exact keys (SPEC §3): {"HasUI": true} is not hasUI, and it is an
+		// error rather than ignored.
+		if err := protocol.Unmarshal(raw, &p, ""); err != nil {
 			return nil, &jsonrpc2.Error{Code: protocol.CodeInvalidParams, Message: "invalid initialize params: " + err.Error()}
 		}
 	}
@@ -509,6 +512,9 @@ func (s *Server) decodeCall(raw []byte) (*gatesCall, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
+	if err := protocol.CheckKeys(map[string]any(params), reflect.TypeFor[protocol.ToolCallParams](), ""); err != nil {
+		return nil, id, err
+	}
 	name, _, err := params.str("toolName", "")
 	if err != nil {
 		return nil, id, err
@@ -549,6 +555,9 @@ func (s *Server) decodeCall(raw []byte) (*gatesCall, string, error) {
 	}
 	pol := s.loader.Policy(s.locations(st))
 	s.reportWarnings(pol, false)
+	if err := checkInputKeys(name, input, pol); err != nil {
+		return nil, id, err
+	}
 	if err := checkToolFields(name, input); err != nil {
 		return nil, id, err
 	}
@@ -585,6 +594,46 @@ func analyzeShell(cmd, workdir, cwd, home string) *gates.ShellCommand {
 	a := shell.Analyze(cmd, shell.Options{Cwd: dir, Home: home})
 	a.Paths = append(extra, a.Paths...)
 	return &gates.ShellCommand{Command: cmd, Workdir: workdir, Analysis: a}
+}
+
+// checkInputKeys rejects an input key that nearly names a field toolgate
+// reads for the tool ("Command" for bash's "command", "Path" for a path):
+// the host might read it as that field while toolgate did not look at it.
+func checkInputKeys(tool string, input object, p *policy.Policy) error {
+	var read []string
+	switch tool {
+	case "bash":
+		read = []string{"command"}
+	case "mcp":
+		read = []string{"tool", "server", "connect", "describe", "search", "arguments"}
+	case "skill":
+		read = []string{"name"}
+	case "grep", "find":
+		read = []string{"path", "glob", "pattern"}
+	default:
+		read = []string{"path"}
+	}
+	if st, ok := p.ShellTools[tool]; ok {
+		read = append(read, st.CommandArgument, st.WorkdirArgument)
+	}
+	if err := nearInputKey(input, read, "input"); err != nil {
+		return err
+	}
+	if args, ok := input["arguments"].(map[string]any); ok && tool == "mcp" {
+		return nearInputKey(args, []string{"path"}, "input.arguments")
+	}
+	return nil
+}
+
+func nearInputKey(obj map[string]any, read []string, where string) error {
+	for k := range obj {
+		for _, want := range read {
+			if want != "" && k != want && protocol.NearKey(k, want) {
+				return &protocol.KeyError{Where: where, Key: k, Want: want}
+			}
+		}
+	}
+	return nil
 }
 
 // checkToolFields rejects a field toolgate reads that has the wrong type.

@@ -137,3 +137,35 @@ func procStatus(t *testing.T, pid int, field string) int {
 	t.Fatalf("no %s in /proc/%d/status", field, pid)
 	return 0
 }
+
+// TestTooLongCallAnsweredByID: a tool_call line longer than the 32 MiB
+// limit is not kept, but its id is read from its top level, so it is
+// answered by that id with a block (invalid_request); the next call is
+// served (issue 13, item 7).
+func TestTooLongCallAnsweredByID(t *testing.T) {
+	p := startLive(t, `{"permission": {"*": "allow", "bash": {"*": "allow"}}}`)
+	p.initialize(t, false)
+	long := strings.Repeat("a", 33<<20)
+	line := `{"jsonrpc":"2.0","method":"tool_call","params":{"toolCallId":"big","toolName":"bash","input":{"command":"echo ` + long + `"}},"id":"big-1"}` + "\n"
+	go func() { _, _ = p.stdin.Write([]byte(line)) }()
+	m := p.read(t)
+	for m.Method != "" {
+		m = p.read(t)
+	}
+	var r struct {
+		Action   string `json:"action"`
+		Decision struct {
+			Resolution string `json:"resolution"`
+		} `json:"decision"`
+	}
+	if err := json.Unmarshal(m.Result, &r); err != nil || string(m.ID) != `"big-1"` || r.Action != "block" || r.Decision.Resolution != "invalid_request" {
+		t.Fatalf("answer %s %s %s, want id big-1 blocked as invalid_request", m.ID, m.Result, m.Error)
+	}
+	p.send(t, map[string]any{"jsonrpc": "2.0", "id": 2, "method": "tool_call",
+		"params": map[string]any{"toolCallId": "c2", "toolName": "bash", "input": map[string]any{"command": "ls"}}})
+	for m = p.read(t); m.Method != ""; m = p.read(t) {
+	}
+	if string(m.ID) != "2" || !strings.Contains(string(m.Result), `"allow"`) {
+		t.Fatalf("next call: %s %s", m.ID, m.Result)
+	}
+}

@@ -52,7 +52,7 @@ type Log struct {
 func Open(path string) (*Log, error) {
 	l := &Log{path: path, prev: Genesis}
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		l.err = fmt.Errorf("cannot create the audit log directory %s: %w", filepath.Dir(path), err)
+		l.err = fmt.Errorf("cannot create the directory of the audit log %s: %w", path, err)
 		return l, l.err
 	}
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
