@@ -21,7 +21,7 @@ type skeleton struct {
 
 const (
 	maxSkeleton    = 64 << 10 // bytes of top level kept
-	maxSkeletonStr = 1 << 10  // a longer top-level string is kept as ""
+	maxSkeletonStr = 1 << 10  // a longer top-level string is kept as {}
 )
 
 func (k *skeleton) emit(c byte) {
@@ -45,7 +45,11 @@ func (k *skeleton) feed(b []byte) {
 				k.inStr = false
 				if top {
 					if len(k.out)-k.strStart > maxSkeletonStr {
-						k.out = append(k.out[:k.strStart], '"')
+						// Not kept: an object in its place can be no id
+						// and no method (nor a key: the skeleton is then
+						// not JSON), only params.
+						k.out = append(k.out[:k.strStart], "{}"...)
+						continue
 					}
 					k.emit(c)
 				}

@@ -390,3 +390,13 @@ func FuzzStream(f *testing.F) {
 		}
 	})
 }
+
+// A top-level string too long for the skeleton is never read as an id.
+func TestSkeletonDropsLongStrings(t *testing.T) {
+	long := strings.Repeat("x", MaxMessageBytes)
+	input := `{"jsonrpc":"2.0","method":"tool_call","id":"` + strings.Repeat("i", 2000) + `","params":"` + long + `"}` + "\n"
+	got, written, _ := readAll(t, input, FramingNewline)
+	if len(got) != 0 || len(written) != 1 || written[0]["id"] != nil {
+		t.Fatalf("objects %v, written %v; want one error with id null", got, written)
+	}
+}
