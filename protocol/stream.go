@@ -47,7 +47,12 @@ func ParseFraming(s string) (Framing, error) {
 // The standard decoder of jsonrpc2 re-encodes params through a map, which
 // loses repeated keys; Stream keeps the raw params of every request and tags
 // the request with a "meta" sequence number so the handler can take them
-// (RawParams) and decode them strictly.
+// (Params) and decode them strictly. A request too long or too deep to keep
+// is still handed on by its id, with its params refused (ParamsError). The
+// top-level keys are read exactly; a response is never answered.
+//
+// With LimitInFlight, Stream is also the flow control of PROTOCOL.md: it
+// reads no further while that many requests are held (not Released).
 type Stream struct {
 	in      *bufio.Reader
 	out     io.Writer
