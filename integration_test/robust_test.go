@@ -22,7 +22,7 @@ import (
 // issue's figure is 100,000 (go test ./integration_test/ -run Unread
 // -unread-calls=100000, under a minute on two busy cores); the suite uses
 // fewer to stay quick. Either is far more than toolgate holds in flight.
-var unreadCalls = flag.Int("unread-calls", 10000, "calls written by TestUnreadHostBoundsMemory before any answer is read")
+var unreadCalls = flag.Int("unread-calls", 5000, "calls written by TestUnreadHostBoundsMemory before any answer is read")
 
 // TestUnreadHostBoundsMemory: a host writes many calls and reads none of the
 // answers. toolgate stops reading stdin (the host's writes stall) and its
