@@ -750,11 +750,15 @@ func (s *Server) decideCtx() context.Context { return context.WithoutCancel(s.ct
 // prompt, the same on every run.
 type quietPrompter struct{ s *Server }
 
-// promptQuiet is how long the input must stay idle before a prompt is sent.
-const promptQuiet = 50 * time.Millisecond
+// promptQuiet is how long the input must stay idle before a prompt is sent;
+// a prompt waits at most promptQuietMax for that.
+const (
+	promptQuiet    = 50 * time.Millisecond
+	promptQuietMax = time.Second
+)
 
 func (q quietPrompter) Ask(ctx context.Context, pp protocol.PromptParams) gates.Answer {
-	if !q.s.stream.WaitQuiet(promptQuiet, q.s.ctx.Done()) || q.s.closing.Load() {
+	if !q.s.stream.WaitQuiet(promptQuiet, promptQuietMax, q.s.ctx.Done()) || q.s.closing.Load() {
 		return gates.Answer{Failed: "toolgate is shutting down", NotAsked: true}
 	}
 	return q.s.prompter.Ask(ctx, pp)

@@ -285,14 +285,20 @@ func (s *Stream) release() { s.Release() }
 // or for a free slot) and nothing arrived meanwhile. A prompt waits for
 // this, so that a shutdown the host already wrote is seen before a person
 // is asked (PROTOCOL.md: a call that would need a prompt is blocked as
-// shutting down). It returns false when stop is closed first.
-func (s *Stream) WaitQuiet(quiet time.Duration, stop <-chan struct{}) bool {
+// shutting down). It gives up waiting after longest (a host that never
+// pauses must still get its prompts), and returns false when stop is
+// closed first.
+func (s *Stream) WaitQuiet(quiet, longest time.Duration, stop <-chan struct{}) bool {
+	deadline := time.NewTimer(longest)
+	defer deadline.Stop()
 	for {
 		ch, epoch, _ := s.park.state()
 		select {
 		case <-ch:
 		case <-stop:
 			return false
+		case <-deadline.C:
+			return true
 		}
 		if quiet <= 0 {
 			return true
@@ -303,6 +309,9 @@ func (s *Stream) WaitQuiet(quiet time.Duration, stop <-chan struct{}) bool {
 		case <-stop:
 			t.Stop()
 			return false
+		case <-deadline.C:
+			t.Stop()
+			return true
 		}
 		if _, now, parked := s.park.state(); parked && now == epoch {
 			return true

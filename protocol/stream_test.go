@@ -8,6 +8,7 @@ import (
 	"io"
 	"strings"
 	"testing"
+	"time"
 )
 
 // readAll reads every object the stream yields from input and returns them
@@ -325,7 +326,7 @@ func TestStreamLimitInFlight(t *testing.T) {
 	read() // request 1: both slots held now
 	got := make(chan map[string]any)
 	go func() { got <- read() }()
-	s.WaitQuiet(0, nil) // the reader waits: for a slot, as its input is all buffered
+	s.WaitQuiet(0, time.Hour, nil) // the reader waits: for a slot, as its input is all buffered
 	select {
 	case m := <-got:
 		t.Fatalf("read %v with every slot held", m)
@@ -399,4 +400,50 @@ func TestSkeletonDropsLongStrings(t *testing.T) {
 	if len(got) != 0 || len(written) != 1 || written[0]["id"] != nil {
 		t.Fatalf("objects %v, written %v; want one error with id null", got, written)
 	}
+}
+
+// WaitQuiet returns once the reader waits for input and none came for the
+// quiet period; false when stopped first; and at the latest after longest,
+// even while the host never pauses.
+func TestWaitQuiet(t *testing.T) {
+	inR, inW := io.Pipe()
+	s := NewStream(inR, io.Discard, nil, FramingNewline, nil)
+	got := make(chan struct{}, 1000)
+	go func() {
+		for {
+			var m map[string]any
+			if s.ReadObject(&m) != nil {
+				return
+			}
+			got <- struct{}{}
+		}
+	}()
+	req := `{"jsonrpc":"2.0","method":"note"}` + "\n"
+	io.WriteString(inW, req)
+	<-got
+	if !s.WaitQuiet(10*time.Millisecond, time.Hour, nil) {
+		t.Fatal("WaitQuiet failed with nothing to stop it")
+	}
+	stop := make(chan struct{})
+	close(stop)
+	if s.WaitQuiet(time.Hour, time.Hour, stop) {
+		t.Fatal("WaitQuiet did not stop")
+	}
+	done := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-done:
+				return
+			default:
+				io.WriteString(inW, req)
+				<-got
+			}
+		}
+	}()
+	if !s.WaitQuiet(time.Hour, 50*time.Millisecond, nil) {
+		t.Fatal("WaitQuiet did not give up waiting")
+	}
+	close(done)
+	inW.Close()
 }
