@@ -567,7 +567,8 @@ func (s *Server) decodeCall(raw []byte) (*gatesCall, string, error) {
 	if name == "mcp" {
 		c.MCPServers = mergeNames(st.mcpServers, s.mcp.get(s.opts.AgentDir))
 	}
-	c.Protected = append(append([]string(nil), s.opts.ConfigFiles...), s.auditPath(pol))
+	logPath := s.auditPath(pol)
+	c.Protected = append(append([]string(nil), s.opts.ConfigFiles...), logPath, audit.HeadPath(logPath))
 	cmd, workdir, isShell, err := shellFor(name, input, pol)
 	if err != nil {
 		return nil, id, err
