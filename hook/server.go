@@ -754,7 +754,7 @@ type quietPrompter struct{ s *Server }
 // promptQuiet is how long the input must stay idle before a prompt is sent;
 // a prompt waits at most promptQuietMax for that.
 const (
-	promptQuiet    = 50 * time.Millisecond
+	promptQuiet    = 100 * time.Millisecond
 	promptQuietMax = time.Second
 )
 
