@@ -148,18 +148,27 @@ func auditCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stderr, "usage: toolgate audit verify AUDITLOG\n")
 		return 2
 	}
-	f, err := os.Open(args[1])
+	r, err := audit.VerifyFile(args[1])
 	if err != nil {
 		fmt.Fprintf(stderr, "toolgate: %v\n", err)
 		return 1
 	}
-	defer f.Close()
-	n, problem := audit.Verify(f)
-	if problem != nil {
-		fmt.Fprintf(stdout, "%s:%d: chain broken: %s (%d records before it verified)\n", args[1], problem.Line, problem.Message, n)
+	if r.Problem != nil {
+		fmt.Fprintf(stdout, "%s:%d: chain broken: %s (%d records before it verified)\n", args[1], r.Problem.Line, r.Problem.Message, r.Records)
 		return 1
 	}
-	fmt.Fprintf(stdout, "%s: %d records, chain intact\n", args[1], n)
+	if r.HeadProblem != "" {
+		fmt.Fprintf(stdout, "%s: %d records chained, but %s\n", args[1], r.Records, r.HeadProblem)
+		return 1
+	}
+	switch {
+	case r.HeadNote != "":
+		fmt.Fprintf(stdout, "%s: %d records, chain intact; note: %s\n", args[1], r.Records, r.HeadNote)
+	case r.Head == nil:
+		fmt.Fprintf(stdout, "%s: %d records, chain intact (no head file: a cut-off tail cannot be told)\n", args[1], r.Records)
+	default:
+		fmt.Fprintf(stdout, "%s: %d records, chain intact, the head file agrees\n", args[1], r.Records)
+	}
 	return 0
 }
 

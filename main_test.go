@@ -87,6 +87,19 @@ func TestReplayListsChangedDecisions(t *testing.T) {
 	if code := run([]string{"audit", "verify", auditLog}, nil, &out, &out); code != 0 || !strings.Contains(out.String(), "chain intact") {
 		t.Fatalf("audit verify: %d %s", code, out.String())
 	}
+	// The last record cut off: the chain still holds, the head file tells.
+	data, err := os.ReadFile(auditLog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(strings.TrimSuffix(string(data), "\n"), "\n")
+	if err := os.WriteFile(auditLog, []byte(strings.Join(lines[:len(lines)-1], "")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	if code := run([]string{"audit", "verify", auditLog}, nil, &out, &out); code != 1 || !strings.Contains(out.String(), "cut off") {
+		t.Fatalf("audit verify of a cut-off log: %d %s", code, out.String())
+	}
 }
 
 // serveSession runs `toolgate serve` in-process and sends each request only

@@ -26,6 +26,10 @@ type Answer struct {
 	// Failed says why no valid answer came (error reply, unknown choice,
 	// timeout, closed connection, shutdown); empty when answered.
 	Failed string
+	// NotAsked: the prompt was never shown (the session was shutting down
+	// before it was sent); the call is blocked as gate_error, not
+	// prompt_failed (PROTOCOL.md, end of session).
+	NotAsked bool
 }
 
 // SessionRecorder records "allow for this session" approvals.
@@ -302,6 +306,9 @@ func (rn *Runner) resolve(ctx context.Context, req Request, o Outcome) decided {
 		AgentName: req.Call.AgentName, Gate: o.Gate, Surface: o.D.Surface, Value: o.D.Value, Choice: ans.Choice,
 		Reason: firstNonEmpty(ans.Failed, ans.Reason)})
 	switch {
+	case ans.NotAsked:
+		d.resolution = protocol.ResGateError
+		d.reason = fmt.Sprintf("toolgate: the session is shutting down (%s), so the %s that needs a prompt is blocked. It was about %s", ans.Failed, req.noun(), lowerFirst(strings.TrimPrefix(o.D.Text.UserDenied, "toolgate: the user denied ")))
 	case ans.Failed != "":
 		d.resolution = protocol.ResPromptFailed
 		d.reason = VisibleText(fmt.Sprintf("toolgate: the prompt failed (%s), so the %s is blocked. It was about %s", ans.Failed, req.noun(), lowerFirst(strings.TrimPrefix(o.D.Text.UserDenied, "toolgate: the user denied "))))

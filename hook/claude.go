@@ -42,8 +42,8 @@ func ClaudeHook(opts Options, in io.Reader, out io.Writer) error {
 		return fmt.Errorf("the hook event cannot be read unambiguously: %w", err)
 	}
 	var ev claudeEvent
-	if err := json.Unmarshal(data, &ev); err != nil {
-		return fmt.Errorf("the hook event is not valid JSON: %w", err)
+	if err := protocol.Unmarshal(data, &ev, ""); err != nil {
+		return fmt.Errorf("the hook event cannot be read: %w", err)
 	}
 	if ev.Cwd != "" {
 		if !filepath.IsAbs(ev.Cwd) {

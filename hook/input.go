@@ -1,7 +1,9 @@
 package hook
 
 import (
+	"context"
 	"fmt"
+	"reflect"
 
 	"github.com/toolgate/toolgate/gates"
 	"github.com/toolgate/toolgate/protocol"
@@ -9,13 +11,16 @@ import (
 
 // input checks a user input event: only "/skill:NAME" is checked; any other
 // text continues. It never answers with an error.
-func (s *Server) input(raw []byte) any {
+func (s *Server) input(ctx context.Context, raw []byte) any {
 	id := fmt.Sprintf("input-%d", s.inputSeq.Add(1))
 	if _, err := checkUnambiguous(raw); err != nil {
 		return s.invalid(protocol.GateSkillInput, id, err)
 	}
 	params, err := decodeObject(raw)
 	if err != nil {
+		return s.invalid(protocol.GateSkillInput, id, err)
+	}
+	if err := protocol.CheckKeys(map[string]any(params), reflect.TypeFor[protocol.InputParams](), ""); err != nil {
 		return s.invalid(protocol.GateSkillInput, id, err)
 	}
 	text, ok, err := params.str("text", "")
@@ -42,7 +47,7 @@ func (s *Server) input(raw []byte) any {
 		}
 		return protocol.ToolCallResult{Action: protocol.ActionContinue}
 	}
-	if s.closing.Load() {
+	if isLate(ctx) {
 		res := blockResult(protocol.GateSkillInput, "skill", protocol.ResGateError, "toolgate: the session is shutting down, so the input is blocked")
 		res.Trace = nil
 		return res
@@ -56,7 +61,7 @@ func (s *Server) input(raw []byte) any {
 		Resolver: resolver{p: pol}, AllowAction: protocol.ActionContinue, Noun: "input",
 		Current: func() gates.Resolver { return resolver{p: s.loader.Policy(locs)} }}
 	var notes []any
-	res := s.runner(pol, &notes).Run(s.ctx, req)
+	res := s.runner(pol, &notes).Run(s.decideCtx(), req)
 	if res.Action == protocol.ActionContinue {
 		return answer{result: protocol.ToolCallResult{Action: protocol.ActionContinue}, notes: notes}
 	}

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"reflect"
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
@@ -72,7 +73,8 @@ type Server struct {
 
 	// Shutdown: calls in flight are counted when they are read, so that
 	// shutdown and end of input can answer every one first.
-	inflight  sync.WaitGroup
+	inflight  *pending
+	out       *outbox
 	closing   atomic.Bool
 	ctx       context.Context
 	cancel    context.CancelFunc
@@ -88,7 +90,7 @@ type Server struct {
 // New returns a server; Serve runs it.
 func New(opts Options) *Server {
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &Server{opts: opts, loader: policy.NewLoader(), log: opts.Log, ctx: ctx, cancel: cancel, done: make(chan struct{}), ready: make(chan struct{})}
+	s := &Server{opts: opts, loader: policy.NewLoader(), log: opts.Log, ctx: ctx, cancel: cancel, done: make(chan struct{}), ready: make(chan struct{}), inflight: newPending()}
 	s.st = state{cwd: opts.Cwd, projectTrusted: true}
 	s.approvals.home = opts.Home
 	return s
@@ -98,15 +100,17 @@ func New(opts Options) *Server {
 func (s *Server) Serve(in io.Reader, out io.Writer) error {
 	s.openAudit(s.currentPolicy())
 	s.stream = protocol.NewStream(in, out, nil, s.opts.Framing, s.drain)
+	s.stream.LimitInFlight(maxInFlight)
+	s.out = newOutbox(s.stream, func(err error) { s.log.Debug().Err(err).Msg("writing answers") })
 	// The connection gets its own context: cancelling s.ctx at shutdown
 	// must not close it before the pending answers are written.
 	pool := newWorkers()
 	defer pool.Stop()
-	s.conn = jsonrpc2.NewConn(context.Background(), s.stream, orderedAsync{serverHandler{s}, pool},
+	s.conn = jsonrpc2.NewConn(context.Background(), s.stream, orderedAsync{serverHandler{s}, pool, s},
 		jsonrpc2.SetLogger(zerologPrinter{s.log}),
 		jsonrpc2.OnRecv(func(req *jsonrpc2.Request, _ *jsonrpc2.Response) {
 			if req != nil && !req.Notif && counted(req.Method) {
-				s.inflight.Add(1)
+				s.inflight.add()
 			}
 		}))
 	s.prompter = prompt.New(s.conn)
@@ -116,6 +120,7 @@ func (s *Server) Serve(in io.Reader, out io.Writer) error {
 	case <-s.done:
 	}
 	s.drain()
+	s.out.close() // every answer decided is written before the process ends
 	s.mu.Lock()
 	if s.audit != nil {
 		_ = s.audit.Close()
@@ -142,12 +147,10 @@ func (s *Server) drain() {
 		if s.prompter != nil {
 			s.prompter.Close("toolgate is shutting down")
 		}
-		waited := make(chan struct{})
-		go func() { s.inflight.Wait(); close(waited) }()
-		select {
-		case <-waited:
-		case <-time.After(10 * time.Second):
-			s.log.Error().Msg("calls still in flight after 10 s at shutdown")
+		// A slow host only delays this; a call that makes no progress
+		// for 10 s is given up.
+		if !s.inflight.wait(10 * time.Second) {
+			s.log.Error().Msg("calls still in flight after 10 s without progress at shutdown")
 		}
 	})
 }
@@ -158,21 +161,33 @@ func (z zerologPrinter) Printf(format string, v ...any) { z.l.Debug().Msgf(forma
 
 // orderedAsync handles each request apart from the read loop, like
 // jsonrpc2.AsyncHandler (a prompt sent back to the host while a call waits
-// would otherwise deadlock the read loop), except initialize: it changes
-// the session every later request depends on, so it is handled in order,
-// before the next message is read. initialize never calls the host.
+// would otherwise deadlock the read loop), except initialize and shutdown.
+// initialize changes the session every later request depends on, so it is
+// handled in order, before the next message is read; it never calls the
+// host. shutdown is handled in order too, so that exactly the calls read
+// before it are decided as usual (PROTOCOL.md, end of session) and those
+// read after it are refused, whatever the goroutines' timing.
 type orderedAsync struct {
 	h    jsonrpc2.Handler
 	pool *workers
+	s    *Server
 }
 
+// lateKey marks a request read after shutdown or the end of input began.
+type lateKey struct{}
+
 func (a orderedAsync) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) {
-	if req.Method == protocol.MethodInitialize {
+	if a.s.closing.Load() {
+		ctx = context.WithValue(ctx, lateKey{}, true)
+	}
+	if req.Method == protocol.MethodInitialize || req.Method == protocol.MethodShutdown {
 		a.h.Handle(ctx, conn, req)
 		return
 	}
 	a.pool.Go(func() { a.h.Handle(ctx, conn, req) })
 }
+
+func isLate(ctx context.Context) bool { late, _ := ctx.Value(lateKey{}).(bool); return late }
 
 // serverHandler replies to each request itself, so that a call counts as
 // answered only once its answer is written, and shutdown answers last.
@@ -185,52 +200,51 @@ func (h serverHandler) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jso
 		s.handle(ctx, conn, req) // frees the raw params; never answered
 		return
 	}
-	defer func() {
-		if counted(req.Method) {
-			s.inflight.Done()
-		}
-		if req.Method == protocol.MethodShutdown {
-			s.doneOnce.Do(func() { close(s.done) })
-		}
-	}()
-	written := false
+	var frame []byte
 	defer func() {
 		// A panic after handle's own recovery must neither crash the
 		// process nor leave the request unanswered; a host treats an error
 		// to tool_call as a block.
 		if p := recover(); p != nil {
 			s.log.Error().Str("method", req.Method).Msgf("panic answering: %v", p)
-			if !written {
-				_ = s.stream.WriteError(req.ID, protocol.CodeInternalError, "internal error; treat as a block")
-			}
+			frame = s.stream.ErrorFrame(req.ID, protocol.CodeInternalError, "internal error; treat as a block")
+		}
+		// The answer goes to the outbox as bytes: it is written in order
+		// and frees the request's slot then (flow control).
+		s.out.send(frame)
+		if counted(req.Method) {
+			s.inflight.done()
+		}
+		if req.Method == protocol.MethodShutdown {
+			s.doneOnce.Do(func() { close(s.done) })
 		}
 	}()
 	result, err := s.handle(ctx, conn, req)
-	// Answers are written straight to the stream (one encoder pass); the
-	// stream's lock keeps each call's notifications before its answer, and
-	// the connection only needs to track our own requests.
-	var rerr error
+	// Answers are framed here (one encoder pass), each call's notifications
+	// before its answer in one write; the connection only needs to track
+	// our own requests.
+	var ferr error
 	switch a, ok := result.(answer); {
 	case err != nil:
 		e, isRPC := err.(*jsonrpc2.Error)
 		if !isRPC {
 			e = &jsonrpc2.Error{Code: protocol.CodeInternalError, Message: err.Error()}
 		}
-		rerr = s.stream.WriteError(req.ID, int(e.Code), e.Message)
+		frame = s.stream.ErrorFrame(req.ID, int(e.Code), e.Message)
 	case ok:
-		rerr = s.stream.WriteAll(append(a.notes, protocol.Result(req.ID, a.result))...)
+		frame, ferr = s.stream.Frame(append(a.notes, protocol.Result(req.ID, a.result))...)
 	default:
-		rerr = s.stream.WriteResult(req.ID, result)
+		frame, ferr = s.stream.Frame(protocol.Result(req.ID, result))
 	}
-	written = true
-	if rerr != nil {
-		s.log.Debug().Err(rerr).Str("method", req.Method).Msg("reply")
+	if ferr != nil {
+		s.log.Error().Err(ferr).Str("method", req.Method).Msg("encoding the answer")
+		frame = s.stream.ErrorFrame(req.ID, protocol.CodeInternalError, "internal error encoding the answer; treat as a block")
 	}
 }
 
 // handle dispatches one request. It runs in its own goroutine.
 func (s *Server) handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) (result any, err error) {
-	raw := s.stream.RawParams(req.Meta)
+	raw, perr := s.stream.Params(req.Meta)
 	if req.Notif {
 		return nil, nil // notifications toolgate does not know are ignored
 	}
@@ -248,13 +262,25 @@ func (s *Server) handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 			result, err = nil, &jsonrpc2.Error{Code: protocol.CodeInternalError, Message: fmt.Sprintf("internal error: %v", p)}
 		}
 	}()
+	if perr != nil {
+		// The params were refused before they were read (too long, too
+		// deep); the request is still answered by its id.
+		switch req.Method {
+		case protocol.MethodToolCall:
+			return s.invalid(protocol.GateTool, "", perr), nil
+		case protocol.MethodInput:
+			return s.invalid(protocol.GateSkillInput, fmt.Sprintf("input-%d", s.inputSeq.Add(1)), perr), nil
+		case protocol.MethodInitialize, protocol.MethodCheck, protocol.MethodSessionApprovals, protocol.MethodPolicyReload, protocol.MethodShutdown:
+			return nil, &jsonrpc2.Error{Code: protocol.CodeInvalidParams, Message: "invalid params: " + perr.Error()}
+		}
+	}
 	switch req.Method {
 	case protocol.MethodInitialize:
 		return s.initialize(raw)
 	case protocol.MethodToolCall:
-		return s.toolCall(raw), nil
+		return s.toolCall(ctx, raw), nil
 	case protocol.MethodInput:
-		return s.input(raw), nil
+		return s.input(ctx, raw), nil
 	case protocol.MethodCheck:
 		return s.check(raw)
 	case protocol.MethodSessionApprovals:
@@ -303,7 +329,9 @@ func (s *Server) currentPolicy() *policy.Policy { return s.loader.Policy(s.locat
 func (s *Server) initialize(raw []byte) (any, error) {
 	var p protocol.InitializeParams
 	if len(raw) > 0 {
-		if err := json.Unmarshal(raw, &p); err != nil {
+		// Exact keys (SPEC §3): {"HasUI": true} is not hasUI, and it is an
+		// error rather than ignored.
+		if err := protocol.Unmarshal(raw, &p, ""); err != nil {
 			return nil, &jsonrpc2.Error{Code: protocol.CodeInvalidParams, Message: "invalid initialize params: " + err.Error()}
 		}
 	}
@@ -486,6 +514,9 @@ func (s *Server) decodeCall(raw []byte) (*gatesCall, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
+	if err := protocol.CheckKeys(map[string]any(params), reflect.TypeFor[protocol.ToolCallParams](), ""); err != nil {
+		return nil, id, err
+	}
 	name, _, err := params.str("toolName", "")
 	if err != nil {
 		return nil, id, err
@@ -527,6 +558,9 @@ func (s *Server) decodeCall(raw []byte) (*gatesCall, string, error) {
 	locs := s.locations(st)
 	pol := s.loader.Policy(locs)
 	s.reportWarnings(pol, false)
+	if err := checkInputKeys(name, input, pol); err != nil {
+		return nil, id, err
+	}
 	if err := checkToolFields(name, input); err != nil {
 		return nil, id, err
 	}
@@ -536,7 +570,8 @@ func (s *Server) decodeCall(raw []byte) (*gatesCall, string, error) {
 	if name == "mcp" {
 		c.MCPServers = mergeNames(st.mcpServers, pol.MCPServers)
 	}
-	c.Protected = append(append([]string(nil), s.opts.ConfigFiles...), s.auditPath(pol))
+	logPath := s.auditPath(pol)
+	c.Protected = append(append([]string(nil), s.opts.ConfigFiles...), logPath, audit.HeadPath(logPath))
 	cmd, workdir, isShell, err := shellFor(name, input, pol)
 	if err != nil {
 		return nil, id, err
@@ -563,6 +598,46 @@ func analyzeShell(cmd, workdir, cwd, home string) *gates.ShellCommand {
 	a := shell.Analyze(cmd, shell.Options{Cwd: dir, Home: home})
 	a.Paths = append(extra, a.Paths...)
 	return &gates.ShellCommand{Command: cmd, Workdir: workdir, Analysis: a}
+}
+
+// checkInputKeys rejects an input key that nearly names a field toolgate
+// reads for the tool ("Command" for bash's "command", "Path" for a path):
+// the host might read it as that field while toolgate did not look at it.
+func checkInputKeys(tool string, input object, p *policy.Policy) error {
+	var read []string
+	switch tool {
+	case "bash":
+		read = []string{"command"}
+	case "mcp":
+		read = []string{"tool", "server", "connect", "describe", "search", "arguments"}
+	case "skill":
+		read = []string{"name"}
+	case "grep", "find":
+		read = []string{"path", "glob", "pattern"}
+	default:
+		read = []string{"path"}
+	}
+	if st, ok := p.ShellTools[tool]; ok {
+		read = append(read, st.CommandArgument, st.WorkdirArgument)
+	}
+	if err := nearInputKey(input, read, "input"); err != nil {
+		return err
+	}
+	if args, ok := input["arguments"].(map[string]any); ok && tool == "mcp" {
+		return nearInputKey(args, []string{"path"}, "input.arguments")
+	}
+	return nil
+}
+
+func nearInputKey(obj map[string]any, read []string, where string) error {
+	for k := range obj {
+		for _, want := range read {
+			if want != "" && k != want && protocol.NearKey(k, want) {
+				return &protocol.KeyError{Where: where, Key: k, Want: want}
+			}
+		}
+	}
+	return nil
 }
 
 // checkToolFields rejects a field toolgate reads that has the wrong type.
@@ -619,17 +694,17 @@ type answer struct {
 }
 
 func (s *Server) runner(pol *policy.Policy, notes *[]any) *gates.Runner {
-	return &gates.Runner{Prompter: s.prompter, Session: &s.approvals, Reporter: reporter{s: s, notes: notes},
+	return &gates.Runner{Prompter: quietPrompter{s}, Session: &s.approvals, Reporter: reporter{s: s, notes: notes},
 		PromptTimeoutMs: pol.PromptTimeout.Milliseconds()}
 }
 
 // toolCall decides one call; it never answers with an error.
-func (s *Server) toolCall(raw []byte) any {
+func (s *Server) toolCall(ctx context.Context, raw []byte) any {
 	gc, id, err := s.decodeCall(raw)
 	if err != nil {
 		return s.invalid(protocol.GateTool, id, err)
 	}
-	if s.closing.Load() {
+	if isLate(ctx) {
 		return s.refuseShuttingDown(gc)
 	}
 	req := gates.Request{Call: gc.call, Gates: gates.ToolGates, HasUI: gc.hasUI, Input: gc.input,
@@ -638,7 +713,7 @@ func (s *Server) toolCall(raw []byte) any {
 			return resolver{p: s.loader.Policy(gc.locs), session: s.approvals.snapshot()}
 		}}
 	var notes []any
-	res := s.runner(gc.policy, &notes).Run(s.ctx, req)
+	res := s.runner(gc.policy, &notes).Run(s.decideCtx(), req)
 	return answer{result: res, notes: notes}
 }
 
@@ -668,4 +743,30 @@ func (s *Server) check(raw []byte) (any, error) {
 	req := gates.Request{Call: gc.call, Gates: gates.ToolGates, HasUI: gc.hasUI,
 		Resolver: resolver{p: gc.policy, session: s.approvals.snapshot()}}
 	return gates.Check(req), nil
+}
+
+// decideCtx is the context a call read before shutdown is decided in: it is
+// not cancelled by shutdown, so such a call is decided as usual; only a
+// prompt is refused then (quietPrompter, and the prompter's Close).
+func (s *Server) decideCtx() context.Context { return context.WithoutCancel(s.ctx) }
+
+// quietPrompter sends a prompt only once the reader has taken everything
+// the host wrote so far (protocol.Stream.WaitQuiet): a shutdown or end of
+// input written right behind a call that needs a person is seen before the
+// person is asked, and the call is blocked as shutting down without a
+// prompt, the same on every run.
+type quietPrompter struct{ s *Server }
+
+// promptQuiet is how long the input must stay idle before a prompt is sent;
+// a prompt waits at most promptQuietMax for that.
+const (
+	promptQuiet    = 100 * time.Millisecond
+	promptQuietMax = time.Second
+)
+
+func (q quietPrompter) Ask(ctx context.Context, pp protocol.PromptParams) gates.Answer {
+	if !q.s.stream.WaitQuiet(promptQuiet, promptQuietMax, q.s.ctx.Done()) || q.s.closing.Load() {
+		return gates.Answer{Failed: "toolgate is shutting down", NotAsked: true}
+	}
+	return q.s.prompter.Ask(ctx, pp)
 }

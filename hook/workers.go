@@ -1,6 +1,10 @@
 package hook
 
-import "sync/atomic"
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+)
 
 // keptWorkers is how many handler goroutines wait for the next request
 // instead of ending.
@@ -50,3 +54,127 @@ func (w *workers) run(f func()) {
 
 // Stop lets the idle workers end; handlers still running finish first.
 func (w *workers) Stop() { close(w.done) }
+
+// maxInFlight is how many requests toolgate holds at once (PROTOCOL.md,
+// flow control: at least 1,024). A request holds its slot from the moment
+// it is read until its answer is written, so when the host stops reading
+// stdout toolgate stops reading stdin.
+const maxInFlight = 1024
+
+// frameWriter is the part of the stream the outbox writes with.
+type frameWriter interface {
+	WriteFrame(b []byte) error
+	Release()
+}
+
+// outbox writes answers in the order they are decided, on one goroutine,
+// and frees each request's slot once its answer is written. A decided call
+// is handed over as bytes, so that its handler (and its stack) ends even
+// while the host is not reading: what waits is only the answer's bytes, at
+// most maxInFlight of them.
+type outbox struct {
+	w      frameWriter
+	mu     sync.Mutex
+	closed bool
+	queue  chan []byte
+	done   chan struct{}
+	onErr  func(error)
+}
+
+func newOutbox(w frameWriter, onErr func(error)) *outbox {
+	o := &outbox{w: w, queue: make(chan []byte, maxInFlight+1), done: make(chan struct{}), onErr: onErr}
+	go o.run()
+	return o
+}
+
+// send queues one request's answer; it never blocks (each queued answer
+// holds a slot, and there are no more slots than room in the queue).
+func (o *outbox) send(frame []byte) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.closed {
+		o.w.Release()
+		return
+	}
+	o.queue <- frame
+}
+
+func (o *outbox) run() {
+	defer close(o.done)
+	failed := false
+	for b := range o.queue {
+		if !failed && len(b) > 0 {
+			if err := o.w.WriteFrame(b); err != nil {
+				failed = true // the host is gone: the rest is dropped
+				o.onErr(err)
+			}
+		}
+		o.w.Release()
+	}
+}
+
+// close writes what is queued and returns when it is written.
+func (o *outbox) close() {
+	o.mu.Lock()
+	if !o.closed {
+		o.closed = true
+		close(o.queue)
+	}
+	o.mu.Unlock()
+	<-o.done
+}
+
+// pending counts the calls read and not yet answered; shutdown waits for
+// them (a WaitGroup cannot be waited on with a deadline and added to again).
+type pending struct {
+	mu   sync.Mutex
+	n    int
+	zero chan struct{} // closed while n == 0
+	// answered counts answers, so a wait can tell a slow host from a
+	// stuck call.
+	answered atomic.Uint64
+}
+
+func newPending() *pending {
+	z := make(chan struct{})
+	close(z)
+	return &pending{zero: z}
+}
+
+func (p *pending) add() {
+	p.mu.Lock()
+	if p.n == 0 {
+		p.zero = make(chan struct{})
+	}
+	p.n++
+	p.mu.Unlock()
+}
+
+func (p *pending) done() {
+	p.answered.Add(1)
+	p.mu.Lock()
+	p.n--
+	if p.n == 0 {
+		close(p.zero)
+	}
+	p.mu.Unlock()
+}
+
+// wait returns when no call is pending, or when none was answered for
+// stall (a call stuck in a gate must not keep the process alive forever).
+func (p *pending) wait(stall time.Duration) bool {
+	for {
+		p.mu.Lock()
+		z := p.zero
+		p.mu.Unlock()
+		before := p.answered.Load()
+		select {
+		case <-z:
+			return true
+		case <-time.After(stall):
+			if p.answered.Load() == before {
+				return false
+			}
+		}
+	}
+}

@@ -179,7 +179,12 @@ func parseAnswer(raw json.RawMessage, offered []protocol.PromptOption) gates.Ans
 	if k := repeatedKey(raw); k != "" {
 		return gates.Answer{Failed: fmt.Sprintf("the host's answer gives %q twice", k)}
 	}
-	if err := json.Unmarshal(raw, &res); err != nil || res.Choice == nil {
+	// Exact keys: {"Choice": "allow_once"} is not a choice (encoding/json
+	// would read it as one).
+	var kerr *protocol.KeyError
+	if err := protocol.Unmarshal(raw, &res, "the answer"); errors.As(err, &kerr) {
+		return gates.Answer{Failed: fmt.Sprintf("the host's answer has the key %q where %q is read (keys are case-sensitive)", kerr.Key, kerr.Want)}
+	} else if err != nil || res.Choice == nil {
 		return gates.Answer{Failed: "the host's answer is not {\"choice\": …}"}
 	}
 	ok := false

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	json "github.com/goccy/go-json"
 )
@@ -46,46 +47,77 @@ func ParseFraming(s string) (Framing, error) {
 // The standard decoder of jsonrpc2 re-encodes params through a map, which
 // loses repeated keys; Stream keeps the raw params of every request and tags
 // the request with a "meta" sequence number so the handler can take them
-// (RawParams) and decode them strictly.
+// (Params) and decode them strictly. A request too long or too deep to keep
+// is still handed on by its id, with its params refused (ParamsError). The
+// top-level keys are read exactly; a response is never answered.
+//
+// With LimitInFlight, Stream is also the flow control of PROTOCOL.md: it
+// reads no further while that many requests are held (not Released).
 type Stream struct {
 	in      *bufio.Reader
 	out     io.Writer
 	closer  io.Closer
 	framing Framing
+	resync  bool // content-length framing: skip to the next header
 
 	wmu  sync.Mutex
 	wbuf []byte // WriteAll's buffer, under wmu
 
 	seq atomic.Uint64
-	raw sync.Map // uint64 → []byte
+	raw sync.Map // uint64 → params
+
+	slots chan struct{} // requests held (LimitInFlight); nil: no bound
+	park  parking
 
 	onEOF   func()
 	eofOnce sync.Once
 }
+
+// params are one request's raw params, or why they were refused.
+type params struct {
+	raw []byte
+	err error
+}
+
+// ParamsError says why a request's params were not kept (too long, too
+// deep): the request is still answered by its id.
+type ParamsError struct{ Reason string }
+
+func (e *ParamsError) Error() string { return e.Reason }
 
 // NewStream reads from in and writes to out. closer (may be nil) is closed by
 // Close. onEOF (may be nil) runs once when the input ends, before ReadObject
 // reports io.EOF: the connection is still open for writing then, so pending
 // requests can be answered.
 func NewStream(in io.Reader, out io.Writer, closer io.Closer, framing Framing, onEOF func()) *Stream {
-	return &Stream{in: bufio.NewReaderSize(in, 64<<10), out: out, closer: closer, framing: framing, onEOF: onEOF}
+	s := &Stream{out: out, closer: closer, framing: framing, onEOF: onEOF}
+	s.park.ch = make(chan struct{})
+	s.in = bufio.NewReaderSize(parkingReader{r: in, p: &s.park}, 64<<10)
+	return s
 }
 
-// RawParams returns (and forgets) the raw params of the request tagged with
-// meta; nil when there were none.
-func (s *Stream) RawParams(meta *json.RawMessage) []byte {
+// Params returns (and forgets) the raw params of the request tagged with
+// meta (nil when there were none), or a *ParamsError when they were refused.
+func (s *Stream) Params(meta *json.RawMessage) ([]byte, error) {
 	if meta == nil {
-		return nil
+		return nil, nil
 	}
 	n, err := strconv.ParseUint(string(*meta), 10, 64)
 	if err != nil {
-		return nil
+		return nil, nil
 	}
 	v, ok := s.raw.LoadAndDelete(n)
 	if !ok {
-		return nil
+		return nil, nil
 	}
-	return v.([]byte)
+	p := v.(params)
+	return p.raw, p.err
+}
+
+// RawParams is Params without the refusal.
+func (s *Stream) RawParams(meta *json.RawMessage) []byte {
+	raw, _ := s.Params(meta)
+	return raw
 }
 
 // WriteObject writes one message.
@@ -130,6 +162,36 @@ func (s *Stream) WriteAll(objs ...any) error {
 		s.wbuf = buf // kept for the next answer
 	}
 	_, err := s.out.Write(buf)
+	return err
+}
+
+// Frame marshals messages into one framed buffer, for WriteFrame.
+func (s *Stream) Frame(objs ...any) ([]byte, error) {
+	var buf []byte
+	for _, o := range objs {
+		b, err := json.Marshal(o)
+		if err != nil {
+			return nil, err
+		}
+		buf = s.appendFrame(buf, b)
+	}
+	return buf, nil
+}
+
+// ErrorFrame is the framed error response to request id.
+func (s *Stream) ErrorFrame(id any, code int, message string) []byte {
+	b, err := s.Frame(errorReply{JSONRPC: "2.0", ID: id, Error: wireError{Code: code, Message: message}})
+	if err != nil {
+		return nil
+	}
+	return b
+}
+
+// WriteFrame writes a buffer made by Frame with one write.
+func (s *Stream) WriteFrame(b []byte) error {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	_, err := s.out.Write(b)
 	return err
 }
 
@@ -185,13 +247,89 @@ func (s *Stream) Close() error {
 	return nil
 }
 
+// LimitInFlight bounds the requests handed out and not yet Released: when n
+// are held, ReadObject waits for one to be released before it reads on
+// (PROTOCOL.md, flow control). Call it before the first ReadObject.
+func (s *Stream) LimitInFlight(n int) {
+	if n > 0 {
+		s.slots = make(chan struct{}, n)
+	}
+}
+
+// Release frees the slot of one request handed out by ReadObject, once its
+// answer is written. Responses and notifications hold no slot.
+func (s *Stream) Release() {
+	if s.slots != nil {
+		<-s.slots
+	}
+}
+
+func (s *Stream) acquire() {
+	if s.slots == nil {
+		return
+	}
+	select {
+	case s.slots <- struct{}{}:
+		return
+	default:
+	}
+	s.park.park()
+	s.slots <- struct{}{}
+	s.park.unpark()
+}
+
+func (s *Stream) release() { s.Release() }
+
+// WaitQuiet waits until the reader has had nothing to read for quiet: it
+// has taken every message the host has written so far (it waits in read,
+// or for a free slot) and nothing arrived meanwhile. A prompt waits for
+// this, so that a shutdown the host already wrote is seen before a person
+// is asked (PROTOCOL.md: a call that would need a prompt is blocked as
+// shutting down). It gives up waiting after longest (a host that never
+// pauses must still get its prompts), and returns false when stop is
+// closed first.
+func (s *Stream) WaitQuiet(quiet, longest time.Duration, stop <-chan struct{}) bool {
+	deadline := time.NewTimer(longest)
+	defer deadline.Stop()
+	for {
+		ch, epoch, _ := s.park.state()
+		select {
+		case <-ch:
+		case <-stop:
+			return false
+		case <-deadline.C:
+			return true
+		}
+		if quiet <= 0 {
+			return true
+		}
+		t := time.NewTimer(quiet)
+		select {
+		case <-t.C:
+		case <-stop:
+			t.Stop()
+			return false
+		case <-deadline.C:
+			t.Stop()
+			return true
+		}
+		if _, now, parked := s.park.state(); parked && now == epoch {
+			return true
+		}
+	}
+}
+
 // ReadObject reads the next valid request or response into v, answering and
-// skipping anything else.
+// skipping anything else. With LimitInFlight set it first waits for a free
+// slot; a request handed out keeps it until Release.
 func (s *Stream) ReadObject(v any) error {
 	for {
-		msg, err := s.next()
+		s.acquire()
+		msg, long, err := s.next()
 		if err != nil {
+			s.release()
 			if errors.Is(err, io.EOF) {
+				s.park.end()
 				s.eofOnce.Do(func() {
 					if s.onEOF != nil {
 						s.onEOF()
@@ -200,114 +338,252 @@ func (s *Stream) ReadObject(v any) error {
 			}
 			return err
 		}
-		if msg == nil {
-			continue
+		var out []byte
+		keep := false
+		switch {
+		case long != nil:
+			out, keep = s.screenSkeleton(long, fmt.Sprintf("the message is longer than %d bytes", MaxMessageBytes),
+				fmt.Sprintf("parse error: message longer than %d bytes", MaxMessageBytes))
+		case msg != nil:
+			out, keep = s.screen(msg)
 		}
-		out, ok := s.screen(msg)
-		if !ok {
+		if out == nil {
+			s.release()
 			continue
 		}
 		if err := json.Unmarshal(out, v); err != nil {
+			s.release()
 			s.replyError(nil, CodeInvalidRequest, "invalid request: "+err.Error())
 			continue
+		}
+		if !keep {
+			s.release()
 		}
 		return nil
 	}
 }
 
 // next returns the next message's bytes, nil for a blank line or a framing
-// error already answered.
-func (s *Stream) next() ([]byte, error) {
+// error already answered, or the skeleton of a line too long to keep.
+func (s *Stream) next() ([]byte, *skeleton, error) {
 	if s.framing == FramingContentLength {
-		return s.nextContentLength()
+		b, err := s.nextContentLength()
+		return b, nil, err
 	}
-	line, err := s.readLine()
+	line, long, err := s.readLine()
+	if long != nil {
+		return nil, long, nil
+	}
 	if err != nil && len(line) == 0 {
-		return nil, err
+		return nil, nil, err
 	}
 	line = bytes.TrimRight(line, "\r")
 	if len(bytes.TrimSpace(line)) == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
-	return line, nil
+	return line, nil, nil
 }
 
-func (s *Stream) readLine() ([]byte, error) {
+// readLine reads one line. A line longer than MaxMessageBytes is not kept:
+// it is read through to its end and only its skeleton (the top level, see
+// skeleton) comes back, so that a request's id can still be answered.
+func (s *Stream) readLine() ([]byte, *skeleton, error) {
 	var buf []byte
 	for {
 		chunk, err := s.in.ReadSlice('\n')
 		if len(buf)+len(chunk) > MaxMessageBytes {
-			// Skip to the end of this line, then report it.
+			sk := &skeleton{}
+			sk.feed(buf)
+			sk.feed(chunk)
 			for errors.Is(err, bufio.ErrBufferFull) {
-				_, err = s.in.ReadSlice('\n')
+				chunk, err = s.in.ReadSlice('\n')
+				sk.feed(chunk)
 			}
-			s.replyError(nil, CodeParseError, fmt.Sprintf("parse error: message longer than %d bytes", MaxMessageBytes))
-			if err != nil {
-				return nil, err
+			if err != nil && !errors.Is(err, io.EOF) {
+				return nil, nil, err
 			}
-			return []byte{}, nil
+			return nil, sk, nil // at EOF, the next read reports it
 		}
 		buf = append(buf, chunk...)
 		if errors.Is(err, bufio.ErrBufferFull) {
 			continue
 		}
 		if err != nil {
-			return buf, err
+			return buf, nil, err
 		}
-		return bytes.TrimSuffix(buf, []byte("\n")), nil
+		return bytes.TrimSuffix(buf, []byte("\n")), nil, nil
 	}
 }
 
-func (s *Stream) nextContentLength() ([]byte, error) {
-	length := -1
-	sawHeader := false
+// maxHeaderLine bounds one Content-Length framing header line.
+const maxHeaderLine = 8 << 10
+
+var errHeaderTooLong = errors.New("header line too long")
+
+// readHeaderLine reads one header line without its "\r\n".
+func (s *Stream) readHeaderLine() (string, error) {
+	var buf []byte
 	for {
-		line, err := s.readLine()
-		if err != nil && len(line) == 0 {
+		chunk, err := s.in.ReadSlice('\n')
+		if len(buf)+len(chunk) > maxHeaderLine {
+			return "", errHeaderTooLong // the rest is skipped by the resync
+		}
+		buf = append(buf, chunk...)
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		if err != nil && (len(buf) == 0 || !errors.Is(err, io.EOF)) {
+			return "", err
+		}
+		if err != nil {
+			return "", io.EOF // a header cut off by the end of input
+		}
+		return strings.TrimRight(string(buf), "\r\n"), nil
+	}
+}
+
+// nextContentLength reads one LSP-style frame. A header toolgate cannot
+// use is answered -32700 at once; then the stream resynchronizes at the
+// next "Content-Length:" (seekHeader) and never reads a body it refused.
+func (s *Stream) nextContentLength() ([]byte, error) {
+	first := ""
+	if s.resync {
+		if err := s.seekHeader(); err != nil {
 			return nil, err
 		}
-		line = bytes.TrimRight(line, "\r")
-		if len(line) == 0 {
+		s.resync = false
+		rest, err := s.readHeaderLine()
+		if errors.Is(err, errHeaderTooLong) {
+			return s.refuse("a header line is too long")
+		}
+		if err != nil {
+			return nil, err
+		}
+		first = "Content-Length:" + rest
+	}
+	length := int64(-1)
+	sawHeader := false
+	for {
+		line := first
+		if first != "" {
+			first = ""
+		} else {
+			var err error
+			line, err = s.readHeaderLine()
+			if errors.Is(err, errHeaderTooLong) {
+				return s.refuse("a header line is too long")
+			}
+			if err != nil {
+				return nil, err
+			}
+		}
+		if line == "" {
 			if !sawHeader {
 				continue
 			}
 			break
 		}
 		sawHeader = true
-		name, value, ok := strings.Cut(string(line), ":")
-		if ok && strings.EqualFold(strings.TrimSpace(name), "Content-Length") {
-			n, perr := strconv.Atoi(strings.TrimSpace(value))
-			if perr != nil || n < 0 {
-				s.replyError(nil, CodeParseError, fmt.Sprintf("parse error: bad Content-Length %q", strings.TrimSpace(value)))
-				return nil, nil
-			}
-			length = n
+		name, value, ok := strings.Cut(line, ":")
+		name = strings.TrimRight(name, " \t")
+		if !ok || !isToken(name) {
+			return s.refuse(fmt.Sprintf("%q is not a header line", truncate(line, 80)))
 		}
+		if !strings.EqualFold(name, "Content-Length") {
+			continue
+		}
+		if length >= 0 {
+			return s.refuse("two Content-Length headers")
+		}
+		v := strings.TrimSpace(value)
+		n, err := strconv.ParseInt(v, 10, 64)
+		switch {
+		case err != nil:
+			return s.refuse(fmt.Sprintf("bad Content-Length %q", truncate(v, 80)))
+		case n <= 0:
+			return s.refuse(fmt.Sprintf("Content-Length %d is not positive", n))
+		case n > MaxMessageBytes:
+			return s.refuse(fmt.Sprintf("message longer than %d bytes", MaxMessageBytes))
+		}
+		length = n
 	}
 	if length < 0 {
-		s.replyError(nil, CodeParseError, "parse error: header without Content-Length")
-		return nil, nil
-	}
-	if length > MaxMessageBytes {
-		if _, err := io.CopyN(io.Discard, s.in, int64(length)); err != nil {
-			return nil, err
-		}
-		s.replyError(nil, CodeParseError, fmt.Sprintf("parse error: message longer than %d bytes", MaxMessageBytes))
-		return nil, nil
+		return s.refuse("header without Content-Length")
 	}
 	body := make([]byte, length)
 	if _, err := io.ReadFull(s.in, body); err != nil {
 		return nil, io.EOF
 	}
-	if len(bytes.TrimSpace(body)) == 0 {
-		return nil, nil
-	}
 	return body, nil
 }
 
-// screen validates one message and returns the bytes to hand to jsonrpc2.
+// refuse answers a frame toolgate cannot use and resynchronizes.
+func (s *Stream) refuse(why string) ([]byte, error) {
+	s.replyError(nil, CodeParseError, "parse error: "+why)
+	s.resync = true
+	return nil, nil
+}
+
+// seekHeader skips input up to and including the next "Content-Length:"
+// (in any letter case).
+func (s *Stream) seekHeader() error {
+	const pat = "content-length:" // no proper prefix is also a suffix
+	i := 0
+	for {
+		c, err := s.in.ReadByte()
+		if err != nil {
+			return err
+		}
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		switch {
+		case c == pat[i]:
+			i++
+			if i == len(pat) {
+				return nil
+			}
+		case c == pat[0]:
+			i = 1
+		default:
+			i = 0
+		}
+	}
+}
+
+func isToken(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+// maxValidDepth is the nesting at which the JSON decoder gives up.
+const maxValidDepth = 10000
+
+// screen validates one message and returns the bytes to hand to jsonrpc2,
+// and whether it is a request to be answered (it keeps its slot).
 func (s *Stream) screen(msg []byte) ([]byte, bool) {
 	if !json.Valid(msg) {
+		sk := &skeleton{}
+		sk.feed(msg)
+		if sk.maxDepth >= maxValidDepth {
+			return s.screenSkeleton(sk, fmt.Sprintf("the params are nested more than %d levels deep", maxValidDepth-1),
+				"parse error: the message is nested too deep")
+		}
 		s.replyError(nil, CodeParseError, "parse error: the message is not valid JSON")
 		return nil, false
 	}
@@ -325,22 +601,93 @@ func (s *Stream) screen(msg []byte) ([]byte, bool) {
 		s.replyError(nil, CodeInvalidRequest, "invalid request: "+err.Error())
 		return nil, false
 	}
-	id, idOK := validID(env["id"])
+	return s.envelope(env, nil)
+}
+
+// screenSkeleton handles a message toolgate did not keep whole (too long or
+// too deep): a request whose id and method can be read from its top level
+// is handed on with its params refused (perr), so it is answered by its id
+// (a tool_call blocks); a response becomes an error response to its id;
+// anything else is a parse error.
+func (s *Stream) screenSkeleton(sk *skeleton, why, parseMsg string) ([]byte, bool) {
+	if b, ok := sk.bytes(); ok && json.Valid(b) {
+		var env map[string]json.RawMessage
+		if json.Unmarshal(b, &env) == nil {
+			if id, idOK := validID(env["id"]); idOK && id != nil {
+				_, hasMethod := env["method"]
+				_, hasResult := env["result"]
+				_, hasError := env["error"]
+				switch {
+				case hasMethod:
+					return s.envelope(env, &ParamsError{Reason: why})
+				case hasResult || hasError:
+					b, err := json.Marshal(errorResponse{JSONRPC: "2.0", ID: id, Error: wireError{Code: CodeParseError, Message: why}})
+					if err != nil {
+						return nil, false
+					}
+					return b, false
+				}
+			}
+		}
+	}
+	s.replyError(nil, CodeParseError, parseMsg)
+	return nil, false
+}
+
+// envelopeKeys are the keys of a JSON-RPC message.
+var envelopeKeys = [...]string{"jsonrpc", "id", "method", "params", "result", "error"}
+
+// envelope checks one message's top level and rebuilds it for jsonrpc2 with
+// exactly the keys toolgate read. perr, when set, refuses the params.
+func (s *Stream) envelope(env map[string]json.RawMessage, perr error) ([]byte, bool) {
+	near := ""
+	for k := range env {
+		for _, want := range envelopeKeys {
+			if k != want && NearKey(k, want) {
+				near = fmt.Sprintf("key %q is not %q (keys are case-sensitive)", k, want)
+			}
+		}
+	}
+	method, hasMethod := env["method"]
+	rawID := env["id"]
+	if !hasMethod && !strings.Contains(near, `"method"`) {
+		_, hasResult := env["result"]
+		_, hasError := env["error"]
+		if hasResult || hasError || strings.Contains(near, `"result"`) || strings.Contains(near, `"error"`) {
+			// A response: never answered (PROTOCOL.md). One toolgate cannot
+			// match to a request of its own is dropped.
+			id, idOK := validID(rawID)
+			if !idOK || id == nil || hasResult == hasError || near != "" {
+				return nil, false
+			}
+			var b bytes.Buffer
+			b.WriteString(`{"jsonrpc":"2.0","id":`)
+			b.Write(id)
+			if hasResult {
+				b.WriteString(`,"result":`)
+				b.Write(env["result"])
+			} else {
+				b.WriteString(`,"error":`)
+				b.Write(env["error"])
+			}
+			b.WriteByte('}')
+			return b.Bytes(), false
+		}
+	}
+	id, idOK := validID(rawID)
 	if !idOK {
 		s.replyError(nil, CodeInvalidRequest, "invalid request: id must be a string or a non-negative integer")
+		return nil, false
+	}
+	if near != "" {
+		s.replyError(id, CodeInvalidRequest, "invalid request: "+near)
 		return nil, false
 	}
 	if v, ok := env["jsonrpc"]; ok && string(bytes.TrimSpace(v)) != `"2.0"` {
 		s.replyError(id, CodeInvalidRequest, `invalid request: jsonrpc must be "2.0"`)
 		return nil, false
 	}
-	method, hasMethod := env["method"]
 	if !hasMethod {
-		_, hasResult := env["result"]
-		_, hasError := env["error"]
-		if hasResult != hasError && id != nil {
-			return msg, true // a response to one of our requests
-		}
 		s.replyError(id, CodeInvalidRequest, "invalid request: neither a request nor a response")
 		return nil, false
 	}
@@ -357,13 +704,15 @@ func (s *Stream) screen(msg []byte) ([]byte, bool) {
 		b.WriteString(`,"id":`)
 		b.Write(id)
 	}
-	// The params stay here (RawParams): jsonrpc2 would decode them into a
+	// The params stay here (Params): jsonrpc2 would decode them into a
 	// map and encode them again, which loses repeated keys and costs time.
-	if p, ok := env["params"]; ok {
-		s.raw.Store(n, []byte(p))
+	if perr != nil {
+		s.raw.Store(n, params{err: perr})
+	} else if p, ok := env["params"]; ok {
+		s.raw.Store(n, params{raw: []byte(p)})
 	}
 	fmt.Fprintf(&b, `,"meta":%d}`, n)
-	return b.Bytes(), true
+	return b.Bytes(), id != nil
 }
 
 // validID accepts an absent or null id (a notification), a string, or a

@@ -1,11 +1,14 @@
 package protocol
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"io"
 	"strings"
 	"testing"
+	"time"
 )
 
 // readAll reads every object the stream yields from input and returns them
@@ -92,6 +95,19 @@ func TestStreamNewline(t *testing.T) {
 		{"negative id", `{"jsonrpc":"2.0","id":-1,"method":"x"}` + "\n", 0, []float64{CodeInvalidRequest}, true},
 		{"wrong version", `{"jsonrpc":"1.0","id":1,"method":"x"}` + "\n", 0, []float64{CodeInvalidRequest}, false},
 		{"response passes", `{"jsonrpc":"2.0","id":"tg-1","result":{"choice":"deny"}}` + "\n", 1, nil, false},
+		{"error response passes", `{"jsonrpc":"2.0","id":"tg-1","error":{"code":1,"message":"no"}}` + "\n", 1, nil, false},
+		// A response is never answered (PROTOCOL.md), whatever its id.
+		{"response with null id gets no reply", `{"jsonrpc":"2.0","id":null,"result":{"choice":"deny"}}` + "\n", 0, nil, false},
+		{"error response with null id gets no reply", `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"x"}}` + "\n", 0, nil, false},
+		{"response without id gets no reply", `{"jsonrpc":"2.0","result":1}` + "\n", 0, nil, false},
+		{"response with a negative id gets no reply", `{"jsonrpc":"2.0","id":-4,"result":1}` + "\n", 0, nil, false},
+		{"response with an object id gets no reply", `{"jsonrpc":"2.0","id":{"a":1},"error":{}}` + "\n", 0, nil, false},
+		{"response with result and error gets no reply", `{"jsonrpc":"2.0","id":"tg-1","result":1,"error":{}}` + "\n", 0, nil, false},
+		{"response with a miscased key gets no reply", `{"jsonrpc":"2.0","id":"tg-1","Result":{"choice":"allow_once"}}` + "\n", 0, nil, false},
+		// Keys are exact: a near miss of an envelope key is refused by id.
+		{"miscased method refused", `{"jsonrpc":"2.0","id":4,"Method":"tool_call"}` + "\n", 0, []float64{CodeInvalidRequest}, false},
+		{"miscased params refused", `{"jsonrpc":"2.0","id":4,"method":"tool_call","Params":{}}` + "\n", 0, []float64{CodeInvalidRequest}, false},
+		{"miscased id refused", `{"jsonrpc":"2.0","ID":4,"method":"tool_call"}` + "\n", 0, []float64{CodeInvalidRequest}, true},
 		{"last line without newline", `{"jsonrpc":"2.0","id":1,"method":"x"}`, 1, nil, false},
 		// Invalid UTF-8 inside a string reaches the handler, which knows the
 		// id: a tool_call then blocks with invalid_request.
@@ -157,6 +173,171 @@ func TestStreamContentLength(t *testing.T) {
 	}
 }
 
+// A request whose id can be read is handed on with its params refused
+// when they are too deep or too long, so that it is answered by its id.
+func TestStreamRefusedParamsKeepTheID(t *testing.T) {
+	deep := strings.Repeat(`{"a":`, 20000) + "1" + strings.Repeat("}", 20000)
+	long := `"` + strings.Repeat("x", MaxMessageBytes) + `"`
+	cases := []struct{ name, input, why string }{
+		{"too deep, id first", `{"jsonrpc":"2.0","id":7,"method":"tool_call","params":` + deep + "}\n", "nested"},
+		{"too deep, id last", `{"jsonrpc":"2.0","method":"tool_call","params":` + deep + `,"id":"x7"}` + "\n", "nested"},
+		{"too long", `{"jsonrpc":"2.0","id":7,"method":"tool_call","params":{"toolCallId":"c","input":{"command":` + long + "}}}\n", "longer"},
+		{"too long string params, id last", `{"jsonrpc":"2.0","method":"tool_call","params":` + long + `,"id":8}`, "longer"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var out bytes.Buffer
+			s := NewStream(strings.NewReader(tc.input), &out, nil, FramingNewline, nil)
+			var m struct {
+				ID     any              `json:"id"`
+				Method string           `json:"method"`
+				Meta   *json.RawMessage `json:"meta"`
+			}
+			if err := s.ReadObject(&m); err != nil {
+				t.Fatalf("ReadObject: %v (wrote %q)", err, out.String())
+			}
+			if m.ID == nil || m.Method != "tool_call" {
+				t.Fatalf("got id %v method %q, want the request's", m.ID, m.Method)
+			}
+			raw, err := s.Params(m.Meta)
+			var perr *ParamsError
+			if raw != nil || !errors.As(err, &perr) || !strings.Contains(perr.Reason, tc.why) {
+				t.Fatalf("params = %d bytes, err %v; want refused (%s)", len(raw), err, tc.why)
+			}
+			if out.Len() != 0 {
+				t.Fatalf("the stream answered itself: %q", out.String())
+			}
+		})
+	}
+	// Without a readable id it stays a parse error with id null.
+	for _, input := range []string{
+		`{"jsonrpc":"2.0","method":"tool_call","params":` + deep + "}\n",
+		`{"jsonrpc":"2.0","id":` + deep + `,"method":"tool_call"}` + "\n",
+		`{"jsonrpc":"2.0","method":"tool_call","params":` + long + "}\n",
+	} {
+		got, written, _ := readAll(t, input, FramingNewline)
+		if len(got) != 0 || len(written) != 1 || errorCode(written[0]) != CodeParseError || written[0]["id"] != nil {
+			t.Errorf("%.60s…: objects %v, written %v; want one -32700 with id null", input, got, written)
+		}
+	}
+}
+
+// Every Content-Length header toolgate cannot use is answered -32700 as soon
+// as it is read (the next frame is not written yet), and the stream then
+// serves the next frame: it never waits for the body it refused.
+func TestStreamContentLengthRecovers(t *testing.T) {
+	good := `{"jsonrpc":"2.0","id":1,"method":"x"}`
+	goodFrame := "Content-Length: " + itoa(len(good)) + "\r\n\r\n" + good
+	cases := []struct{ name, bad string }{
+		{"not a number", "Content-Length: abc\r\n\r\n{\"a\":1}"},
+		{"number with junk", "Content-Length: 12x\r\n\r\n"},
+		{"negative", "Content-Length: -5\r\n\r\n{}"},
+		{"overflowing", "Content-Length: 99999999999999999999999999\r\n\r\n{}"},
+		{"missing", "Content-Type: application/json\r\n\r\n{\"a\":1}"},
+		{"zero", "Content-Length: 0\r\n\r\n"},
+		{"beyond the limit", "Content-Length: " + itoa(MaxMessageBytes+1) + "\r\n\r\n" + strings.Repeat("x", 5000)},
+		{"far beyond the limit", "Content-Length: 9223372036854775807\r\n\r\n{"},
+		{"twice", "Content-Length: 2\r\nContent-Length: 3\r\n\r\n{}"},
+		{"not a header", `{"jsonrpc":"2.0","id":9,"method":"x"}` + "\r\n"},
+		{"header line too long", "X-Junk: " + strings.Repeat("y", 10000) + "\r\n\r\n"},
+		{"empty value", "Content-Length:\r\n\r\n"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			inR, inW := io.Pipe()
+			outR, outW := io.Pipe()
+			s := NewStream(inR, outW, nil, FramingContentLength, nil)
+			objs := make(chan map[string]any)
+			go func() {
+				defer close(objs)
+				for {
+					var m map[string]any
+					if err := s.ReadObject(&m); err != nil {
+						return
+					}
+					objs <- m
+				}
+			}()
+			go func() { _, _ = io.WriteString(inW, tc.bad) }()
+			frame := readFrame(t, outR)
+			if errorCode(frame) != CodeParseError || frame["id"] != nil {
+				t.Fatalf("answer = %v, want -32700 with id null", frame)
+			}
+			go func() { _, _ = io.WriteString(inW, goodFrame); inW.Close() }()
+			m, ok := <-objs
+			if !ok || m["method"] != "x" {
+				t.Fatalf("next frame = %v, want the good request", m)
+			}
+			if _, more := <-objs; more {
+				t.Fatal("more than one object")
+			}
+		})
+	}
+}
+
+// readFrame reads one Content-Length frame the stream wrote.
+func readFrame(t *testing.T, r io.Reader) map[string]any {
+	t.Helper()
+	br := bufio.NewReader(r)
+	var n int
+	for {
+		line, err := br.ReadString('\n')
+		if err != nil {
+			t.Fatalf("reading a frame: %v", err)
+		}
+		line = strings.TrimRight(line, "\r\n")
+		if line == "" {
+			break
+		}
+		if _, err := fmtSscanf(line, &n); err != nil {
+			t.Fatalf("bad header %q", line)
+		}
+	}
+	body := make([]byte, n)
+	if _, err := io.ReadFull(br, body); err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(body, &m); err != nil {
+		t.Fatalf("bad body %q", body)
+	}
+	return m
+}
+
+// The reader holds at most the limit of requests: the next one is read only
+// when one is released.
+func TestStreamLimitInFlight(t *testing.T) {
+	var in strings.Builder
+	for i := 0; i < 5; i++ {
+		in.WriteString(`{"jsonrpc":"2.0","id":` + itoa(i) + `,"method":"x"}` + "\n")
+		in.WriteString(`{"jsonrpc":"2.0","method":"note"}` + "\n") // a notification holds no slot
+	}
+	s := NewStream(strings.NewReader(in.String()), io.Discard, nil, FramingNewline, nil)
+	s.LimitInFlight(2)
+	read := func() map[string]any {
+		var m map[string]any
+		if err := s.ReadObject(&m); err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	read() // request 0
+	read() // notification
+	read() // request 1: both slots held now
+	got := make(chan map[string]any)
+	go func() { got <- read() }()
+	s.WaitQuiet(0, time.Hour, nil) // the reader waits: for a slot, as its input is all buffered
+	select {
+	case m := <-got:
+		t.Fatalf("read %v with every slot held", m)
+	default:
+	}
+	s.Release()
+	if m := <-got; m["method"] != "note" {
+		t.Fatalf("after a release read %v, want the notification", m)
+	}
+}
+
 func TestWriteObjectFraming(t *testing.T) {
 	var out bytes.Buffer
 	s := NewStream(strings.NewReader(""), &out, nil, FramingContentLength, nil)
@@ -209,4 +390,60 @@ func FuzzStream(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A top-level string too long for the skeleton is never read as an id.
+func TestSkeletonDropsLongStrings(t *testing.T) {
+	long := strings.Repeat("x", MaxMessageBytes)
+	input := `{"jsonrpc":"2.0","method":"tool_call","id":"` + strings.Repeat("i", 2000) + `","params":"` + long + `"}` + "\n"
+	got, written, _ := readAll(t, input, FramingNewline)
+	if len(got) != 0 || len(written) != 1 || written[0]["id"] != nil {
+		t.Fatalf("objects %v, written %v; want one error with id null", got, written)
+	}
+}
+
+// WaitQuiet returns once the reader waits for input and none came for the
+// quiet period; false when stopped first; and at the latest after longest,
+// even while the host never pauses.
+func TestWaitQuiet(t *testing.T) {
+	inR, inW := io.Pipe()
+	s := NewStream(inR, io.Discard, nil, FramingNewline, nil)
+	got := make(chan struct{}, 1000)
+	go func() {
+		for {
+			var m map[string]any
+			if s.ReadObject(&m) != nil {
+				return
+			}
+			got <- struct{}{}
+		}
+	}()
+	req := `{"jsonrpc":"2.0","method":"note"}` + "\n"
+	io.WriteString(inW, req)
+	<-got
+	if !s.WaitQuiet(10*time.Millisecond, time.Hour, nil) {
+		t.Fatal("WaitQuiet failed with nothing to stop it")
+	}
+	stop := make(chan struct{})
+	close(stop)
+	if s.WaitQuiet(time.Hour, time.Hour, stop) {
+		t.Fatal("WaitQuiet did not stop")
+	}
+	done := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-done:
+				return
+			default:
+				io.WriteString(inW, req)
+				<-got
+			}
+		}
+	}()
+	if !s.WaitQuiet(time.Hour, 50*time.Millisecond, nil) {
+		t.Fatal("WaitQuiet did not give up waiting")
+	}
+	close(done)
+	inW.Close()
 }

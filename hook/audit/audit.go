@@ -30,47 +30,108 @@ import (
 // Genesis is the prev of the first record of a file.
 var Genesis = strings.Repeat("0", 64)
 
-// Log is an append-only, hash-chained audit log.
+// Log is an append-only, hash-chained audit log that heals itself, never
+// silently:
+//
+//   - a record whose write failed part way (disk full, file size limit) is
+//     cut back at once, so the next call succeeds as soon as there is room;
+//     a later successful record says how many writes failed;
+//   - a torn or blank tail found in the file (a crash, another writer) is
+//     cut back to the last complete record, and a "log_repaired" record
+//     says what was cut;
+//   - a log deleted or replaced while open is noticed at the next record
+//     (the path no longer names the open file) and started again by path
+//     with a "log_restarted" record naming the previous seq and hash;
+//   - beside the log, <log>.head holds the last record's seq and hash
+//     (rewritten in place after every record), so that `audit verify` can
+//     tell a cut-off tail. It shows accidents and careless edits, not a
+//     determined editor: whoever can rewrite the log can rewrite the head.
+//
+// Every record is on disk before Append returns, and processes sharing a log
+// keep one chain (flock).
 type Log struct {
 	mu   sync.Mutex
 	path string
 	f    *os.File
-	err  error // set when the log could not be opened: every append fails
+	info os.FileInfo // of f: a stat of path must still name it
+	head *os.File    // <path>.head; nil when it cannot be opened
+	err  error       // set when the log could not be opened: every append fails
 
 	seq  uint64
 	prev string
 	size int64 // the file size after our last write, to notice other writers
+
+	failed    int    // writes that failed since the last record
+	failedErr string // the first of them
+	restart   *restart
+
+	// write writes one record (the file's Write; a test may fail it).
+	write func(b []byte) (int, error)
 
 	// buf and line are reused from record to record (under mu).
 	buf  bytes.Buffer
 	line []byte
 }
 
+// HeadPath is the head file of the log at path.
+func HeadPath(path string) string { return path + ".head" }
+
+// headSize is the fixed size of the head record: "%020d %64s\n".
+const headSize = 20 + 1 + 64 + 1
+
 // Open opens (creating it and its parent directories, mode 0700) the log at
-// path and continues its chain. A log that cannot be opened is returned
-// with the error too: its Append always fails, so calls block.
+// path and continues its chain, cutting a torn tail back first. A log that
+// cannot be opened is returned with the error too: its Append always fails,
+// so calls block.
 func Open(path string) (*Log, error) {
 	l := &Log{path: path, prev: Genesis}
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		l.err = fmt.Errorf("cannot create the audit log directory %s: %w", filepath.Dir(path), err)
+		l.err = fmt.Errorf("cannot create the directory of the audit log %s: %w", path, err)
 		return l, l.err
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
-	if err != nil {
-		l.err = fmt.Errorf("cannot open the audit log %s: %w", path, err)
-		return l, l.err
-	}
-	l.f = f
-	if err := l.lock(); err != nil {
-		l.err = fmt.Errorf("cannot lock the audit log %s: %w", path, err)
-		return l, l.err
+	if err := l.open(); err != nil {
+		l.err = err
+		return l, err
 	}
 	defer l.unlock()
-	if err := l.resync(); err != nil {
+	if err := l.resync(l.size); err != nil {
 		l.err = err
 		return l, err
 	}
 	return l, nil
+}
+
+// open opens the file at path and locks it, so that path names the locked
+// file (another process may replace it meanwhile).
+func (l *Log) open() error {
+	for try := 0; ; try++ {
+		f, err := os.OpenFile(l.path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o600)
+		if err != nil {
+			return fmt.Errorf("cannot open the audit log %s: %w", l.path, err)
+		}
+		l.f, l.write = f, f.Write
+		if err := l.lock(); err != nil {
+			f.Close()
+			l.f = nil
+			return fmt.Errorf("cannot lock the audit log %s: %w", l.path, err)
+		}
+		mine, err1 := f.Stat()
+		named, err2 := os.Stat(l.path)
+		if err1 == nil && err2 == nil && os.SameFile(mine, named) {
+			l.info, l.size = mine, -1 // -1: read the tail
+			if l.head != nil {
+				l.head.Close()
+			}
+			l.head, _ = os.OpenFile(HeadPath(l.path), os.O_RDWR|os.O_CREATE, 0o600)
+			return nil
+		}
+		l.unlock()
+		f.Close()
+		l.f = nil
+		if try == 3 {
+			return fmt.Errorf("cannot open the audit log %s: it keeps being replaced", l.path)
+		}
+	}
 }
 
 // Path is the log's file.
@@ -83,58 +144,143 @@ func (l *Log) Err() error {
 	return l.err
 }
 
-// resync reads the file's last record to continue its chain (another
-// process may have appended since our last write).
-func (l *Log) resync() error {
-	info, err := l.f.Stat()
-	if err != nil {
-		return fmt.Errorf("cannot stat the audit log %s: %w", l.path, err)
+// restart is a log that must be started again by path, and why.
+type restart struct {
+	why  string
+	seq  uint64
+	hash string
+}
+
+// current checks, under the lock, that path still names the open file, and
+// starts the log again by path when it does not (or when an earlier try
+// failed: l.f is nil). It returns the file's size.
+func (l *Log) current() (int64, error) {
+	if l.f != nil {
+		named, err := os.Stat(l.path)
+		if err == nil && os.SameFile(l.info, named) {
+			return named.Size(), nil
+		}
+		why := "the audit log was replaced while toolgate had it open"
+		if errors.Is(err, os.ErrNotExist) {
+			why = "the audit log was deleted while toolgate had it open"
+		} else if err != nil {
+			return 0, fmt.Errorf("cannot stat the audit log %s: %w", l.path, err)
+		}
+		if l.restart == nil {
+			l.restart = &restart{why: why, seq: l.seq, hash: l.prev}
+		}
+		l.unlock()
+		l.f.Close()
+		l.f = nil
 	}
-	if info.Size() == l.size && l.size != 0 {
+	if err := os.MkdirAll(filepath.Dir(l.path), 0o700); err != nil {
+		return 0, fmt.Errorf("cannot create the directory of the audit log %s again: %w", l.path, err)
+	}
+	if err := l.open(); err != nil {
+		return 0, err
+	}
+	if err := l.resync(-1); err != nil {
+		return 0, err
+	}
+	if r := l.restart; r != nil {
+		if err := l.record("log_restarted", func(e *zerolog.Event) {
+			e.Str("reason", r.why+"; it is started again here").Uint64("previousSeq", r.seq).Str("previousHash", r.hash)
+		}); err != nil {
+			return 0, err
+		}
+		l.restart = nil
+	}
+	return l.size, nil
+}
+
+// resync continues the chain from the file (size: its size now, -1 when
+// unknown): another process may have appended since our last write. A torn
+// or blank tail is cut back to the last complete record, and the cut is
+// recorded; a file that shrank under us is recorded too.
+func (l *Log) resync(size int64) error {
+	if size == l.size && l.size > 0 {
 		return nil
 	}
-	seq, hash, err := lastRecord(l.path)
+	if size < 0 {
+		info, err := l.f.Stat()
+		if err != nil {
+			return fmt.Errorf("cannot stat the audit log %s: %w", l.path, err)
+		}
+		size = info.Size()
+	}
+	shrank := l.size > 0 && size < l.size
+	prevSeq, prevHash := l.seq, l.prev
+	seq, hash, keep, err := lastRecord(l.f, l.path, size)
 	if err != nil {
 		return err
 	}
-	l.seq, l.prev, l.size = seq, hash, info.Size()
+	cut := []byte(nil)
+	if keep < size {
+		cut = make([]byte, min(size-keep, 200))
+		_, _ = l.f.ReadAt(cut, keep)
+		if err := l.f.Truncate(keep); err != nil {
+			return fmt.Errorf("cannot cut the torn end of the audit log %s: %w", l.path, err)
+		}
+	}
+	l.seq, l.prev, l.size = seq, hash, keep
+	if cut != nil {
+		reason := "a partial record at the end of the log was cut off"
+		if len(bytes.TrimSpace(cut)) == 0 {
+			reason = "blank lines at the end of the log were cut off"
+		}
+		if err := l.record("log_repaired", func(e *zerolog.Event) {
+			e.Str("reason", reason).Int64("cutBytes", size-keep).Str("cut", string(cut))
+		}); err != nil {
+			return err
+		}
+	}
+	if shrank && seq < prevSeq {
+		if err := l.record("log_restarted", func(e *zerolog.Event) {
+			e.Str("reason", "the audit log was cut short while toolgate had it open; it goes on from its last record").
+				Uint64("previousSeq", prevSeq).Str("previousHash", prevHash)
+		}); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
-// lastRecord returns the seq and hash of the file's last record (0 and
-// Genesis for an empty file).
-func lastRecord(path string) (uint64, string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return 0, "", fmt.Errorf("cannot read the audit log %s: %w", path, err)
-	}
-	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return 0, "", err
-	}
+// lastRecord returns the seq and hash of the last complete record of f
+// (0 and Genesis when there is none) and the size up to the end of that
+// record's line: anything after it is a torn record or blank lines. A last
+// complete line that is not a chained record is an error: that is not a
+// torn write, and toolgate does not cut what it cannot explain.
+func lastRecord(f *os.File, path string, size int64) (uint64, string, int64, error) {
 	const tail = 1 << 20
-	off := info.Size() - tail
-	if off < 0 {
-		off = 0
+	off := max(size-tail, 0)
+	buf := make([]byte, size-off)
+	if _, err := f.ReadAt(buf, off); err != nil && !errors.Is(err, io.EOF) {
+		return 0, "", 0, fmt.Errorf("cannot read the audit log %s: %w", path, err)
 	}
-	buf, err := io.ReadAll(io.NewSectionReader(f, off, info.Size()-off))
-	if err != nil {
-		return 0, "", err
+	end := bytes.LastIndexByte(buf, '\n') // buf[end+1:] is torn
+	for end >= 0 {
+		start := bytes.LastIndexByte(buf[:end], '\n') + 1
+		if start == 0 && off > 0 {
+			return 0, "", 0, fmt.Errorf("the audit log %s ends with a line longer than %d bytes; move it aside to start a new one", path, tail)
+		}
+		line := buf[start:end]
+		if len(bytes.TrimSpace(line)) == 0 {
+			end = start - 1 // a blank line: cut it too
+			continue
+		}
+		var rec struct {
+			Seq  uint64 `json:"seq"`
+			Hash string `json:"hash"`
+		}
+		if err := json.Unmarshal(line, &rec); err != nil || len(rec.Hash) != 64 {
+			return 0, "", 0, fmt.Errorf("the audit log %s does not end with a chained record; move it aside to start a new one", path)
+		}
+		return rec.Seq, rec.Hash, off + int64(end) + 1, nil
 	}
-	lines := bytes.Split(bytes.TrimRight(buf, "\n"), []byte("\n"))
-	last := lines[len(lines)-1]
-	if len(bytes.TrimSpace(last)) == 0 {
-		return 0, Genesis, nil
+	if off > 0 {
+		return 0, "", 0, fmt.Errorf("the audit log %s ends with a line longer than %d bytes; move it aside to start a new one", path, tail)
 	}
-	var rec struct {
-		Seq  uint64 `json:"seq"`
-		Hash string `json:"hash"`
-	}
-	if err := json.Unmarshal(last, &rec); err != nil || len(rec.Hash) != 64 {
-		return 0, "", fmt.Errorf("the audit log %s does not end with a chained record; move it aside to start a new one", path)
-	}
-	return rec.Seq, rec.Hash, nil
+	return 0, Genesis, 0, nil
 }
 
 // Fields is one record's content; the log adds time, seq, prev and hash.
@@ -148,13 +294,37 @@ func (l *Log) Append(event string, fill Fields) error {
 	if l.err != nil {
 		return l.err
 	}
-	if err := l.lock(); err != nil {
-		return fmt.Errorf("cannot lock the audit log %s: %w", l.path, err)
+	if l.f != nil {
+		if err := l.lock(); err != nil {
+			return fmt.Errorf("cannot lock the audit log %s: %w", l.path, err)
+		}
 	}
-	defer l.unlock()
-	if err := l.resync(); err != nil {
+	size, err := l.current()
+	if err != nil {
+		if l.f != nil {
+			l.unlock()
+		}
 		return err
 	}
+	defer l.unlock()
+	if err := l.resync(size); err != nil {
+		return err
+	}
+	if l.failed > 0 {
+		n, first := l.failed, l.failedErr
+		if err := l.record("log_write_failed", func(e *zerolog.Event) {
+			e.Int("failedWrites", n).Str("firstError", first).Str("reason", "records could not be written, so their calls were blocked")
+		}); err != nil {
+			return err
+		}
+		l.failed, l.failedErr = 0, ""
+	}
+	return l.record(event, fill)
+}
+
+// record builds, writes and chains one record; the lock is held. A write
+// that fails part way is cut back at once, so nothing torn stays behind.
+func (l *Log) record(event string, fill Fields) error {
 	if l.buf.Cap() > maxKeptLine {
 		l.buf = bytes.Buffer{}
 	}
@@ -180,17 +350,70 @@ func (l *Log) Append(event string, fill Fields) error {
 	if cap(line) <= maxKeptLine {
 		l.line = line
 	}
-	n, err := l.f.Write(line)
-	if err != nil {
-		return fmt.Errorf("cannot write the audit log %s: %w", l.path, err)
+	n, err := l.write(line)
+	if err == nil && n != len(line) {
+		err = io.ErrShortWrite
 	}
-	if n != len(line) {
-		return fmt.Errorf("cannot write the audit log %s: short write", l.path)
+	if err != nil {
+		if l.failed == 0 {
+			l.failedErr = err.Error()
+		}
+		l.failed++
+		if n > 0 {
+			if terr := l.f.Truncate(l.size); terr != nil {
+				l.size = -1 // the next record reads the tail and cuts it
+			}
+		}
+		return fmt.Errorf("cannot write the audit log %s: %w", l.path, err)
 	}
 	l.seq++
 	l.prev = hash
 	l.size += int64(n)
+	l.writeHead()
 	return nil
+}
+
+// writeHead rewrites the head file in place (one pwrite of a fixed size,
+// which needs no new disk space). It is best effort: the log is the
+// record, the head only lets verify see a cut-off tail.
+func (l *Log) writeHead() {
+	if l.head == nil {
+		return
+	}
+	var b [headSize]byte
+	rec := fmt.Appendf(b[:0], "%020d %s\n", l.seq, l.prev)
+	if len(rec) == headSize {
+		_, _ = l.head.WriteAt(rec, 0)
+	}
+}
+
+// Head is what a head file says: the last record's seq and hash.
+type Head struct {
+	Seq  uint64
+	Hash string
+}
+
+// ReadHead reads the head file of the log at path; nil, nil when there is
+// none.
+func ReadHead(path string) (*Head, error) {
+	b, err := os.ReadFile(HeadPath(path))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if len(b) == 0 {
+		return nil, nil // created, never written
+	}
+	var h Head
+	if len(b) != headSize || b[headSize-1] != '\n' {
+		return nil, fmt.Errorf("the head file %s is not a head record", HeadPath(path))
+	}
+	if _, err := fmt.Sscanf(string(b), "%d %s\n", &h.Seq, &h.Hash); err != nil || len(h.Hash) != 64 {
+		return nil, fmt.Errorf("the head file %s is not a head record", HeadPath(path))
+	}
+	return &h, nil
 }
 
 // maxKeptLine is the longest record buffer kept for the next record.
@@ -209,6 +432,13 @@ func Hash(prev string, body []byte) string {
 func (l *Log) Close() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if l.head != nil {
+		l.head.Close()
+		l.head = nil
+	}
+	if l.err == nil {
+		l.err = errors.New("the audit log is closed")
+	}
 	if l.f == nil {
 		return nil
 	}
@@ -217,9 +447,6 @@ func (l *Log) Close() error {
 		err = cerr
 	}
 	l.f = nil
-	if l.err == nil {
-		l.err = errors.New("the audit log is closed")
-	}
 	return err
 }
 
@@ -235,6 +462,11 @@ func (p *Problem) Error() string { return fmt.Sprintf("line %d: %s", p.Line, p.M
 // seq counting from 1, prev equal to the previous hash, hash correct. It
 // returns the number of records and the first problem, if any.
 func Verify(r io.Reader) (int, *Problem) {
+	n, _, p := verify(r)
+	return n, p
+}
+
+func verify(r io.Reader) (int, string, *Problem) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 64<<20)
 	prev := Genesis
@@ -242,7 +474,7 @@ func Verify(r io.Reader) (int, *Problem) {
 	for line := 1; sc.Scan(); line++ {
 		b := sc.Bytes()
 		if len(bytes.TrimSpace(b)) == 0 {
-			return n, &Problem{line, "empty line"}
+			return n, prev, &Problem{line, "empty line"}
 		}
 		var rec struct {
 			Seq  *uint64 `json:"seq"`
@@ -250,30 +482,78 @@ func Verify(r io.Reader) (int, *Problem) {
 			Hash *string `json:"hash"`
 		}
 		if err := json.Unmarshal(b, &rec); err != nil {
-			return n, &Problem{line, "not a JSON record: " + err.Error()}
+			return n, prev, &Problem{line, "not a JSON record: " + err.Error()}
 		}
 		if rec.Seq == nil || rec.Prev == nil || rec.Hash == nil {
-			return n, &Problem{line, "record without seq, prev or hash"}
+			return n, prev, &Problem{line, "record without seq, prev or hash"}
 		}
 		if *rec.Seq != uint64(n+1) {
-			return n, &Problem{line, fmt.Sprintf("seq is %d, want %d (a record was removed, added or moved)", *rec.Seq, n+1)}
+			return n, prev, &Problem{line, fmt.Sprintf("seq is %d, want %d (a record was removed, added or moved)", *rec.Seq, n+1)}
 		}
 		if *rec.Prev != prev {
-			return n, &Problem{line, "prev does not match the previous record's hash (a record was removed, added or moved)"}
+			return n, prev, &Problem{line, "prev does not match the previous record's hash (a record was removed, added or moved)"}
 		}
 		suffix := []byte(`,"hash":"` + *rec.Hash + `"}`)
 		if !bytes.HasSuffix(b, suffix) {
-			return n, &Problem{line, "hash is not the record's last field"}
+			return n, prev, &Problem{line, "hash is not the record's last field"}
 		}
 		body := append(append([]byte(nil), b[:len(b)-len(suffix)]...), '}')
 		if Hash(prev, body) != *rec.Hash {
-			return n, &Problem{line, "hash does not match the record (the record was edited)"}
+			return n, prev, &Problem{line, "hash does not match the record (the record was edited)"}
 		}
 		prev = *rec.Hash
 		n++
 	}
 	if err := sc.Err(); err != nil {
-		return n, &Problem{n + 1, "cannot read: " + err.Error()}
+		return n, prev, &Problem{n + 1, "cannot read: " + err.Error()}
 	}
-	return n, nil
+	return n, prev, nil
+}
+
+// Report is what VerifyFile found.
+type Report struct {
+	Records int
+	Problem *Problem // the chain breaks here; nil when it holds
+	// Head is the head file's record (nil without one); HeadProblem says
+	// how the log disagrees with it: a cut-off tail, another last record.
+	Head        *Head
+	HeadProblem string
+	// HeadNote is a disagreement that is no fault: the head lags by a
+	// record when a process died between writing a record and its head.
+	HeadNote string
+}
+
+// OK reports whether the log verified.
+func (r Report) OK() bool { return r.Problem == nil && r.HeadProblem == "" }
+
+// VerifyFile checks the log at path (Verify) and compares its end with its
+// head file, which shows a tail cut off after the last record was written.
+func VerifyFile(path string) (Report, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return Report{}, err
+	}
+	defer f.Close()
+	var r Report
+	var last string
+	r.Records, last, r.Problem = verify(f)
+	h, err := ReadHead(path)
+	if err != nil {
+		r.HeadProblem = err.Error()
+		return r, nil
+	}
+	r.Head = h
+	if h == nil || r.Problem != nil {
+		return r, nil
+	}
+	n := uint64(r.Records)
+	switch {
+	case h.Seq > n:
+		r.HeadProblem = fmt.Sprintf("the log ends at record %d, but its head file says record %d was written: the tail was cut off", n, h.Seq)
+	case h.Seq == n && h.Hash != last:
+		r.HeadProblem = fmt.Sprintf("the last record (%d) is not the one the head file names", n)
+	case h.Seq < n:
+		r.HeadNote = fmt.Sprintf("the head file names record %d of %d (a writer stopped between a record and its head, or wrote without one)", h.Seq, n)
+	}
+	return r, nil
 }
