@@ -129,7 +129,7 @@ func TestExplainShowsEveryMatchAndTheWinner(t *testing.T) {
 	var out bytes.Buffer
 	code := run([]string{"explain", "--tool", "bash", "--input", `{"command":"ls && sudo rm -rf x"}`, "--cwd", dir, "--config", cfg}, nil, &out, &out)
 	got := out.String()
-	if code != 0 || !strings.Contains(got, "→ DENY") || !strings.Contains(got, cfg+":4  ← wins") || !strings.Contains(got, "allow *") {
+	if code != 1 || !strings.Contains(got, "→ DENY") || !strings.Contains(got, cfg+":4  ← wins") || !strings.Contains(got, "allow *") {
 		t.Fatalf("exit %d:\n%s", code, got)
 	}
 	out.Reset()
