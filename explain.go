@@ -12,6 +12,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/toolgate/toolgate/hook"
+	"github.com/toolgate/toolgate/policy"
 	"github.com/toolgate/toolgate/protocol"
 )
 
@@ -65,7 +66,7 @@ func explain(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	for _, w := range ex.Warnings {
-		fmt.Fprintf(stdout, "policy warning: %s\n", warningText(w.Path, w.Line, w.Column, w.Message))
+		fmt.Fprintf(stdout, "policy warning: %s\n", warningText(w.Path, w.Line, w.Column, policy.HintTypo(w.Message)))
 	}
 	if len(ex.Warnings) > 0 {
 		fmt.Fprintln(stdout)

@@ -12,6 +12,7 @@ import (
 )
 
 func TestValidateExamples(t *testing.T) {
+	isolatedHome(t)
 	files, err := filepath.Glob("examples/*.jsonc")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no example policies: %v", err)
