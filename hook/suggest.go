@@ -386,20 +386,10 @@ func mayMeet(surface, p, r string) bool {
 	if policy.PrefixesMeet(lp, rp) {
 		return true
 	}
-	if filepath.IsAbs(rp) {
-		return false
-	}
-	// A relative rule matches the cwd-relative form of the path, whatever
-	// the session's cwd: try every suffix of p that starts a component.
-	if strings.HasPrefix(rp, "..") {
-		return true
-	}
-	for i := 0; i < len(lp); i++ {
-		if lp[i] == '/' && policy.PrefixesMeet(lp[i+1:], rp) {
-			return true
-		}
-	}
-	return false
+	// A relative rule matches the cwd-relative form of a path, and the
+	// session's cwd may be any folder under the pattern's prefix: it may
+	// meet whatever p matches.
+	return !filepath.IsAbs(rp)
 }
 
 // beforeOptions cuts a command prefix at its first word that starts with
