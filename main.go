@@ -1,6 +1,6 @@
 // Command toolgate is the permission system for AI coding agents: a host
 // spawns it and asks, before every tool call, "may this run?" (see
-// ../shared/PROTOCOL.md). main holds flags and subcommands only.
+// docs/protocol.md). main holds flags and subcommands only.
 package main
 
 import (
