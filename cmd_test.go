@@ -267,3 +267,22 @@ func TestCasesFromAudit(t *testing.T) {
 		t.Fatalf("--from-audit to stdout: exit %d\n%s", code, out.String())
 	}
 }
+
+func TestValidateShowsPolicyWarningsAndShadowedRules(t *testing.T) {
+	dir := isolatedHome(t)
+	project := filepath.Join(dir, "project", ".pi", "extensions", "pi-permission-system", "config.json")
+	if err := os.MkdirAll(filepath.Dir(project), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	text := "{\n  \"yoloMode\": true,\n  \"permission\": {\"bash\": {\n    \"git status\": \"allow\",\n    \"git *\": \"ask\"}}}\n"
+	if err := os.WriteFile(project, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	code := run([]string{"validate", "--cwd", filepath.Join(dir, "project")}, nil, &out, &out)
+	got := out.String()
+	if code != 0 || !strings.Contains(got, project+":2:3: warning: 'yoloMode' in a project file is ignored") ||
+		!strings.Contains(got, project+`:4: warning (shadowed): bash rule "git status" can never win`) {
+		t.Fatalf("exit %d:\n%s", code, got)
+	}
+}

@@ -25,6 +25,9 @@ type validateReport struct {
 	OK    bool          `json:"ok"`
 	Files []fileReport  `json:"files"`
 	Lints []policy.Lint `json:"lints"`
+	// Warnings are the composed policy's own warnings (a knob a project
+	// may not set, a broken file's consequence) beyond the files' errors.
+	Warnings []policy.Warning `json:"warnings"`
 	// LookedFor lists the files a session would read, when none exists.
 	LookedFor []string `json:"lookedFor,omitempty"`
 	// Tests are the toolgate-tests.jsonl files beside the checked files.
@@ -89,9 +92,11 @@ func validate(args []string, stdout, stderr io.Writer) int {
 		rep.OK = rep.OK && fr.OK
 		rep.Files = append(rep.Files, fr)
 	}
-	if lints := policy.LintPolicy(policy.Compose(scopes, home)); lints != nil {
+	composed := policy.Compose(scopes, home)
+	if lints := policy.LintPolicy(composed); lints != nil {
 		rep.Lints = lints
 	}
+	rep.Warnings = policyWarnings(composed, rep.Files, rep.Lints)
 	var testOut strings.Builder
 	if fs.NArg() > 0 {
 		opts.ConfigFiles = opts.ConfigFiles[:0:0]
@@ -174,6 +179,9 @@ func printValidate(w io.Writer, rep validateReport) {
 			fmt.Fprintf(w, "%s: note: %s\n", position(n.Path, n.Line, n.Column), n.Message)
 		}
 	}
+	for _, pw := range rep.Warnings {
+		fmt.Fprintf(w, "%s: warning: %s\n", position(pw.Path, pw.Line, pw.Column), pw.Message)
+	}
 	for _, l := range rep.Lints {
 		fmt.Fprintf(w, "%s: warning (%s): %s\n", position(l.Path, l.Line, 0), l.Kind, l.Message)
 	}
@@ -202,6 +210,29 @@ func testsBeside(scopes []policy.ScopeFile) []string {
 		seen[p] = true
 		if info, err := os.Stat(p); err == nil && info.Mode().IsRegular() {
 			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// policyWarnings are the composed policy's warnings that no file error,
+// note or lint already says.
+func policyWarnings(p *policy.Policy, files []fileReport, lints []policy.Lint) []policy.Warning {
+	said := map[string]bool{}
+	key := func(path string, line int, msg string) string { return fmt.Sprintf("%s\x00%d\x00%s", path, line, msg) }
+	for _, f := range files {
+		for _, e := range append(append([]policy.Warning(nil), f.Errors...), f.Notes...) {
+			said[key(e.Path, e.Line, e.Message)] = true
+			said[key(e.Path, e.Line, policy.HintTypo(e.Message))] = true
+		}
+	}
+	for _, l := range lints {
+		said[key(l.Path, l.Line, l.Message)] = true
+	}
+	out := []policy.Warning{}
+	for _, w := range p.Warnings {
+		if !said[key(w.Path, w.Line, w.Message)] && !said[key(w.Path, w.Line, policy.HintTypo(w.Message))] {
+			out = append(out, w)
 		}
 	}
 	return out
