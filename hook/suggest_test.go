@@ -1,6 +1,15 @@
 package hook
 
-import "testing"
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rs/zerolog"
+)
 
 func TestMayMeet(t *testing.T) {
 	cases := []struct {
@@ -30,5 +39,80 @@ func TestMayMeet(t *testing.T) {
 		if got := mayMeet(c.surface, c.p, c.r); got != c.want {
 			t.Errorf("mayMeet(%s, %q, %q) = %v, want %v", c.surface, c.p, c.r, got, c.want)
 		}
+	}
+}
+
+func TestSuggestSurfaces(t *testing.T) {
+	dir := t.TempDir()
+	project := filepath.Join(dir, "project")
+	outside := filepath.Join(dir, "docs", "manual")
+	for _, d := range []string{filepath.Join(project, "src"), outside} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg := filepath.Join(dir, "policy.json")
+	if err := os.WriteFile(cfg, []byte(`{"permission": {"*": "ask", "mcp": {"*": "ask", "github:delete_repo": "deny"}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	opts := Options{Cwd: project, ConfigFiles: []string{cfg}, Home: filepath.Join(dir, "home"), AgentDir: filepath.Join(dir, "agent"), Log: zerolog.Nop()}
+	line := 0
+	rec := func(tool, input string, answers ...RecordedAnswer) Recorded {
+		line++
+		return Recorded{Line: line, SessionID: "s", ToolCallID: fmt.Sprint("c", line), ToolName: tool, State: "ask", Cwd: project,
+			Input: json.RawMessage(input), Decidable: true, Answers: answers}
+	}
+	yes := func(gate string) RecordedAnswer { return RecordedAnswer{Gate: gate, Choice: "allow_once"} }
+	recs := []Recorded{
+		rec("read", `{"path": "`+outside+`/a.md"}`, yes("external_directory"), yes("tool")),
+		rec("read", `{"path": "`+outside+`/b.md"}`, yes("external_directory"), yes("tool")),
+		rec("edit", `{"path": "src/a.go", "oldText": "x", "newText": "y"}`, yes("tool")),
+		rec("edit", `{"path": "src/b.go", "oldText": "x", "newText": "y"}`, yes("tool")),
+		rec("mcp", `{"tool": "github:search"}`, yes("tool")),
+		rec("mcp", `{"tool": "github:search"}`, yes("tool")),
+		rec("context7_search", `{"q": "react"}`, yes("tool")),
+		rec("context7_search", `{"q": "vue"}`, yes("tool")),
+		rec("skill", `{"name": "deploy"}`, yes("tool")),
+		rec("skill", `{"name": "deploy"}`, yes("tool")),
+	}
+	rep, err := Suggest(opts, recs, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]int{}
+	for _, s := range rep.Suggestions {
+		got[s.Surface+" "+s.Pattern] = s.Calls
+	}
+	want := map[string]int{
+		"external_directory " + outside + "/*":         2,
+		"read " + outside + "/*":                       2,
+		"edit " + filepath.Join(project, "src") + "/*": 2,
+		"context7_search *":                            2,
+	}
+	// github:* would reach the deny of github:delete_repo: exact only, in
+	// the form the MCP gate reports the target.
+	mcp := got["mcp github:search"] + got["mcp github_search"]
+	delete(got, "mcp github:search")
+	delete(got, "mcp github_search")
+	if mcp != 2 {
+		t.Errorf("no exact MCP suggestion for github:search: %+v", rep.Suggestions)
+	}
+	for k, n := range want {
+		if got[k] != n {
+			t.Errorf("suggestion %q: %d calls, want %d", k, got[k], n)
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("suggestions %v, want %v", got, want)
+	}
+	foundSkill := false
+	for _, n := range rep.NotSuggested {
+		foundSkill = foundSkill || n.Surface == "skill" && strings.Contains(n.Why, "no session approval")
+	}
+	if !foundSkill {
+		t.Errorf("the skill is not listed as not suggested: %+v", rep.NotSuggested)
+	}
+	if rep.Approved != 10 || rep.Spared != 8 {
+		t.Errorf("approved %d, spared %d; want 10, 8", rep.Approved, rep.Spared)
 	}
 }
