@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/toolgate/toolgate/hook"
 	"github.com/toolgate/toolgate/internal/textdiff"
@@ -71,6 +72,16 @@ func suggest(args []string, stdout, stderr io.Writer) int {
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		fmt.Fprintf(stderr, "toolgate suggest: %v\n", err)
 		return 1
+	}
+	if strings.HasSuffix(target, ".md") {
+		fmt.Fprintf(stderr, "toolgate suggest: %s is an agent file; choose a JSON policy file with --file\n", target)
+		return 2
+	}
+	if len(old) > 0 {
+		if pf := policy.ParseFile(target, old); len(pf.Errors) > 0 {
+			fmt.Fprintf(stderr, "toolgate suggest: %s has errors; fix them first (toolgate validate %s): %s\n", target, target, pf.Errors[0])
+			return 1
+		}
 	}
 	var adds []policy.Addition
 	for _, s := range rep.Suggestions {

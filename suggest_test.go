@@ -177,3 +177,35 @@ func TestSuggestApplyValidateExplain(t *testing.T) {
 		t.Errorf("suggest after --apply: exit %d\n%s", code, out.String())
 	}
 }
+
+func TestSuggestRefusesWhatItCannotEdit(t *testing.T) {
+	dir := isolatedHome(t)
+	log := filepath.Join(dir, "audit.jsonl")
+	if err := os.WriteFile(log, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	broken := filepath.Join(dir, "broken.json")
+	if err := os.WriteFile(broken, []byte(`{"permissions": {}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"suggest"}, 2, "one AUDITLOG"},
+		{[]string{"suggest", "--min", "0", log}, 2, "--min must be at least 1"},
+		{[]string{"suggest", "--file", filepath.Join(dir, "agent.md"), log}, 2, "is an agent file"},
+		{[]string{"suggest", "--file", broken, log}, 1, "has errors; fix them first"},
+		{[]string{"suggest", filepath.Join(dir, "missing.jsonl")}, 2, "no such file"},
+	} {
+		var out, errOut bytes.Buffer
+		if code := run(c.args, nil, &out, &errOut); code != c.code || !strings.Contains(errOut.String(), c.want) {
+			t.Errorf("%v: exit %d (want %d), stderr %q", c.args, code, c.code, errOut.String())
+		}
+	}
+	var out bytes.Buffer
+	if code := run([]string{"suggest", log}, nil, &out, &out); code != 0 || !strings.Contains(out.String(), "No rule to suggest") {
+		t.Errorf("an empty log: exit %d\n%s", code, out.String())
+	}
+}

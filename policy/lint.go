@@ -44,6 +44,11 @@ func LintPolicy(p *Policy) []Lint {
 					Message: fmt.Sprintf("%s rule %q can never win: the later rule %q (%s) matches everything it matches", r.Surface, r.Pattern, later.Pattern, where(later.Origin))})
 				break
 			}
+			if form := mcpShadowForm(later, r); later.Surface == "mcp" && r.Surface == "mcp" && form != "" {
+				out = append(out, Lint{Path: r.Origin.Path, Line: r.Origin.Line, Kind: "shadowed",
+					Message: fmt.Sprintf("mcp rule %q can never win: every call it matches is also the target %q, which the later rule %q (%s) matches", r.Pattern, form, later.Pattern, where(later.Origin))})
+				break
+			}
 		}
 		if r.Surface == "bash" && r.Action == Allow {
 			out = append(out, riskyAllow(r)...)
