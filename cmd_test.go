@@ -286,3 +286,28 @@ func TestValidateShowsPolicyWarningsAndShadowedRules(t *testing.T) {
 		t.Fatalf("exit %d:\n%s", code, got)
 	}
 }
+
+func TestFlagsAfterArguments(t *testing.T) {
+	dir := isolatedHome(t)
+	cfg := filepath.Join(dir, "p.json")
+	if err := os.WriteFile(cfg, []byte(`{"permission": {"bash": {"*": "ask", "ls *": "allow"}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cases := filepath.Join(dir, "c.jsonl")
+	if err := os.WriteFile(cases, []byte(`{"tool": "bash", "input": {"command": "ls"}, "expect": "allow"}`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if code := run([]string{"test", cases, "--config", cfg, "-v"}, nil, &out, &out); code != 0 || !strings.Contains(out.String(), "ok   ") {
+		t.Errorf("flags after CASES: exit %d\n%s", code, out.String())
+	}
+	out.Reset()
+	if code := run([]string{"validate", cfg, "--json"}, nil, &out, &out); code != 0 || !strings.Contains(out.String(), `"ok": true`) {
+		t.Errorf("validate FILE --json: exit %d\n%s", code, out.String())
+	}
+	// After "--", a word that looks like a flag is an argument.
+	out.Reset()
+	if code := run([]string{"test", "--config", cfg, "--", "-v"}, nil, &out, &out); code != 2 || !strings.Contains(out.String(), "-v") {
+		t.Errorf("-- then -v: exit %d\n%s", code, out.String())
+	}
+}

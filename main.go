@@ -104,21 +104,36 @@ func environment() (home, agentDir string) {
 	return home, agentDir
 }
 
-// parseFlags parses a subcommand's flags. --help prints the subcommand's
-// usage on stdout (exit 0); an unknown or bad flag is named on stderr
-// (exit 2). ok is false when the caller must return code.
+// parseFlags parses a subcommand's flags, before and after its other
+// arguments ("suggest LOG --apply"; after "--" everything is an argument).
+// --help prints the subcommand's usage on stdout (exit 0); an unknown or
+// bad flag is named on stderr (exit 2). ok is false when the caller must
+// return code.
 func parseFlags(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) (code int, ok bool) {
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
-	err := fs.Parse(args)
-	switch {
-	case errors.Is(err, flag.ErrHelp):
-		fmt.Fprint(stdout, usages[fs.Name()])
-		return 0, false
-	case err != nil:
-		fmt.Fprintf(stderr, "toolgate %s: %v\n%s", fs.Name(), err, usages[fs.Name()])
-		return 2, false
+	var positional []string
+	for {
+		err := fs.Parse(args)
+		switch {
+		case errors.Is(err, flag.ErrHelp):
+			fmt.Fprint(stdout, usages[fs.Name()])
+			return 0, false
+		case err != nil:
+			fmt.Fprintf(stderr, "toolgate %s: %v\n%s", fs.Name(), err, usages[fs.Name()])
+			return 2, false
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			break
+		}
+		if len(args) > len(rest) && args[len(args)-len(rest)-1] == "--" {
+			positional = append(positional, rest...)
+			break
+		}
+		positional, args = append(positional, rest[0]), rest[1:]
 	}
+	_ = fs.Parse(append([]string{"--"}, positional...))
 	return 0, true
 }
 
