@@ -90,7 +90,7 @@ func TestSuggestApplyValidateExplain(t *testing.T) {
 		}
 		return reqs
 	}
-	refuse := map[string]bool{"git commit --amend": true}
+	refuse := map[string]bool{"git commit --amend": true, "git log": true}
 	person := func(value string) string {
 		switch {
 		case refuse[value]:
@@ -105,7 +105,8 @@ func TestSuggestApplyValidateExplain(t *testing.T) {
 	for range 2 {
 		answeringSession(t, []string{"serve", "--audit-log", auditLog}, calls(
 			"git status", "git status --short", "npm run build", "npm run build",
-			"sudo apt update", "git push origin main", "git commit -m wip", "cat 'x*y'", "git commit --amend"), person)
+			"sudo apt update", "git push origin main", "git commit -m wip", "cat 'x*y'", "git commit --amend",
+			"git log --oneline", "git log"), person)
 	}
 	answeringSession(t, []string{"serve", "--audit-log", auditLog}, calls("make deploy"), person)
 
@@ -124,16 +125,19 @@ func TestSuggestApplyValidateExplain(t *testing.T) {
 		`bash "sudo apt update" (2): not suggested: toolgate always asks for it (<indirection-bash-wrapper>)`,
 		`bash "cat x*y" (2): not suggested: it contains a literal * or ?`,
 		`bash "make deploy" (1): approved 1 time(s), fewer than 2`,
+		// "git log *" would match the refused bare "git log" (a pattern
+		// ending in " *" matches the bare command): exact only.
+		`bash "git log --oneline": "allow"   approved in 2 calls`,
 		"+      \"git status*\": \"allow\",",
-		"4 rules would have spared 10 of them",
-		`15 calls with a prompt answered "allow"`,
+		"5 rules would have spared 12 of them",
+		`17 calls with a prompt answered "allow"`,
 		"Run again with --apply",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("suggest output lacks %q", want)
 		}
 	}
-	if strings.Contains(got, `"git push *"`) || strings.Contains(got, `"git commit *"`) || strings.Contains(got, `"sudo`+` *"`) {
+	if strings.Contains(got, `"git push *"`) || strings.Contains(got, `"git commit *"`) || strings.Contains(got, `"git log *"`) || strings.Contains(got, `"sudo`+` *"`) {
 		t.Errorf("a pattern broader than the approvals:\n%s", got)
 	}
 	if t.Failed() {
@@ -163,7 +167,7 @@ func TestSuggestApplyValidateExplain(t *testing.T) {
 		{"git status", 0}, {"git status --short", 0}, {"git status -v", 0}, {"npm run build", 0}, {"npm run build -- --watch", 0},
 		{"git push origin main", 0}, {"git commit -m wip", 0},
 		{"git push origin dev", 3}, {"git push --force origin main", 1},
-		{"git commit --amend", 3}, {"sudo apt update", 3}, {"make deploy", 3}, {"cat 'x*y'", 3}, {"cat other", 3},
+		{"git commit --amend", 3}, {"git log", 3}, {"git log --oneline", 0}, {"git log -p", 3}, {"sudo apt update", 3}, {"make deploy", 3}, {"cat 'x*y'", 3}, {"cat other", 3},
 	} {
 		input, _ := json.Marshal(map[string]string{"command": c.command})
 		out.Reset()

@@ -84,6 +84,7 @@ func Suggest(opts Options, recs []Recorded, min int) (SuggestReport, error) {
 	var approvedCalls, refusedCalls []Recorded
 	perCall := map[int][]candidate{}
 	refusedKeys := map[string]bool{}
+	var refusedValues []candidate // the literal values of refused asks
 	for i, r := range recs {
 		if !r.Decidable {
 			continue
@@ -117,6 +118,7 @@ func Suggest(opts Options, recs []Recorded, min int) (SuggestReport, error) {
 					refusedKeys[c.key()] = true
 					if c.exact != "" {
 						refusedKeys[c.surface+"\x00"+c.exact] = true
+						refusedValues = append(refusedValues, c)
 					}
 				}
 			case approved[gate]:
@@ -132,7 +134,7 @@ func Suggest(opts Options, recs []Recorded, min int) (SuggestReport, error) {
 	for i, r := range recs {
 		for _, c := range perCall[i] {
 			pattern, why := c.pattern, conflict(c, c.pattern)
-			if why == "" && refusedKeys[c.key()] {
+			if why == "" && (refusedKeys[c.key()] || matchesRefused(c, c.pattern, refusedValues)) {
 				why = "the person refused a call it matches"
 			}
 			if why != "" {
@@ -231,6 +233,18 @@ func Suggest(opts Options, recs []Recorded, min int) (SuggestReport, error) {
 	}
 	rep.Spared = spared
 	return rep, nil
+}
+
+// matchesRefused reports whether pattern, as a rule on c's surface, would
+// match the value of an ask the person refused.
+func matchesRefused(c candidate, pattern string, refused []candidate) bool {
+	p := policy.CompilePattern(pattern, c.pol.Home())
+	for _, r := range refused {
+		if r.surface == c.surface && p.Match(r.exact, policy.IsPathSurface(c.surface)) {
+			return true
+		}
+	}
+	return false
 }
 
 func mergeKeys(a map[string][]candidate, b map[string][]NotSuggested) map[string]bool {
