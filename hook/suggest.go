@@ -341,10 +341,14 @@ func (s *Server) candidates(r Recorded) (map[string][]candidate, map[string][]No
 		}
 		for _, sp := range o.D.SessionPatterns {
 			c := candidate{surface: sp.Surface, pattern: sp.Pattern, value: o.D.Value}
-			if sp.Exact {
+			switch {
+			case sp.Exact:
 				c.exact = sp.Pattern
-			} else if sp.Surface == "mcp" {
+			case sp.Surface == "mcp":
 				c.exact = o.D.Value
+			case policy.IsPathSurface(sp.Surface) && len(o.D.SessionPatterns) == 1 && o.Gate != protocol.GateBashExternalDirectory:
+				// The path as spelled, absolute: what the person saw.
+				c.exact = spelledAbs(o.D.Value, r.Cwd, s.opts.Home)
 			}
 			add(o.Gate, c)
 		}
@@ -359,6 +363,7 @@ func (s *Server) candidates(r Recorded) (map[string][]candidate, map[string][]No
 func conflict(c candidate, pattern string) string {
 	home := c.pol.Home()
 	literal := !strings.ContainsAny(pattern, "*?")
+	pathSurface := policy.IsPathSurface(c.surface)
 	for _, r := range c.pol.Rules() {
 		if r.Layer != policy.LayerConfig || r.Action == policy.Allow || !r.MatchesSurface(c.surface) {
 			continue
@@ -368,8 +373,10 @@ func conflict(c candidate, pattern string) string {
 		}
 		var meets bool
 		switch {
+		case literal && pathSurface:
+			meets = literalPathMeets(r, policy.ExpandHome(pattern, home))
 		case literal && c.surface != "mcp":
-			meets = r.MatchesValue(policy.ExpandHome(pattern, home), policy.IsPathSurface(c.surface))
+			meets = r.MatchesValue(policy.ExpandHome(pattern, home), false)
 		case literal:
 			meets = r.MatchesValue(pattern, false)
 		default:
@@ -380,6 +387,35 @@ func conflict(c candidate, pattern string) string {
 		}
 	}
 	return ""
+}
+
+// literalPathMeets reports whether rule r could match a form of the
+// absolute path p in some session: p itself, or a relative spelling of it —
+// a tail of its components after some number of "../" (a relative form
+// depends on the session's cwd and on how the path is typed).
+func literalPathMeets(r *policy.Rule, p string) bool {
+	if r.MatchesValue(p, true) {
+		return true
+	}
+	parts := strings.Split(strings.TrimPrefix(p, "/"), "/")
+	for i := range parts {
+		tail := strings.Join(parts[i:], "/")
+		for up := 0; up <= len(parts); up++ {
+			if r.MatchesValue(strings.Repeat("../", up)+tail, true) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// spelledAbs is a path value as spelled, made absolute against cwd.
+func spelledAbs(value, cwd, home string) string {
+	v := policy.ExpandHome(value, home)
+	if !filepath.IsAbs(v) {
+		v = filepath.Join(cwd, v)
+	}
+	return filepath.Clean(v)
 }
 
 // mayMeet reports, conservatively, whether some value matches both the

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/rs/zerolog"
+
+	"github.com/toolgate/toolgate/policy"
 )
 
 func TestMayMeet(t *testing.T) {
@@ -114,5 +116,65 @@ func TestSuggestSurfaces(t *testing.T) {
 	}
 	if rep.Approved != 10 || rep.Spared != 8 {
 		t.Errorf("approved %d, spared %d; want 10, 8", rep.Approved, rep.Spared)
+	}
+}
+
+func TestSuggestNarrowsPathsPastADeny(t *testing.T) {
+	dir := t.TempDir()
+	project := filepath.Join(dir, "project")
+	outside := filepath.Join(dir, "docs")
+	for _, d := range []string{project, outside} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg := filepath.Join(dir, "policy.json")
+	if err := os.WriteFile(cfg, []byte(`{"permission": {"*": "ask", "read": {"*": "ask", "*.secret": "deny"}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	opts := Options{Cwd: project, ConfigFiles: []string{cfg}, Home: filepath.Join(dir, "home"), AgentDir: filepath.Join(dir, "agent"), Log: zerolog.Nop()}
+	var recs []Recorded
+	for i := range 3 {
+		recs = append(recs, Recorded{Line: i + 1, SessionID: "s", ToolCallID: fmt.Sprint("c", i), ToolName: "read", State: "ask", Cwd: project,
+			Input: json.RawMessage(`{"path": "../docs/a.md"}`), Decidable: true,
+			Answers: []RecordedAnswer{{Gate: "external_directory", Choice: "allow_once"}, {Gate: "tool", Choice: "allow_once"}}})
+	}
+	rep, err := Suggest(opts, recs, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]int{}
+	for _, s := range rep.Suggestions {
+		got[s.Surface+" "+s.Pattern] = s.Calls
+	}
+	// read DIR/* could reach a *.secret file: only the file itself.
+	want := map[string]int{"read " + outside + "/a.md": 3, "external_directory " + outside + "/*": 3}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("suggestions %v, want %v", got, want)
+	}
+	if rep.Spared != 3 {
+		t.Errorf("spared %d of 3", rep.Spared)
+	}
+}
+
+func TestLiteralPathMeets(t *testing.T) {
+	cases := []struct {
+		rule, path string
+		want       bool
+	}{
+		{"*.secret", "/w/docs/a.md", false},
+		{"*.secret", "/w/docs/a.secret", true},
+		{"docs/*", "/w/docs/a.md", true}, // relative to /w
+		{"../docs/*", "/w/docs/a.md", true},
+		{"src/*", "/w/docs/a.md", false},
+		{"/w/*", "/w/docs/a.md", true},
+		{"/v/*", "/w/docs/a.md", false},
+		{"a.md", "/w/docs/a.md", true}, // relative to /w/docs
+	}
+	for _, c := range cases {
+		r := policy.NewRule("read", c.rule, policy.Deny, policy.LayerConfig, policy.Origin{}, "/home/u")
+		if got := literalPathMeets(&r, c.path); got != c.want {
+			t.Errorf("literalPathMeets(%q, %q) = %v, want %v", c.rule, c.path, got, c.want)
+		}
 	}
 }
