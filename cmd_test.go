@@ -311,3 +311,17 @@ func TestFlagsAfterArguments(t *testing.T) {
 		t.Errorf("-- then -v: exit %d\n%s", code, out.String())
 	}
 }
+
+func TestTestShowsABrokenPolicyFirst(t *testing.T) {
+	dir := isolatedHome(t)
+	pol, cases := copyExample(t, dir, func(s string) string {
+		return strings.Replace(s, `"rm *": "deny"`, `"rm *": "dney"`, 1)
+	})
+	var out bytes.Buffer
+	code := run([]string{"test", "--config", pol, cases}, nil, &out, &out)
+	got := out.String()
+	first, _, _ := strings.Cut(got, "\n")
+	if code != 1 || !strings.HasPrefix(first, "policy warning: "+pol+":17:") || !strings.Contains(first, `(did you mean "deny"?)`) {
+		t.Fatalf("exit %d:\n%s", code, got)
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/toolgate/toolgate/hook"
+	"github.com/toolgate/toolgate/policy"
 )
 
 // testCmd runs policy tests (SPEC §6): exit 0 when every case passes, 1
@@ -100,6 +101,9 @@ func commandOptions(dir string, configs []string) (hook.Options, error) {
 // runCases runs cases and prints each failure (and, verbose, each pass)
 // and a summary; it reports whether all passed.
 func runCases(opts hook.Options, agent string, cases []hook.TestCase, verbose bool, w io.Writer) bool {
+	for _, pw := range hook.PolicySources(opts).Warnings {
+		fmt.Fprintf(w, "policy warning: %s\n", warningText(pw.Path, pw.Line, pw.Column, policy.HintTypo(pw.Message)))
+	}
 	cr := hook.NewCaseRunner(opts)
 	failed := 0
 	for _, c := range cases {
