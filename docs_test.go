@@ -45,13 +45,13 @@ func fencedBlocks(t *testing.T, path string) []docBlock {
 }
 
 // TestPolicyDocExamples runs every example of docs/policy.md: each block
-// tagged "policy" (a --config file), "policy global" or "policy project"
-// is a policy file, and each "cases" block after them must pass `toolgate
+// tagged "policy" (a --config file), "policy global", "policy project" or
+// "policy agent NAME" is a policy file, and each "cases" block after them must pass `toolgate
 // test` with the files written since the last cases block. "policy
 // invalid" must fail validation with a "did you mean" hint; "cases-pending"
 // is behavior not there yet, and must still fail.
 func TestPolicyDocExamples(t *testing.T) {
-	type file struct{ scope, text string }
+	type file struct{ scope, name, text string }
 	var files []file
 	afterCases := false
 	ran := 0
@@ -65,15 +65,18 @@ func TestPolicyDocExamples(t *testing.T) {
 			if afterCases {
 				files, afterCases = nil, false
 			}
-			scope := "config"
+			scope, name := "config", ""
 			if len(b.info) > 2 {
 				scope = b.info[2]
+			}
+			if len(b.info) > 3 {
+				name = b.info[3]
 			}
 			if scope == "invalid" {
 				checkInvalidExample(t, where, b.text)
 				continue
 			}
-			files = append(files, file{scope, b.text})
+			files = append(files, file{scope, name, b.text})
 		case "cases", "cases-pending":
 			afterCases = true
 			dir := isolatedHome(t)
@@ -86,6 +89,8 @@ func TestPolicyDocExamples(t *testing.T) {
 					path = filepath.Join(dir, "agent", "extensions", "pi-permission-system", "config.json")
 				case "project":
 					path = filepath.Join(project, ".pi", "extensions", "pi-permission-system", "config.json")
+				case "agent":
+					path = filepath.Join(dir, "agent", "agents", f.name+".md")
 				case "config":
 					path = filepath.Join(dir, fmt.Sprintf("policy-%d.jsonc", i))
 					args = append(args, "--config", path)
