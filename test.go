@@ -185,6 +185,6 @@ func casesFromAudit(opts hook.Options, log, outFile string, stdout, stderr io.Wr
 	} else {
 		fmt.Fprint(stdout, out.String())
 	}
-	fmt.Fprintf(stderr, "%d cases written, %d recorded calls skipped (no input, cwd or state recorded)\n", n, skipped)
+	fmt.Fprintf(stderr, "%d cases written, %d recorded calls skipped (no input recorded, or one cut short)\n", n, skipped)
 	return 0
 }

@@ -19,7 +19,8 @@ type Recorded struct {
 	Cwd        string
 	Input      json.RawMessage
 	// Decidable is false when the record lacks what deciding it again
-	// needs (no cwd, state or input, or an input cut short for the log).
+	// needs: an input (one cut short for the log does not count). A
+	// record without cwd is decided in the caller's working directory.
 	Decidable bool
 	Answers   []RecordedAnswer
 }
@@ -75,7 +76,7 @@ func ReadRecorded(r io.Reader) ([]Recorded, error) {
 				Answers: pending[key]}
 			delete(pending, key)
 			var probe map[string]any
-			c.Decidable = c.Cwd != "" && c.State != "" && json.Unmarshal(rec.Input, &probe) == nil && probe["truncated"] != true
+			c.Decidable = json.Unmarshal(rec.Input, &probe) == nil && probe != nil && probe["truncated"] != true
 			out = append(out, c)
 		}
 	}

@@ -271,6 +271,9 @@ func contains(ss []string, s string) bool {
 // asks today, the patterns its approval suggests and the values that
 // cannot become a rule.
 func (s *Server) candidates(r Recorded) (map[string][]candidate, map[string][]NotSuggested, error) {
+	if r.Cwd == "" {
+		r.Cwd = s.opts.Cwd
+	}
 	s.st.cwd, s.st.agentName = r.Cwd, r.AgentName
 	params := map[string]any{"toolCallId": "suggest", "toolName": r.ToolName, "input": r.Input}
 	raw, err := json.Marshal(params)
