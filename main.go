@@ -24,7 +24,7 @@ const usage = `usage: toolgate [serve] [flags]          the JSON-RPC plugin on s
        toolgate explain --tool T --input JSON [--cwd D] [--agent A] [--json]
        toolgate validate [FILE…]          check policy files (the effective ones without FILE)
        toolgate test [CASES…]             run policy tests (toolgate-tests.jsonl beside the policy without CASES)
-       toolgate suggest [--apply] AUDITLOG  rules that would have spared repeated prompts
+       toolgate suggest [--apply] [AUDITLOG]  rules that would have spared repeated prompts
        toolgate replay [--config F] AUDITLOG  re-decide recorded calls with today's policy; list changes
        toolgate audit verify AUDITLOG     check the audit log's hash chain
        toolgate claude-hook               a Claude Code PreToolUse / UserPromptSubmit command hook

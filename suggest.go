@@ -30,7 +30,7 @@ func suggest(args []string, stdout, stderr io.Writer) int {
 	if code, ok := parseFlags(fset, args, stdout, stderr); !ok {
 		return code
 	}
-	if fset.NArg() != 1 {
+	if fset.NArg() > 1 {
 		fmt.Fprintf(stderr, "toolgate suggest: one AUDITLOG, please\n%s", usages["suggest"])
 		return 2
 	}
@@ -52,6 +52,9 @@ func suggest(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	log := fset.Arg(0)
+	if log == "" {
+		log = hook.DefaultAuditLog(opts)
+	}
 	f, err := os.Open(log)
 	if err != nil {
 		fmt.Fprintf(stderr, "toolgate suggest: %v\n", err)

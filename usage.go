@@ -50,7 +50,7 @@ pass, 1 a case failed, 2 usage error.
   --from-audit LOG  write today's decisions of the log's recorded calls as cases
   -o FILE           with --from-audit: write to FILE instead of stdout
 `,
-	"suggest": `usage: toolgate suggest [--min N] [--file F] [--apply] [--config F…] AUDITLOG
+	"suggest": `usage: toolgate suggest [--min N] [--file F] [--apply] [--json] [--config F…] [AUDITLOG]
 
 The allow rules that would have spared the prompts the person answered
 "allow" (once or for the session) at least N times (default 2), with the
@@ -58,11 +58,13 @@ patterns "allow for this session" offers (never broader than what was
 approved; wrappers, inline scripts and dynamic commands are never
 suggested; a literal * or ? is never made a wildcard). Shown as an edit to
 the policy file F (default: the global config); --apply writes it there, at
-the end of each surface's map, keeping order and comments.
+the end of each surface's map, keeping order and comments. Without
+AUDITLOG, the log sessions write (the policy's auditLog, else the default).
 
   --min N     approvals needed before a rule is suggested (default 2)
   --file F    the policy file to edit (default: the global config)
   --apply     write the edit
+  --json      print the suggestions as JSON
   --config F  extra policy file of the sessions (repeatable)
 `,
 	"replay": `usage: toolgate replay [--config F…] AUDITLOG

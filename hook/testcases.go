@@ -204,3 +204,10 @@ func DefaultCaseFiles(opts Options, agent string) (files, looked []string) {
 	}
 	return files, looked
 }
+
+// DefaultAuditLog is the audit log a session with opts writes when no
+// --audit-log is given: the policy's auditLog, else the default.
+func DefaultAuditLog(opts Options) string {
+	s := New(opts)
+	return s.auditPath(s.currentPolicy())
+}
