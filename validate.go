@@ -98,12 +98,6 @@ func validate(args []string, stdout, stderr io.Writer) int {
 	}
 	rep.Warnings = policyWarnings(composed, rep.Files, rep.Lints)
 	var testOut strings.Builder
-	if fs.NArg() > 0 {
-		opts.ConfigFiles = opts.ConfigFiles[:0:0]
-		for _, sf := range scopes {
-			opts.ConfigFiles = append(opts.ConfigFiles, sf.Path)
-		}
-	}
 	for _, tf := range testsBeside(scopes) {
 		tr := testsReport{File: tf, Failed: []string{}}
 		cases, err := hook.ReadCasesFile(tf)
