@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -180,5 +181,28 @@ func TestDocsStayInTheRepository(t *testing.T) {
 				t.Errorf("%s links to %s, which does not exist", d, link)
 			}
 		}
+	}
+}
+
+// TestProtocolDocExamplesAreJSON checks that every json block of
+// docs/protocol.md is JSON: one value, or one value per line.
+func TestProtocolDocExamplesAreJSON(t *testing.T) {
+	n := 0
+	for _, b := range fencedBlocks(t, "docs/protocol.md") {
+		if len(b.info) == 0 || b.info[0] != "json" {
+			continue
+		}
+		n++
+		if json.Valid([]byte(b.text)) {
+			continue
+		}
+		for i, line := range strings.Split(strings.TrimSpace(b.text), "\n") {
+			if !json.Valid([]byte(line)) {
+				t.Errorf("docs/protocol.md:%d: not JSON: %s", b.line+1+i, line)
+			}
+		}
+	}
+	if n < 5 {
+		t.Fatalf("only %d json blocks", n)
 	}
 }
