@@ -139,7 +139,11 @@ func printSuggestions(w io.Writer, log string, minimum int, rep hook.SuggestRepo
 	if len(rep.Suggestions) == 0 {
 		fmt.Fprintf(w, "No rule to suggest (a rule needs %d approvals; --min changes that).\n", minimum)
 	} else {
-		fmt.Fprintf(w, "%d rules would have spared %d of them:\n", len(rep.Suggestions), rep.Spared)
+		rules := "rules"
+		if len(rep.Suggestions) == 1 {
+			rules = "rule"
+		}
+		fmt.Fprintf(w, "%d %s would have spared %d of them:\n", len(rep.Suggestions), rules, rep.Spared)
 		for _, s := range rep.Suggestions {
 			fmt.Fprintf(w, "  %s %q: \"allow\"   approved in %d calls (%s)\n", s.Surface, s.Pattern, s.Calls, joinQuoted(s.Examples))
 		}
