@@ -13,13 +13,14 @@ import (
 
 	"github.com/toolgate/toolgate/gates"
 	"github.com/toolgate/toolgate/hook"
+	"github.com/toolgate/toolgate/policy"
 	"github.com/toolgate/toolgate/protocol"
 )
 
-// explain prints the decision and full trace of one call, in words.
+// explain prints the decision and full trace of one call, in words. It
+// exits 0 for allow, 1 for deny, 3 for ask and 2 for a usage error.
 func explain(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("explain", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	tool := fs.String("tool", "", "tool name")
 	input := fs.String("input", "{}", "tool input as JSON")
 	cwd := fs.String("cwd", "", "working directory")
@@ -27,11 +28,19 @@ func explain(args []string, stdout, stderr io.Writer) int {
 	asJSON := fs.Bool("json", false, "print the check result as JSON")
 	var configs multiFlag
 	fs.Var(&configs, "config", "extra policy file (repeatable)")
-	if err := fs.Parse(args); err != nil {
+	if code, ok := parseFlags(fs, args, stdout, stderr); !ok {
+		return code
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "toolgate explain: unexpected argument %q (the input goes in --input)\n%s", fs.Arg(0), usages["explain"])
 		return 2
 	}
 	if *tool == "" {
-		fmt.Fprintln(stderr, "toolgate explain: --tool is required")
+		fmt.Fprintf(stderr, "toolgate explain: --tool is required\n%s", usages["explain"])
+		return 2
+	}
+	if err := hook.CheckInputJSON([]byte(*input)); err != nil {
+		fmt.Fprintf(stderr, "toolgate explain: --input: %v\n", err)
 		return 2
 	}
 	dir := *cwd
@@ -50,23 +59,22 @@ func explain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "toolgate explain: %v\n", err)
 		return 2
 	}
+	code := stateExit(res.State)
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		_ = enc.Encode(ex)
-		return 0
+		return code
 	}
 	// The words are for a person: control, bidi and invisible characters
 	// in any value are shown escaped (SPEC §5).
 	var text strings.Builder
 	defer func(w io.Writer) { _, _ = io.WriteString(w, gates.VisibleText(text.String())) }(stdout)
 	stdout = &text
+	// The policy's warnings first (SPEC §1.3): a broken file is the first
+	// thing to know about a decision.
 	for _, w := range ex.Warnings {
-		if w.Path == "" {
-			fmt.Fprintf(stdout, "warning: %s\n", w.Message)
-			continue
-		}
-		fmt.Fprintf(stdout, "warning: %s: %s\n", position(w.Path, w.Line, w.Column), w.Message)
+		fmt.Fprintf(stdout, "policy warning: %s\n", warningText(w.Path, w.Line, w.Column, policy.HintTypo(w.Message)))
 	}
 	if len(ex.Warnings) > 0 {
 		fmt.Fprintln(stdout)
@@ -103,7 +111,19 @@ func explain(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	fmt.Fprintln(stdout, "\nA trust-floor deny, a session approval or a safety floor (sentinels like <indirection-bash-wrapper>) can decide over the last match; the decision line above is final.")
-	return 0
+	return code
+}
+
+// stateExit is explain's exit status for a state: 0 allow, 1 deny, 3 ask
+// (anything else, which cannot happen, is a deny).
+func stateExit(state string) int {
+	switch state {
+	case "allow":
+		return 0
+	case "ask":
+		return 3
+	}
+	return 1
 }
 
 func quoteAll(ss []string) []string {
@@ -136,4 +156,12 @@ func originWords(o *protocol.Origin) string {
 		return fmt.Sprintf(", %s %s:%d", o.Scope, o.Path, o.Line)
 	}
 	return ", " + o.Scope
+}
+
+// warningText is a warning as one line: file:line:col: message.
+func warningText(path string, line, col int, msg string) string {
+	if path == "" {
+		return msg
+	}
+	return position(path, line, col) + ": " + msg
 }

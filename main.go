@@ -1,9 +1,10 @@
 // Command toolgate is the permission system for AI coding agents: a host
 // spawns it and asks, before every tool call, "may this run?" (see
-// ../shared/PROTOCOL.md). main holds flags and subcommands only.
+// docs/protocol.md). main holds flags and subcommands only.
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -22,6 +23,8 @@ import (
 const usage = `usage: toolgate [serve] [flags]          the JSON-RPC plugin on stdin/stdout
        toolgate explain --tool T --input JSON [--cwd D] [--agent A] [--json]
        toolgate validate [FILE…]          check policy files (the effective ones without FILE)
+       toolgate test [CASES…]             run policy tests (toolgate-tests.jsonl beside the policy without CASES)
+       toolgate suggest [--apply] [AUDITLOG]  rules that would have spared repeated prompts
        toolgate replay [--config F] AUDITLOG  re-decide recorded calls with today's policy; list changes
        toolgate audit verify AUDITLOG     check the audit log's hash chain
        toolgate claude-hook               a Claude Code PreToolUse / UserPromptSubmit command hook
@@ -49,6 +52,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case "serve":
 		return serve(args, stdin, stdout, stderr)
 	case "version":
+		if wantsHelp(args) {
+			fmt.Fprint(stdout, usages["version"])
+			return 0
+		}
 		fmt.Fprintf(stdout, "toolgate %s\n", hook.Version)
 		return 0
 	case "audit":
@@ -61,7 +68,17 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return claudeHook(args, stdin, stdout, stderr)
 	case "validate":
 		return validate(args, stdout, stderr)
-	case "help", "-h", "--help":
+	case "test":
+		return testCmd(args, stdout, stderr)
+	case "suggest":
+		return suggest(args, stdout, stderr)
+	case "help", "-h", "-help", "--help":
+		if len(args) > 0 {
+			if u, ok := usages[args[0]]; ok {
+				fmt.Fprint(stdout, u)
+				return 0
+			}
+		}
 		fmt.Fprint(stdout, usage)
 		return 0
 	}
@@ -87,18 +104,55 @@ func environment() (home, agentDir string) {
 	return home, agentDir
 }
 
+// parseFlags parses a subcommand's flags, before and after its other
+// arguments ("suggest LOG --apply"; after "--" everything is an argument).
+// --help prints the subcommand's usage on stdout (exit 0); an unknown or
+// bad flag is named on stderr (exit 2). ok is false when the caller must
+// return code.
+func parseFlags(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) (code int, ok bool) {
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	var positional []string
+	for {
+		err := fs.Parse(args)
+		switch {
+		case errors.Is(err, flag.ErrHelp):
+			fmt.Fprint(stdout, usages[fs.Name()])
+			return 0, false
+		case err != nil:
+			fmt.Fprintf(stderr, "toolgate %s: %v\n%s", fs.Name(), err, usages[fs.Name()])
+			return 2, false
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			break
+		}
+		if len(args) > len(rest) && args[len(args)-len(rest)-1] == "--" {
+			positional = append(positional, rest...)
+			break
+		}
+		positional, args = append(positional, rest[0]), rest[1:]
+	}
+	_ = fs.Parse(append([]string{"--"}, positional...))
+	return 0, true
+}
+
+// wantsHelp reports whether args ask for help (for subcommands without a
+// flag set).
+func wantsHelp(args []string) bool {
+	return len(args) > 0 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help")
+}
+
 func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	var configs multiFlag
 	cwd := fs.String("cwd", "", "")
 	auditLog := fs.String("audit-log", "", "")
 	level := fs.String("log-level", "warn", "")
 	framing := fs.String("framing", "newline", "")
 	fs.Var(&configs, "config", "")
-	fs.Usage = func() { fmt.Fprint(stderr, usage) }
-	if err := fs.Parse(args); err != nil {
-		return 2
+	if code, ok := parseFlags(fs, args, stdout, stderr); !ok {
+		return code
 	}
 	fr, err := protocol.ParseFraming(*framing)
 	if err != nil {
@@ -144,8 +198,12 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 func auditCmd(args []string, stdout, stderr io.Writer) int {
+	if wantsHelp(args) || len(args) == 2 && args[0] == "verify" && wantsHelp(args[1:]) {
+		fmt.Fprint(stdout, usages["audit"])
+		return 0
+	}
 	if len(args) != 2 || args[0] != "verify" {
-		fmt.Fprint(stderr, "usage: toolgate audit verify AUDITLOG\n")
+		fmt.Fprint(stderr, usages["audit"])
 		return 2
 	}
 	r, err := audit.VerifyFile(args[1])
@@ -182,11 +240,13 @@ func claudeHook(args []string, stdin io.Reader, stdout, stderr io.Writer) (code 
 		}
 	}()
 	fs := flag.NewFlagSet("claude-hook", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	var configs multiFlag
 	fs.Var(&configs, "config", "extra policy file (repeatable)")
 	auditLog := fs.String("audit-log", "", "audit log")
-	if err := fs.Parse(args); err != nil {
+	if code, ok := parseFlags(fs, args, stdout, stderr); !ok {
+		if code == 0 {
+			return 0
+		}
 		return 2
 	}
 	home, agentDir := environment()

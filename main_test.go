@@ -12,6 +12,7 @@ import (
 )
 
 func TestValidateExamples(t *testing.T) {
+	isolatedHome(t)
 	files, err := filepath.Glob("examples/*.jsonc")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no example policies: %v", err)
@@ -142,7 +143,7 @@ func TestExplainShowsEveryMatchAndTheWinner(t *testing.T) {
 	var out bytes.Buffer
 	code := run([]string{"explain", "--tool", "bash", "--input", `{"command":"ls && sudo rm -rf x"}`, "--cwd", dir, "--config", cfg}, nil, &out, &out)
 	got := out.String()
-	if code != 0 || !strings.Contains(got, "→ DENY") || !strings.Contains(got, cfg+":4  ← wins") || !strings.Contains(got, "allow *") {
+	if code != 1 || !strings.Contains(got, "→ DENY") || !strings.Contains(got, cfg+":4  ← wins") || !strings.Contains(got, "allow *") {
 		t.Fatalf("exit %d:\n%s", code, got)
 	}
 	out.Reset()
@@ -215,11 +216,11 @@ func TestExplainPrintsPolicyWarningsFirst(t *testing.T) {
 	code := run([]string{"explain", "--tool", "bash", "--input", `{"command":"ls"}`, "--cwd", dir, "--config", cfg}, nil, &out, &out)
 	got := out.String()
 	first, _, _ := strings.Cut(got, "\n")
-	if code != 0 || !strings.HasPrefix(first, "warning: "+cfg+":") || !strings.Contains(got, "→ ASK") {
+	if code != 3 || !strings.HasPrefix(first, "policy warning: "+cfg+":") || !strings.Contains(got, "→ ASK") {
 		t.Fatalf("exit %d:\n%s", code, got)
 	}
 	out.Reset()
-	if code := run([]string{"explain", "--json", "--tool", "bash", "--input", `{"command":"ls"}`, "--cwd", dir, "--config", cfg}, nil, &out, &out); code != 0 ||
+	if code := run([]string{"explain", "--json", "--tool", "bash", "--input", `{"command":"ls"}`, "--cwd", dir, "--config", cfg}, nil, &out, &out); code != 3 ||
 		!strings.Contains(out.String(), `"warnings": [`) || !strings.Contains(out.String(), "(note: policy file "+cfg) {
 		t.Fatalf("--json: exit %d\n%s", code, out.String())
 	}
@@ -236,7 +237,7 @@ func TestExplainEscapesInvisibleCharacters(t *testing.T) {
 		{"{\"command\":\"ls a\u200bb\"}", `<U+200B>`},
 	} {
 		var out bytes.Buffer
-		if code := run([]string{"explain", "--tool", "bash", "--input", tc.input, "--cwd", dir}, nil, &out, &out); code != 0 {
+		if code := run([]string{"explain", "--tool", "bash", "--input", tc.input, "--cwd", dir}, nil, &out, &out); code != 3 { // ask: the fallback
 			t.Fatalf("%s: exit %d\n%s", tc.input, code, out.String())
 		}
 		got := out.String()

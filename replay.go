@@ -17,11 +17,13 @@ import (
 // policy and lists the decisions that would change.
 func replay(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	var configs multiFlag
 	fs.Var(&configs, "config", "extra policy file (repeatable)")
-	if err := fs.Parse(args); err != nil || fs.NArg() != 1 {
-		fmt.Fprintln(stderr, "usage: toolgate replay [--config FILE] AUDITLOG")
+	if code, ok := parseFlags(fs, args, stdout, stderr); !ok {
+		return code
+	}
+	if fs.NArg() != 1 {
+		fmt.Fprint(stderr, usages["replay"])
 		return 2
 	}
 	f, err := os.Open(fs.Arg(0))

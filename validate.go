@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/toolgate/toolgate/hook"
 	"github.com/toolgate/toolgate/policy"
 )
 
@@ -24,55 +25,107 @@ type validateReport struct {
 	OK    bool          `json:"ok"`
 	Files []fileReport  `json:"files"`
 	Lints []policy.Lint `json:"lints"`
+	// Warnings are the composed policy's own warnings (a knob a project
+	// may not set, a broken file's consequence) beyond the files' errors.
+	Warnings []policy.Warning `json:"warnings"`
+	// LookedFor lists the files a session would read, when none exists.
+	LookedFor []string `json:"lookedFor,omitempty"`
+	// Tests are the toolgate-tests.jsonl files beside the checked files.
+	Tests []testsReport `json:"tests"`
+}
+
+type testsReport struct {
+	File   string   `json:"file"`
+	Cases  int      `json:"cases"`
+	Failed []string `json:"failed"`
 }
 
 // validate parses policy files and lints the policy they make: errors with
 // file:line:col (exit 1), then advice (exit 0). Without FILE arguments it
-// checks the files a session in the current directory would read.
+// checks the files a session in the current directory would read. The
+// cases of a toolgate-tests.jsonl beside a checked file run too: without
+// FILE against the session's policy, with FILE against it plus the FILEs
+// (as --config files).
 func validate(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("validate", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	asJSON := fs.Bool("json", false, "print a JSON report")
 	agent := fs.String("agent", "", "also check this agent's files (without FILE arguments)")
 	cwd := fs.String("cwd", "", "working directory (without FILE arguments)")
-	if err := fs.Parse(args); err != nil {
-		return 2
+	if code, ok := parseFlags(fs, args, stdout, stderr); !ok {
+		return code
 	}
 	home, agentDir := environment()
 	var scopes []policy.ScopeFile
+	rep := validateReport{OK: true, Files: []fileReport{}, Lints: []policy.Lint{}, Tests: []testsReport{}}
+	opts, err := commandOptions(*cwd, fs.Args())
+	if err != nil {
+		fmt.Fprintf(stderr, "toolgate validate: %v\n", err)
+		return 2
+	}
 	if fs.NArg() == 0 {
-		dir := *cwd
-		if dir == "" {
-			dir, _ = os.Getwd()
-		}
-		dir, _ = filepath.Abs(dir)
-		p := policy.NewLoader().Policy(policy.Locations{AgentDir: agentDir, Home: home, Cwd: dir, ProjectTrusted: true, AgentName: *agent})
+		p := policy.NewLoader().Policy(policy.Locations{AgentDir: agentDir, Home: home, Cwd: opts.Cwd, ProjectTrusted: true, AgentName: *agent})
 		for _, src := range p.Sources {
 			if src.Exists {
 				scopes = append(scopes, readScope(src.Scope, src.Path, src.Scope == policy.ScopeGlobal || src.Scope == policy.ScopeAgent))
 			}
 		}
+		if len(scopes) == 0 {
+			for _, src := range p.Sources {
+				rep.LookedFor = append(rep.LookedFor, src.Path)
+			}
+		}
 	} else {
-		for _, f := range fs.Args() {
-			abs, _ := filepath.Abs(f)
+		for _, abs := range opts.ConfigFiles {
 			scopes = append(scopes, readScope(policy.ScopeGlobal, abs, true))
 		}
 	}
-	rep := validateReport{OK: true, Files: []fileReport{}, Lints: []policy.Lint{}}
 	for _, sf := range scopes {
 		fr := fileReport{Path: sf.Path, Scope: sf.Scope, OK: true, Errors: []policy.Warning{}}
 		if sf.File != nil {
-			fr.Errors = append(fr.Errors, sf.File.Errors...)
 			// A bad entry is a deny now, but still an error to fix.
-			fr.Errors = append(fr.Errors, sf.File.Problems...)
+			for _, e := range append(append([]policy.Warning(nil), sf.File.Errors...), sf.File.Problems...) {
+				e.Message = policy.HintTypo(e.Message)
+				fr.Errors = append(fr.Errors, e)
+			}
 			fr.Notes = sf.File.Notes
 		}
 		fr.OK = len(fr.Errors) == 0
 		rep.OK = rep.OK && fr.OK
 		rep.Files = append(rep.Files, fr)
 	}
-	if lints := policy.LintPolicy(policy.Compose(scopes, home)); lints != nil {
+	composed := policy.Compose(scopes, home)
+	if lints := policy.LintPolicy(composed); lints != nil {
 		rep.Lints = lints
+	}
+	rep.Warnings = policyWarnings(composed, rep.Files, rep.Lints)
+	var testOut strings.Builder
+	for _, tf := range testsBeside(scopes) {
+		tr := testsReport{File: tf, Failed: []string{}}
+		cases, err := hook.ReadCasesFile(tf)
+		if err != nil {
+			fmt.Fprintf(&testOut, "%s: error: %v\n", tf, err)
+			tr.Failed = append(tr.Failed, err.Error())
+		} else {
+			tr.Cases = len(cases)
+			cr := hook.NewCaseRunner(opts)
+			for _, c := range cases {
+				if c.Agent == "" {
+					c.Agent = *agent
+				}
+				if res := cr.Run(c); !res.Pass {
+					fmt.Fprintf(&testOut, "%s: test failed: %s\n", c.Where(), res.Reason)
+					if d := res.Got.Decision; d != nil {
+						fmt.Fprintf(&testOut, "  decided by the %s gate on surface %q, value %q%s\n", d.Gate, d.Surface, d.Value, ruleWords(d.MatchedPattern, d.Origin))
+					}
+					tr.Failed = append(tr.Failed, c.Where()+": "+res.Reason)
+				}
+			}
+			if len(tr.Failed) == 0 {
+				fmt.Fprintf(&testOut, "%s: %d cases pass\n", tf, tr.Cases)
+			}
+		}
+		rep.OK = rep.OK && len(tr.Failed) == 0
+		rep.Tests = append(rep.Tests, tr)
 	}
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
@@ -80,6 +133,7 @@ func validate(args []string, stdout, stderr io.Writer) int {
 		_ = enc.Encode(rep)
 	} else {
 		printValidate(stdout, rep)
+		fmt.Fprint(stdout, testOut.String())
 	}
 	if !rep.OK {
 		return 1
@@ -104,7 +158,10 @@ func readScope(scope, path string, trusted bool) policy.ScopeFile {
 
 func printValidate(w io.Writer, rep validateReport) {
 	if len(rep.Files) == 0 {
-		fmt.Fprintln(w, "no policy files found (everything falls to the built-in \"*\": \"ask\")")
+		fmt.Fprintln(w, "no policy files found (everything falls to the built-in \"*\": \"ask\"); looked for:")
+		for _, p := range rep.LookedFor {
+			fmt.Fprintf(w, "  %s\n", p)
+		}
 	}
 	for _, f := range rep.Files {
 		if f.OK {
@@ -116,6 +173,9 @@ func printValidate(w io.Writer, rep validateReport) {
 		for _, n := range f.Notes {
 			fmt.Fprintf(w, "%s: note: %s\n", position(n.Path, n.Line, n.Column), n.Message)
 		}
+	}
+	for _, pw := range rep.Warnings {
+		fmt.Fprintf(w, "%s: warning: %s\n", position(pw.Path, pw.Line, pw.Column), pw.Message)
 	}
 	for _, l := range rep.Lints {
 		fmt.Fprintf(w, "%s: warning (%s): %s\n", position(l.Path, l.Line, 0), l.Kind, l.Message)
@@ -130,4 +190,45 @@ func position(path string, line, col int) string {
 		return fmt.Sprintf("%s:%d", path, line)
 	}
 	return path
+}
+
+// testsBeside are the toolgate-tests.jsonl files in the folders of the
+// checked policy files, each once.
+func testsBeside(scopes []policy.ScopeFile) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, sf := range scopes {
+		p := filepath.Join(filepath.Dir(sf.Path), hook.TestsFileName)
+		if seen[p] {
+			continue
+		}
+		seen[p] = true
+		if info, err := os.Stat(p); err == nil && info.Mode().IsRegular() {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// policyWarnings are the composed policy's warnings that no file error,
+// note or lint already says.
+func policyWarnings(p *policy.Policy, files []fileReport, lints []policy.Lint) []policy.Warning {
+	said := map[string]bool{}
+	key := func(path string, line int, msg string) string { return fmt.Sprintf("%s\x00%d\x00%s", path, line, msg) }
+	for _, f := range files {
+		for _, e := range append(append([]policy.Warning(nil), f.Errors...), f.Notes...) {
+			said[key(e.Path, e.Line, e.Message)] = true
+			said[key(e.Path, e.Line, policy.HintTypo(e.Message))] = true
+		}
+	}
+	for _, l := range lints {
+		said[key(l.Path, l.Line, l.Message)] = true
+	}
+	out := []policy.Warning{}
+	for _, w := range p.Warnings {
+		if !said[key(w.Path, w.Line, w.Message)] && !said[key(w.Path, w.Line, policy.HintTypo(w.Message))] {
+			out = append(out, w)
+		}
+	}
+	return out
 }

@@ -2,6 +2,7 @@ package hook
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/toolgate/toolgate/gates"
@@ -29,9 +30,26 @@ type GateMatches struct {
 type Explanation struct {
 	protocol.CheckResult
 	Matches []GateMatches `json:"matches"`
-	// Warnings are the policy's warnings (broken files first of all):
-	// explain prints them before the decision (SPEC §1.3).
+	// Warnings are the composed policy's warnings (broken files, ignored
+	// knobs), which explain shows first.
 	Warnings []protocol.Warning `json:"warnings"`
+}
+
+// CheckInputJSON says what is wrong with a tool input given as JSON text
+// (explain --input, a test case): not JSON, or not an object.
+func CheckInputJSON(data []byte) error {
+	var v any
+	if err := json.Unmarshal(data, &v); err != nil {
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			return fmt.Errorf("not valid JSON: %v (at byte %d)", err, se.Offset)
+		}
+		return fmt.Errorf("not valid JSON: %v", err)
+	}
+	if _, ok := v.(map[string]any); !ok {
+		return fmt.Errorf("must be a JSON object (the tool's input), not %s", jsonKind(v))
+	}
+	return nil
 }
 
 // Explain decides one call as a dry run (the check method) without a
@@ -46,6 +64,11 @@ func Explain(opts Options, tool string, input json.RawMessage, agent string) (pr
 func ExplainAll(opts Options, tool string, input json.RawMessage, agent string) (Explanation, error) {
 	s := New(opts)
 	s.st.agentName = agent
+	return s.explain(tool, input)
+}
+
+// explain decides one call with the server's state as a dry run.
+func (s *Server) explain(tool string, input json.RawMessage) (Explanation, error) {
 	params := map[string]any{"toolCallId": "explain", "toolName": tool, "input": input}
 	raw, err := json.Marshal(params)
 	if err != nil {

@@ -149,11 +149,7 @@ func riskyAllow(r *Rule) []Lint {
 
 func unknownSurface(r *Rule) []Lint {
 	msg := fmt.Sprintf("surface %q is not one toolgate uses itself; it applies only if an extension tool has exactly this name", r.Surface)
-	for b := range builtinSurfaces {
-		if strings.EqualFold(b, r.Surface) || strings.EqualFold(b+"s", r.Surface) || strings.EqualFold(b, r.Surface+"s") {
-			msg += fmt.Sprintf(" (did you mean %q?)", b)
-		}
-	}
+	msg += DidYouMean(r.Surface, KnownSurfaces)
 	return []Lint{{Path: r.Origin.Path, Line: r.Origin.Line, Kind: "unknown-surface", Message: msg}}
 }
 

@@ -1,6 +1,9 @@
 // Command demo builds toolgate, feeds it the example session
 // (examples/session.jsonl) with the example policy (examples/policy.jsonc)
-// and prints each answer: the first thing a newcomer runs.
+// and prints each answer: the first thing a newcomer runs. It leaves the
+// binary and the session's audit log in a folder it names, checks the log's
+// hash chain with `toolgate audit verify` and runs the example policy's
+// tests, printing the commands so they can be run again.
 //
 //	go run ./examples/demo
 package main
@@ -9,6 +12,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,32 +20,32 @@ import (
 )
 
 func main() {
-	if err := run(); err != nil {
+	if _, err := run(os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "demo:", err)
 		os.Exit(1)
 	}
 }
 
-func run() error {
+func run(w io.Writer) (tmp string, err error) {
 	root, err := moduleRoot()
 	if err != nil {
-		return err
+		return tmp, err
 	}
-	tmp, err := os.MkdirTemp("", "toolgate-demo-")
+	// Kept after the demo: the audit log is something to look at.
+	tmp, err = os.MkdirTemp("", "toolgate-demo-")
 	if err != nil {
-		return err
+		return tmp, err
 	}
-	defer os.RemoveAll(tmp)
 	bin := filepath.Join(tmp, "toolgate")
 	build := exec.Command("go", "build", "-o", bin, ".")
 	build.Dir, build.Stdout, build.Stderr = root, os.Stderr, os.Stderr
 	build.Env = append(os.Environ(), "CGO_ENABLED=0") // static, as the README builds it
 	if err := build.Run(); err != nil {
-		return fmt.Errorf("go build: %w", err)
+		return tmp, fmt.Errorf("go build: %w", err)
 	}
 	requests, err := readSession(filepath.Join(root, "examples", "session.jsonl"))
 	if err != nil {
-		return err
+		return tmp, err
 	}
 	audit := filepath.Join(tmp, "audit.jsonl")
 	cmd := exec.Command(bin, "--cwd", root, "--config", filepath.Join(root, "examples", "policy.jsonc"), "--audit-log", audit)
@@ -51,41 +55,63 @@ func run() error {
 	cmd.Stderr = os.Stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
-		return err
+		return tmp, err
 	}
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
-		return err
+		return tmp, err
 	}
 	if err := cmd.Start(); err != nil {
-		return err
+		return tmp, err
 	}
-	fmt.Printf("toolgate with examples/policy.jsonc, answering examples/session.jsonl:\n\n")
+	fmt.Fprintf(w, "toolgate with examples/policy.jsonc, answering examples/session.jsonl:\n\n")
 	answers := bufio.NewReader(stdout)
 	// Like a host, send each request and wait for its answer.
 	for _, req := range requests {
 		if _, err := stdin.Write(append(req.line, '\n')); err != nil {
-			return err
+			return tmp, err
 		}
 		for {
 			line, err := answers.ReadBytes('\n')
 			if err != nil {
-				return fmt.Errorf("toolgate stopped answering: %w", err)
+				return tmp, fmt.Errorf("toolgate stopped answering: %w", err)
 			}
 			var id struct {
 				ID json.RawMessage `json:"id"`
 			}
 			if json.Unmarshal(line, &id) == nil && string(id.ID) == string(req.ID) {
-				printAnswer(string(line), req)
+				printAnswer(w, string(line), req)
 				break
 			}
 		}
 	}
 	stdin.Close()
 	if err := cmd.Wait(); err != nil {
-		return fmt.Errorf("toolgate: %w", err)
+		return tmp, fmt.Errorf("toolgate: %w", err)
 	}
-	fmt.Printf("\nEvery decision is in the audit log; check its hash chain with: toolgate audit verify FILE\n")
+	fmt.Fprintf(w, "\nEvery decision is in the audit log %s. Its hash chain, checked:\n\n", audit)
+	if err := show(w, bin, "audit", "verify", audit); err != nil {
+		return tmp, err
+	}
+	policy := filepath.Join(root, "examples", "policy.jsonc")
+	fmt.Fprintf(w, "\nThe example policy's own tests (examples/toolgate-tests.jsonl):\n\n")
+	if err := show(w, bin, "test", "--config", policy); err != nil {
+		return tmp, err
+	}
+	fmt.Fprintf(w, "\nTry next:\n  %s explain --config %s --tool bash --input '{\"command\":\"git status && rm -rf build\"}'\n  %s replay --config %s %s\n",
+		bin, policy, bin, policy, audit)
+	return tmp, nil
+}
+
+// show prints a toolgate command and runs it with its output shown.
+func show(w io.Writer, bin string, args ...string) error {
+	fmt.Fprintf(w, "$ %s %s\n", bin, strings.Join(args, " "))
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), "PI_CODING_AGENT_DIR="+filepath.Join(filepath.Dir(bin), "agent"))
+	cmd.Stdout, cmd.Stderr = w, w
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("toolgate %s: %w", args[0], err)
+	}
 	return nil
 }
 
@@ -117,7 +143,7 @@ func readSession(path string) ([]request, error) {
 	return reqs, sc.Err()
 }
 
-func printAnswer(line string, req request) {
+func printAnswer(w io.Writer, line string, req request) {
 	var msg struct {
 		ID     json.RawMessage `json:"id"`
 		Method string          `json:"method"`
@@ -139,17 +165,17 @@ func printAnswer(line string, req request) {
 	} else if p, ok := req.Params.Input["path"].(string); ok {
 		what += " " + p
 	}
-	fmt.Printf("%-38s → %s", what, strings.ToUpper(msg.Result.Action))
+	fmt.Fprintf(w, "%-38s → %s", what, strings.ToUpper(msg.Result.Action))
 	if d := msg.Result.Decision; d != nil {
-		fmt.Printf(" (%s", d.Resolution)
+		fmt.Fprintf(w, " (%s", d.Resolution)
 		if d.MatchedPattern != nil {
-			fmt.Printf(", rule %q", *d.MatchedPattern)
+			fmt.Fprintf(w, ", rule %q", *d.MatchedPattern)
 		}
-		fmt.Print(")")
+		fmt.Fprint(w, ")")
 	}
-	fmt.Println()
+	fmt.Fprintln(w)
 	if msg.Result.Reason != "" {
-		fmt.Printf("    %s\n", msg.Result.Reason)
+		fmt.Fprintf(w, "    %s\n", msg.Result.Reason)
 	}
 }
 

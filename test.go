@@ -1,0 +1,190 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/rs/zerolog"
+
+	"github.com/toolgate/toolgate/hook"
+	"github.com/toolgate/toolgate/policy"
+)
+
+// testCmd runs policy tests (SPEC §6): exit 0 when every case passes, 1
+// when one fails, 2 for a usage error.
+func testCmd(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("test", flag.ContinueOnError)
+	var configs multiFlag
+	fs.Var(&configs, "config", "extra policy file (repeatable)")
+	cwd := fs.String("cwd", "", "working directory of cases without cwd")
+	agent := fs.String("agent", "", "agent of cases without agent")
+	verbose := fs.Bool("v", false, "list passing cases too")
+	fromAudit := fs.String("from-audit", "", "write the recorded calls of an audit log as cases")
+	outFile := fs.String("o", "", "with --from-audit: the file to write")
+	if code, ok := parseFlags(fs, args, stdout, stderr); !ok {
+		return code
+	}
+	opts, err := commandOptions(*cwd, configs)
+	if err != nil {
+		fmt.Fprintf(stderr, "toolgate test: %v\n", err)
+		return 2
+	}
+	if *fromAudit != "" {
+		if fs.NArg() > 0 {
+			fmt.Fprintf(stderr, "toolgate test: --from-audit takes no CASES\n%s", usages["test"])
+			return 2
+		}
+		return casesFromAudit(opts, *fromAudit, *outFile, stdout, stderr)
+	}
+	if *outFile != "" {
+		fmt.Fprintf(stderr, "toolgate test: -o needs --from-audit\n%s", usages["test"])
+		return 2
+	}
+	files := fs.Args()
+	if len(files) == 0 {
+		var looked []string
+		files, looked = hook.DefaultCaseFiles(opts, *agent)
+		if len(files) == 0 {
+			fmt.Fprintf(stderr, "toolgate test: no CASES given and no %s beside the policy files; looked in:\n", hook.TestsFileName)
+			for _, d := range looked {
+				fmt.Fprintf(stderr, "  %s\n", d)
+			}
+			return 2
+		}
+	}
+	var cases []hook.TestCase
+	for _, f := range files {
+		cs, err := hook.ReadCasesFile(f)
+		if err != nil {
+			fmt.Fprintf(stderr, "toolgate test: %v\n", err)
+			return 2
+		}
+		cases = append(cases, cs...)
+	}
+	if len(cases) == 0 {
+		fmt.Fprintf(stderr, "toolgate test: %s: no cases\n", strings.Join(files, ", "))
+		return 2
+	}
+	if runCases(opts, *agent, cases, *verbose, stdout) {
+		return 0
+	}
+	return 1
+}
+
+// commandOptions are the hook options of a command-line check in dir
+// (default: the current directory) with extra --config files.
+func commandOptions(dir string, configs []string) (hook.Options, error) {
+	if dir == "" {
+		var err error
+		if dir, err = os.Getwd(); err != nil {
+			return hook.Options{}, fmt.Errorf("cannot read the working directory: %w", err)
+		}
+	}
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return hook.Options{}, fmt.Errorf("--cwd: %w", err)
+	}
+	home, agentDir := environment()
+	abs := make([]string, len(configs))
+	for i, c := range configs {
+		abs[i], _ = filepath.Abs(c)
+	}
+	return hook.Options{Cwd: dir, ConfigFiles: abs, Home: home, AgentDir: agentDir, Log: zerolog.Nop()}, nil
+}
+
+// runCases runs cases and prints each failure (and, verbose, each pass)
+// and a summary; it reports whether all passed.
+func runCases(opts hook.Options, agent string, cases []hook.TestCase, verbose bool, w io.Writer) bool {
+	for _, pw := range hook.PolicySources(opts).Warnings {
+		fmt.Fprintf(w, "policy warning: %s\n", warningText(pw.Path, pw.Line, pw.Column, policy.HintTypo(pw.Message)))
+	}
+	cr := hook.NewCaseRunner(opts)
+	failed := 0
+	for _, c := range cases {
+		if c.Agent == "" {
+			c.Agent = agent
+		}
+		res := cr.Run(c)
+		if res.Pass {
+			if verbose {
+				fmt.Fprintf(w, "ok   %s: %s %s → %s\n", c.Where(), c.Tool, compactJSON(c.Input), res.Got.State)
+			}
+			continue
+		}
+		failed++
+		fmt.Fprintf(w, "FAIL %s: %s %s\n", c.Where(), c.Tool, compactJSON(c.Input))
+		fmt.Fprintf(w, "     %s\n", res.Reason)
+		if d := res.Got.Decision; d != nil {
+			fmt.Fprintf(w, "     decided by the %s gate on surface %q, value %q%s\n", d.Gate, d.Surface, d.Value, ruleWords(d.MatchedPattern, d.Origin))
+		}
+	}
+	fmt.Fprintf(w, "%d cases, %d passed, %d failed\n", len(cases), len(cases)-failed, failed)
+	return failed == 0
+}
+
+func compactJSON(raw json.RawMessage) string {
+	if len(raw) == 0 {
+		return "{}"
+	}
+	var b bytes.Buffer
+	if err := json.Compact(&b, raw); err != nil {
+		return string(raw)
+	}
+	return b.String()
+}
+
+// casesFromAudit writes today's decision of every recorded call of an
+// audit log as a case, to pin behavior before an edit.
+func casesFromAudit(opts hook.Options, log, outFile string, stdout, stderr io.Writer) int {
+	f, err := os.Open(log)
+	if err != nil {
+		fmt.Fprintf(stderr, "toolgate test: %v\n", err)
+		return 2
+	}
+	recs, err := hook.ReadRecorded(f)
+	f.Close()
+	if err != nil {
+		fmt.Fprintf(stderr, "toolgate test: %s: %v\n", log, err)
+		return 1
+	}
+	var out strings.Builder
+	cr := hook.NewCaseRunner(opts)
+	n, skipped := 0, 0
+	for _, r := range recs {
+		if !r.Decidable {
+			skipped++
+			continue
+		}
+		ex, err := cr.Decide(r.ToolName, r.Input, r.Cwd, r.AgentName)
+		if err != nil {
+			skipped++
+			continue
+		}
+		c := hook.TestCase{Name: fmt.Sprintf("%s line %d (%s)", filepath.Base(log), r.Line, r.ToolCallID), Tool: r.ToolName,
+			Input: r.Input, Cwd: r.Cwd, Agent: r.AgentName, Expect: ex.State}
+		line, err := json.Marshal(c)
+		if err != nil {
+			skipped++
+			continue
+		}
+		out.Write(line)
+		out.WriteByte('\n')
+		n++
+	}
+	if outFile != "" {
+		if err := os.WriteFile(outFile, []byte(out.String()), 0o600); err != nil {
+			fmt.Fprintf(stderr, "toolgate test: %v\n", err)
+			return 1
+		}
+	} else {
+		fmt.Fprint(stdout, out.String())
+	}
+	fmt.Fprintf(stderr, "%d cases written, %d recorded calls skipped (no input recorded, or one cut short)\n", n, skipped)
+	return 0
+}
