@@ -54,7 +54,7 @@ func replay(args []string, stdout, stderr io.Writer) int {
 			continue
 		}
 		seen++
-		opts := hook.Options{Cwd: rec.Cwd, ConfigFiles: configs, Home: home, AgentDir: agentDir, Log: zerolog.Nop()}
+		opts := hook.Options{Cwd: rec.Cwd, ConfigFiles: configs, Home: home, AgentDir: agentDir, ConfigHome: configHome(home), Log: zerolog.Nop()}
 		res, err := hook.Explain(opts, rec.ToolName, rec.Input, rec.AgentName)
 		if err != nil {
 			fmt.Fprintf(stdout, "line %d (%s %s): cannot be decided again: %v\n", line, rec.ToolCallID, rec.ToolName, err)

@@ -46,7 +46,7 @@ func validate(args []string, stdout, stderr io.Writer) int {
 			dir, _ = os.Getwd()
 		}
 		dir, _ = filepath.Abs(dir)
-		p := policy.NewLoader().Policy(policy.Locations{AgentDir: agentDir, Home: home, Cwd: dir, ProjectTrusted: true, AgentName: *agent})
+		p := policy.NewLoader().Policy(policy.Locations{AgentDir: agentDir, Home: home, ConfigHome: configHome(home), Cwd: dir, ProjectTrusted: true, AgentName: *agent})
 		for _, src := range p.Sources {
 			if src.Exists {
 				scopes = append(scopes, readScope(src.Scope, src.Path, src.Scope == policy.ScopeGlobal || src.Scope == policy.ScopeAgent))

@@ -213,13 +213,21 @@ func pathTool(c *Call, r Resolver, p paths.Path) Outcome {
 	return o
 }
 
-// extensionTool decides any other tool on its own surface with value "*";
-// a path it carries is checked on the path surface as well.
+// extensionTool decides any other tool on its own surface with value "*"
+// (or the value a host adapter gave it); a path it carries is checked on
+// the path surface as well.
 func extensionTool(c *Call, r Resolver, p *paths.Path) Outcome {
-	res := r.Resolve(policy.Query{Surface: c.ToolName, Values: []string{"*"}})
-	o := checked(protocol.GateTool, c.ToolName, c.ToolName, res)
-	o.D.SessionPatterns = []protocol.SessionPattern{{Surface: c.ToolName, Pattern: "*"}}
+	value, shown := "*", c.ToolName
+	if c.Value != "" {
+		value, shown = c.Value, c.Value
+	}
+	res := r.Resolve(policy.Query{Surface: c.ToolName, Values: []string{value}})
+	o := checked(protocol.GateTool, c.ToolName, shown, res)
+	o.D.SessionPatterns = []protocol.SessionPattern{{Surface: c.ToolName, Pattern: value, Exact: c.Value != ""}}
 	what := fmt.Sprintf("tool '%s'", c.ToolName)
+	if c.Value != "" {
+		what = fmt.Sprintf("tool '%s' on '%s'", c.ToolName, shorten(c.Value))
+	}
 	if p != nil {
 		o = withPathRule(c, r, o, *p)
 		what = fmt.Sprintf("tool '%s' on path '%s'%s", c.ToolName, shorten(p.Input), resolvesTo(*p))
