@@ -20,7 +20,7 @@ import (
 )
 
 const usage = `usage: toolgate [serve] [flags]          the JSON-RPC plugin on stdin/stdout
-       toolgate explain --tool T --input JSON [--cwd D] [--agent A] [--json]
+       toolgate explain --tool T --input JSON [--cwd D] [--agent A] [--host H] [--json]
        toolgate validate [FILE…]          check policy files (the effective ones without FILE)
        toolgate replay [--config F] AUDITLOG  re-decide recorded calls with today's policy; list changes
        toolgate audit verify AUDITLOG     check the audit log's hash chain

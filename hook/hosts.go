@@ -44,6 +44,9 @@ type hostProfile struct {
 	builtinAllow map[string]bool
 }
 
+// IsHost reports whether name is a hook host toolgate has an adapter for.
+func IsHost(name string) bool { _, ok := profileFor(name); return ok }
+
 func profileFor(host string) (hostProfile, bool) {
 	switch host {
 	case HostClaudeCode:
@@ -230,4 +233,31 @@ func (s *Server) hostProtected(cwd string) []string {
 		}
 	}
 	return out
+}
+
+// hostEngineCall is the engine call of one host tool call, for explain and
+// replay: a host's own tool name is mapped as its adapter maps it, and an
+// engine tool name (what the audit log records) is kept, since no mapping
+// changes one. A host call that is several engine calls (Gemini's
+// read_many_files, web_fetch) is decided as recorded.
+func hostEngineCall(host, tool string, input json.RawMessage) (engineCall, error) {
+	var calls []engineCall
+	switch host {
+	case HostClaudeCode:
+		ec, err := claudeCall(tool, input)
+		if err != nil {
+			return engineCall{}, err
+		}
+		calls = []engineCall{ec}
+	case HostGeminiCLI:
+		var err error
+		if calls, err = geminiCalls(geminiEvent{ToolName: tool, ToolInput: input}); err != nil {
+			return engineCall{}, err
+		}
+	}
+	if len(calls) == 1 {
+		return calls[0], nil
+	}
+	in, err := objectInput(tool, input)
+	return engineCall{tool: tool, input: in}, err
 }
