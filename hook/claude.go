@@ -41,6 +41,10 @@ var claudeProfile = hostProfile{
 	values: map[string]func(map[string]any) string{
 		"WebFetch":  strField("url"),
 		"WebSearch": strField("query"),
+		"Monitor": func(in map[string]any) string {
+			ws, _ := in["ws"].(map[string]any)
+			return strField("url")(ws)
+		},
 	},
 	// Tools Claude Code runs without asking anyone: its todo list and task
 	// tracker, plan mode, subagents (whose own tool calls come through
@@ -152,6 +156,13 @@ func claudeCall(name string, rawInput json.RawMessage) (engineCall, error) {
 	switch name {
 	case "Bash":
 		return engineCall{tool: "bash", input: input}, nil
+	case "Monitor":
+		// Monitor watches the output of a shell command (decided as bash)
+		// or a WebSocket (its URL is the value on the Monitor surface).
+		if cmd, ok := input["command"]; ok && cmd != "" {
+			return engineCall{tool: "bash", input: input}, nil
+		}
+		return engineCall{tool: name, input: input}, nil
 	case "Skill":
 		// Claude Code's Skill tool loads a skill by name: the skill surface.
 		if err := renameField(input, name, "skill", "name"); err != nil {

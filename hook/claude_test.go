@@ -34,6 +34,8 @@ func TestClaudeCallMapping(t *testing.T) {
 		{"WebFetch", `{"url":"https://x.example/a","prompt":"p"}`, "WebFetch", map[string]any{"url": "https://x.example/a", "prompt": "p"}},
 		{"WebSearch", `{"query":"q"}`, "WebSearch", map[string]any{"query": "q"}},
 		{"TodoWrite", `{"todos":[]}`, "TodoWrite", map[string]any{"todos": []any{}}},
+		{"Monitor", `{"command":"tail -f log","description":"d","timeout_ms":1}`, "bash", map[string]any{"command": "tail -f log", "description": "d", "timeout_ms": json.Number("1")}},
+		{"Monitor", `{"ws":{"url":"wss://x.example"},"description":"d"}`, "Monitor", map[string]any{"ws": map[string]any{"url": "wss://x.example"}, "description": "d"}},
 		{"mcp__github__delete_repo", `{"repo":"r"}`, "mcp", map[string]any{"tool": "github:delete_repo", "arguments": map[string]any{"repo": "r"}}},
 		{"mcp__srv", `{}`, "mcp", map[string]any{"tool": "srv", "arguments": map[string]any{}}},
 		{"SomethingNew", ``, "SomethingNew", map[string]any{}},
@@ -138,6 +140,7 @@ const hostsPolicy = `{"permission": {
   "mcp": {"github:*": "allow", "github:delete_repo": "deny"},
   "skill": {"deploy": "deny"},
   "ExitPlanMode": "deny",
+  "Monitor": {"*": "ask", "wss://evil.example/*": "deny"},
   "exit_plan_mode": "deny"
 }}`
 
@@ -184,6 +187,8 @@ func TestClaudeHookDecisions(t *testing.T) {
 		{"KillShell", map[string]any{"shell_id": "1"}, "default", "allow", ""},
 		{"ExitPlanMode", map[string]any{"plan": "p"}, "default", "deny", ""},
 		{"SlashCommand", map[string]any{"command": "/x"}, "default", "ask", ""},
+		{"Monitor", map[string]any{"command": "rm -rf build", "description": "d"}, "default", "deny", "rm -rf build"},
+		{"Monitor", map[string]any{"ws": map[string]any{"url": "wss://evil.example/s"}}, "default", "deny", "wss://evil.example/s"},
 	}
 	for _, c := range cases {
 		var out bytes.Buffer
