@@ -112,6 +112,33 @@ func TestClaudeCodeE2E(t *testing.T) {
 			}
 		})
 	}
+	for _, mode := range []string{"bypassPermissions", "acceptEdits", "dontAsk"} {
+		t.Run("permission mode "+mode+" does not loosen an ask or a deny", func(t *testing.T) {
+			marker := "ran-mode-" + mode + ".txt"
+			asked := 0
+			f := e.run(t, e.withTG, bashStep("touch "+marker), func(req map[string]any) map[string]any {
+				asked++
+				return map[string]any{"behavior": "deny", "message": "e2e driver says no"}
+			}, "--permission-mode", mode)
+			if hoste2e.Exists(filepath.Join(proj, marker)) {
+				t.Fatalf("an ask of toolgate ran unasked in %s mode; results %v", mode, f.results())
+			}
+			// Claude Code passes toolgate's ask on in every mode but
+			// dontAsk, where toolgate answers deny itself.
+			if wantAsked := map[bool]int{true: 0, false: 1}[mode == "dontAsk"]; asked != wantAsked {
+				t.Fatalf("%s: the driver was asked %d times, want %d; results %v", mode, asked, wantAsked, f.results())
+			}
+			if mode == "dontAsk" && !anyContains(f.results(), "permission mode dontAsk") {
+				t.Fatalf("dontAsk: the model did not get toolgate's reason: %v", f.results())
+			}
+			f = e.run(t, e.withTG, bashStep("touch ran-deny.txt"), func(req map[string]any) map[string]any {
+				return map[string]any{"behavior": "allow", "updatedInput": req["input"]}
+			}, "--permission-mode", mode)
+			if hoste2e.Exists(filepath.Join(proj, "ran-deny.txt")) || !anyContains(f.results(), "e2e: ran-deny is off limits") {
+				t.Fatalf("a deny of toolgate did not hold in %s mode; results %v", mode, f.results())
+			}
+		})
+	}
 	t.Run("toolgate missing from PATH blocks", func(t *testing.T) {
 		// Claude Code itself would allow this command (--allowedTools), and
 		// the policy allows it too: only the hook's failure can block it.
@@ -182,7 +209,10 @@ func (e *claudeEnv) run(t *testing.T, path string, script []step, ask func(map[s
 	cmd := exec.CommandContext(ctx, e.claude, append(args, extra...)...)
 	cmd.Dir = e.proj
 	cmd.Env = hoste2e.Env(path, e.home, e.tmp, "ANTHROPIC_BASE_URL="+f.url, "ANTHROPIC_API_KEY=sk-ant-fake",
-		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1")
+		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1",
+		// bypassPermissions refuses to start as root outside a sandbox;
+		// this run is one (a temporary home, 127.0.0.1 only).
+		"IS_SANDBOX=1")
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	cmd.WaitDelay = 5 * time.Second
