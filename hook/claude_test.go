@@ -137,7 +137,7 @@ const hostsPolicy = `{"permission": {
   "web_fetch": {"*": "ask", "https://docs.example/*": "allow", "https://evil.example/*": "deny"},
   "WebSearch": {"*": "allow", "*password*": "deny"},
   "google_web_search": {"*": "allow", "*password*": "deny"},
-  "mcp": {"github:*": "allow", "github:delete_repo": "deny"},
+  "mcp": {"*": "ask", "github:*": "allow", "github:delete_repo": "deny", "other:drop_db": "deny"},
   "skill": {"deploy": "deny"},
   "ExitPlanMode": "deny",
   "Monitor": {"*": "ask", "wss://evil.example/*": "deny"},
@@ -178,6 +178,7 @@ func TestClaudeHookDecisions(t *testing.T) {
 		{"mcp__github__list_issues", map[string]any{}, "default", "allow", ""},
 		{"mcp__github__delete_repo", map[string]any{"repo": "r"}, "default", "deny", "github:delete_repo"},
 		{"mcp__other__x", map[string]any{}, "default", "ask", ""},
+		{"mcp__other__drop_db", map[string]any{}, "default", "deny", "other:drop_db"},
 		{"Skill", map[string]any{"skill": "deploy"}, "default", "deny", "deploy"},
 		// Built-in allows, and a policy that names the tool overrides them.
 		{"TodoWrite", map[string]any{"todos": []any{}}, "default", "allow", ""},

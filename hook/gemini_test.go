@@ -110,6 +110,7 @@ func TestGeminiHookDecisions(t *testing.T) {
 		{"google_web_search", map[string]any{"query": "weather"}, false, "allow", ""},
 		{"mcp_github_list", map[string]any{}, false, "allow", ""},
 		{"mcp_github_delete_repo", map[string]any{}, false, "deny", "github:delete_repo"},
+		{"mcp_other_drop_db", map[string]any{}, false, "deny", "other:drop_db"},
 		{"activate_skill", map[string]any{"name": "deploy"}, false, "deny", "deploy"},
 		{"write_todos", map[string]any{"todos": []any{}}, false, "allow", ""},
 		{"invoke_agent", map[string]any{}, false, "allow", ""},

@@ -64,9 +64,10 @@ func strField(key string) func(map[string]any) string {
 	}
 }
 
-// hostResolver lets a host's built-in allow decide where the policy has
-// nothing to say: the winning rule is the fallback, no trust floor
-// decided, and no broken file clamped the policy.
+// hostResolver decides a hook host's queries: MCP candidates as forms of
+// one target, and a host's built-in allow where the policy has nothing to
+// say (the winning rule is the fallback, no trust floor decided, and no
+// broken file clamped the policy).
 type hostResolver struct {
 	gates.Resolver
 	pol     *policy.Policy
@@ -74,6 +75,10 @@ type hostResolver struct {
 }
 
 func (r hostResolver) Resolve(q policy.Query) policy.Result {
+	// MCP targets are forms of one target (SPEC §2): the last rule that
+	// matches any of them wins, so "github:delete_repo": "deny" holds
+	// after an "*" that asks.
+	q.FirstCandidate = false
 	res := r.Resolver.Resolve(q)
 	if !r.builtin[q.Surface] || !res.Rule.IsFallback() || res.Floored || r.pol.Clamped {
 		return res
