@@ -251,3 +251,42 @@ func TestHostHookReplayAndExplain(t *testing.T) {
 		t.Errorf("explain --host nope: exit %d", code)
 	}
 }
+
+// gemini-hook: a block answers {"decision": "deny", "reason": …}; any
+// internal error exits 2 with nothing on stdout (Gemini CLI's block).
+func TestGeminiHookExitCodes(t *testing.T) {
+	dir := isolatedHome(t)
+	cfg := filepath.Join(dir, "p.json")
+	if err := os.WriteFile(cfg, []byte(`{"permission": {"bash": {"*": "ask", "git status": "allow", "rm *": "deny"}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	auditLog := filepath.Join(dir, "audit.jsonl")
+	ev := func(tool, input string) string {
+		return `{"hook_event_name":"BeforeTool","cwd":"` + dir + `","tool_name":"` + tool + `","tool_input":` + input + `}`
+	}
+	for _, c := range []struct {
+		args     []string
+		event    string
+		code     int
+		contains string
+	}{
+		{nil, ev("run_shell_command", `{"command":"git status"}`), 0, `{"decision":"allow"}`},
+		{nil, ev("run_shell_command", `{"command":"rm -rf build"}`), 0, `"decision":"deny","reason":"toolgate: bash command 'rm -rf build' is denied`},
+		{nil, ev("run_shell_command", `{"command":"make"}`), 0, `"decision":"deny"`},
+		{[]string{"--ask"}, ev("run_shell_command", `{"command":"make"}`), 0, `"decision":"ask"`},
+		{nil, ev("run_shell_command", `{"command":"ls","Command":"rm -rf /"}`), 2, ""},
+		{nil, ev("run_shell_command", `{"command":7}`), 2, ""},
+		{nil, `{"hook_event_name":"BeforeTool"`, 2, ""},
+		{[]string{"--bogus"}, ev("run_shell_command", `{"command":"git status"}`), 2, ""},
+	} {
+		var out, errOut bytes.Buffer
+		args := append([]string{"gemini-hook", "--config", cfg, "--audit-log", auditLog}, c.args...)
+		code := run(args, strings.NewReader(c.event), &out, &errOut)
+		if code != c.code || !strings.Contains(out.String(), c.contains) {
+			t.Errorf("%v %s: exit %d (want %d), out %q, err %q", c.args, c.event, code, c.code, out.String(), errOut.String())
+		}
+		if c.code == 2 && out.Len() != 0 {
+			t.Errorf("%s: exit 2 with output on stdout: %q", c.event, out.String())
+		}
+	}
+}
