@@ -58,7 +58,7 @@ func TestClaudeCodeE2E(t *testing.T) {
   "permission": {
     "*": "ask",
     "bash": {"*": "ask", "touch ran-allow.txt": "allow", "touch ran-missing.txt": "allow",
-             "touch ran-deny.txt": {"action": "deny", "reason": "e2e: ran-deny is off limits"}},
+             "touch ran-plan.txt": "allow", "touch ran-deny.txt": {"action": "deny", "reason": "e2e: ran-deny is off limits"}},
     "read": {"*": "allow", "*.env": {"action": "deny", "reason": "e2e: no env files"}}
   }
 }`, e.audit))
@@ -139,6 +139,19 @@ func TestClaudeCodeE2E(t *testing.T) {
 			}
 		})
 	}
+	t.Run("plan mode runs no command, even one toolgate allows", func(t *testing.T) {
+		// toolgate's allow is no answer in plan mode: Claude Code's own
+		// plan-mode checks decide (2.1.332 also holds plan mode against a
+		// hook's allow; toolgate does not rely on that).
+		asked := 0
+		f := e.run(t, e.withTG, bashStep("touch ran-plan.txt"), func(req map[string]any) map[string]any {
+			asked++
+			return map[string]any{"behavior": "deny", "message": "e2e driver says no"}
+		}, "--permission-mode", "plan")
+		if hoste2e.Exists(filepath.Join(proj, "ran-plan.txt")) {
+			t.Fatalf("a command ran in plan mode; results %v (driver asked %d times)", f.results(), asked)
+		}
+	})
 	t.Run("toolgate missing from PATH blocks", func(t *testing.T) {
 		// Claude Code itself would allow this command (--allowedTools), and
 		// the policy allows it too: only the hook's failure can block it.
