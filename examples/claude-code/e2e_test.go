@@ -23,7 +23,7 @@ import (
 // hookCommand is the hook command the README documents: any failure of
 // toolgate, a missing binary included (the shell's 127), becomes exit 2,
 // the one exit code Claude Code treats as a block.
-const hookCommand = "toolgate claude-hook || exit 2"
+const hookCommand = "toolgate claude-hook || { echo 'toolgate failed, so the call is blocked' >&2; exit 2; }"
 
 // runTimeout bounds one run of the CLI (0.4-1.2 s here).
 const runTimeout = 60 * time.Second
@@ -161,6 +161,18 @@ func TestClaudeCodeE2E(t *testing.T) {
 		}
 		if !anyContains(f.results(), "PreToolUse:Bash hook error") || !anyContains(f.results(), "toolgate: not found") {
 			t.Fatalf("the block does not say why: %v", f.results())
+		}
+	})
+	t.Run("a crashing toolgate blocks", func(t *testing.T) {
+		// Killed by a signal, toolgate would exit 137, which Claude Code
+		// does not treat as a block; the documented command makes it 2.
+		crash := hoste2e.CrashingToolgate(t, "kill -9 $$") + string(os.PathListSeparator) + e.without
+		f := e.run(t, crash, bashStep("touch ran-missing.txt"), nil, "--allowedTools", "Bash")
+		if hoste2e.Exists(filepath.Join(proj, "ran-missing.txt")) {
+			t.Fatalf("the command ran although toolgate crashed; results %v", f.results())
+		}
+		if !anyContains(f.results(), "PreToolUse:Bash hook error") || !anyContains(f.results(), "toolgate failed, so the call is blocked") {
+			t.Fatalf("the block is not the hook's: %v", f.results())
 		}
 	})
 	t.Run("every decision is in the audit log with the host named", func(t *testing.T) {

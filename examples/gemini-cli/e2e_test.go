@@ -18,9 +18,10 @@ import (
 )
 
 // hookCommand is the hook command the README documents: any failure of
-// toolgate, a missing binary included, becomes exit 2 (Gemini CLI treats
-// exit 1 as a warning only).
-const hookCommand = "toolgate gemini-hook || exit 2"
+// toolgate, a missing binary included, becomes exit 2 with a message
+// (Gemini CLI treats exit 1 as a warning only, and a failed hook that
+// prints nothing as no decision at all: the tool runs).
+const hookCommand = "toolgate gemini-hook || { echo 'toolgate failed, so the call is blocked' >&2; exit 2; }"
 
 // runTimeout bounds one run of the CLI (2-8 s here); an ask that
 // Gemini cannot answer would hang until it.
@@ -63,7 +64,7 @@ func TestGeminiCLIE2E(t *testing.T) {
 	hoste2e.WriteFile(t, filepath.Join(home, ".gemini", "settings.json"),
 		`{"security": {"auth": {"selectedType": "gemini-api-key"}}, "privacy": {"usageStatisticsEnabled": false}}`)
 	hoste2e.WriteFile(t, filepath.Join(proj, ".gemini", "settings.json"), `{"hooks": {"BeforeTool": [{"matcher": ".*", "hooks": [
-  {"name": "toolgate", "type": "command", "command": "`+hookCommand+`", "timeout": 20000}]}]}}`)
+  {"name": "toolgate", "type": "command", "command": "`+hookCommand+`", "timeout": 60000}]}]}}`)
 	// Headless Gemini offers its shell and write tools only when its own
 	// policy allows them: toolgate is the one that decides here.
 	hoste2e.WriteFile(t, e.policy, "[[rule]]\ntoolName = [\"run_shell_command\", \"write_file\", \"read_file\"]\ndecision = \"allow\"\npriority = 500\n")
@@ -114,6 +115,18 @@ func TestGeminiCLIE2E(t *testing.T) {
 			t.Fatal("the command ran although the hook could not run toolgate")
 		}
 		if !anyContains(f.results(), "toolgate: not found") && !anyContains(f.results(), "toolgate: command not found") {
+			t.Fatalf("the block does not say why: %v", f.results())
+		}
+	})
+	t.Run("a crashing toolgate blocks", func(t *testing.T) {
+		// Gemini CLI treats a hook's exit 1 as a warning only, and runs the
+		// tool; the documented command makes any failure exit 2.
+		crash := hoste2e.CrashingToolgate(t, "exit 1") + string(os.PathListSeparator) + e.withoutTG
+		f := e.run(t, crash, shellStep("touch ran-missing.txt"))
+		if hoste2e.Exists(filepath.Join(proj, "ran-missing.txt")) {
+			t.Fatalf("the command ran although toolgate failed; results %v", f.results())
+		}
+		if !anyContains(f.results(), "toolgate failed, so the call is blocked") {
 			t.Fatalf("the block does not say why: %v", f.results())
 		}
 	})

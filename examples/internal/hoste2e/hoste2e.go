@@ -203,3 +203,15 @@ func Exists(path string) bool {
 	_, err := os.Stat(path)
 	return err == nil
 }
+
+// CrashingToolgate is a directory holding a `toolgate` that dies the way
+// a crash would (script: e.g. `kill -9 $$`, or `exit 1`), for PATH.
+func CrashingToolgate(t *testing.T, script string) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "crashing-bin")
+	WriteFile(t, filepath.Join(dir, "toolgate"), "#!/bin/sh\ncat >/dev/null\n"+script+"\n")
+	if err := os.Chmod(filepath.Join(dir, "toolgate"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
