@@ -152,3 +152,30 @@ func TestGeminiHookDecisions(t *testing.T) {
 		}
 	}
 }
+
+// Writes to toolgate's own files and to the settings and policies that run
+// the hook are asked (so blocked, headless), whatever the policy says.
+func TestGeminiHookProtectsItsSettings(t *testing.T) {
+	e := newHookEnv(t, `{"permission": {"*": "allow", "bash": {"*": "allow"}, "write": {"*": "allow"}, "edit": {"*": "allow"}}}`)
+	for _, c := range []struct{ tool, path string }{
+		{"write_file", ".gemini/settings.json"},
+		{"replace", ".gemini/policies/allow.toml"},
+		{"write_file", ".toolgate/config.json"},
+		{"write_file", filepath.Join(e.opts.Home, ".gemini", "settings.json")},
+		{"write_file", filepath.Join(e.opts.Home, ".gemini", "policies", "p.toml")},
+	} {
+		var out bytes.Buffer
+		ev := e.event(map[string]any{"hook_event_name": "BeforeTool", "tool_name": c.tool, "tool_input": map[string]any{"file_path": c.path, "content": "x"}})
+		if err := GeminiHook(e.opts, GeminiOptions{Ask: true}, strings.NewReader(ev), &out); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(out.String(), `"decision":"ask"`) {
+			t.Errorf("%s %s: %s", c.tool, c.path, out.String())
+		}
+	}
+	var out bytes.Buffer
+	ev := e.event(map[string]any{"hook_event_name": "BeforeTool", "tool_name": "run_shell_command", "tool_input": map[string]any{"command": "echo x > .gemini/settings.json"}})
+	if err := GeminiHook(e.opts, GeminiOptions{}, strings.NewReader(ev), &out); err != nil || !strings.Contains(out.String(), `"decision":"deny"`) {
+		t.Errorf("a shell write to the settings: %s %v", out.String(), err)
+	}
+}

@@ -225,7 +225,7 @@ func (s *Server) hostProtected(cwd string) []string {
 	case HostClaudeCode:
 		local, user = []string{".claude"}, []string{".claude/settings.json", ".claude/settings.local.json"}
 	case HostGeminiCLI:
-		local, user = []string{".gemini/settings.json"}, []string{".gemini/settings.json"}
+		local, user = []string{".gemini"}, []string{".gemini/settings.json", ".gemini/policies"}
 	}
 	for _, f := range local {
 		if cwd != "" {
