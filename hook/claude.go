@@ -41,6 +41,14 @@ var claudeProfile = hostProfile{
 	values: map[string]func(map[string]any) string{
 		"WebFetch":  strField("url"),
 		"WebSearch": strField("query"),
+		// MCP resources: the server, and server:uri for a read.
+		"ListMcpResourcesTool": strField("server"),
+		"ReadMcpResourceTool": func(in map[string]any) string {
+			if server, uri := strField("server")(in), strField("uri")(in); server != "" || uri != "" {
+				return server + ":" + uri
+			}
+			return ""
+		},
 		"Monitor": func(in map[string]any) string {
 			ws, _ := in["ws"].(map[string]any)
 			return strField("url")(ws)

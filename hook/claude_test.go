@@ -141,6 +141,7 @@ const hostsPolicy = `{"permission": {
   "skill": {"deploy": "deny"},
   "ExitPlanMode": "deny",
   "Monitor": {"*": "ask", "wss://evil.example/*": "deny"},
+  "ReadMcpResourceTool": {"*": "ask", "vault:*": "deny"},
   "exit_plan_mode": "deny"
 }}`
 
@@ -188,6 +189,8 @@ func TestClaudeHookDecisions(t *testing.T) {
 		{"KillShell", map[string]any{"shell_id": "1"}, "default", "allow", ""},
 		{"ExitPlanMode", map[string]any{"plan": "p"}, "default", "deny", ""},
 		{"SlashCommand", map[string]any{"command": "/x"}, "default", "ask", ""},
+		{"ReadMcpResourceTool", map[string]any{"server": "vault", "uri": "secret://db"}, "default", "deny", "vault:secret://db"},
+		{"ReadMcpResourceTool", map[string]any{"server": "docs", "uri": "file:///readme"}, "default", "ask", ""},
 		{"Monitor", map[string]any{"command": "rm -rf build", "description": "d"}, "default", "deny", "rm -rf build"},
 		{"Monitor", map[string]any{"ws": map[string]any{"url": "wss://evil.example/s"}}, "default", "deny", "wss://evil.example/s"},
 	}
