@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"strings"
 
 	"github.com/toolgate/toolgate/gates"
@@ -110,14 +111,35 @@ func (s *Server) claudePreToolUse(ev claudeEvent, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	d, err := s.decideEngineCall(claudeProfile, ev.ToolUseID, ec)
-	if err != nil {
-		return err
+	// A URL is decided as written and as the fetcher normalizes it
+	// (HTTPS://EVIL.example is https://evil.example/); the most
+	// restrictive decides.
+	calls := []engineCall{ec}
+	if ec.tool == "WebFetch" {
+		calls = nil
+		u, _ := ec.input["url"].(string)
+		for _, form := range urlForms(strings.TrimSpace(u)) {
+			in := maps.Clone(ec.input)
+			in["url"] = form
+			calls = append(calls, engineCall{tool: ec.tool, input: in})
+		}
 	}
+	var ds []hostDecision
+	for _, c := range calls {
+		d, err := s.decideEngineCall(claudeProfile, ev.ToolUseID, c)
+		if err != nil {
+			return err
+		}
+		ds = append(ds, d)
+	}
+	for _, d := range ds {
+		decision, reason := claudeDecision(d.res.State, d.res.Reason, ev.PermissionMode)
+		if err := s.auditHostDecision(d, decision, reason); err != nil {
+			return err
+		}
+	}
+	d := mostRestrictive(ds)
 	decision, reason := claudeDecision(d.res.State, d.res.Reason, ev.PermissionMode)
-	if err := s.auditHostDecision(d, decision, reason); err != nil {
-		return err
-	}
 	if decision == "defer" {
 		return nil // no answer: Claude Code's own permission flow decides
 	}

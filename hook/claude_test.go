@@ -174,6 +174,7 @@ func TestClaudeHookDecisions(t *testing.T) {
 		{"WebFetch", map[string]any{"url": "https://docs.example/a", "prompt": "p"}, "default", "allow", ""},
 		{"WebFetch", map[string]any{"url": "https://evil.example/x", "prompt": "p"}, "default", "deny", "https://evil.example/x"},
 		{"WebFetch", map[string]any{"url": "https://other.example/", "prompt": "p"}, "default", "ask", ""},
+		{"WebFetch", map[string]any{"url": "HTTPS://EVIL.Example", "prompt": "p"}, "default", "deny", "https://evil.example/"},
 		{"WebSearch", map[string]any{"query": "weather"}, "default", "allow", ""},
 		{"WebSearch", map[string]any{"query": "admin password list"}, "default", "deny", ""},
 		{"mcp__github__list_issues", map[string]any{}, "default", "allow", ""},
@@ -227,7 +228,9 @@ func TestClaudeHookDecisions(t *testing.T) {
 		}
 	}
 	recs := e.auditRecords()
-	if len(recs) != len(cases) {
+	// One record per engine call: the uppercase URL is decided in both
+	// of its forms.
+	if len(recs) != len(cases)+1 {
 		t.Fatalf("%d decision records for %d calls", len(recs), len(cases))
 	}
 	for i, r := range recs {

@@ -204,6 +204,22 @@ func geminiReadMany(input map[string]any) ([]engineCall, error) {
 	return calls, nil
 }
 
+// urlForms are a URL as written and, when it differs, as a fetcher
+// normalizes it (scheme and host in lower case, an empty path as "/").
+func urlForms(word string) []string {
+	forms := []string{word}
+	if u, err := url.Parse(word); err == nil && u.Host != "" {
+		u.Host = strings.ToLower(u.Host)
+		if u.Path == "" && u.Opaque == "" {
+			u.Path = "/"
+		}
+		if n := u.String(); n != word {
+			forms = append(forms, n)
+		}
+	}
+	return forms
+}
+
 // geminiWebFetch is one engine call per URL of the prompt (Gemini fetches
 // every whitespace-separated word holding "://"), as written and as
 // Gemini normalizes it; a prompt without one is decided with the prompt
@@ -221,15 +237,8 @@ func geminiWebFetch(input map[string]any) ([]engineCall, error) {
 		if !strings.Contains(word, "://") {
 			continue
 		}
-		calls = append(calls, call(word))
-		if u, err := url.Parse(word); err == nil {
-			u.Host = strings.ToLower(u.Host)
-			if u.Path == "" && u.Opaque == "" {
-				u.Path = "/"
-			}
-			if n := u.String(); n != word {
-				calls = append(calls, call(n))
-			}
+		for _, form := range urlForms(word) {
+			calls = append(calls, call(form))
 		}
 	}
 	if len(calls) == 0 {

@@ -18,13 +18,11 @@ const (
 )
 
 // engineCall is one call in toolgate's own terms, as a host adapter made
-// it from the host's event: a tool name and input the gates know, and,
-// for a tool with no pi counterpart, the value its rules match (a URL, a
-// query) instead of "*".
+// it from the host's event: a tool name and input the gates know (a tool
+// with no pi counterpart gets its value from the host's profile).
 type engineCall struct {
 	tool  string
 	input map[string]any
-	value string
 	// workdir is a shell tool's own working directory (Gemini's dir_path):
 	// the command is analyzed as if it started with `cd workdir`.
 	workdir string
