@@ -26,6 +26,7 @@ func explain(args []string, stdout, stderr io.Writer) int {
 	cwd := fs.String("cwd", "", "working directory")
 	agent := fs.String("agent", "", "agent name")
 	asJSON := fs.Bool("json", false, "print the check result as JSON")
+	host := fs.String("host", "", "decide as this hook host does (claude-code, gemini-cli): its tool names, values and built-in allows")
 	var configs multiFlag
 	fs.Var(&configs, "config", "extra policy file (repeatable)")
 	if code, ok := parseFlags(fs, args, stdout, stderr); !ok {
@@ -43,6 +44,10 @@ func explain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "toolgate explain: --input: %v\n", err)
 		return 2
 	}
+	if *host != "" && !hook.IsHost(*host) {
+		fmt.Fprintf(stderr, "toolgate explain: --host %q: not claude-code or gemini-cli\n", *host)
+		return 2
+	}
 	dir := *cwd
 	if dir == "" {
 		dir, _ = os.Getwd()
@@ -52,7 +57,7 @@ func explain(args []string, stdout, stderr io.Writer) int {
 	for i, c := range configs {
 		configs[i], _ = filepath.Abs(c)
 	}
-	opts := hook.Options{Cwd: dir, ConfigFiles: configs, Home: home, AgentDir: agentDir, Log: zerolog.Nop()}
+	opts := hook.Options{Cwd: dir, ConfigFiles: configs, Home: home, AgentDir: agentDir, ConfigHome: configHome(home), Host: *host, Log: zerolog.Nop()}
 	ex, err := hook.ExplainAll(opts, *tool, json.RawMessage(*input), *agent)
 	res := ex.CheckResult
 	if err != nil {

@@ -21,13 +21,14 @@ import (
 )
 
 const usage = `usage: toolgate [serve] [flags]          the JSON-RPC plugin on stdin/stdout
-       toolgate explain --tool T --input JSON [--cwd D] [--agent A] [--json]
+       toolgate explain --tool T --input JSON [--cwd D] [--agent A] [--host H] [--json]
        toolgate validate [FILE…]          check policy files (the effective ones without FILE)
        toolgate test [CASES…]             run policy tests (toolgate-tests.jsonl beside the policy without CASES)
        toolgate suggest [--apply] [AUDITLOG]  rules that would have spared repeated prompts
        toolgate replay [--config F] AUDITLOG  re-decide recorded calls with today's policy; list changes
        toolgate audit verify AUDITLOG     check the audit log's hash chain
        toolgate claude-hook               a Claude Code PreToolUse / UserPromptSubmit command hook
+       toolgate gemini-hook [--ask]       a Gemini CLI BeforeTool command hook (--ask: interactive sessions only)
        toolgate version
 
 serve flags:
@@ -64,8 +65,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return replay(args, stdout, stderr)
 	case "explain":
 		return explain(args, stdout, stderr)
-	case "claude-hook":
-		return claudeHook(args, stdin, stdout, stderr)
+	case "claude-hook", "gemini-hook":
+		return hostHook(cmd, args, stdin, stdout, stderr)
 	case "validate":
 		return validate(args, stdout, stderr)
 	case "test":
@@ -143,6 +144,15 @@ func wantsHelp(args []string) bool {
 	return len(args) > 0 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help")
 }
 
+// configHome is $XDG_CONFIG_HOME, else ~/.config: the folder of toolgate's
+// own policy file (SPEC §7).
+func configHome(home string) string {
+	if d := os.Getenv("XDG_CONFIG_HOME"); filepath.IsAbs(d) {
+		return d
+	}
+	return filepath.Join(home, ".config")
+}
+
 func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	var configs multiFlag
@@ -189,7 +199,7 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 	}
 	srv := hook.New(hook.Options{Cwd: dir, ConfigFiles: configs, AuditLog: auditPath, Home: home,
-		AgentDir: agentDir, Framing: fr, Log: logger})
+		AgentDir: agentDir, ConfigHome: configHome(home), Framing: fr, Log: logger})
 	if err := srv.Serve(stdin, stdout); err != nil {
 		logger.Error().Err(err).Msg("serve")
 		return 1
@@ -230,19 +240,23 @@ func auditCmd(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// claudeHook answers one Claude Code hook event; any failure exits 2, which
-// Claude Code treats as a block.
-func claudeHook(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
+// hostHook answers one Claude Code or Gemini CLI hook event; any failure
+// exits 2, which both treat as a block.
+func hostHook(cmd string, args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	defer func() {
 		if p := recover(); p != nil {
 			fmt.Fprintf(stderr, "toolgate: internal error, blocked (fail-closed): %v\n", p)
 			code = 2
 		}
 	}()
-	fs := flag.NewFlagSet("claude-hook", flag.ContinueOnError)
+	fs := flag.NewFlagSet(cmd, flag.ContinueOnError)
 	var configs multiFlag
 	fs.Var(&configs, "config", "extra policy file (repeatable)")
 	auditLog := fs.String("audit-log", "", "audit log")
+	ask := false
+	if cmd == "gemini-hook" {
+		fs.BoolVar(&ask, "ask", false, "answer toolgate's ask with Gemini's own (interactive sessions only)")
+	}
 	if code, ok := parseFlags(fs, args, stdout, stderr); !ok {
 		if code == 0 {
 			return 0
@@ -254,9 +268,18 @@ func claudeHook(args []string, stdin io.Reader, stdout, stderr io.Writer) (code 
 	for i, c := range configs {
 		configs[i], _ = filepath.Abs(c)
 	}
+	if *auditLog != "" {
+		*auditLog, _ = filepath.Abs(*auditLog)
+	}
 	opts := hook.Options{Cwd: cwd, ConfigFiles: configs, AuditLog: *auditLog, Home: home, AgentDir: agentDir,
-		Log: zerolog.New(zerolog.ConsoleWriter{Out: stderr, NoColor: true}).Level(zerolog.ErrorLevel)}
-	if err := hook.ClaudeHook(opts, stdin, stdout); err != nil {
+		ConfigHome: configHome(home), Log: zerolog.New(zerolog.ConsoleWriter{Out: stderr, NoColor: true}).Level(zerolog.ErrorLevel)}
+	var err error
+	if cmd == "gemini-hook" {
+		err = hook.GeminiHook(opts, hook.GeminiOptions{Ask: ask}, stdin, stdout)
+	} else {
+		err = hook.ClaudeHook(opts, stdin, stdout)
+	}
+	if err != nil {
 		fmt.Fprintf(stderr, "toolgate: blocked (fail-closed): %v\n", err)
 		return 2
 	}

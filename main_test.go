@@ -246,3 +246,105 @@ func TestExplainEscapesInvisibleCharacters(t *testing.T) {
 		}
 	}
 }
+
+// A recorded Claude Code or Gemini CLI call replays like a pi call, with
+// the host's values and built-in allows; explain --host decides the same.
+func TestHostHookReplayAndExplain(t *testing.T) {
+	dir := isolatedHome(t)
+	cfg := filepath.Join(dir, "p.json")
+	write := func(policy string) {
+		if err := os.WriteFile(cfg, []byte(policy), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(`{"permission": {"*": "ask", "bash": {"*": "ask", "git status": "allow"}, "WebFetch": {"https://docs.example/*": "allow"}, "web_fetch": {"https://docs.example/*": "allow"}}}`)
+	auditLog := filepath.Join(dir, "audit.jsonl")
+	events := []struct{ cmd, event string }{
+		{"claude-hook", `{"hook_event_name":"PreToolUse","cwd":"` + dir + `","tool_name":"Bash","tool_input":{"command":"git status"}}`},
+		{"claude-hook", `{"hook_event_name":"PreToolUse","cwd":"` + dir + `","tool_name":"WebFetch","tool_input":{"url":"https://docs.example/a","prompt":"p"}}`},
+		{"claude-hook", `{"hook_event_name":"PreToolUse","cwd":"` + dir + `","tool_name":"TodoWrite","tool_input":{"todos":[]}}`},
+		{"gemini-hook", `{"hook_event_name":"BeforeTool","cwd":"` + dir + `","tool_name":"web_fetch","tool_input":{"prompt":"see https://docs.example/b"}}`},
+		{"gemini-hook", `{"hook_event_name":"BeforeTool","cwd":"` + dir + `","tool_name":"run_shell_command","tool_input":{"command":"git status"}}`},
+	}
+	for _, e := range events {
+		var out, errOut bytes.Buffer
+		if code := run([]string{e.cmd, "--config", cfg, "--audit-log", auditLog}, strings.NewReader(e.event), &out, &errOut); code != 0 || !strings.Contains(out.String(), "allow") {
+			t.Fatalf("%s %s: exit %d, %s %s", e.cmd, e.event, code, out.String(), errOut.String())
+		}
+	}
+	var out bytes.Buffer
+	if code := run([]string{"replay", "--config", cfg, auditLog}, nil, &out, &out); code != 0 || !strings.Contains(out.String(), "5 calls decided again, 0 would change") {
+		t.Fatalf("replay with the same policy: exit %d\n%s", code, out.String())
+	}
+	// Today's policy denies the URL, the todo list and git status: every
+	// recorded call would change, each for its own rule.
+	write(`{"permission": {"*": "ask", "bash": {"git *": "deny"}, "WebFetch": {"https://docs.example/*": "deny"}, "web_fetch": {"https://docs.example/*": "deny"}, "TodoWrite": "deny"}}`)
+	out.Reset()
+	if code := run([]string{"replay", "--config", cfg, auditLog}, nil, &out, &out); code != 0 || !strings.Contains(out.String(), "5 calls decided again, 5 would change") ||
+		!strings.Contains(out.String(), `WebFetch "https://docs.example/a"`) || !strings.Contains(out.String(), `web_fetch "https://docs.example/b"`) {
+		t.Fatalf("replay with a stricter policy: exit %d\n%s", code, out.String())
+	}
+	for _, c := range []struct {
+		host, tool, input, want string
+	}{
+		{"claude-code", "WebFetch", `{"url":"https://docs.example/x"}`, "→ DENY"},
+		{"claude-code", "Read", `{"file_path":"a.txt"}`, "→ ASK"},
+		{"claude-code", "TodoWrite", `{}`, "→ DENY"},
+		{"claude-code", "Agent", `{}`, "→ ALLOW"},
+		{"gemini-cli", "write_todos", `{}`, "→ ALLOW"},
+		{"gemini-cli", "run_shell_command", `{"command":"git log"}`, "→ DENY"},
+		{"", "Agent", `{}`, "→ ASK"}, // a pi extension tool named Agent gets no built-in allow
+	} {
+		out.Reset()
+		args := []string{"explain", "--tool", c.tool, "--input", c.input, "--cwd", dir, "--config", cfg}
+		if c.host != "" {
+			args = append(args, "--host", c.host)
+		}
+		wantCode := map[string]int{"→ ALLOW": 0, "→ DENY": 1, "→ ASK": 3}[c.want]
+		if code := run(args, nil, &out, &out); code != wantCode || !strings.Contains(out.String(), c.want) {
+			t.Errorf("explain %v: exit %d\n%s", args, code, out.String())
+		}
+	}
+	if code := run([]string{"explain", "--host", "nope", "--tool", "x"}, nil, &out, &out); code != 2 {
+		t.Errorf("explain --host nope: exit %d", code)
+	}
+}
+
+// gemini-hook: a block answers {"decision": "deny", "reason": …}; any
+// internal error exits 2 with nothing on stdout (Gemini CLI's block).
+func TestGeminiHookExitCodes(t *testing.T) {
+	dir := isolatedHome(t)
+	cfg := filepath.Join(dir, "p.json")
+	if err := os.WriteFile(cfg, []byte(`{"permission": {"bash": {"*": "ask", "git status": "allow", "rm *": "deny"}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	auditLog := filepath.Join(dir, "audit.jsonl")
+	ev := func(tool, input string) string {
+		return `{"hook_event_name":"BeforeTool","cwd":"` + dir + `","tool_name":"` + tool + `","tool_input":` + input + `}`
+	}
+	for _, c := range []struct {
+		args     []string
+		event    string
+		code     int
+		contains string
+	}{
+		{nil, ev("run_shell_command", `{"command":"git status"}`), 0, `{"decision":"allow"}`},
+		{nil, ev("run_shell_command", `{"command":"rm -rf build"}`), 0, `"decision":"deny","reason":"toolgate: bash command 'rm -rf build' is denied`},
+		{nil, ev("run_shell_command", `{"command":"make"}`), 0, `"decision":"deny"`},
+		{[]string{"--ask"}, ev("run_shell_command", `{"command":"make"}`), 0, `"decision":"ask"`},
+		{nil, ev("run_shell_command", `{"command":"ls","Command":"rm -rf /"}`), 2, ""},
+		{nil, ev("run_shell_command", `{"command":7}`), 2, ""},
+		{nil, `{"hook_event_name":"BeforeTool"`, 2, ""},
+		{[]string{"--bogus"}, ev("run_shell_command", `{"command":"git status"}`), 2, ""},
+	} {
+		var out, errOut bytes.Buffer
+		args := append([]string{"gemini-hook", "--config", cfg, "--audit-log", auditLog}, c.args...)
+		code := run(args, strings.NewReader(c.event), &out, &errOut)
+		if code != c.code || !strings.Contains(out.String(), c.contains) {
+			t.Errorf("%v %s: exit %d (want %d), out %q, err %q", c.args, c.event, code, c.code, out.String(), errOut.String())
+		}
+		if c.code == 2 && out.Len() != 0 {
+			t.Errorf("%s: exit 2 with output on stdout: %q", c.event, out.String())
+		}
+	}
+}

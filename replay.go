@@ -45,6 +45,7 @@ func replay(args []string, stdout, stderr io.Writer) int {
 			State      string          `json:"state"`
 			Action     string          `json:"action"`
 			Cwd        string          `json:"cwd"`
+			Host       string          `json:"host"`
 			Input      json.RawMessage `json:"input"`
 		}
 		if json.Unmarshal(sc.Bytes(), &rec) != nil || rec.Event != "decision" || rec.ToolName == "" {
@@ -56,7 +57,7 @@ func replay(args []string, stdout, stderr io.Writer) int {
 			continue
 		}
 		seen++
-		opts := hook.Options{Cwd: rec.Cwd, ConfigFiles: configs, Home: home, AgentDir: agentDir, Log: zerolog.Nop()}
+		opts := hook.Options{Cwd: rec.Cwd, ConfigFiles: configs, Home: home, AgentDir: agentDir, ConfigHome: configHome(home), Host: rec.Host, Log: zerolog.Nop()}
 		res, err := hook.Explain(opts, rec.ToolName, rec.Input, rec.AgentName)
 		if err != nil {
 			fmt.Fprintf(stdout, "line %d (%s %s): cannot be decided again: %v\n", line, rec.ToolCallID, rec.ToolName, err)

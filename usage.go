@@ -3,7 +3,7 @@ package main
 // usages are the --help texts of the subcommands (stdout, exit 0).
 var usages = map[string]string{
 	"serve": usage,
-	"explain": `usage: toolgate explain --tool T --input JSON [--cwd D] [--agent A] [--config F…] [--json]
+	"explain": `usage: toolgate explain --tool T --input JSON [--cwd D] [--agent A] [--config F…] [--host H] [--json]
 
 The decision and full trace of one call, in words (or as JSON with --json),
 decided like the check method: no prompt, no audit record. Policy warnings
@@ -80,6 +80,13 @@ Check the audit log's hash chain (exit 1 at the first broken record).
 
 A Claude Code PreToolUse / UserPromptSubmit command hook: one event on
 stdin, the answer on stdout; any internal error exits 2 (a block).
+`,
+	"gemini-hook": `usage: toolgate gemini-hook [--config F…] [--audit-log FILE] [--ask]
+
+A Gemini CLI BeforeTool command hook: one event on stdin, the answer on
+stdout ({"decision": "allow"|"deny", "reason": …}). An ask is a deny with a
+reason unless --ask is given (interactive sessions only: a headless Gemini
+run hangs on an ask). Any internal error exits 2 (a block).
 `,
 	"version": "usage: toolgate version\n",
 }

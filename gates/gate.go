@@ -43,6 +43,9 @@ type Call struct {
 	// Shell is set when the call carries a shell command (bash or a
 	// configured shellTools alias).
 	Shell *ShellCommand
+	// Value is the subject of a tool with no pi counterpart, as the host's
+	// adapter names it (Claude Code's WebFetch: its URL); empty: "*".
+	Value string
 	// Protected are further files no call may change unasked (--config
 	// files, the audit log), besides the policy files' usual places.
 	Protected []string

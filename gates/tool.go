@@ -355,18 +355,25 @@ var reservedSurfaces = map[string]bool{
 	"read": true, "write": true, "edit": true, "grep": true, "find": true, "ls": true, "*": true,
 }
 
-// extensionTool decides any other tool on its own surface with value "*";
-// a path it carries is checked on the path surface as well. "Allow for
-// this session" records the tool itself, exactly: its name is never read
-// as a wildcard, and a tool named like a gate surface gets no session
-// option.
+// extensionTool decides any other tool on its own surface with value "*"
+// (or the value a host adapter gave it, e.g. WebFetch's URL); a path it
+// carries is checked on the path surface as well. "Allow for this session"
+// records the tool itself (or that value), exactly: it is never read as a
+// wildcard, and a tool named like a gate surface gets no session option.
 func extensionTool(c *Call, r Resolver, p *paths.Path) Outcome {
-	res := r.Resolve(policy.Query{Surface: c.ToolName, Values: []string{"*"}})
-	o := checked(protocol.GateTool, c.ToolName, c.ToolName, res)
+	value, shown := "*", c.ToolName
+	if c.Value != "" {
+		value, shown = c.Value, c.Value
+	}
+	res := r.Resolve(policy.Query{Surface: c.ToolName, Values: []string{value}})
+	o := checked(protocol.GateTool, c.ToolName, shown, res)
 	if !reservedSurfaces[c.ToolName] && strings.TrimSpace(c.ToolName) != "" {
-		o.D.SessionPatterns = []protocol.SessionPattern{{Surface: c.ToolName, Pattern: "*", Exact: true}}
+		o.D.SessionPatterns = []protocol.SessionPattern{{Surface: c.ToolName, Pattern: value, Exact: true}}
 	}
 	what := "tool " + quote(c.ToolName)
+	if c.Value != "" {
+		what = "tool " + quote(c.ToolName) + " on " + quote(c.Value)
+	}
 	if p != nil {
 		o = withPathRule(c, r, o, *p)
 		what = fmt.Sprintf("tool %s on path %s%s", quote(c.ToolName), quote(p.Input), resolvesTo(*p))

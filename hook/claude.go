@@ -4,60 +4,86 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"path/filepath"
+	"maps"
 	"strings"
 
 	"github.com/toolgate/toolgate/gates"
 	"github.com/toolgate/toolgate/protocol"
 )
 
+// This file is the Claude Code adapter: a PreToolUse / UserPromptSubmit
+// command hook, one process per event. It turns the event into engine
+// calls and the engine's decision into Claude Code's hook answer.
+
 // claudeEvent is the part of a Claude Code hook event toolgate reads.
 type claudeEvent struct {
-	HookEventName string          `json:"hook_event_name"`
-	SessionID     string          `json:"session_id"`
-	Cwd           string          `json:"cwd"`
-	ToolName      string          `json:"tool_name"`
-	ToolInput     json.RawMessage `json:"tool_input"`
-	ToolUseID     string          `json:"tool_use_id"`
-	Prompt        string          `json:"prompt"`
+	HookEventName  string          `json:"hook_event_name"`
+	SessionID      string          `json:"session_id"`
+	Cwd            string          `json:"cwd"`
+	PermissionMode string          `json:"permission_mode"`
+	ToolName       string          `json:"tool_name"`
+	ToolInput      json.RawMessage `json:"tool_input"`
+	ToolUseID      string          `json:"tool_use_id"`
+	Prompt         string          `json:"prompt"`
 }
 
-// claudeTools maps Claude Code's tool names to toolgate's, with the input
-// field that holds the path.
-var claudeTools = map[string]struct{ tool, pathField string }{
-	"Bash": {"bash", ""}, "Read": {"read", "file_path"}, "Write": {"write", "file_path"},
-	"Edit": {"edit", "file_path"}, "MultiEdit": {"edit", "file_path"}, "NotebookEdit": {"edit", "notebook_path"},
+// claudePathTools maps Claude Code's file tools to toolgate's path tools,
+// with the input field that holds the path. Grep's glob and Glob's
+// pattern keep their names: they are grep's glob and find's pattern.
+var claudePathTools = map[string]struct{ tool, pathField string }{
+	"Read": {"read", "file_path"}, "NotebookRead": {"read", "notebook_path"},
+	"Write": {"write", "file_path"},
+	"Edit":  {"edit", "file_path"}, "MultiEdit": {"edit", "file_path"}, "NotebookEdit": {"edit", "notebook_path"},
 	"Grep": {"grep", "path"}, "Glob": {"find", "path"}, "LS": {"ls", "path"},
+}
+
+var claudeProfile = hostProfile{
+	name: HostClaudeCode,
+	values: map[string]func(map[string]any) string{
+		"WebFetch":  strField("url"),
+		"WebSearch": strField("query"),
+		// MCP resources: the server, and server:uri for a read.
+		"ListMcpResourcesTool": strField("server"),
+		"ReadMcpResourceTool": func(in map[string]any) string {
+			if server, uri := strField("server")(in), strField("uri")(in); server != "" || uri != "" {
+				return server + ":" + uri
+			}
+			return ""
+		},
+		"Monitor": func(in map[string]any) string {
+			ws, _ := in["ws"].(map[string]any)
+			return strField("url")(ws)
+		},
+	},
+	// Tools Claude Code runs without asking anyone: its todo list and task
+	// tracker, plan mode, subagents (whose own tool calls come through
+	// this hook), background shells it started, its question to the
+	// person, and the search for its own deferred tools.
+	builtinAllow: map[string]bool{
+		"TodoWrite": true, "ExitPlanMode": true, "EnterPlanMode": true, "Task": true, "Agent": true,
+		"BashOutput": true, "KillShell": true, "KillBash": true, "TaskOutput": true, "TaskStop": true,
+		"TaskCreate": true, "TaskGet": true, "TaskUpdate": true, "TaskList": true,
+		"AskUserQuestion": true, "ToolSearch": true,
+	},
 }
 
 // ClaudeHook answers one Claude Code hook event (PreToolUse or
 // UserPromptSubmit) read from in, with the same engine as serve. Any error
 // is returned, and the caller exits 2, which Claude Code treats as a block.
 func ClaudeHook(opts Options, in io.Reader, out io.Writer) error {
-	data, err := io.ReadAll(io.LimitReader(in, 64<<20))
+	data, err := readHookEvent(in)
 	if err != nil {
-		return fmt.Errorf("reading the hook event: %w", err)
-	}
-	if _, err := checkUnambiguous(data); err != nil {
-		return fmt.Errorf("the hook event cannot be read unambiguously: %w", err)
+		return err
 	}
 	var ev claudeEvent
 	if err := protocol.Unmarshal(data, &ev, ""); err != nil {
 		return fmt.Errorf("the hook event cannot be read: %w", err)
 	}
-	if ev.Cwd != "" {
-		if !filepath.IsAbs(ev.Cwd) {
-			return fmt.Errorf("the hook event's cwd %q is not absolute", ev.Cwd)
-		}
-		opts.Cwd = filepath.Clean(ev.Cwd)
-	}
-	s := New(opts)
-	s.st.sessionID = ev.SessionID
-	s.openAudit(s.currentPolicy())
-	defer s.closeAudit()
-	if err := s.auditErr(); err != nil {
+	s, err := hookServer(opts, HostClaudeCode, ev.Cwd, ev.SessionID)
+	if err != nil {
 		return err
 	}
+	defer s.closeAudit()
 	switch ev.HookEventName {
 	case "PreToolUse":
 		return s.claudePreToolUse(ev, out)
@@ -67,79 +93,123 @@ func ClaudeHook(opts Options, in io.Reader, out io.Writer) error {
 	return nil // other events do not gate anything
 }
 
-func (s *Server) claudePreToolUse(ev claudeEvent, out io.Writer) error {
-	tool, input, err := claudeCall(ev)
+// readHookEvent reads one hook event, bounded, and rejects one that could
+// be read two ways.
+func readHookEvent(in io.Reader) ([]byte, error) {
+	data, err := io.ReadAll(io.LimitReader(in, 64<<20))
 	if err != nil {
-		return err
+		return nil, fmt.Errorf("reading the hook event: %w", err)
 	}
-	id := ev.ToolUseID
-	if id == "" {
-		id = "claude"
+	if _, err := checkUnambiguous(data); err != nil {
+		return nil, fmt.Errorf("the hook event cannot be read unambiguously: %w", err)
 	}
-	raw, err := json.Marshal(map[string]any{"toolCallId": id, "toolName": tool, "input": input})
-	if err != nil {
-		return err
-	}
-	gc, _, err := s.decodeCall(raw)
-	if err != nil {
-		return fmt.Errorf("the tool call cannot be read: %w", err)
-	}
-	req := gates.Request{Call: gc.call, Gates: gates.ToolGates, Resolver: resolver{p: gc.policy}}
-	res := gates.Check(req)
-	// Claude Code asks the person itself: toolgate's ask becomes its ask.
-	decision := map[string]string{"allow": "allow", "ask": "ask", "deny": "deny"}[res.State]
-	if decision == "" {
-		return fmt.Errorf("no decision for %s", tool)
-	}
-	d := res.Decision
-	if err := (reporter{s: s}).Audit(gates.AuditRecord{Event: "decision", ToolCallID: ev.ToolUseID, ToolName: tool,
-		Action: decision, Reason: res.Reason, Resolution: d.Resolution, Gate: d.Gate, Surface: d.Surface, Value: d.Value,
-		State: d.State, MatchedPattern: d.MatchedPattern, Origin: d.Origin, Trace: res.Trace, Input: json.RawMessage(input), Cwd: gc.call.Cwd}); err != nil {
-		return err
-	}
-	reply := map[string]any{"hookSpecificOutput": map[string]any{
-		"hookEventName": "PreToolUse", "permissionDecision": decision, "permissionDecisionReason": res.Reason}}
-	return json.NewEncoder(out).Encode(reply)
+	return data, nil
 }
 
-// claudeCall turns a Claude Code tool call into toolgate's tool and input.
-func claudeCall(ev claudeEvent) (string, json.RawMessage, error) {
-	if ev.ToolName == "" {
-		return "", nil, fmt.Errorf("the hook event has no tool_name")
+func (s *Server) claudePreToolUse(ev claudeEvent, out io.Writer) error {
+	ec, err := claudeCall(ev.ToolName, ev.ToolInput)
+	if err != nil {
+		return err
 	}
-	input := ev.ToolInput
-	if len(input) == 0 {
-		input = json.RawMessage("{}")
-	}
-	if strings.HasPrefix(ev.ToolName, "mcp__") {
-		parts := strings.SplitN(strings.TrimPrefix(ev.ToolName, "mcp__"), "__", 2)
-		ref := parts[0]
-		if len(parts) == 2 {
-			ref = parts[0] + ":" + parts[1]
+	// A URL is decided as written and as the fetcher normalizes it
+	// (HTTPS://EVIL.example is https://evil.example/); the most
+	// restrictive decides.
+	calls := []engineCall{ec}
+	if ec.tool == "WebFetch" {
+		calls = nil
+		u, _ := ec.input["url"].(string)
+		for _, form := range urlForms(strings.TrimSpace(u)) {
+			in := maps.Clone(ec.input)
+			in["url"] = form
+			calls = append(calls, engineCall{tool: ec.tool, input: in})
 		}
-		b, err := json.Marshal(map[string]any{"tool": ref, "arguments": input})
-		return "mcp", b, err
 	}
-	m, ok := claudeTools[ev.ToolName]
+	var ds []hostDecision
+	for _, c := range calls {
+		d, err := s.decideEngineCall(claudeProfile, ev.ToolUseID, c)
+		if err != nil {
+			return err
+		}
+		ds = append(ds, d)
+	}
+	for _, d := range ds {
+		decision, reason := claudeDecision(d.res.State, d.res.Reason, ev.PermissionMode)
+		if err := s.auditHostDecision(d, decision, reason); err != nil {
+			return err
+		}
+	}
+	d := mostRestrictive(ds)
+	decision, reason := claudeDecision(d.res.State, d.res.Reason, ev.PermissionMode)
+	if decision == "defer" {
+		return nil // no answer: Claude Code's own permission flow decides
+	}
+	return json.NewEncoder(out).Encode(map[string]any{"hookSpecificOutput": map[string]any{
+		"hookEventName": "PreToolUse", "permissionDecision": decision, "permissionDecisionReason": reason}})
+}
+
+// claudeDecision is Claude Code's answer for toolgate's state in a
+// permission mode. Toolgate's ask is Claude's own ask; no mode loosens a
+// deny or an ask:
+//   - dontAsk (Claude denies whatever it would ask about): ask → deny.
+//   - plan (Claude runs only what cannot change anything): toolgate's
+//     allow is no answer at all, so Claude's own plan-mode checks decide
+//     (an allow from a hook would skip them).
+//   - bypassPermissions, acceptEdits, default and any other mode: as is;
+//     Claude Code keeps a hook's ask and deny in every mode.
+func claudeDecision(state, reason, mode string) (decision, why string) {
+	switch {
+	case state == "ask" && mode == "dontAsk":
+		return "deny", reason + " (toolgate would ask, and Claude Code's permission mode dontAsk denies what would be asked)"
+	case state == "allow" && mode == "plan":
+		return "defer", ""
+	}
+	return state, reason
+}
+
+// claudeCall turns a Claude Code tool call into an engine call.
+func claudeCall(name string, rawInput json.RawMessage) (engineCall, error) {
+	if name == "" {
+		return engineCall{}, fmt.Errorf("the hook event has no tool_name")
+	}
+	input, err := objectInput(name, rawInput)
+	if err != nil {
+		return engineCall{}, err
+	}
+	if rest, ok := strings.CutPrefix(name, "mcp__"); ok {
+		server, tool, _ := strings.Cut(rest, "__")
+		ref := server
+		if tool != "" {
+			ref = server + ":" + tool
+		}
+		return engineCall{tool: "mcp", input: map[string]any{"tool": ref, "arguments": input}}, nil
+	}
+	switch name {
+	case "Bash":
+		return engineCall{tool: "bash", input: input}, nil
+	case "Monitor":
+		// Monitor watches the output of a shell command (decided as bash)
+		// or a WebSocket (its URL is the value on the Monitor surface).
+		if cmd, ok := input["command"]; ok && cmd != "" {
+			return engineCall{tool: "bash", input: input}, nil
+		}
+		return engineCall{tool: name, input: input}, nil
+	case "Skill":
+		// Claude Code's Skill tool loads a skill by name: the skill surface.
+		if err := renameField(input, name, "skill", "name"); err != nil {
+			return engineCall{}, err
+		}
+		return engineCall{tool: "skill", input: input}, nil
+	}
+	m, ok := claudePathTools[name]
 	if !ok {
-		return ev.ToolName, input, nil
+		// WebFetch, WebSearch, the built-in allowed tools and any other
+		// tool keep their Claude name as their surface.
+		return engineCall{tool: name, input: input}, nil
 	}
-	if m.pathField == "" {
-		return m.tool, input, nil
+	if err := renameField(input, name, m.pathField, "path"); err != nil {
+		return engineCall{}, err
 	}
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(input, &fields); err != nil {
-		return "", nil, fmt.Errorf("tool_input of %s must be an object", ev.ToolName)
-	}
-	if p, ok := fields[m.pathField]; ok {
-		if _, clash := fields["path"]; clash && m.pathField != "path" {
-			return "", nil, fmt.Errorf("tool_input of %s has both %s and path", ev.ToolName, m.pathField)
-		}
-		delete(fields, m.pathField)
-		fields["path"] = p
-	}
-	b, err := json.Marshal(fields)
-	return m.tool, b, err
+	return engineCall{tool: m.tool, input: input}, nil
 }
 
 func (s *Server) claudePrompt(ev claudeEvent, out io.Writer) error {

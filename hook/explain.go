@@ -74,11 +74,26 @@ func (s *Server) explain(tool string, input json.RawMessage) (Explanation, error
 	if err != nil {
 		return Explanation{}, err
 	}
-	gc, _, err := s.decodeCall(raw)
-	if err != nil {
-		return Explanation{}, fmt.Errorf("the call cannot be read: %w", err)
+	var gc *gatesCall
+	var res gates.Resolver
+	if prof, ok := profileFor(s.opts.Host); ok {
+		// A hook host's call, as its adapter recorded it: the engine tool
+		// and input, with the host's values and built-in allows.
+		ec, err := hostEngineCall(s.opts.Host, tool, input)
+		if err != nil {
+			return Explanation{}, err
+		}
+		if gc, err = s.prepareEngineCall(prof, "explain", ec); err != nil {
+			return Explanation{}, err
+		}
+		res = hostResolver{Resolver: resolver{p: gc.policy}, pol: gc.policy, builtin: prof.builtinAllow}
+	} else {
+		if gc, _, err = s.decodeCall(raw); err != nil {
+			return Explanation{}, fmt.Errorf("the call cannot be read: %w", err)
+		}
+		res = resolver{p: gc.policy}
 	}
-	req := gates.Request{Call: gc.call, Gates: gates.ToolGates, Resolver: resolver{p: gc.policy}}
+	req := gates.Request{Call: gc.call, Gates: gates.ToolGates, Resolver: res}
 	ex := Explanation{CheckResult: gates.Check(req), Matches: []GateMatches{}, Warnings: s.policyInfo(gc.policy).Warnings}
 	for _, e := range ex.Trace {
 		if !e.Applied || e.Surface == "" {

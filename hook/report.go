@@ -30,9 +30,13 @@ func (r reporter) Notify(d protocol.DecisionParams) {
 }
 
 func (r reporter) Audit(rec gates.AuditRecord) error {
-	sessionID := r.s.snapshot().sessionID
+	st := r.s.snapshot()
+	sessionID, host := st.sessionID, st.host.Name
 	return r.s.appendAudit(rec.Event, func(e *zerolog.Event) {
 		e.Str("sessionId", sessionID).Str("toolCallId", rec.ToolCallID)
+		if host != "" {
+			e.Str("host", host)
+		}
 		if rec.ToolName != "" {
 			e.Str("toolName", rec.ToolName)
 		}

@@ -39,6 +39,12 @@ type Options struct {
 	AgentDir    string
 	Framing     protocol.Framing
 	Log         zerolog.Logger // stderr diagnostics
+	// Host names a hook host (claude-code, gemini-cli) for its built-in
+	// tool values and defaults and the audit log; empty for the protocol.
+	Host string
+	// ConfigHome is $XDG_CONFIG_HOME (default ~/.config), where toolgate's
+	// own global policy file is.
+	ConfigHome string
 }
 
 // state is what initialize (and per-call overrides) set.
@@ -91,7 +97,7 @@ type Server struct {
 func New(opts Options) *Server {
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &Server{opts: opts, loader: policy.NewLoader(), log: opts.Log, ctx: ctx, cancel: cancel, done: make(chan struct{}), ready: make(chan struct{}), inflight: newPending()}
-	s.st = state{cwd: opts.Cwd, projectTrusted: true}
+	s.st = state{cwd: opts.Cwd, projectTrusted: true, host: protocol.HostInfo{Name: opts.Host}}
 	s.approvals.home = opts.Home
 	return s
 }
@@ -319,7 +325,7 @@ func (s *Server) snapshot() state {
 }
 
 func (s *Server) locations(st state) policy.Locations {
-	return policy.Locations{AgentDir: s.opts.AgentDir, Home: s.opts.Home, Cwd: st.cwd,
+	return policy.Locations{AgentDir: s.opts.AgentDir, Home: s.opts.Home, ConfigHome: s.opts.ConfigHome, Cwd: st.cwd,
 		ConfigFiles: s.opts.ConfigFiles, ProjectTrusted: st.projectTrusted, AgentName: st.agentName}
 }
 
@@ -572,6 +578,7 @@ func (s *Server) decodeCall(raw []byte) (*gatesCall, string, error) {
 	}
 	logPath := s.auditPath(pol)
 	c.Protected = append(append([]string(nil), s.opts.ConfigFiles...), logPath, audit.HeadPath(logPath))
+	c.Protected = append(c.Protected, s.hostProtected(st.cwd)...)
 	cmd, workdir, isShell, err := shellFor(name, input, pol)
 	if err != nil {
 		return nil, id, err

@@ -21,6 +21,31 @@ var builtinSurfaces = map[string]bool{
 	"bash": true, "mcp": true, "skill": true, "path": true, "external_directory": true,
 }
 
+// hostSurfaces are the surfaces of hook hosts' tools that keep their own
+// name (SPEC §7): Claude Code's and Gemini CLI's.
+var hostSurfaces = map[string]bool{
+	"WebFetch": true, "WebSearch": true, "SlashCommand": true, "ListMcpResourcesTool": true, "ReadMcpResourceTool": true,
+	"TodoWrite": true, "ExitPlanMode": true, "EnterPlanMode": true, "Task": true, "Agent": true, "BashOutput": true,
+	"KillShell": true, "KillBash": true, "TaskOutput": true, "TaskStop": true, "TaskCreate": true, "TaskGet": true,
+	"TaskUpdate": true, "TaskList": true, "AskUserQuestion": true, "ToolSearch": true, "Monitor": true,
+	"EnterWorktree": true, "ExitWorktree": true, "CronCreate": true, "CronDelete": true, "CronList": true,
+	"RemoteTrigger": true, "Workflow": true, "ReadMcpResourceDir": true, "RefreshMcpTools": true,
+	"web_fetch": true, "google_web_search": true, "read_many_files": true, "save_memory": true, "write_todos": true,
+	"update_topic": true, "enter_plan_mode": true, "exit_plan_mode": true, "ask_user": true, "complete_task": true,
+	"invoke_agent": true, "get_internal_docs": true, "list_mcp_resources": true, "read_mcp_resource": true,
+	"tracker_create_task": true, "tracker_update_task": true, "tracker_get_task": true, "tracker_list_tasks": true,
+	"tracker_add_dependency": true, "tracker_visualize": true, "take_snapshot": true,
+}
+
+// hostMapped are host tool names that are decided on one of toolgate's
+// own surfaces, so a rule on the host's name never applies.
+var hostMapped = map[string]string{
+	"Bash": "bash", "Read": "read", "NotebookRead": "read", "Write": "write", "Edit": "edit", "MultiEdit": "edit",
+	"NotebookEdit": "edit", "Grep": "grep", "Glob": "find", "LS": "ls", "Skill": "skill",
+	"run_shell_command": "bash", "read_file": "read", "write_file": "write", "replace": "edit", "glob": "find",
+	"grep_search": "grep", "search_file_content": "grep", "list_directory": "ls", "activate_skill": "skill",
+}
+
 // runsAnything are commands whose allow lets any other command run.
 var runsAnything = map[string]string{
 	"bash": "a shell", "sh": "a shell", "zsh": "a shell", "dash": "a shell", "ksh": "a shell", "fish": "a shell", "busybox": "a shell",
@@ -58,7 +83,7 @@ func LintPolicy(p *Policy) []Lint {
 		if r.Surface == "bash" && r.Action == Allow {
 			out = append(out, riskyAllow(r)...)
 		}
-		if !builtinSurfaces[r.Surface] && !strings.ContainsAny(r.Surface, "*?") {
+		if !builtinSurfaces[r.Surface] && !hostSurfaces[r.Surface] && !strings.ContainsAny(r.Surface, "*?") {
 			out = append(out, unknownSurface(r)...)
 		}
 	}
@@ -148,6 +173,10 @@ func riskyAllow(r *Rule) []Lint {
 }
 
 func unknownSurface(r *Rule) []Lint {
+	if s, ok := hostMapped[r.Surface]; ok {
+		return []Lint{{Path: r.Origin.Path, Line: r.Origin.Line, Kind: "unknown-surface",
+			Message: fmt.Sprintf("surface %q never applies: toolgate decides the host tool %s on the %q surface (did you mean %q?)", r.Surface, r.Surface, s, s)}}
+	}
 	msg := fmt.Sprintf("surface %q is not one toolgate uses itself; it applies only if an extension tool has exactly this name", r.Surface)
 	msg += DidYouMean(r.Surface, KnownSurfaces)
 	return []Lint{{Path: r.Origin.Path, Line: r.Origin.Line, Kind: "unknown-surface", Message: msg}}

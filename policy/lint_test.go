@@ -44,6 +44,10 @@ func TestLints(t *testing.T) {
 		{"plural surface", `{"permission": {"skills": "deny"}}`, "unknown-surface", `did you mean "skill"`},
 		{"wildcard surface is fine", `{"permission": {"context7_*": "allow"}}`, "unknown-surface", ""},
 		{"builtin surface is fine", `{"permission": {"external_directory": "ask"}}`, "unknown-surface", ""},
+		{"Claude Code surface is fine", `{"permission": {"WebFetch": {"https://evil.example/*": "deny"}, "TodoWrite": "deny"}}`, "unknown-surface", ""},
+		{"Gemini CLI surface is fine", `{"permission": {"google_web_search": "deny", "web_fetch": "ask"}}`, "unknown-surface", ""},
+		{"mapped Gemini tool", `{"permission": {"run_shell_command": "deny"}}`, "unknown-surface", `did you mean "bash"`},
+		{"mapped Claude tool", `{"permission": {"Glob": "deny"}}`, "unknown-surface", `decides the host tool Glob on the "find" surface`},
 		{"permissive fallback", `{"permission": {"*": "allow"}}`, "permissive-fallback", "bash"},
 		{"fallback with bash catch-all", `{"permission": {"*": "allow", "bash": {"*": "ask"}}}`, "permissive-fallback", ""},
 	}

@@ -16,7 +16,10 @@ import (
 type Locations struct {
 	AgentDir string
 	Home     string
-	Cwd      string
+	// ConfigHome is $XDG_CONFIG_HOME (empty: Home/.config); toolgate's own
+	// global file is ConfigHome/toolgate/config.json.
+	ConfigHome string
+	Cwd        string
 	// ConfigFiles are --config files, merged after the project file with
 	// the trust of the global scope.
 	ConfigFiles []string
@@ -34,6 +37,19 @@ func AgentPath(dir, name string) string { return filepath.Join(dir, name+".md") 
 func GlobalPath(agentDir string) string {
 	return filepath.Join(agentDir, "extensions", "pi-permission-system", "config.json")
 }
+
+// ToolgateGlobalPath is toolgate's own global file, for hosts without pi
+// (SPEC §7): configHome/toolgate/config.json, configHome defaulting to
+// home/.config.
+func ToolgateGlobalPath(configHome, home string) string {
+	if configHome == "" {
+		configHome = filepath.Join(home, ".config")
+	}
+	return filepath.Join(configHome, "toolgate", "config.json")
+}
+
+// ToolgateProjectPath is toolgate's own project file: <cwd>/.toolgate/config.json.
+func ToolgateProjectPath(cwd string) string { return filepath.Join(cwd, ".toolgate", "config.json") }
 
 // LegacyGlobalPath is the original extension's global policy file.
 func LegacyGlobalPath(agentDir string) string { return filepath.Join(agentDir, "pi-permissions.jsonc") }
@@ -138,10 +154,20 @@ func (l *Loader) compose(loc Locations) *Policy {
 		scopes = append(scopes, legacy)
 	}
 	scopes = append(scopes, l.read(ScopeGlobal, GlobalPath(loc.AgentDir), true, false, ParseFile))
+	// toolgate's own files (SPEC §7) are listed only when they exist, like
+	// the legacy files: a pi user's sources stay as they were.
+	if loc.Home != "" || loc.ConfigHome != "" {
+		if own := l.read(ScopeGlobal, ToolgateGlobalPath(loc.ConfigHome, loc.Home), true, false, ParseFile); own.Exists {
+			scopes = append(scopes, own)
+		}
+	}
 	if legacy := l.project(ScopeProject, LegacyProjectPath(loc.Cwd), loc.ProjectTrusted, ParseFile); legacy.Exists {
 		scopes = append(scopes, legacy)
 	}
 	scopes = append(scopes, l.project(ScopeProject, ProjectPath(loc.Cwd), loc.ProjectTrusted, ParseFile))
+	if own := l.project(ScopeProject, ToolgateProjectPath(loc.Cwd), loc.ProjectTrusted, ParseFile); own.Exists {
+		scopes = append(scopes, own)
+	}
 	for _, c := range loc.ConfigFiles {
 		scopes = append(scopes, l.read(ScopeGlobal, c, true, true, ParseFile))
 	}

@@ -1,0 +1,327 @@
+// Package claudecode_test proves `toolgate claude-hook` inside the real
+// Claude Code CLI (the version pinned in package-lock.json), driven by a
+// scripted fake Anthropic Messages API on 127.0.0.1, from `go test ./...`.
+package claudecode_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/toolgate/toolgate/examples/internal/hoste2e"
+)
+
+// hookCommand is the hook command the README documents: any failure of
+// toolgate, a missing binary included (the shell's 127), becomes exit 2,
+// the one exit code Claude Code treats as a block.
+const hookCommand = "toolgate claude-hook || { echo 'toolgate failed, so the call is blocked' >&2; exit 2; }"
+
+// runTimeout bounds one run of the CLI (0.4-1.2 s here).
+const runTimeout = 60 * time.Second
+
+type claudeEnv struct {
+	t       *testing.T
+	claude  string
+	home    string
+	tmp     string
+	proj    string
+	audit   string
+	withTG  string // PATH with toolgate
+	without string // PATH without it
+}
+
+func TestClaudeCodeE2E(t *testing.T) {
+	node, npm := hoste2e.RequireNode(t, 18)
+	root := hoste2e.ModuleRoot(t)
+	hoste2e.RecordInputs(t, root)
+	bin := hoste2e.BuildToolgate(t, root)
+	dir, _ := os.Getwd()
+	native := nativeBinary()
+	hoste2e.NPMCI(t, dir, npm, native)
+
+	home, tmp, proj := hoste2e.Dirs(t)
+	e := &claudeEnv{t: t, claude: filepath.Join(dir, native), home: home, tmp: tmp, proj: proj,
+		audit: filepath.Join(home, "toolgate-audit.jsonl"), without: hoste2e.SystemPath(node)}
+	e.withTG = bin + string(os.PathListSeparator) + e.without
+	// toolgate's own global file (SPEC §7): no .pi folder anywhere.
+	hoste2e.WriteFile(t, filepath.Join(home, ".config", "toolgate", "config.json"), fmt.Sprintf(`{
+  "auditLog": %q,
+  "permission": {
+    "*": "ask",
+    "bash": {"*": "ask", "touch ran-allow.txt": "allow", "touch ran-missing.txt": "allow",
+             "touch ran-plan.txt": "allow", "touch ran-deny.txt": {"action": "deny", "reason": "e2e: ran-deny is off limits"}},
+    "read": {"*": "allow", "*.env": {"action": "deny", "reason": "e2e: no env files"}}
+  }
+}`, e.audit))
+	hoste2e.WriteFile(t, filepath.Join(proj, ".claude", "settings.json"),
+		`{"hooks": {"PreToolUse": [{"matcher": "*", "hooks": [{"type": "command", "command": "`+hookCommand+`"}]}]}}`)
+	hoste2e.WriteFile(t, filepath.Join(proj, "secret.env"), "TOKEN=e2e\n")
+
+	t.Run("allowed bash runs", func(t *testing.T) {
+		f := e.run(t, e.withTG, bashStep("touch ran-allow.txt"), nil)
+		if !hoste2e.Exists(filepath.Join(proj, "ran-allow.txt")) {
+			t.Fatalf("the allowed command did not run; tool results %v", f.results())
+		}
+		t.Logf("tools offered: %v", f.toolNames())
+	})
+	t.Run("denied bash does not run and the model sees the reason", func(t *testing.T) {
+		f := e.run(t, e.withTG, bashStep("touch ran-deny.txt"), nil)
+		if hoste2e.Exists(filepath.Join(proj, "ran-deny.txt")) {
+			t.Fatal("the denied command ran")
+		}
+		if !anyContains(f.results(), "e2e: ran-deny is off limits") {
+			t.Fatalf("the model did not get toolgate's reason: %v", f.results())
+		}
+	})
+	t.Run("read of a denied path is blocked", func(t *testing.T) {
+		f := e.run(t, e.withTG, []step{{Tool: "Read", Input: map[string]any{"file_path": filepath.Join(proj, "secret.env")}}, {Text: "done"}}, nil)
+		res := f.results()
+		if !anyContains(res, "e2e: no env files") || anyContains(res, "TOKEN=e2e") {
+			t.Fatalf("the read was not blocked with toolgate's reason: %v", res)
+		}
+	})
+	for _, answer := range []string{"allow", "deny"} {
+		t.Run("ask reaches the driver, who answers "+answer, func(t *testing.T) {
+			marker := "ran-ask-" + answer + ".txt"
+			var asked []map[string]any
+			f := e.run(t, e.withTG, bashStep("touch "+marker), func(req map[string]any) map[string]any {
+				asked = append(asked, req)
+				if answer == "allow" {
+					return map[string]any{"behavior": "allow", "updatedInput": req["input"]}
+				}
+				return map[string]any{"behavior": "deny", "message": "e2e driver says no"}
+			})
+			if len(asked) != 1 || asked[0]["tool_name"] != "Bash" || !strings.Contains(fmt.Sprint(asked[0]["decision_reason"]), "touch "+marker) {
+				t.Fatalf("the driver was asked %d times: %v", len(asked), asked)
+			}
+			ran := hoste2e.Exists(filepath.Join(proj, marker))
+			if ran != (answer == "allow") {
+				t.Fatalf("answer %s: the command ran = %t; tool results %v", answer, ran, f.results())
+			}
+			if answer == "deny" && !anyContains(f.results(), "e2e driver says no") {
+				t.Fatalf("the model did not get the driver's reason: %v", f.results())
+			}
+		})
+	}
+	for _, mode := range []string{"bypassPermissions", "acceptEdits", "dontAsk"} {
+		t.Run("permission mode "+mode+" does not loosen an ask or a deny", func(t *testing.T) {
+			marker := "ran-mode-" + mode + ".txt"
+			asked := 0
+			f := e.run(t, e.withTG, bashStep("touch "+marker), func(req map[string]any) map[string]any {
+				asked++
+				return map[string]any{"behavior": "deny", "message": "e2e driver says no"}
+			}, "--permission-mode", mode)
+			if hoste2e.Exists(filepath.Join(proj, marker)) {
+				t.Fatalf("an ask of toolgate ran unasked in %s mode; results %v", mode, f.results())
+			}
+			// Claude Code passes toolgate's ask on in every mode but
+			// dontAsk, where toolgate answers deny itself.
+			if wantAsked := map[bool]int{true: 0, false: 1}[mode == "dontAsk"]; asked != wantAsked {
+				t.Fatalf("%s: the driver was asked %d times, want %d; results %v", mode, asked, wantAsked, f.results())
+			}
+			if mode == "dontAsk" && !anyContains(f.results(), "permission mode dontAsk") {
+				t.Fatalf("dontAsk: the model did not get toolgate's reason: %v", f.results())
+			}
+			f = e.run(t, e.withTG, bashStep("touch ran-deny.txt"), func(req map[string]any) map[string]any {
+				return map[string]any{"behavior": "allow", "updatedInput": req["input"]}
+			}, "--permission-mode", mode)
+			if hoste2e.Exists(filepath.Join(proj, "ran-deny.txt")) || !anyContains(f.results(), "e2e: ran-deny is off limits") {
+				t.Fatalf("a deny of toolgate did not hold in %s mode; results %v", mode, f.results())
+			}
+		})
+	}
+	t.Run("plan mode runs no command, even one toolgate allows", func(t *testing.T) {
+		// toolgate's allow is no answer in plan mode: Claude Code's own
+		// plan-mode checks decide (2.1.332 also holds plan mode against a
+		// hook's allow; toolgate does not rely on that).
+		asked := 0
+		f := e.run(t, e.withTG, bashStep("touch ran-plan.txt"), func(req map[string]any) map[string]any {
+			asked++
+			return map[string]any{"behavior": "deny", "message": "e2e driver says no"}
+		}, "--permission-mode", "plan")
+		if hoste2e.Exists(filepath.Join(proj, "ran-plan.txt")) {
+			t.Fatalf("a command ran in plan mode; results %v (driver asked %d times)", f.results(), asked)
+		}
+	})
+	t.Run("toolgate missing from PATH blocks", func(t *testing.T) {
+		// Claude Code itself would allow this command (--allowedTools), and
+		// the policy allows it too: only the hook's failure can block it.
+		f := e.run(t, e.without, bashStep("touch ran-missing.txt"), nil, "--allowedTools", "Bash")
+		if hoste2e.Exists(filepath.Join(proj, "ran-missing.txt")) {
+			t.Fatal("the command ran although the hook could not run toolgate")
+		}
+		if !anyContains(f.results(), "PreToolUse:Bash hook error") || !anyContains(f.results(), "toolgate: not found") {
+			t.Fatalf("the block does not say why: %v", f.results())
+		}
+	})
+	t.Run("a crashing toolgate blocks", func(t *testing.T) {
+		// Killed by a signal, toolgate would exit 137, which Claude Code
+		// does not treat as a block; the documented command makes it 2.
+		crash := hoste2e.CrashingToolgate(t, "kill -9 $$") + string(os.PathListSeparator) + e.without
+		f := e.run(t, crash, bashStep("touch ran-missing.txt"), nil, "--allowedTools", "Bash")
+		if hoste2e.Exists(filepath.Join(proj, "ran-missing.txt")) {
+			t.Fatalf("the command ran although toolgate crashed; results %v", f.results())
+		}
+		if !anyContains(f.results(), "PreToolUse:Bash hook error") || !anyContains(f.results(), "toolgate failed, so the call is blocked") {
+			t.Fatalf("the block is not the hook's: %v", f.results())
+		}
+	})
+	t.Run("every decision is in the audit log with the host named", func(t *testing.T) {
+		want := map[string]string{"touch ran-allow.txt": "allow", "touch ran-deny.txt": "deny",
+			"touch ran-ask-allow.txt": "ask", "touch ran-ask-deny.txt": "ask", "read": "deny"}
+		got := map[string]string{}
+		for _, rec := range auditDecisions(t, e.audit) {
+			if rec["host"] != "claude-code" {
+				t.Errorf("a record without the host: %v", rec)
+			}
+			var in map[string]any
+			_ = json.Unmarshal(rec["input"].(json.RawMessage), &in)
+			key, _ := in["command"].(string)
+			if rec["toolName"] == "read" {
+				key = "read"
+			}
+			got[key], _ = rec["action"].(string)
+		}
+		for k, v := range want {
+			if got[k] != v {
+				t.Errorf("audit: %s = %q, want %q (all: %v)", k, got[k], v, got)
+			}
+		}
+		if _, ok := got["touch ran-missing.txt"]; ok {
+			t.Errorf("a decision was recorded for the run without toolgate")
+		}
+		out, err := exec.Command(filepath.Join(bin, "toolgate"), "audit", "verify", e.audit).CombinedOutput()
+		if err != nil {
+			t.Errorf("audit verify: %v\n%s", err, out)
+		}
+	})
+}
+
+func bashStep(cmd string) []step {
+	return []step{{Tool: "Bash", Input: map[string]any{"command": cmd, "description": "e2e"}}, {Text: "done"}}
+}
+
+// nativeBinary is the CLI's own executable in its platform package (the
+// install script that links it over bin/claude.exe is not run).
+func nativeBinary() string {
+	arch := map[string]string{"amd64": "x64", "arm64": "arm64"}[runtime.GOARCH]
+	return filepath.Join("node_modules", "@anthropic-ai", "claude-code-"+runtime.GOOS+"-"+arch, "claude")
+}
+
+// run plays script against the CLI in the project. With ask nil it is a
+// plain `-p` run; otherwise the prompt goes in as stream-json and every
+// can_use_tool control request is answered by ask.
+func (e *claudeEnv) run(t *testing.T, path string, script []step, ask func(map[string]any) map[string]any, extra ...string) *fakeAnthropic {
+	t.Helper()
+	f := startFakeAnthropic(t, script)
+	ctx, cancel := context.WithTimeout(t.Context(), runTimeout)
+	defer cancel()
+	args := []string{"-p", "--output-format", "stream-json", "--verbose"}
+	if ask == nil {
+		args = append(args, "do it")
+	} else {
+		args = append(args, "--input-format", "stream-json", "--permission-prompt-tool", "stdio")
+	}
+	cmd := exec.CommandContext(ctx, e.claude, append(args, extra...)...)
+	cmd.Dir = e.proj
+	cmd.Env = hoste2e.Env(path, e.home, e.tmp, "ANTHROPIC_BASE_URL="+f.url, "ANTHROPIC_API_KEY=sk-ant-fake",
+		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1",
+		// bypassPermissions refuses to start as root outside a sandbox;
+		// this run is one (a temporary home, 127.0.0.1 only).
+		"IS_SANDBOX=1")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	cmd.WaitDelay = 5 * time.Second
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if ask == nil {
+		_ = stdin.Close()
+	} else {
+		send(t, stdin, map[string]any{"type": "user", "message": map[string]any{"role": "user", "content": "do it"},
+			"parent_tool_use_id": nil, "session_id": ""})
+	}
+	var lines []string
+	sc := bufio.NewScanner(stdout)
+	sc.Buffer(nil, 16<<20)
+	for sc.Scan() {
+		lines = append(lines, sc.Text())
+		var msg map[string]any
+		if json.Unmarshal(sc.Bytes(), &msg) != nil {
+			continue
+		}
+		switch msg["type"] {
+		case "control_request":
+			req, _ := msg["request"].(map[string]any)
+			if ask != nil && req["subtype"] == "can_use_tool" {
+				send(t, stdin, map[string]any{"type": "control_response", "response": map[string]any{
+					"subtype": "success", "request_id": msg["request_id"], "response": ask(req)}})
+			}
+		case "result":
+			if ask != nil {
+				_ = stdin.Close()
+			}
+		}
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("claude: %v\nstderr: %s\nstdout:\n%s", err, stderr.String(), strings.Join(lines, "\n"))
+	}
+	if len(f.results()) == 0 {
+		t.Fatalf("the fake model never got a tool result\nstderr: %s\nstdout:\n%s", stderr.String(), strings.Join(lines, "\n"))
+	}
+	return f
+}
+
+func send(t *testing.T, w io.Writer, msg map[string]any) {
+	t.Helper()
+	b, _ := json.Marshal(msg)
+	if _, err := w.Write(append(b, '\n')); err != nil {
+		t.Errorf("writing to claude: %v", err)
+	}
+}
+
+// auditDecisions reads the decision records of an audit log.
+func auditDecisions(t *testing.T, path string) []map[string]any {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []map[string]any
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var rec map[string]json.RawMessage
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatalf("audit line %q: %v", line, err)
+		}
+		m := map[string]any{}
+		for k, v := range rec {
+			var s string
+			if json.Unmarshal(v, &s) == nil {
+				m[k] = s
+			} else {
+				m[k] = v
+			}
+		}
+		if m["event"] == "decision" {
+			out = append(out, m)
+		}
+	}
+	return out
+}

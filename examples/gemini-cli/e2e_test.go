@@ -1,0 +1,200 @@
+// Package geminicli_test proves `toolgate gemini-hook` inside the real
+// Gemini CLI (the version pinned in package-lock.json), driven by a
+// scripted fake Gemini API on 127.0.0.1, from `go test ./...`.
+package geminicli_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/toolgate/toolgate/examples/internal/hoste2e"
+)
+
+// hookCommand is the hook command the README documents: any failure of
+// toolgate, a missing binary included, becomes exit 2 with a message
+// (Gemini CLI treats exit 1 as a warning only, and a failed hook that
+// prints nothing as no decision at all: the tool runs).
+const hookCommand = "toolgate gemini-hook || { echo 'toolgate failed, so the call is blocked' >&2; exit 2; }"
+
+// runTimeout bounds one run of the CLI (2-8 s here); an ask that
+// Gemini cannot answer would hang until it.
+const runTimeout = 60 * time.Second
+
+// cliPath is the CLI's entry point in node_modules.
+const cliPath = "node_modules/@google/gemini-cli/bundle/gemini.js"
+
+type geminiEnv struct {
+	node, cli         string
+	home, tmp, proj   string
+	audit, policy     string
+	withTG, withoutTG string
+}
+
+func TestGeminiCLIE2E(t *testing.T) {
+	node, npm := hoste2e.RequireNode(t, 20)
+	root := hoste2e.ModuleRoot(t)
+	hoste2e.RecordInputs(t, root)
+	bin := hoste2e.BuildToolgate(t, root)
+	dir, _ := os.Getwd()
+	hoste2e.NPMCI(t, dir, npm, cliPath)
+
+	home, tmp, proj := hoste2e.Dirs(t)
+	e := &geminiEnv{node: node, cli: filepath.Join(dir, cliPath), home: home, tmp: tmp, proj: proj,
+		audit: filepath.Join(home, "toolgate-audit.jsonl"), policy: filepath.Join(home, "allow-tools.toml"),
+		withoutTG: hoste2e.SystemPath(node)}
+	e.withTG = bin + string(os.PathListSeparator) + e.withoutTG
+	hoste2e.WriteFile(t, filepath.Join(home, ".config", "toolgate", "config.json"), fmt.Sprintf(`{
+  "auditLog": %q,
+  "permission": {
+    "*": "ask",
+    "bash": {"*": "ask", "touch ran-allow.txt": "allow", "touch ran-missing.txt": "allow",
+             "touch ran-deny.txt": {"action": "deny", "reason": "e2e: ran-deny is off limits"}},
+    "read": {"*": "allow", "*.env": {"action": "deny", "reason": "e2e: no env files"}}
+  }
+}`, e.audit))
+	// Gemini CLI with a fake API key and base URL needs the auth type set
+	// (the base URL alone selects an auth type it then rejects).
+	hoste2e.WriteFile(t, filepath.Join(home, ".gemini", "settings.json"),
+		`{"security": {"auth": {"selectedType": "gemini-api-key"}}, "privacy": {"usageStatisticsEnabled": false}}`)
+	hoste2e.WriteFile(t, filepath.Join(proj, ".gemini", "settings.json"), `{"hooks": {"BeforeTool": [{"matcher": ".*", "hooks": [
+  {"name": "toolgate", "type": "command", "command": "`+hookCommand+`", "timeout": 60000}]}]}}`)
+	// Headless Gemini offers its shell and write tools only when its own
+	// policy allows them: toolgate is the one that decides here.
+	hoste2e.WriteFile(t, e.policy, "[[rule]]\ntoolName = [\"run_shell_command\", \"write_file\", \"read_file\"]\ndecision = \"allow\"\npriority = 500\n")
+	hoste2e.WriteFile(t, filepath.Join(proj, "secret.env"), "TOKEN=e2e\n")
+
+	// One run plays the four calls in turn (each CLI start costs seconds):
+	// the i-th function response the model gets back is the i-th call's.
+	f := e.run(t, e.withTG, []step{
+		{Tool: "run_shell_command", Args: map[string]any{"command": "touch ran-allow.txt", "description": "e2e"}},
+		{Tool: "run_shell_command", Args: map[string]any{"command": "touch ran-deny.txt", "description": "e2e"}},
+		{Tool: "read_file", Args: map[string]any{"file_path": filepath.Join(proj, "secret.env")}},
+		{Tool: "run_shell_command", Args: map[string]any{"command": "touch ran-ask.txt", "description": "e2e"}},
+		{Text: "done"},
+	})
+	res := f.results()
+	if len(res) != 4 {
+		t.Fatalf("%d function responses, want 4: %v", len(res), res)
+	}
+	t.Run("allowed bash runs", func(t *testing.T) {
+		if !hoste2e.Exists(filepath.Join(proj, "ran-allow.txt")) {
+			t.Fatalf("the allowed command did not run; function response %s", res[0])
+		}
+	})
+	t.Run("denied bash does not run and the model sees the reason", func(t *testing.T) {
+		if hoste2e.Exists(filepath.Join(proj, "ran-deny.txt")) {
+			t.Fatal("the denied command ran")
+		}
+		if !strings.Contains(res[1], "e2e: ran-deny is off limits") {
+			t.Fatalf("the model did not get toolgate's reason: %s", res[1])
+		}
+	})
+	t.Run("read of a denied path is blocked", func(t *testing.T) {
+		if !strings.Contains(res[2], "e2e: no env files") || strings.Contains(res[2], "TOKEN=e2e") {
+			t.Fatalf("the read was not blocked with toolgate's reason: %s", res[2])
+		}
+	})
+	t.Run("an ask Gemini cannot show blocks instead of hanging", func(t *testing.T) {
+		if hoste2e.Exists(filepath.Join(proj, "ran-ask.txt")) {
+			t.Fatal("the asked command ran")
+		}
+		if !strings.Contains(res[3], "cannot show the question") {
+			t.Fatalf("the model did not get toolgate's reason: %s", res[3])
+		}
+	})
+	t.Run("toolgate missing from PATH blocks", func(t *testing.T) {
+		f := e.run(t, e.withoutTG, shellStep("touch ran-missing.txt"))
+		if hoste2e.Exists(filepath.Join(proj, "ran-missing.txt")) {
+			t.Fatal("the command ran although the hook could not run toolgate")
+		}
+		if !anyContains(f.results(), "toolgate: not found") && !anyContains(f.results(), "toolgate: command not found") {
+			t.Fatalf("the block does not say why: %v", f.results())
+		}
+	})
+	t.Run("a crashing toolgate blocks", func(t *testing.T) {
+		// Gemini CLI treats a hook's exit 1 as a warning only, and runs the
+		// tool; the documented command makes any failure exit 2.
+		crash := hoste2e.CrashingToolgate(t, "exit 1") + string(os.PathListSeparator) + e.withoutTG
+		f := e.run(t, crash, shellStep("touch ran-missing.txt"))
+		if hoste2e.Exists(filepath.Join(proj, "ran-missing.txt")) {
+			t.Fatalf("the command ran although toolgate failed; results %v", f.results())
+		}
+		if !anyContains(f.results(), "toolgate failed, so the call is blocked") {
+			t.Fatalf("the block does not say why: %v", f.results())
+		}
+	})
+	t.Run("every decision is in the audit log with the host named", func(t *testing.T) {
+		want := map[string]string{"touch ran-allow.txt": "allow", "touch ran-deny.txt": "deny", "touch ran-ask.txt": "deny", "read": "deny"}
+		got := map[string]string{}
+		data, err := os.ReadFile(e.audit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+			var rec struct {
+				Event, Host, ToolName, Action, State string
+				Input                                struct{ Command string }
+			}
+			if err := json.Unmarshal([]byte(line), &rec); err != nil {
+				t.Fatal(err)
+			}
+			if rec.Event != "decision" {
+				continue
+			}
+			if rec.Host != "gemini-cli" {
+				t.Errorf("a record without the host: %s", line)
+			}
+			key := rec.Input.Command
+			if rec.ToolName == "read" {
+				key = "read"
+			}
+			got[key] = rec.Action
+		}
+		for k, v := range want {
+			if got[k] != v {
+				t.Errorf("audit: %s = %q, want %q (all: %v)", k, got[k], v, got)
+			}
+		}
+		if _, ok := got["touch ran-missing.txt"]; ok {
+			t.Errorf("a decision was recorded for the run without toolgate")
+		}
+		if out, err := exec.Command(filepath.Join(bin, "toolgate"), "audit", "verify", e.audit).CombinedOutput(); err != nil {
+			t.Errorf("audit verify: %v\n%s", err, out)
+		}
+	})
+}
+
+func shellStep(cmd string) []step {
+	return []step{{Tool: "run_shell_command", Args: map[string]any{"command": cmd, "description": "e2e"}}, {Text: "done"}}
+}
+
+// run plays script against the CLI in the project, headless.
+func (e *geminiEnv) run(t *testing.T, path string, script []step) *fakeGemini {
+	t.Helper()
+	f := startFakeGemini(t, script)
+	ctx, cancel := context.WithTimeout(t.Context(), runTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, e.node, e.cli, "-p", "do it", "-o", "stream-json", "-m", "gemini-2.5-flash", "--policy", e.policy)
+	cmd.Dir = e.proj
+	cmd.Env = hoste2e.Env(path, e.home, e.tmp, "GEMINI_API_KEY=fake-key", "GOOGLE_GEMINI_BASE_URL="+f.url,
+		"GEMINI_CLI_TRUST_WORKSPACE=true", "NO_COLOR=1")
+	cmd.WaitDelay = 5 * time.Second
+	out, err := cmd.CombinedOutput()
+	if ctx.Err() != nil {
+		t.Fatalf("gemini did not finish within %s (an unanswered ask hangs it)\n%s", runTimeout, out)
+	}
+	if err != nil {
+		t.Fatalf("gemini: %v\n%s", err, out)
+	}
+	if len(f.results()) == 0 {
+		t.Fatalf("the fake model never got a function response\n%s", out)
+	}
+	return f
+}

@@ -1,0 +1,217 @@
+// Package hoste2e is what the end-to-end suites of the hook hosts
+// (examples/claude-code, examples/gemini-cli) share: finding Node and npm,
+// installing the pinned CLI from the example's lock file, building
+// toolgate, a scrubbed environment, and running a CLI with a deadline.
+package hoste2e
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// NPMCITimeout bounds installing a pinned CLI (15-25 s here, from the
+// registry; a second or two from npm's cache).
+const NPMCITimeout = 5 * time.Minute
+
+// RequireNode finds node and npm (at least minMajor). Without them the
+// suite cannot run: that fails under CI (the suite must not silently
+// vanish there) and skips elsewhere.
+func RequireNode(t *testing.T, minMajor int) (node, npm string) {
+	t.Helper()
+	missing := func(format string, args ...any) {
+		msg := fmt.Sprintf(format, args...) + fmt.Sprintf("; this end-to-end suite needs Node >= %d and npm", minMajor)
+		if os.Getenv("CI") != "" {
+			t.Fatal(msg + " (CI is set, so this is a failure, not a skip)")
+		}
+		t.Skip(msg)
+	}
+	node, err := exec.LookPath("node")
+	if err != nil {
+		missing("node not found on PATH")
+	}
+	npm, err = exec.LookPath("npm")
+	if err != nil {
+		missing("npm not found on PATH")
+	}
+	out, err := exec.Command(node, "--version").Output()
+	if err != nil {
+		missing("%s --version: %v", node, err)
+	}
+	m := regexp.MustCompile(`^v(\d+)\.`).FindSubmatch(out)
+	if m == nil {
+		missing("unexpected node version %q", out)
+	}
+	if major, _ := strconv.Atoi(string(m[1])); major < minMajor {
+		missing("node %s is too old", bytes.TrimSpace(out))
+	}
+	return node, npm
+}
+
+// ModuleRoot is the repository root, two directories above an example.
+func ModuleRoot(t *testing.T) string {
+	t.Helper()
+	dir, err := os.Getwd() // go test runs in the package directory
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := filepath.Join(dir, "..", "..")
+	if _, err := os.Stat(filepath.Join(root, "go.mod")); err != nil {
+		t.Fatalf("module root not found two directories up: %v", err)
+	}
+	return root
+}
+
+// RecordInputs opens every file of the module except node_modules and
+// hidden directories. The CLIs read them from child processes, which go
+// test's result cache cannot see; opening them here makes an edit to any
+// of them invalidate a cached pass.
+func RecordInputs(t *testing.T, root string) {
+	t.Helper()
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if path != root && (d.Name() == "node_modules" || strings.HasPrefix(d.Name(), ".")) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			return err
+		}
+		return f.Close()
+	})
+	if err != nil {
+		t.Fatalf("listing the module's files: %v", err)
+	}
+}
+
+// BuildToolgate builds toolgate (statically, as the README does) into a
+// directory of its own, which a test puts on PATH or leaves off it.
+func BuildToolgate(t *testing.T, root string) (binDir string) {
+	t.Helper()
+	binDir = filepath.Join(t.TempDir(), "bin")
+	cmd := exec.Command("go", "build", "-o", filepath.Join(binDir, "toolgate"), ".")
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build (in %s): %v\n%s", root, err, out)
+	}
+	return binDir
+}
+
+// NPMCI installs the example's lock file with `npm ci` unless node_modules
+// already holds it (npm records what it installed in
+// node_modules/.package-lock.json) and probe exists. Install scripts are
+// not run: the suites start the CLIs' own files directly.
+func NPMCI(t *testing.T, dir, npm, probe string) {
+	t.Helper()
+	if upToDate(dir, probe) {
+		return
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), NPMCITimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, npm, "ci", "--ignore-scripts", "--prefer-offline", "--no-audit", "--no-fund")
+	cmd.Dir = dir
+	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+	cmd.WaitDelay = 5 * time.Second
+	start := time.Now()
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("npm ci (in %s): %v", dir, err)
+	}
+	t.Logf("npm ci took %s", time.Since(start).Round(time.Millisecond))
+	if _, err := os.Stat(filepath.Join(dir, probe)); err != nil {
+		t.Fatalf("npm ci did not install %s: %v", probe, err)
+	}
+}
+
+func upToDate(dir, probe string) bool {
+	installed, err := os.Stat(filepath.Join(dir, "node_modules", ".package-lock.json"))
+	if err != nil {
+		return false
+	}
+	if _, err := os.Stat(filepath.Join(dir, probe)); err != nil {
+		return false
+	}
+	for _, f := range []string{"package.json", "package-lock.json"} {
+		fi, err := os.Stat(filepath.Join(dir, f))
+		if err != nil || fi.ModTime().After(installed.ModTime()) {
+			return false
+		}
+	}
+	return true
+}
+
+// Env is a scrubbed environment: only PATH, a temporary HOME and TMPDIR,
+// and the given variables, so that no CLI reads or writes the real home.
+func Env(path, home, tmp string, extra ...string) []string {
+	return append([]string{"PATH=" + path, "HOME=" + home, "TMPDIR=" + tmp, "LANG=C.UTF-8"}, extra...)
+}
+
+// SystemPath is the PATH for the CLIs without toolgate: the system's own
+// directories and the one node is in.
+func SystemPath(node string) string {
+	dirs := []string{filepath.Dir(node), "/usr/local/bin", "/usr/bin", "/bin"}
+	return strings.Join(dirs, string(os.PathListSeparator))
+}
+
+// Dirs makes a run's temporary home, tmp and project directories (no
+// symlinks in their paths, so the paths toolgate sees are these).
+func Dirs(t *testing.T) (home, tmp, proj string) {
+	t.Helper()
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	home, tmp, proj = filepath.Join(base, "home"), filepath.Join(base, "tmp"), filepath.Join(base, "proj")
+	for _, d := range []string{home, tmp, proj} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return home, tmp, proj
+}
+
+// WriteFile writes a file, making its directory.
+func WriteFile(t *testing.T, path, text string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Exists reports whether path exists.
+func Exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+// CrashingToolgate is a directory holding a `toolgate` that dies the way
+// a crash would (script: e.g. `kill -9 $$`, or `exit 1`), for PATH.
+func CrashingToolgate(t *testing.T, script string) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "crashing-bin")
+	WriteFile(t, filepath.Join(dir, "toolgate"), "#!/bin/sh\ncat >/dev/null\n"+script+"\n")
+	if err := os.Chmod(filepath.Join(dir, "toolgate"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}

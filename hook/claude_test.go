@@ -1,0 +1,283 @@
+package hook
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/rs/zerolog"
+)
+
+// Every Claude Code tool maps to a surface and a value a rule can match.
+func TestClaudeCallMapping(t *testing.T) {
+	cases := []struct {
+		name  string
+		input string
+		tool  string
+		want  map[string]any
+	}{
+		{"Bash", `{"command":"ls","description":"d"}`, "bash", map[string]any{"command": "ls", "description": "d"}},
+		{"Read", `{"file_path":"/p/a","offset":1}`, "read", map[string]any{"path": "/p/a", "offset": json.Number("1")}},
+		{"Write", `{"file_path":"/p/a","content":"x"}`, "write", map[string]any{"path": "/p/a", "content": "x"}},
+		{"Edit", `{"file_path":"a","old_string":"x","new_string":"y"}`, "edit", map[string]any{"path": "a", "old_string": "x", "new_string": "y"}},
+		{"MultiEdit", `{"file_path":"a","edits":[]}`, "edit", map[string]any{"path": "a", "edits": []any{}}},
+		{"NotebookEdit", `{"notebook_path":"n.ipynb","new_source":"x"}`, "edit", map[string]any{"path": "n.ipynb", "new_source": "x"}},
+		{"Grep", `{"pattern":"KEY","path":"src","glob":"*.env"}`, "grep", map[string]any{"pattern": "KEY", "path": "src", "glob": "*.env"}},
+		{"Glob", `{"pattern":"**/*.pem","path":"/p"}`, "find", map[string]any{"pattern": "**/*.pem", "path": "/p"}},
+		{"LS", `{"path":"/p"}`, "ls", map[string]any{"path": "/p"}},
+		{"Skill", `{"skill":"deploy"}`, "skill", map[string]any{"name": "deploy"}},
+		{"WebFetch", `{"url":"https://x.example/a","prompt":"p"}`, "WebFetch", map[string]any{"url": "https://x.example/a", "prompt": "p"}},
+		{"WebSearch", `{"query":"q"}`, "WebSearch", map[string]any{"query": "q"}},
+		{"TodoWrite", `{"todos":[]}`, "TodoWrite", map[string]any{"todos": []any{}}},
+		{"Monitor", `{"command":"tail -f log","description":"d","timeout_ms":1}`, "bash", map[string]any{"command": "tail -f log", "description": "d", "timeout_ms": json.Number("1")}},
+		{"Monitor", `{"ws":{"url":"wss://x.example"},"description":"d"}`, "Monitor", map[string]any{"ws": map[string]any{"url": "wss://x.example"}, "description": "d"}},
+		{"mcp__github__delete_repo", `{"repo":"r"}`, "mcp", map[string]any{"tool": "github:delete_repo", "arguments": map[string]any{"repo": "r"}}},
+		{"mcp__srv", `{}`, "mcp", map[string]any{"tool": "srv", "arguments": map[string]any{}}},
+		{"SomethingNew", ``, "SomethingNew", map[string]any{}},
+	}
+	for _, c := range cases {
+		ec, err := claudeCall(c.name, json.RawMessage(c.input))
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		if ec.tool != c.tool || !reflect.DeepEqual(ec.input, c.want) {
+			t.Errorf("%s %s: got %s %#v, want %s %#v", c.name, c.input, ec.tool, ec.input, c.tool, c.want)
+		}
+	}
+	for _, bad := range []struct{ name, input string }{
+		{"Read", `{"file_path":"a","path":"b"}`},
+		{"Skill", `{"skill":"a","name":"b"}`},
+		{"Bash", `["ls"]`},
+		{"", `{}`},
+	} {
+		if _, err := claudeCall(bad.name, json.RawMessage(bad.input)); err == nil {
+			t.Errorf("%s %s: no error", bad.name, bad.input)
+		}
+	}
+}
+
+// hookEnv is a temporary home, project and policy for one adapter.
+type hookEnv struct {
+	t     *testing.T
+	dir   string
+	proj  string
+	audit string
+	opts  Options
+}
+
+func newHookEnv(t *testing.T, policy string) *hookEnv {
+	t.Helper()
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &hookEnv{t: t, dir: dir, proj: filepath.Join(dir, "proj"), audit: filepath.Join(dir, "audit.jsonl")}
+	if err := os.MkdirAll(e.proj, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cfg := filepath.Join(dir, "policy.json")
+	if err := os.WriteFile(cfg, []byte(policy), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	home := filepath.Join(dir, "home")
+	e.opts = Options{Cwd: e.proj, ConfigFiles: []string{cfg}, AuditLog: e.audit, Home: home,
+		AgentDir: filepath.Join(home, ".pi", "agent"), ConfigHome: filepath.Join(home, ".config"), Log: zerolog.Nop()}
+	return e
+}
+
+func (e *hookEnv) event(fields map[string]any) string {
+	base := map[string]any{"session_id": "s1", "cwd": e.proj}
+	for k, v := range fields {
+		base[k] = v
+	}
+	b, err := json.Marshal(base)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return string(b)
+}
+
+// auditRecords reads the audit log's decision records.
+func (e *hookEnv) auditRecords() []map[string]any {
+	e.t.Helper()
+	f, err := os.Open(e.audit)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer f.Close()
+	var out []map[string]any
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		var rec map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
+			e.t.Fatal(err)
+		}
+		if rec["event"] == "decision" {
+			out = append(out, rec)
+		}
+	}
+	return out
+}
+
+const hostsPolicy = `{"permission": {
+  "*": "ask",
+  "bash": {"*": "ask", "git status": "allow", "rm *": "deny"},
+  "read": {"*": "allow", "*.env": "deny"},
+  "grep": {"*": "allow"},
+  "find": {"*": "allow"},
+  "path": {"*.pem": "deny"},
+  "WebFetch": {"*": "ask", "https://docs.example/*": "allow", "https://evil.example/*": "deny"},
+  "web_fetch": {"*": "ask", "https://docs.example/*": "allow", "https://evil.example/*": "deny"},
+  "WebSearch": {"*": "allow", "*password*": "deny"},
+  "google_web_search": {"*": "allow", "*password*": "deny"},
+  "mcp": {"*": "ask", "github:*": "allow", "github:delete_repo": "deny", "other:drop_db": "deny"},
+  "skill": {"deploy": "deny"},
+  "ExitPlanMode": "deny",
+  "Monitor": {"*": "ask", "wss://evil.example/*": "deny"},
+  "ReadMcpResourceTool": {"*": "ask", "vault:*": "deny"},
+  "exit_plan_mode": "deny"
+}}`
+
+func TestClaudeHookDecisions(t *testing.T) {
+	e := newHookEnv(t, hostsPolicy)
+	if err := os.WriteFile(filepath.Join(e.proj, "key.pem"), []byte("k"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		tool     string
+		input    map[string]any
+		mode     string
+		decision string // "" = no answer (Claude Code decides)
+		reason   string
+	}{
+		{"Bash", map[string]any{"command": "git status"}, "default", "allow", ""},
+		{"Bash", map[string]any{"command": "git status && rm -rf build"}, "default", "deny", "rm -rf build"},
+		{"Bash", map[string]any{"command": "make"}, "default", "ask", "make"},
+		{"Bash", map[string]any{"command": "make"}, "dontAsk", "deny", "dontAsk"},
+		{"Bash", map[string]any{"command": "make"}, "bypassPermissions", "ask", "make"},
+		{"Bash", map[string]any{"command": "rm -rf build"}, "bypassPermissions", "deny", "rm -rf build"},
+		{"Bash", map[string]any{"command": "rm -rf build"}, "acceptEdits", "deny", "rm -rf build"},
+		{"Bash", map[string]any{"command": "git status"}, "plan", "", ""},
+		{"Bash", map[string]any{"command": "rm -rf build"}, "plan", "deny", "rm -rf build"},
+		{"Read", map[string]any{"file_path": "a.txt"}, "default", "allow", ""},
+		{"Read", map[string]any{"file_path": ".env"}, "default", "deny", ".env"},
+		{"Grep", map[string]any{"pattern": "x", "glob": "*.pem"}, "default", "deny", ""},
+		{"Glob", map[string]any{"pattern": "*.pem"}, "default", "deny", ""},
+		{"Grep", map[string]any{"pattern": "x", "glob": "*.txt"}, "default", "allow", ""},
+		{"WebFetch", map[string]any{"url": "https://docs.example/a", "prompt": "p"}, "default", "allow", ""},
+		{"WebFetch", map[string]any{"url": "https://evil.example/x", "prompt": "p"}, "default", "deny", "https://evil.example/x"},
+		{"WebFetch", map[string]any{"url": "https://other.example/", "prompt": "p"}, "default", "ask", ""},
+		{"WebFetch", map[string]any{"url": "HTTPS://EVIL.Example", "prompt": "p"}, "default", "deny", "https://evil.example/"},
+		{"WebSearch", map[string]any{"query": "weather"}, "default", "allow", ""},
+		{"WebSearch", map[string]any{"query": "admin password list"}, "default", "deny", ""},
+		{"mcp__github__list_issues", map[string]any{}, "default", "allow", ""},
+		{"mcp__github__delete_repo", map[string]any{"repo": "r"}, "default", "deny", "github:delete_repo"},
+		{"mcp__other__x", map[string]any{}, "default", "ask", ""},
+		{"mcp__other__drop_db", map[string]any{}, "default", "deny", "other:drop_db"},
+		{"Skill", map[string]any{"skill": "deploy"}, "default", "deny", "deploy"},
+		// Built-in allows, and a policy that names the tool overrides them.
+		{"TodoWrite", map[string]any{"todos": []any{}}, "default", "allow", ""},
+		{"Task", map[string]any{"prompt": "p"}, "default", "allow", ""},
+		{"Agent", map[string]any{"prompt": "p"}, "default", "allow", ""},
+		{"BashOutput", map[string]any{"bash_id": "1"}, "default", "allow", ""},
+		{"KillShell", map[string]any{"shell_id": "1"}, "default", "allow", ""},
+		{"ExitPlanMode", map[string]any{"plan": "p"}, "default", "deny", ""},
+		{"SlashCommand", map[string]any{"command": "/x"}, "default", "ask", ""},
+		{"ReadMcpResourceTool", map[string]any{"server": "vault", "uri": "secret://db"}, "default", "deny", "vault:secret://db"},
+		{"ReadMcpResourceTool", map[string]any{"server": "docs", "uri": "file:///readme"}, "default", "ask", ""},
+		{"Monitor", map[string]any{"command": "rm -rf build", "description": "d"}, "default", "deny", "rm -rf build"},
+		{"Monitor", map[string]any{"ws": map[string]any{"url": "wss://evil.example/s"}}, "default", "deny", "wss://evil.example/s"},
+	}
+	for _, c := range cases {
+		var out bytes.Buffer
+		ev := e.event(map[string]any{"hook_event_name": "PreToolUse", "tool_name": c.tool, "tool_input": c.input,
+			"permission_mode": c.mode, "tool_use_id": "toolu_1"})
+		if err := ClaudeHook(e.opts, strings.NewReader(ev), &out); err != nil {
+			t.Errorf("%s %v: %v", c.tool, c.input, err)
+			continue
+		}
+		if c.decision == "" {
+			if out.Len() != 0 {
+				t.Errorf("%s %v (%s): answered %s, want no answer", c.tool, c.input, c.mode, out.String())
+			}
+			continue
+		}
+		var reply struct {
+			H struct {
+				Event    string `json:"hookEventName"`
+				Decision string `json:"permissionDecision"`
+				Reason   string `json:"permissionDecisionReason"`
+			} `json:"hookSpecificOutput"`
+		}
+		if err := json.Unmarshal(out.Bytes(), &reply); err != nil {
+			t.Errorf("%s: reply %q: %v", c.tool, out.String(), err)
+			continue
+		}
+		if reply.H.Event != "PreToolUse" || reply.H.Decision != c.decision || !strings.Contains(reply.H.Reason, c.reason) {
+			t.Errorf("%s %v (%s): %+v, want %s mentioning %q", c.tool, c.input, c.mode, reply.H, c.decision, c.reason)
+		}
+		if c.decision != "allow" && reply.H.Reason == "" {
+			t.Errorf("%s %v: a %s without a reason", c.tool, c.input, c.decision)
+		}
+	}
+	recs := e.auditRecords()
+	// One record per engine call: the uppercase URL is decided in both
+	// of its forms.
+	if len(recs) != len(cases)+1 {
+		t.Fatalf("%d decision records for %d calls", len(recs), len(cases))
+	}
+	for i, r := range recs {
+		if r["host"] != HostClaudeCode || r["sessionId"] != "s1" || r["toolCallId"] != "toolu_1" {
+			t.Errorf("record %d: %v", i, r)
+		}
+	}
+	if got := recs[3]["action"]; got != "deny" || recs[3]["state"] != "ask" {
+		t.Errorf("dontAsk record: action %v state %v, want deny and ask", got, recs[3]["state"])
+	}
+}
+
+// A broken policy file clamps every allow to ask, the built-in allows too.
+func TestClaudeHookBuiltinAllowClamped(t *testing.T) {
+	e := newHookEnv(t, `{"permission": {"bash": {"*": "allow"}, "bogus": }}`)
+	var out bytes.Buffer
+	ev := e.event(map[string]any{"hook_event_name": "PreToolUse", "tool_name": "TodoWrite", "tool_input": map[string]any{}})
+	if err := ClaudeHook(e.opts, strings.NewReader(ev), &out); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), `"permissionDecision":"ask"`) {
+		t.Fatalf("TodoWrite with a broken policy: %s", out.String())
+	}
+}
+
+// Writes to toolgate's own files and to the settings that run the hook
+// are asked, whatever the policy says.
+func TestClaudeHookProtectsItsSettings(t *testing.T) {
+	e := newHookEnv(t, `{"permission": {"*": "allow", "bash": {"*": "allow"}, "write": {"*": "allow"}, "edit": {"*": "allow"}}}`)
+	for _, c := range []struct{ tool, path string }{
+		{"Write", ".claude/settings.json"},
+		{"Edit", ".toolgate/config.json"},
+		{"Write", filepath.Join(e.opts.Home, ".claude", "settings.json")},
+		{"Write", filepath.Join(e.opts.ConfigHome, "toolgate", "config.json")},
+	} {
+		var out bytes.Buffer
+		ev := e.event(map[string]any{"hook_event_name": "PreToolUse", "tool_name": c.tool, "tool_input": map[string]any{"file_path": c.path}})
+		if err := ClaudeHook(e.opts, strings.NewReader(ev), &out); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(out.String(), `"permissionDecision":"ask"`) {
+			t.Errorf("%s %s: %s", c.tool, c.path, out.String())
+		}
+	}
+	var out bytes.Buffer
+	ev := e.event(map[string]any{"hook_event_name": "PreToolUse", "tool_name": "Write", "tool_input": map[string]any{"file_path": "notes.txt"}})
+	if err := ClaudeHook(e.opts, strings.NewReader(ev), &out); err != nil || !strings.Contains(out.String(), `"allow"`) {
+		t.Errorf("an ordinary write: %s %v", out.String(), err)
+	}
+}

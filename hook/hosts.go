@@ -1,0 +1,266 @@
+package hook
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/toolgate/toolgate/gates"
+	"github.com/toolgate/toolgate/policy"
+	"github.com/toolgate/toolgate/protocol"
+)
+
+// Host names, as the audit log records them.
+const (
+	HostClaudeCode = "claude-code"
+	HostGeminiCLI  = "gemini-cli"
+)
+
+// engineCall is one call in toolgate's own terms, as a host adapter made
+// it from the host's event: a tool name and input the gates know (a tool
+// with no pi counterpart gets its value from the host's profile).
+type engineCall struct {
+	tool  string
+	input map[string]any
+	// workdir is a shell tool's own working directory (Gemini's dir_path):
+	// the command is analyzed as if it started with `cd workdir`.
+	workdir string
+}
+
+// hostProfile is what the engine needs to know of a host beyond the
+// mapping of its events: the values of its own tools and the tools it
+// never asks for.
+type hostProfile struct {
+	name string
+	// values gives the value of a tool that keeps its host name, from its
+	// input (empty: "*").
+	values map[string]func(in map[string]any) string
+	// builtinAllow are the host's tools that it never asks a person about
+	// (todo lists, plan mode, subagents): allowed unless a policy rule
+	// names them.
+	builtinAllow map[string]bool
+}
+
+// IsHost reports whether name is a hook host toolgate has an adapter for.
+func IsHost(name string) bool { _, ok := profileFor(name); return ok }
+
+func profileFor(host string) (hostProfile, bool) {
+	switch host {
+	case HostClaudeCode:
+		return claudeProfile, true
+	case HostGeminiCLI:
+		return geminiProfile, true
+	}
+	return hostProfile{}, false
+}
+
+func strField(key string) func(map[string]any) string {
+	return func(in map[string]any) string {
+		s, _ := in[key].(string)
+		return strings.TrimSpace(s)
+	}
+}
+
+// hostResolver decides a hook host's queries: MCP candidates as forms of
+// one target, and a host's built-in allow where the policy has nothing to
+// say (the winning rule is the fallback, no trust floor decided, and no
+// broken file clamped the policy).
+type hostResolver struct {
+	gates.Resolver
+	pol     *policy.Policy
+	builtin map[string]bool
+}
+
+func (r hostResolver) Resolve(q policy.Query) policy.Result {
+	// MCP targets are forms of one target (SPEC §2): the last rule that
+	// matches any of them wins, so "github:delete_repo": "deny" holds
+	// after an "*" that asks.
+	q.FirstCandidate = false
+	res := r.Resolver.Resolve(q)
+	if !r.builtin[q.Surface] || !res.Rule.IsFallback() || res.Floored || r.pol.Clamped {
+		return res
+	}
+	b := policy.NewRule(q.Surface, "*", policy.Allow, policy.LayerBaseline, policy.Origin{Scope: policy.ScopeBuiltin}, r.pol.Home())
+	return policy.Result{Action: policy.Allow, Rule: &b, Value: res.Value}
+}
+
+// hostDecision is the engine's answer to one engine call.
+type hostDecision struct {
+	call engineCall
+	id   string
+	res  protocol.CheckResult
+	gc   *gatesCall
+}
+
+// decideEngineCall decides one engine call of a host, as a dry run: a hook
+// host shows the ask itself.
+func (s *Server) decideEngineCall(prof hostProfile, id string, ec engineCall) (hostDecision, error) {
+	gc, err := s.prepareEngineCall(prof, id, ec)
+	if err != nil {
+		return hostDecision{}, err
+	}
+	res := gates.Check(gates.Request{Call: gc.call, Gates: gates.ToolGates,
+		Resolver: hostResolver{Resolver: resolver{p: gc.policy}, pol: gc.policy, builtin: prof.builtinAllow}})
+	if res.State != "allow" && res.State != "ask" && res.State != "deny" {
+		return hostDecision{}, fmt.Errorf("no decision for %s", ec.tool)
+	}
+	if res.State != "allow" && res.Reason == "" {
+		res.Reason = fmt.Sprintf("toolgate: the %s call is blocked (fail-closed): no gate gave a reason", ec.tool)
+	}
+	return hostDecision{call: ec, id: id, res: res, gc: gc}, nil
+}
+
+// audit writes the decision with the action the host was given (which a
+// host's mode may have made stricter than the engine's state).
+func (s *Server) auditHostDecision(d hostDecision, action, reason string) error {
+	dec := d.res.Decision
+	if dec == nil {
+		dec = &protocol.Decision{}
+	}
+	return (reporter{s: s}).Audit(gates.AuditRecord{Event: "decision", ToolCallID: d.id, ToolName: d.call.tool,
+		Action: action, Reason: reason, Resolution: dec.Resolution, Gate: dec.Gate, Surface: dec.Surface, Value: dec.Value,
+		State: d.res.State, MatchedPattern: dec.MatchedPattern, Origin: dec.Origin, Trace: d.res.Trace, Input: d.gc.input, Cwd: d.gc.call.Cwd})
+}
+
+// prepareEngineCall decodes an engine call like a tool_call and applies
+// the host's profile: the value of a host tool, a shell tool's workdir.
+func (s *Server) prepareEngineCall(prof hostProfile, id string, ec engineCall) (*gatesCall, error) {
+	if id == "" {
+		id = prof.name
+	}
+	raw, err := json.Marshal(map[string]any{"toolCallId": id, "toolName": ec.tool, "input": ec.input})
+	if err != nil {
+		return nil, err
+	}
+	gc, _, err := s.decodeCall(raw)
+	if err != nil {
+		return nil, fmt.Errorf("the tool call cannot be read: %w", err)
+	}
+	if f, ok := prof.values[ec.tool]; ok && gc.call.Shell == nil {
+		gc.call.Value = f(ec.input)
+	}
+	if ec.workdir != "" && gc.call.Shell != nil {
+		gc.call.Shell = analyzeShell(gc.call.Shell.Command, ec.workdir, gc.call.Cwd, s.opts.Home)
+	}
+	return gc, nil
+}
+
+// mostRestrictive is the decision that decides a host event made of
+// several engine calls: the first deny, else the first ask, else allow.
+func mostRestrictive(ds []hostDecision) hostDecision {
+	rank := map[string]int{"allow": 0, "ask": 1, "deny": 2}
+	best := ds[0]
+	for _, d := range ds[1:] {
+		if rank[d.res.State] > rank[best.res.State] {
+			best = d
+		}
+	}
+	return best
+}
+
+// hookServer is a server for one hook event of host: the event's cwd and
+// session, the host named in every audit record.
+func hookServer(opts Options, host, cwd, sessionID string) (*Server, error) {
+	if cwd != "" {
+		if !filepath.IsAbs(cwd) {
+			return nil, fmt.Errorf("the hook event's cwd %q is not absolute", cwd)
+		}
+		opts.Cwd = filepath.Clean(cwd)
+	}
+	opts.Host = host
+	s := New(opts)
+	s.st.sessionID = sessionID
+	s.openAudit(s.currentPolicy())
+	if err := s.auditErr(); err != nil {
+		s.closeAudit()
+		return nil, err
+	}
+	return s, nil
+}
+
+// objectInput decodes a hook event's tool_input: absent is {}, anything
+// but an object is an error.
+func objectInput(tool string, raw json.RawMessage) (map[string]any, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return map[string]any{}, nil
+	}
+	o, err := decodeObject(raw)
+	if err != nil {
+		return nil, fmt.Errorf("tool_input of %s: %w", tool, err)
+	}
+	return o, nil
+}
+
+// renameField moves in[from] to in[to]; both present is ambiguous.
+func renameField(in map[string]any, tool, from, to string) error {
+	v, ok := in[from]
+	if !ok || from == to {
+		return nil
+	}
+	if _, clash := in[to]; clash {
+		return fmt.Errorf("tool_input of %s has both %s and %s", tool, from, to)
+	}
+	delete(in, from)
+	in[to] = v
+	return nil
+}
+
+// hostProtected are the files beyond pi's that no call may change unasked:
+// toolgate's own policy files, and the settings where a hook host is told
+// to run toolgate (a call that could rewrite them could turn toolgate off).
+func (s *Server) hostProtected(cwd string) []string {
+	var out []string
+	home := s.opts.Home
+	if s.opts.ConfigHome != "" || home != "" {
+		out = append(out, filepath.Dir(policy.ToolgateGlobalPath(s.opts.ConfigHome, home)))
+	}
+	if cwd != "" {
+		out = append(out, filepath.Dir(policy.ToolgateProjectPath(cwd)))
+	}
+	var local, user []string
+	switch s.opts.Host {
+	case HostClaudeCode:
+		local, user = []string{".claude"}, []string{".claude/settings.json", ".claude/settings.local.json"}
+	case HostGeminiCLI:
+		local, user = []string{".gemini"}, []string{".gemini/settings.json", ".gemini/policies"}
+	}
+	for _, f := range local {
+		if cwd != "" {
+			out = append(out, filepath.Join(cwd, f))
+		}
+	}
+	for _, f := range user {
+		if home != "" {
+			out = append(out, filepath.Join(home, f))
+		}
+	}
+	return out
+}
+
+// hostEngineCall is the engine call of one host tool call, for explain and
+// replay: a host's own tool name is mapped as its adapter maps it, and an
+// engine tool name (what the audit log records) is kept, since no mapping
+// changes one. A host call that is several engine calls (Gemini's
+// read_many_files, web_fetch) is decided as recorded.
+func hostEngineCall(host, tool string, input json.RawMessage) (engineCall, error) {
+	var calls []engineCall
+	switch host {
+	case HostClaudeCode:
+		ec, err := claudeCall(tool, input)
+		if err != nil {
+			return engineCall{}, err
+		}
+		calls = []engineCall{ec}
+	case HostGeminiCLI:
+		var err error
+		if calls, err = geminiCalls(geminiEvent{ToolName: tool, ToolInput: input}); err != nil {
+			return engineCall{}, err
+		}
+	}
+	if len(calls) == 1 {
+		return calls[0], nil
+	}
+	in, err := objectInput(tool, input)
+	return engineCall{tool: tool, input: in}, err
+}
