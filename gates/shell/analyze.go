@@ -93,6 +93,9 @@ type analyzer struct {
 	nesting int
 	tooDeep bool
 	topPos  syntax.Pos
+	// injected is set once the shell may have had an injection variable
+	// set (see injectAt): every unit from then on is floored.
+	injected bool
 }
 
 func newAnalyzer(opt Options) *analyzer {
@@ -115,6 +118,9 @@ func newAnalyzer(opt Options) *analyzer {
 // addUnit appends u and returns its index, so that a handler can floor it
 // after the units it wraps were added.
 func (a *analyzer) addUnit(u Unit) int {
+	if a.injected && floorRank[SentinelIndirection] > floorRank[u.Floor] {
+		u.Floor = SentinelIndirection
+	}
 	if u.Floor != "" || hasByte(u.Text, &wildBytes) {
 		u.ExactSuggestion = true
 	}

@@ -502,8 +502,8 @@ var analyzeRows = []row{
 
 	// Variables with literal values are substituted in paths and payloads.
 	{cmd: `A=/x; B=$A/y; cat $B`, units: us(u(`A=/x`, CtxAssignment), u(`B=$A/y`, CtxAssignment), u(`cat /x/y`)), paths: ps(p(`$B`, `/x/y`))},
-	{cmd: `HOME=/etc; cat ~/shadow`, units: us(u(`HOME=/etc`, CtxAssignment), u(`cat ~/shadow`)), paths: ps(p(`~/shadow`, `/etc/shadow`))},
-	{cmd: `if c; then HOME=/etc; fi; cat ~/shadow`, units: us(u(`c`, CtxIf), u(`HOME=/etc`, CtxAssignment), u(`cat ~/shadow`)), paths: ps(pu(`~/shadow`))},
+	{cmd: `HOME=/etc; cat ~/shadow`, units: us(u(`HOME=/etc`, CtxAssignment, ind), u(`cat ~/shadow`, ind)), paths: ps(p(`~/shadow`, `/etc/shadow`))},
+	{cmd: `if c; then HOME=/etc; fi; cat ~/shadow`, units: us(u(`c`, CtxIf, ind), u(`HOME=/etc`, CtxAssignment, ind), u(`cat ~/shadow`, ind)), paths: ps(pu(`~/shadow`))},
 	{cmd: `D=@ROOT@/outside; cat "$D/x.txt"`, units: us(u(`D=@ROOT@/outside`, CtxAssignment), u(`cat @ROOT@/outside/x.txt`)), paths: ps(p(`$D/x.txt`, `@ROOT@/outside/x.txt`))},
 	{cmd: `F='*.env'; cat $F`, units: us(u(`F='*.env'`, CtxAssignment), u(`cat *.env`)), paths: ps(p(`$F`, `*.env`))},
 	{cmd: `F='.env'; cat "$F"`, units: us(u(`F='.env'`, CtxAssignment), u(`cat .env`)), paths: ps(p(`$F`, `.env`))},
@@ -619,7 +619,7 @@ var analyzeRows = []row{
 	{cmd: `git diff HEAD~1 -- src/`, units: us(u(`git diff HEAD~1 -- src/`)), paths: ps(p(`src/`, `src/`))},
 
 	// Builtins that change what a name runs, and more variable bookkeeping.
-	{cmd: `hash -p /tmp/evil ls; ls`, units: us(u(`hash -p /tmp/evil ls`, ind), u(`ls`)), paths: ps(p(`/tmp/evil`, `/tmp/evil`))},
+	{cmd: `hash -p /tmp/evil ls; ls`, units: us(u(`hash -p /tmp/evil ls`, ind), u(`ls`, ind)), paths: ps(p(`/tmp/evil`, `/tmp/evil`))},
 	{cmd: `enable -f ./evil.so ls`, units: us(u(`enable -f ./evil.so ls`, opq)), paths: ps(p(`./evil.so`, `./evil.so`))},
 	{cmd: `hash -r`, units: us(u(`hash -r`))},
 	{cmd: `alias x=1; X=ls; $X`, units: us(u(`alias x=1`, opq), u(`1`, CtxPayload), u(`X=ls`, CtxAssignment), u(`$X`, dyn))},
@@ -635,5 +635,5 @@ var analyzeRows = []row{
 	{cmd: `echo ${C:=rm}; $C x`, units: us(u(`echo ${C:=rm}`), u(`$C x`, dyn)), paths: ps(p(`x`, `x`))},
 	{cmd: `exec {C}>x; $C`, units: us(u(`exec`), u(`$C`, dyn)), paths: ps(p(`x`, `x`, redir))},
 	{cmd: `printf -v C rm; $C`, units: us(u(`printf -v C rm`), u(`$C`, dyn))},
-	{cmd: `declare "$N=rm"; C=ls; $C`, units: us(u(`declare $N=rm`, CtxDeclaration), u(`C=ls`, CtxAssignment), u(`$C`, dyn))},
+	{cmd: `declare "$N=rm"; C=ls; $C`, units: us(u(`declare $N=rm`, CtxDeclaration, ind), u(`C=ls`, CtxAssignment, ind), u(`$C`, dyn))},
 }

@@ -350,6 +350,10 @@ var dangerousEnv = map[string]bool{
 	"BASH_ENV": true, "ENV": true, "PAGER": true, "EDITOR": true, "VISUAL": true,
 	"MANPAGER": true, "LESSOPEN": true, "LESSCLOSE": true, "PROMPT_COMMAND": true,
 	"SHELLOPTS": true, "BASHOPTS": true, "PS4": true,
+	// Where programs find the configuration that runs code (~/.gitconfig,
+	// ~/.config/git/config, zsh's start-up files), and what glibc loads.
+	"HOME": true, "XDG_CONFIG_HOME": true, "XDG_CONFIG_DIRS": true, "ZDOTDIR": true,
+	"BASH_LOADABLES_PATH": true, "GCONV_PATH": true, "LOCPATH": true,
 }
 
 // injectsEnv reports whether setting name floors a command (SPEC §4,
