@@ -105,9 +105,11 @@ func pathOpts(w pathWant, opts []any) pathWant {
 
 func ps(paths ...pathWant) []pathWant { return paths }
 
-func TestAnalyze(t *testing.T) {
-	fx := newFixture(t)
-	for _, r := range analyzeRows {
+func TestAnalyze(t *testing.T) { runRows(t, newFixture(t), analyzeRows) }
+
+// runRows checks each row's command against what Analyze finds in fx.
+func runRows(t *testing.T, fx fixture, rows []row) {
+	for _, r := range rows {
 		t.Run(r.cmd, func(t *testing.T) {
 			got := Analyze(fx.expand(r.cmd), fx.options())
 			if got.Unparseable != r.unparseable {

@@ -139,6 +139,9 @@ func init() {
 		"hash":          (*analyzer).loader,
 		"enable":        (*analyzer).loader,
 	}
+	for n := range callbacks {
+		specials[n] = (*analyzer).callback
+	}
 	kinds := map[string]commandKind{}
 	set := func(name string, f func(*commandKind)) {
 		k := kinds[name]
