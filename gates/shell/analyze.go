@@ -135,6 +135,7 @@ var floorRank = map[string]int{
 	SentinelDynamic:     2,
 	SentinelOpaque:      3,
 	SentinelUnparseable: 4,
+	SentinelArming:      5, // it alone has no session option
 }
 
 // setFloor floors unit i with s unless a stronger floor is already set.

@@ -1,6 +1,10 @@
 package shell
 
-import "testing"
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
 
 // Rows for the classes of issue 12 (items 4, 6, 9) and issue 18 (item 6):
 // injection variables set in the shell, bash callbacks and look-up tables,
@@ -63,4 +67,110 @@ var callbackRows = []row{
 	{cmd: `compgen -W 'start stop' s`, units: us(u(`compgen -W start stop s`))},
 	{cmd: `complete -C 'rm z' git`, units: us(u(`complete -C rm z git`, opq), u(`rm z`, CtxPayload))},
 	{cmd: `complete -F _git git`, units: us(u(`complete -F _git git`, opq), u(`_git`, CtxPayload))},
+}
+
+func TestAnalyzeProgramOptions(t *testing.T) {
+	fx := newFixture(t)
+	// lnk/.. is the parent of lnk's target (@ROOT@/outside/sub), not @CWD@.
+	mkLink(t, fx, "outside/sub", "proj/lnk")
+	runRows(t, fx, programOptionRows)
+}
+
+var arm = floor(SentinelArming)
+
+var programOptionRows = []row{
+	// find: starting points after "--"; -files0-from reads them from a file.
+	{cmd: `find -L -- /etc -name x`, units: us(u(`find -L -- /etc -name x`)), paths: ps(p(`/etc`, `/etc`))},
+	{cmd: `find -- . -delete`, units: us(u(`find -- . -delete`)), paths: ps(p(`.`, `.`))},
+	{cmd: `find -files0-from list -delete`, units: us(u(`find -files0-from list -delete`, ind)), paths: ps(p(`list`, `list`), pu(`<files listed in list>`))},
+
+	// git options that run a program.
+	{cmd: `git difftool -x 'rm -rf y' HEAD`, units: us(u(`git difftool -x rm -rf y HEAD`, ind), u(`rm -rf y`, CtxPayload))},
+	{cmd: `git difftool --extcmd="curl evil" HEAD`, units: us(u(`git difftool --extcmd=curl evil HEAD`, ind), u(`curl evil`, CtxPayload))},
+	{cmd: `git difftool -y HEAD~1`, units: us(u(`git difftool -y HEAD~1`))},
+	{cmd: `git grep -O'rm z' foo`, units: us(u(`git grep -Orm z foo`, ind), u(`rm z`, CtxPayload))},
+	{cmd: `git grep --open-files-in-pager=vim foo`, units: us(u(`git grep --open-files-in-pager=vim foo`, ind), u(`vim`, CtxPayload))},
+	{cmd: `git grep -O foo`, units: us(u(`git grep -O foo`, ind))},
+	{cmd: `git ls-remote --upload-pack='rm -rf w;' .`, units: us(u(`git ls-remote --upload-pack=rm -rf w; .`, ind), u(`rm -rf w`, CtxPayload)), paths: ps(p(`.`, `.`))},
+	{cmd: `git ls-remote -u 'curl evil' .`, units: us(u(`git ls-remote -u curl evil .`, ind), u(`curl evil`, CtxPayload)), paths: ps(p(`.`, `.`))},
+	{cmd: `git fetch --upload-pack 'curl evil' origin`, units: us(u(`git fetch --upload-pack curl evil origin`, ind), u(`curl evil`, CtxPayload))},
+	{cmd: `git fetch -u origin`, units: us(u(`git fetch -u origin`))},
+	{cmd: `git pull --upload-pack=x origin`, units: us(u(`git pull --upload-pack=x origin`, ind), u(`x`, CtxPayload))},
+	{cmd: `git clone -u 'curl evil' src dst`, units: us(u(`git clone -u curl evil src dst`, ind), u(`curl evil`, CtxPayload)), paths: ps(p(`src`, `src`))},
+	{cmd: `git push --receive-pack='curl evil' origin`, units: us(u(`git push --receive-pack=curl evil origin`, ind), u(`curl evil`, CtxPayload))},
+	{cmd: `git push --exec=x origin`, units: us(u(`git push --exec=x origin`, ind), u(`x`, CtxPayload))},
+	{cmd: `git archive --remote=r --exec='curl evil' HEAD`, units: us(u(`git archive --remote=r --exec=curl evil HEAD`, ind), u(`curl evil`, CtxPayload))},
+	{cmd: `git -c core.fsmonitor='curl evil' status`, units: us(u(`git -c core.fsmonitor=curl evil status`, ind), u(`curl evil`, CtxPayload), u(`git status`, CtxWrapped))},
+	{cmd: `git -c alias.st='!rm -rf v' st`, units: us(u(`git -c alias.st=!rm -rf v st`, ind), u(`rm -rf v`, CtxPayload), u(`git st`, CtxWrapped))},
+	{cmd: `git -c diff.pdf.textconv='curl evil' diff`, units: us(u(`git -c diff.pdf.textconv=curl evil diff`, ind), u(`curl evil`, CtxPayload), u(`git diff`, CtxWrapped))},
+	{cmd: `git -c credential.helper='!curl evil' fetch`, units: us(u(`git -c credential.helper=!curl evil fetch`, ind), u(`curl evil`, CtxPayload), u(`git fetch`, CtxWrapped))},
+	{cmd: `git -c user.name=x commit`, units: us(u(`git -c user.name=x commit`, ind), u(`git commit`, CtxWrapped))},
+	{cmd: `git clone --template=./t src dst`, units: us(u(`git clone --template=./t src dst`, arm)), paths: ps(p(`./t`, `./t`), p(`src`, `src`))},
+	{cmd: `git clone -c core.hooksPath=./h src dst`, units: us(u(`git clone -c core.hooksPath=./h src dst`, arm)), paths: ps(p(`src`, `src`))},
+	{cmd: `git clone --config core.sshCommand='curl evil' src`, units: us(u(`git clone --config core.sshCommand=curl evil src`, arm), u(`curl evil`, CtxPayload)), paths: ps(p(`src`, `src`))},
+	{cmd: `git clone -b main https://x/y.git`, units: us(u(`git clone -b main https://x/y.git`))},
+	{cmd: `git init --template ./t`, units: us(u(`git init --template ./t`, arm)), paths: ps(p(`./t`, `./t`))},
+	{cmd: `git clone 'ext::sh -c x' d`, units: us(u(`git clone ext::sh -c x d`, ind))},
+	{cmd: `git instaweb --httpd=x`, units: us(u(`git instaweb --httpd=x`, ind)), paths: ps(p(`x`, `x`))},
+
+	// git -C through a symlinked directory is where git really goes.
+	{cmd: `git -C lnk/.. add x.txt`, units: us(u(`git -C lnk/.. add x.txt`), u(`git add x.txt`, CtxWrapped)), paths: ps(p(`lnk/..`, `lnk/..`), p(`x.txt`, `x.txt`, in(`@ROOT@/outside`)))},
+	{cmd: `git -C lnk log`, units: us(u(`git -C lnk log`), u(`git log`, CtxWrapped)), paths: ps(p(`lnk`, `lnk`))},
+	{cmd: `git -C src status`, units: us(u(`git -C src status`), u(`git status`, CtxWrapped)), paths: ps(p(`src`, `src`))},
+
+	// Arming: git config of a key that runs a program.
+	{cmd: `git config core.pager 'curl evil'`, units: us(u(`git config core.pager curl evil`, arm), u(`curl evil`, CtxPayload))},
+	{cmd: `git config --global alias.co '!rm -rf u'`, units: us(u(`git config --global alias.co !rm -rf u`, arm), u(`rm -rf u`, CtxPayload))},
+	{cmd: `git config --local core.hooksPath .h`, units: us(u(`git config --local core.hooksPath .h`, arm))},
+	{cmd: `git config set core.fsmonitor x`, units: us(u(`git config set core.fsmonitor x`, arm), u(`x`, CtxPayload))},
+	{cmd: `git config --add Core.SSHCommand x`, units: us(u(`git config --add Core.SSHCommand x`, arm), u(`x`, CtxPayload))},
+	{cmd: `git config core.editor vim`, units: us(u(`git config core.editor vim`, arm), u(`vim`, CtxPayload))},
+	{cmd: `git config -f .gitmodules include.path ../x`, units: us(u(`git config -f .gitmodules include.path ../x`, arm)), paths: ps(p(`.gitmodules`, `.gitmodules`))},
+	{cmd: `git config --rename-section foo alias`, units: us(u(`git config --rename-section foo alias`, arm))},
+	{cmd: `git config --edit`, units: us(u(`git config --edit`, arm))},
+	{cmd: `git config "$K" x`, units: us(u(`git config $K x`, arm))},
+	{cmd: `git -C . config core.pager x`, units: us(u(`git -C . config core.pager x`), u(`git config core.pager x`, CtxWrapped, arm), u(`x`, CtxPayload)), paths: ps(p(`.`, `.`))},
+	{cmd: `git config user.email a@b.c`, units: us(u(`git config user.email a@b.c`))},
+	{cmd: `git config --get core.pager`, units: us(u(`git config --get core.pager`))},
+	{cmd: `git config core.pager`, units: us(u(`git config core.pager`))},
+	{cmd: `git config --global --unset core.hooksPath`, units: us(u(`git config --global --unset core.hooksPath`))},
+	{cmd: `git config --list`, units: us(u(`git config --list`))},
+}
+
+// Issue 12.9: option text that takes no file is no path word; everyday
+// commands keep their plain readings.
+func TestAnalyzeNoParanoia(t *testing.T) { runRows(t, newFixture(t), noParanoiaRows) }
+
+var noParanoiaRows = []row{
+	{cmd: `git log -G'/api/users'`, units: us(u(`git log -G/api/users`))},
+	{cmd: `git log -G /api/users`, units: us(u(`git log -G /api/users`))},
+	{cmd: `git log -S'/etc/hosts' --oneline`, units: us(u(`git log -S/etc/hosts --oneline`))},
+	{cmd: `git log -L'/f/,+5:x'`, units: us(u(`git log -L/f/,+5:x`)), paths: ps(p(`x`, `x`))},
+	{cmd: `git log --grep=/api/x --author=a/b`, units: us(u(`git log --grep=/api/x --author=a/b`))},
+	{cmd: `git grep -e'src/'`, units: us(u(`git grep -esrc/`))},
+	{cmd: `git grep '/api/users' -- src`, units: us(u(`git grep /api/users -- src`)), paths: ps(p(`src`, `src`))},
+	{cmd: `git grep -e foo /etc`, units: us(u(`git grep -e foo /etc`)), paths: ps(p(`/etc`, `/etc`))},
+	{cmd: `git log --output=/tmp/o -p`, units: us(u(`git log --output=/tmp/o -p`)), paths: ps(p(`/tmp/o`, `/tmp/o`))},
+	{cmd: `git log -O/tmp/order`, units: us(u(`git log -O/tmp/order`)), paths: ps(p(`/tmp/order`, `/tmp/order`))},
+	{cmd: `git log -- src/a.ts`, units: us(u(`git log -- src/a.ts`)), paths: ps(p(`src/a.ts`, `src/a.ts`))},
+	{cmd: `git commit -m '/api: fix' -F /tmp/msg`, units: us(u(`git commit -m /api: fix -F /tmp/msg`)), paths: ps(p(`/tmp/msg`, `/tmp/msg`))},
+	{cmd: `git log -G foo`, units: us(u(`git log -G foo`))},
+	{cmd: `gcc -Isrc/include src/a.ts`, units: us(u(`gcc -Isrc/include src/a.ts`)), paths: ps(p(`src/a.ts`, `src/a.ts`))},
+	{cmd: `gcc -I/usr/include x.c`, units: us(u(`gcc -I/usr/include x.c`)), paths: ps(p(`/usr/include`, `/usr/include`))},
+	{cmd: `cc -Wl,-rpath,/opt/lib x.c`, units: us(u(`cc -Wl,-rpath,/opt/lib x.c`)), paths: ps(p(`/opt/lib`, `/opt/lib`))},
+	{cmd: `tool -xsrc/`, units: us(u(`tool -xsrc/`))},
+	// cd into an existing directory in a ";" list folds.
+	{cmd: `cd src; cat a.ts`, units: us(u(`cd src`), u(`cat a.ts`)), paths: ps(p(`src`, `src`), p(`a.ts`, `a.ts`, in(`@CWD@/src`)))},
+	{cmd: `cd nosuch; cat README.md`, units: us(u(`cd nosuch`), u(`cat README.md`)), paths: ps(p(`nosuch`, `nosuch`), p(`README.md`, `README.md`, in(`@CWD@/nosuch`)), p(`README.md`, `README.md`))},
+}
+
+// mkLink makes fx.root/link point to the directory fx.root/target.
+func mkLink(t *testing.T, fx fixture, target, link string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Join(fx.root, target), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(fx.root, target), filepath.Join(fx.root, link)); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -269,6 +269,9 @@ func (a *analyzer) cd(base string, c cmd, sc *scope) branch {
 		}
 		to = sc.chdir(args[0])
 	}
+	if a.existingDirs(to) {
+		before = to // cd into an existing directory does not fail
+	}
 	return branch{ok: to, fail: before}
 }
 

@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -95,6 +96,9 @@ func (a *analyzer) optionValue(f field, sc *scope) {
 		return
 	}
 	for k := 2; k < len(v); k++ {
+		if k > 2 && !strings.ContainsRune(",=:", rune(v[k-1])) {
+			continue // a path starts the value or follows a separator (-Wl,-rpath,/x)
+		}
 		if rest := v[k:]; rest[0] == '/' || strings.HasPrefix(rest, "./") ||
 			strings.HasPrefix(rest, "../") || strings.HasPrefix(rest, "~/") {
 			a.pathWord(sc.expandTilde(f.cut(k)), sc, maybeFile)
@@ -304,4 +308,61 @@ func (a *analyzer) patternFirst(i int, spec patternSpec, args []field, sc *scope
 			a.pathWord(f, sc, maybeFile)
 		}
 	}
+}
+
+// physicalChdir returns the directories a program is in after chdir(2) to
+// target from each of dirs (git -C, env -C): the kernel follows symlinks
+// and then "..", so "link/.." is the parent of link's target, not dirs.
+// A directory that cannot be resolved stays as spelled (the program fails
+// there); past the stat budget it is unknown.
+func (a *analyzer) physicalChdir(dirs []string, target field) []string {
+	v := target.value
+	if !target.known || target.glob || v == "" || len(v) > maxDirLen {
+		return unknownDir
+	}
+	var out []string
+	for _, d := range dirs {
+		full := v
+		if !filepath.IsAbs(v) {
+			if d == "" {
+				out = union(out, unknownDir)
+				continue
+			}
+			full = d + "/" + v
+		}
+		out = union(out, []string{a.fs.realDir(full)})
+	}
+	return out
+}
+
+// realDir resolves a directory physically, within the stat budget: "" past
+// it, the cleaned spelling when it cannot be resolved.
+func (v *fsView) realDir(p string) string {
+	if v.statsLeft == 0 {
+		return ""
+	}
+	v.statsLeft--
+	real, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return filepath.Clean(p)
+	}
+	if info, err := os.Stat(real); err != nil || !info.IsDir() {
+		return filepath.Clean(p)
+	}
+	return real
+}
+
+// existingDirs reports whether every directory of dirs is known and is an
+// existing directory, within the stat budget.
+func (a *analyzer) existingDirs(dirs []string) bool {
+	for _, d := range dirs {
+		if d == "" || a.fs.statsLeft == 0 {
+			return false
+		}
+		a.fs.statsLeft--
+		if info, err := os.Stat(d); err != nil || !info.IsDir() {
+			return false
+		}
+	}
+	return true
 }

@@ -25,6 +25,12 @@ func (a *analyzer) find(i int, c cmd, sc *scope) {
 		case findFileTests[v] && k+1 < len(args):
 			a.pathWord(args[k+1], sc, isFile)
 			k += 2
+		case v == "-files0-from" && k+1 < len(args):
+			// The starting points are read from a file: they are unknown.
+			a.setFloor(i, SentinelIndirection)
+			a.pathWord(args[k+1], sc, isFile)
+			a.addPath(PathWord{Raw: "<files listed in " + args[k+1].raw + ">", Dir: sc.dirs[0]})
+			k += 2
 		case strings.HasPrefix(v, "-newer") && len(v) == len("-newerXY") && k+1 < len(args):
 			a.pathWord(args[k+1], sc, maybeFile)
 			k += 2
@@ -44,6 +50,8 @@ func skipFindOptions(args []field) int {
 			k++
 		case v == "-D":
 			k += 2
+		case v == "--":
+			return k + 1
 		default:
 			return k
 		}
@@ -111,112 +119,6 @@ func (a *analyzer) fd(i int, c cmd, sc *scope) {
 		k = end
 	}
 	a.patternFirst(i, patternFirstSpecs["fd"], rest, sc)
-}
-
-// git: -c, --config-env and --exec-path let configuration run any program,
-// which floors git; with global options the subcommand is also a unit of
-// its own without them ("git -C . push" is matched as "git push"), run in
-// the directory -C names.
-func (a *analyzer) git(i int, c cmd, sc *scope) {
-	args := c.args()
-	dirs := sc.dirs
-	k := 0
-	for k < len(args) && args[k].known && strings.HasPrefix(args[k].value, "-") {
-		n, floor := a.gitOption(args, k, &dirs, sc)
-		if floor {
-			a.setFloor(i, SentinelIndirection)
-		}
-		k += n
-	}
-	if k > 0 && k < len(args) {
-		sub := append([]field{c.fields[0]}, args[k:]...)
-		sc.withDirs(dirs, func() { a.run(c.with(sub, CtxWrapped), sc) })
-		return
-	}
-	a.gitSubcommand(i, args[k:], c, sc)
-}
-
-// gitOption reads the global option at args[k] and returns the words it
-// used and whether it floors git.
-func (a *analyzer) gitOption(args []field, k int, dirs *[]string, sc *scope) (int, bool) {
-	v := args[k].value
-	name, _, hasValue := strings.Cut(v, "=")
-	next := func() (field, int) {
-		if hasValue {
-			return args[k].cut(len(name) + 1), 1
-		}
-		if k+1 < len(args) {
-			return args[k+1], 2
-		}
-		return field{}, 1
-	}
-	switch name {
-	case "-C":
-		f, n := next()
-		if n == 2 {
-			a.pathWord(f, sc, isFile)
-			*dirs = sc.withDirsChdir(*dirs, f)
-		}
-		return n, false
-	case "-c", "--config-env":
-		_, n := next()
-		return n, true
-	case "--exec-path":
-		return 1, hasValue
-	case "--git-dir", "--work-tree":
-		f, n := next()
-		a.pathWord(f, sc, isFile)
-		return n, false
-	case "--namespace", "--super-prefix", "--list-cmds", "--attr-source":
-		_, n := next()
-		return n, false
-	}
-	return 1, false
-}
-
-// withDirsChdir is chdir from the directories dirs rather than the scope's.
-func (sc *scope) withDirsChdir(dirs []string, target field) []string {
-	var out []string
-	sc.withDirs(dirs, func() { out = sc.chdir(target) })
-	return out
-}
-
-// gitSubcommand handles the subcommands that run a command given to them.
-func (a *analyzer) gitSubcommand(i int, args []field, c cmd, sc *scope) {
-	if len(args) == 0 {
-		return
-	}
-	rest := args[1:]
-	switch args[0].value {
-	case "rebase":
-		list, _ := scanArgs(opts{arg: "xsSXo", long: []string{"--exec", "--strategy", "--onto",
-			"--strategy-option", "--gpg-sign"}}, rest)
-		for _, o := range list {
-			if o.has && (o.name == "-x" || o.name == "--exec") {
-				a.setFloor(i, SentinelIndirection)
-				a.payload(o.value.text, sc, false)
-			}
-		}
-	case "submodule":
-		if j := slices.IndexFunc(rest, func(f field) bool { return f.value == "foreach" }); j >= 0 {
-			a.setFloor(i, SentinelIndirection)
-			run := rest[j+1:]
-			for len(run) > 0 && strings.HasPrefix(run[0].value, "-") {
-				run = run[1:]
-			}
-			a.payload(joinText(run), sc, false)
-			return
-		}
-	case "bisect":
-		if len(rest) > 1 && rest[0].value == "run" {
-			a.setFloor(i, SentinelIndirection)
-			a.run(c.with(rest[1:], CtxWrapped), sc)
-			return
-		}
-	case "filter-branch":
-		a.setFloor(i, SentinelIndirection)
-	}
-	a.argPaths(rest, sc)
 }
 
 // parallel, rust-parallel and rush run a command per input; the command is
