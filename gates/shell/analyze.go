@@ -96,6 +96,9 @@ type analyzer struct {
 	// injected is set once the shell may have had an injection variable
 	// set (see injectAt): every unit from then on is floored.
 	injected bool
+	// readOnly is set while the words of a command known to only read its
+	// arguments are classified: their path words are no writes.
+	readOnly bool
 }
 
 func newAnalyzer(opt Options) *analyzer {

@@ -90,6 +90,11 @@ type PathWord struct {
 	Dir string
 	// Redirect is true for redirect targets.
 	Redirect bool
+	// Write is true when the command may create, change or remove the
+	// file: an output redirect target, or any word of a command not known
+	// to only read its arguments (cat, grep, git log … are; unknown
+	// commands are not).
+	Write bool
 }
 
 // Options configure an analysis.

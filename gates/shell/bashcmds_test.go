@@ -3,6 +3,7 @@ package shell
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 )
 
@@ -172,5 +173,54 @@ func mkLink(t *testing.T, fx fixture, target, link string) {
 	}
 	if err := os.Symlink(filepath.Join(fx.root, target), filepath.Join(fx.root, link)); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestPathWrites: a path word is a write unless the command is known to
+// only read its arguments (issue 12.5 and 12.9: reading toolgate's own
+// files is no change of them; every channel that writes is one).
+func TestPathWrites(t *testing.T) {
+	fx := newFixture(t)
+	rows := []struct {
+		cmd  string
+		want []string // raw=w for a write, raw=r for a read
+	}{
+		{`cat .pi/x/config.json`, []string{`.pi/x/config.json=r`}},
+		{`grep -n foo .pi/x/config.json`, []string{`.pi/x/config.json=r`}},
+		{`git diff .pi/x/config.json`, []string{`.pi/x/config.json=r`}},
+		{`git log -- .pi/x/config.json`, []string{`.pi/x/config.json=r`}},
+		{`head -5 ~/.bashrc`, []string{`~/.bashrc=r`}},
+		{`cat < ~/.bashrc`, []string{`~/.bashrc=r`}},
+		{`echo x >> ~/.bashrc`, []string{`~/.bashrc=w`, `x=r`}},
+		{`cat a > .git/config`, []string{`.git/config=w`}},
+		{`tee -a ~/.profile`, []string{`~/.profile=w`}},
+		{`cp hook .git/hooks/pre-commit`, []string{`.git/hooks/pre-commit=w`}},
+		{`mv x ~/.zshrc`, []string{`x=w`, `~/.zshrc=w`}},
+		{`sed -i s/a/b/ .git/config`, []string{`.git/config=w`}},
+		{`ln -s ../h .git/hooks/post-checkout`, []string{`../h=w`, `.git/hooks/post-checkout=w`}},
+		{`install -m 755 h .git/hooks/pre-push`, []string{`.git/hooks/pre-push=w`}},
+		{`sort -o ~/.bashrc x`, []string{`~/.bashrc=w`, `x=w`}},
+		{`sort -uo ~/.bashrc x`, []string{`~/.bashrc=w`, `x=w`}},
+		{`sort x`, []string{`x=r`}},
+		{`git log --output=.git/config -1`, []string{`.git/config=w`}},
+		{`git log --output .git/config -1`, []string{`.git/config=w`}},
+		{`sudo cat ~/.bashrc`, []string{`~/.bashrc=r`}},
+		{`dd if=x of=~/.bashrc`, []string{`x=w`, `~/.bashrc=w`}},
+		{`unknown-tool ~/.bashrc`, []string{`~/.bashrc=w`}},
+	}
+	for _, r := range rows {
+		t.Run(r.cmd, func(t *testing.T) {
+			var got []string
+			for _, p := range Analyze(fx.expand(r.cmd), fx.options()).Paths {
+				mode := "r"
+				if p.Write {
+					mode = "w"
+				}
+				got = append(got, p.Raw+"="+mode)
+			}
+			if !slices.Equal(got, r.want) {
+				t.Errorf("got %q, want %q", got, r.want)
+			}
+		})
 	}
 }

@@ -83,6 +83,9 @@ func (a *analyzer) run(c cmd, sc *scope) branch {
 		base = ""
 	}
 	k := commandKinds[base]
+	saved := a.readOnly
+	a.readOnly = readOnlyCommand(base, c.args())
+	defer func() { a.readOnly = saved }()
 	switch {
 	case k.chdir:
 		return a.cd(base, c, sc)

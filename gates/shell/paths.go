@@ -181,6 +181,7 @@ func (a *analyzer) addPaths(raw, value string, sc *scope, redirect bool) {
 }
 
 func (a *analyzer) addPath(p PathWord) {
+	p.Write = p.Write || !a.readOnly
 	if !a.seen[p] {
 		a.seen[p] = true
 		a.paths = append(a.paths, p)
@@ -236,7 +237,59 @@ func (a *analyzer) redirectPath(r *syntax.Redirect, sc *scope) {
 	if (r.Op == syntax.DplIn || r.Op == syntax.DplOut) && f.known && isFD(f.value) {
 		return
 	}
+	saved := a.readOnly
+	a.readOnly = r.Op == syntax.RdrIn || r.Op == syntax.DplIn
 	a.pathWord(f, sc, isRedirect)
+	a.readOnly = saved
+}
+
+// readOnlyCommands are the commands known to only read the files their
+// words name, each with the options that would make it write one.
+var readOnlyCommands = map[string][]string{
+	"cat": nil, "head": nil, "tail": nil, "less": nil, "more": nil, "wc": nil, "grep": nil,
+	"egrep": nil, "fgrep": nil, "rg": nil, "ag": nil, "ls": nil, "stat": nil, "file": nil,
+	"diff": nil, "cmp": nil, "jq": nil, "bat": nil, "batcat": nil, "nl": nil, "od": nil, "hexdump": nil,
+	"strings": nil, "readlink": nil, "realpath": nil, "du": nil, "md5sum": nil, "sha1sum": nil,
+	"sha256sum": nil, "sha512sum": nil, "cksum": nil, "b2sum": nil, "column": nil, "cut": nil,
+	"tac": nil, "rev": nil, "basename": nil, "dirname": nil, "test": nil, "[": nil, "echo": nil,
+	"sort": {"-o", "--output"},
+}
+
+// readOnlyGit are the git subcommands that only read the files they name.
+var readOnlyGit = map[string]bool{
+	"log": true, "show": true, "diff": true, "status": true, "blame": true, "grep": true,
+	"ls-files": true, "ls-tree": true, "cat-file": true, "rev-parse": true, "shortlog": true,
+	"describe": true, "whatchanged": true,
+}
+
+// readOnlyCommand reports whether the command base with args only reads
+// the files its words name.
+func readOnlyCommand(base string, args []field) bool {
+	writes, ok := readOnlyCommands[base]
+	if base == "git" {
+		if len(args) == 0 || !args[0].known || !readOnlyGit[args[0].value] {
+			return false
+		}
+		writes, ok, args = []string{"--output"}, true, args[1:]
+	}
+	if !ok {
+		return false
+	}
+	for _, f := range args {
+		if len(writes) > 0 && !f.known {
+			return false // it could be a write option
+		}
+		for _, w := range writes {
+			switch {
+			case f.value == w || strings.HasPrefix(f.value, w+"="):
+				return false
+			case len(w) == 2 && len(f.value) > 1 && f.value[0] == '-' && f.value[1] != '-' &&
+				strings.IndexByte(f.value[1:], w[1]) >= 0:
+				return false // a cluster holding it: sort -uo FILE
+			}
+		}
+	}
+	return true
 }
 
 func isFD(v string) bool {
