@@ -125,6 +125,7 @@ func BashPath(c *Call, r Resolver) Outcome {
 	found := false
 	for _, bp := range wordPaths(c) {
 		res, ok := explicitPath(r, bp.path)
+		g := bp.guard(c)
 		var o Outcome
 		switch {
 		case ok:
@@ -135,13 +136,13 @@ func BashPath(c *Call, r Resolver) Outcome {
 		case !bp.known && (r.HasExplicitPathRule(policy.Deny) || r.HasExplicitPathRule(policy.Ask)):
 			o = Outcome{Gate: protocol.GateBashPath, Kind: Checked, D: Descriptor{
 				Surface: "path", Value: bp.word.Raw, State: policy.Ask, Sentinel: SentinelUnknownPath}}
-		case bp.known && protected(c, bp.path):
+		case g != "":
 			o = Outcome{Gate: protocol.GateBashPath, Kind: Checked, D: Descriptor{Surface: "path", Value: bp.word.Raw, State: policy.Allow}}
 		default:
 			continue
 		}
-		if bp.known && protected(c, bp.path) {
-			floorProtected(&o)
+		if g != "" {
+			floorProtected(&o, g)
 		}
 		o.D.Forms = allForms(bp.path)
 		if !found || moreRestrictive(o.D.State, best.D.State) {
@@ -154,6 +155,22 @@ func BashPath(c *Call, r Resolver) Outcome {
 	}
 	best.D.Command = c.Shell.Command
 	return best
+}
+
+// guard is the floor a bash path word gets when the command may write it
+// (see guard): reading toolgate's own files or a start-up file is no
+// change of it. A word of unknown location is judged on its literal for
+// arming (> "$D/.bashrc").
+func (b bashPath) guard(c *Call) string {
+	switch {
+	case !b.word.Write:
+		return ""
+	case b.known:
+		return guard(c, b.path)
+	case arming(b.path):
+		return SentinelArming
+	}
+	return ""
 }
 
 // SentinelUnknownPath is reported when a path word whose location is only

@@ -96,6 +96,19 @@ func TestToolAndPathGates(t *testing.T) {
 		{"own policy file: write floored", `{"permission": {"*": "allow"}}`, Tool, "write", ".pi/extensions/pi-permission-system/config.json", Checked, policy.Ask, "write", SentinelProtected},
 		{"own policy file: read allowed", `{"permission": {"*": "allow"}}`, Tool, "read", ".pi/extensions/pi-permission-system/config.json", Checked, policy.Allow, "read", ""},
 		{"own policy file: deny kept", `{"permission": {"*": "allow", "write": "deny"}}`, Tool, "write", "$HOME/.pi/agent/agents/x.md", Checked, policy.Deny, "write", "*"},
+		{"arming: git config write floored", `{"permission": {"*": "allow"}}`, Tool, "write", ".git/config", Checked, policy.Ask, "write", SentinelArming},
+		{"arming: git hook edit floored", `{"permission": {"*": "allow"}}`, Tool, "edit", ".git/hooks/pre-commit", Checked, policy.Ask, "edit", SentinelArming},
+		{"arming: bashrc write floored", `{"permission": {"*": "allow"}}`, Tool, "write", "$HOME/.bashrc", Checked, policy.Ask, "write", SentinelArming},
+		{"arming: gitconfig write floored", `{"permission": {"*": "allow"}}`, Tool, "write", "~/.gitconfig", Checked, policy.Ask, "write", SentinelArming},
+		{"arming: xdg git config floored", `{"permission": {"*": "allow"}}`, Tool, "write", "$HOME/.config/git/config", Checked, policy.Ask, "write", SentinelArming},
+		{"arming: envrc floored", `{"permission": {"*": "allow"}}`, Tool, "write", ".envrc", Checked, policy.Ask, "write", SentinelArming},
+		{"arming: gitfile floored", `{"permission": {"*": "allow"}}`, Tool, "write", "src/.git", Checked, policy.Ask, "write", SentinelArming},
+		{"arming: bare repo hook floored", `{"permission": {"*": "allow"}}`, Tool, "write", "x.git/hooks/post-update", Checked, policy.Ask, "write", SentinelArming},
+		{"arming: extension tool floored", `{"permission": {"*": "allow"}}`, Tool, "acme_upload", "$HOME/.zshrc", Checked, policy.Ask, "acme_upload", SentinelArming},
+		{"arming: read allowed", `{"permission": {"*": "allow"}}`, Tool, "read", ".git/config", Checked, policy.Allow, "read", ""},
+		{"arming: deny kept", `{"permission": {"*": "allow", "write": "deny"}}`, Tool, "write", ".git/config", Checked, policy.Deny, "write", "*"},
+		{"arming: ordinary write allowed", `{"permission": {"*": "allow"}}`, Tool, "write", "src/config.ts", Checked, policy.Allow, "write", ""},
+		{"arming: git info exclude allowed", `{"permission": {"*": "allow"}}`, Tool, "write", ".git/info/exclude", Checked, policy.Allow, "write", ""},
 		{"inside path: no external gate", `{"permission": {"external_directory": "deny"}}`, ExternalDirectory, "read", "src/a.ts", NotApplied, 0, "", ""},
 		{"outside path asks", `{"permission": {"external_directory": "ask"}}`, ExternalDirectory, "read", "$OUTSIDE/x.txt", Checked, policy.Ask, "external_directory", "*"},
 		{"symlink leads outside", `{"permission": {"external_directory": "deny"}}`, ExternalDirectory, "write", "link/new.txt", Checked, policy.Deny, "external_directory", "*"},
@@ -203,6 +216,11 @@ func TestBashPathGates(t *testing.T) {
 	word := func(raw string) shell.PathWord {
 		return shell.PathWord{Raw: raw, Value: s.expand(raw), Known: true, Dir: s.work}
 	}
+	write := func(raw string) shell.PathWord {
+		w := word(raw)
+		w.Write = true
+		return w
+	}
 	cases := []struct {
 		name    string
 		policy  string
@@ -222,6 +240,13 @@ func TestBashPathGates(t *testing.T) {
 		{"symlinked word is outside", `{"permission": {"*": "allow", "external_directory": "deny"}}`, []shell.PathWord{word("link/x.txt")}, BashExternalDirectory, Checked, policy.Deny, "*"},
 		{"unknown word is outside", `{"permission": {"*": "allow", "external_directory": "deny"}}`, []shell.PathWord{{Raw: "$DIR/x"}}, BashExternalDirectory, Checked, policy.Deny, "*"},
 		{"relative word after unknown cd is outside", `{"permission": {"*": "allow", "external_directory": "deny"}}`, []shell.PathWord{{Raw: "../x", Value: "../x", Known: true}}, BashExternalDirectory, Checked, policy.Deny, "*"},
+		{"write of own policy file floored", `{"permission": {"*": "allow"}}`, []shell.PathWord{write(".pi/extensions/pi-permission-system/config.json")}, BashPath, Checked, policy.Ask, SentinelProtected},
+		{"read of own policy file is no change", `{"permission": {"*": "allow"}}`, []shell.PathWord{word(".pi/extensions/pi-permission-system/config.json")}, BashPath, NotApplied, 0, ""},
+		{"write of git hook is arming", `{"permission": {"*": "allow"}}`, []shell.PathWord{write(".git/hooks/pre-commit")}, BashPath, Checked, policy.Ask, SentinelArming},
+		{"write of start-up file is arming", `{"permission": {"*": "allow"}}`, []shell.PathWord{write("$HOME/.profile")}, BashPath, Checked, policy.Ask, SentinelArming},
+		{"read of start-up file is no change", `{"permission": {"*": "allow"}}`, []shell.PathWord{word("$HOME/.profile")}, BashPath, NotApplied, 0, ""},
+		{"unknown write to a start-up file name is arming", `{"permission": {"*": "allow"}}`, []shell.PathWord{{Raw: "$D/.bashrc", Write: true}}, BashPath, Checked, policy.Ask, SentinelArming},
+		{"arming keeps a path deny", `{"permission": {"*": "allow", "path": {"*/.git/*": "deny"}}}`, []shell.PathWord{write(".git/config")}, BashPath, Checked, policy.Deny, "*/.git/*"},
 		{"inside word is not outside", `{"permission": {"*": "allow", "external_directory": "deny"}}`, []shell.PathWord{word("src/a.ts"), word("/dev/null")}, BashExternalDirectory, NotApplied, 0, ""},
 	}
 	for _, tc := range cases {
@@ -243,5 +268,41 @@ func TestBashPathGates(t *testing.T) {
 				t.Fatalf("matched %v, want %q", mp, s.expand(tc.pattern))
 			}
 		})
+	}
+}
+
+// An arming command (git config of a program key) is asked every time,
+// with no session option, even when the person approved exactly it for
+// the session; a deny still denies, and an ordinary git config is allowed.
+func TestBashArmingUnit(t *testing.T) {
+	s := newSandbox(t)
+	const cmd = "git config core.pager less"
+	session := policy.NewRuleFrom(policy.Rule{Surface: "bash", Pattern: cmd, Action: policy.Allow, Layer: policy.LayerSession, Exact: true}, s.home)
+	for _, tc := range []struct {
+		policy, command string
+		session         bool
+		state           policy.Action
+		sentinel        string
+	}{
+		{`{"permission": {"*": "allow"}}`, cmd, false, policy.Ask, SentinelArming},
+		{`{"permission": {"*": "allow"}}`, cmd, true, policy.Ask, SentinelArming},
+		{`{"permission": {"*": "allow"}}`, "git status && " + cmd, false, policy.Ask, SentinelArming},
+		{`{"permission": {"*": "allow", "bash": {"*": "allow", "git config *": "deny"}}}`, cmd, false, policy.Deny, ""},
+		{`{"permission": {"*": "allow"}}`, "git config user.name x", false, policy.Allow, ""},
+		{`{"permission": {"*": "allow"}}`, "git log -G foo && cat .pi/extensions/pi-permission-system/config.json", false, policy.Allow, ""},
+	} {
+		r := compose(t, s.home, tc.policy)
+		if tc.session {
+			r.session = []*policy.Rule{&session}
+		}
+		c := s.call("bash", map[string]any{"command": tc.command})
+		c.Shell = &ShellCommand{Command: tc.command, Analysis: shell.Analyze(tc.command, shell.Options{Cwd: s.work, Home: s.home})}
+		if o := BashPath(c, r); o.Kind != NotApplied {
+			t.Errorf("%q: no path word is a change of a guarded file, got %+v", tc.command, o.D)
+		}
+		o := Tool(c, r)
+		if o.D.State != tc.state || o.D.Sentinel != tc.sentinel || (tc.sentinel != "" && len(o.D.SessionPatterns) > 0) {
+			t.Errorf("%q (session %v): %s %q, session patterns %v; want %s %q and none", tc.command, tc.session, o.D.State, o.D.Sentinel, o.D.SessionPatterns, tc.state, tc.sentinel)
+		}
 	}
 }

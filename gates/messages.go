@@ -61,6 +61,8 @@ func sentinelMeaning(s string) string {
 		return s + " (the command name is only known when it runs)"
 	case shell.SentinelUnparseable:
 		return s + " (the command could not be parsed)"
+	case SentinelArming:
+		return s + " (a change that makes later commands run code, such as git configuration and hooks or shell start-up files, is never made unasked)"
 	case SentinelProtected:
 		return s + " (toolgate's own policy files and audit log are never changed unasked)"
 	}

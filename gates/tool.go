@@ -86,7 +86,10 @@ func bashTool(c *Call, r Resolver) Outcome {
 	var bestUnit shell.Unit
 	for i, u := range a.Units {
 		o := bashUnit(u, r)
-		if i == 0 || moreRestrictive(o.D.State, best.D.State) {
+		// Among equal asks, one without a session option decides, so that
+		// no answer records an approval for it.
+		noSession := o.D.State == best.D.State && len(o.D.SessionPatterns) == 0 && len(best.D.SessionPatterns) > 0
+		if i == 0 || moreRestrictive(o.D.State, best.D.State) || noSession {
 			best, bestUnit = o, u
 		}
 	}
@@ -117,6 +120,12 @@ func bashUnit(u shell.Unit, r Resolver) Outcome {
 		}
 	}
 	o := checked(protocol.GateTool, "bash", u.Text, res)
+	if u.Floor == shell.SentinelArming { // asked every time, like toolgate's own files
+		if res.Action != policy.Deny {
+			o.D.State, o.D.Rule, o.D.Session, o.D.Sentinel = policy.Ask, nil, false, u.Floor
+		}
+		return o
+	}
 	exactApproval := res.Session && res.Rule.Exact && res.Rule.Pattern == u.Text
 	if u.Floor != "" && res.Action == policy.Allow && !exactApproval {
 		o.D.State, o.D.Rule, o.D.Session, o.D.Sentinel = policy.Ask, nil, false, u.Floor
@@ -163,8 +172,8 @@ func withPathRule(c *Call, r Resolver, o Outcome, p paths.Path) Outcome {
 		o = checked(protocol.GateTool, "path", p.Input, pr)
 		o.D.SessionPatterns = []protocol.SessionPattern{{Surface: "path", Pattern: paths.ParentPattern(p.Abs)}}
 	}
-	if !readOnlyTools[c.ToolName] && protected(c, p) {
-		floorProtected(&o)
+	if g := guard(c, p); g != "" && !readOnlyTools[c.ToolName] {
+		floorProtected(&o, g)
 	}
 	o.D.Forms = allForms(p)
 	return o
