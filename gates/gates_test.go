@@ -306,3 +306,52 @@ func TestBashArmingUnit(t *testing.T) {
 		}
 	}
 }
+
+// Issue 12.8: the infrastructure bypass holds only for the host's own
+// directories, compared resolved: a project directory (or one the project
+// makes a symlink of) exempts nothing, nor does a host directory that
+// resolves to / or above the home directory.
+func TestInfrastructureOnlyHostDirs(t *testing.T) {
+	s := newSandbox(t)
+	agent := filepath.Join(s.home, ".pi", "agent")
+	for _, d := range []string{filepath.Join(s.work, ".pi"), filepath.Join(agent, "docs"), filepath.Join(s.outside, "hostpkg")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for link, target := range map[string]string{
+		filepath.Join(s.work, ".pi", "npm"):    "/",
+		filepath.Join(s.work, ".pi", "git"):    s.outside,
+		filepath.Join(s.outside, "rootlink"):   "/",
+		filepath.Join(s.outside, "homelink"):   filepath.Dir(s.home),
+		filepath.Join(agent, "docs", "escape"): "/etc",
+	} {
+		if err := os.Symlink(target, link); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := compose(t, s.home, `{"permission": {"*": "allow", "external_directory": "deny"}}`)
+	for _, tc := range []struct {
+		path  string
+		infra []string
+		kind  Kind
+	}{
+		{".pi/npm/etc/hostname", nil, Checked},
+		{".pi/git/x.txt", nil, Checked},
+		{"$OUTSIDE/rootlink/etc/hostname", []string{"$OUTSIDE/rootlink"}, Checked},
+		{"$OUTSIDE/homelink/x", []string{"$OUTSIDE/homelink"}, Checked},
+		{"$OUTSIDE/x.txt", []string{"$WORK/.."}, Checked},
+		{"$OUTSIDE/x.txt", []string{"$WORK/link"}, Checked},
+		{"$HOME/.pi/agent/docs/escape/hostname", nil, Checked},
+		{"$HOME/.pi/agent/docs/x.md", nil, Bypass},
+		{"$OUTSIDE/hostpkg/README.md", []string{"$OUTSIDE/hostpkg"}, Bypass},
+	} {
+		c := s.call("read", map[string]any{"path": s.expand(tc.path)})
+		for _, d := range tc.infra {
+			c.InfraDirs = append(c.InfraDirs, s.expand(d))
+		}
+		if o := ExternalDirectory(c, r); o.Kind != tc.kind {
+			t.Errorf("read %s (infra %v): %v %s, want %v", tc.path, tc.infra, o.Kind, o.D.State, tc.kind)
+		}
+	}
+}
