@@ -65,7 +65,10 @@ func BashExternalDirectory(c *Call, r Resolver) Outcome {
 		if !bp.outside(c.Cwd) {
 			continue
 		}
-		res, _ := resolvePath(r, "external_directory", bp.path)
+		res := unknownOutside(r, bp)
+		if bp.known {
+			res, _ = resolvePath(r, "external_directory", bp.path)
+		}
 		forms = append(forms, allForms(bp.path)...)
 		if res.Action == policy.Allow {
 			covered = append(covered, res)
@@ -105,6 +108,24 @@ func BashExternalDirectory(c *Call, r Resolver) Outcome {
 		shorten(c.Shell.Command), c.Cwd, strings.Join(shown, ", "))
 	fillTexts(&o.D, c.AgentName, what, "", "Allow this access outside the project?")
 	return o
+}
+
+// unknownOutside decides a path word whose location is only known when
+// the command runs (SPEC §4: it counts as outside and then follows the
+// external_directory rules): a deny or ask of its literal holds; an allow
+// holds only when it covers every path ("*") and no narrower deny or ask
+// rule on external_directory could be the one that path meets.
+func unknownOutside(r Resolver, bp bashPath) policy.Result {
+	res := r.Resolve(policy.Query{Surface: "external_directory", Values: bp.path.Spelled()})
+	if res.Action != policy.Allow {
+		return res
+	}
+	if res.Rule != nil && res.Rule.Pattern == "*" &&
+		!r.HasNarrowRule("external_directory", policy.Deny) && !r.HasNarrowRule("external_directory", policy.Ask) {
+		return res
+	}
+	res.Action = policy.Ask
+	return res
 }
 
 func appendPattern(ps []protocol.SessionPattern, p protocol.SessionPattern) []protocol.SessionPattern {

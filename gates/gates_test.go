@@ -24,6 +24,10 @@ func (r testResolver) Resolve(q policy.Query) policy.Result {
 
 func (r testResolver) HasExplicitPathRule(a policy.Action) bool { return r.p.HasExplicitPathRule(a) }
 
+func (r testResolver) HasNarrowRule(surface string, a policy.Action) bool {
+	return r.p.HasNarrowRule(surface, a)
+}
+
 func compose(t *testing.T, home, global string) testResolver {
 	t.Helper()
 	f := policy.ParseFile("/g.json", []byte(global))
@@ -239,6 +243,11 @@ func TestBashPathGates(t *testing.T) {
 		{"deny beats ask among paths", `{"permission": {"*": "allow", "external_directory": {"*": "ask", "/etc/*": "deny"}}}`, []shell.PathWord{word("$OUTSIDE/x.txt"), word("/etc/passwd")}, BashExternalDirectory, Checked, policy.Deny, "/etc/*"},
 		{"symlinked word is outside", `{"permission": {"*": "allow", "external_directory": "deny"}}`, []shell.PathWord{word("link/x.txt")}, BashExternalDirectory, Checked, policy.Deny, "*"},
 		{"unknown word is outside", `{"permission": {"*": "allow", "external_directory": "deny"}}`, []shell.PathWord{{Raw: "$DIR/x"}}, BashExternalDirectory, Checked, policy.Deny, "*"},
+		{"unknown word follows a * allow", `{"permission": {"*": "allow", "external_directory": {"*": "allow"}}}`, []shell.PathWord{{Raw: "$DIR/x"}}, BashExternalDirectory, Checked, policy.Allow, "*"},
+		{"unknown word follows a * ask", `{"permission": {"*": "allow", "external_directory": "ask"}}`, []shell.PathWord{{Raw: "$DIR/x"}}, BashExternalDirectory, Checked, policy.Ask, "*"},
+		{"unknown word asks when a narrower deny could hold", `{"permission": {"*": "allow", "external_directory": {"*": "allow", "/etc/*": "deny"}}}`, []shell.PathWord{{Raw: "$DIR/x"}}, BashExternalDirectory, Checked, policy.Ask, "*"},
+		{"unknown word is not allowed by a narrow allow", `{"permission": {"*": "allow", "external_directory": {"*": "ask", "~/.cache/*": "allow"}}}`, []shell.PathWord{{Raw: "~/.cache/$X"}}, BashExternalDirectory, Checked, policy.Ask, "~/.cache/*"},
+		{"relative word after unknown cd follows a * allow", `{"permission": {"*": "allow", "external_directory": {"*": "allow"}}}`, []shell.PathWord{{Raw: "../x", Value: "../x", Known: true}}, BashExternalDirectory, Checked, policy.Allow, "*"},
 		{"relative word after unknown cd is outside", `{"permission": {"*": "allow", "external_directory": "deny"}}`, []shell.PathWord{{Raw: "../x", Value: "../x", Known: true}}, BashExternalDirectory, Checked, policy.Deny, "*"},
 		{"write of own policy file floored", `{"permission": {"*": "allow"}}`, []shell.PathWord{write(".pi/extensions/pi-permission-system/config.json")}, BashPath, Checked, policy.Ask, SentinelProtected},
 		{"read of own policy file is no change", `{"permission": {"*": "allow"}}`, []shell.PathWord{word(".pi/extensions/pi-permission-system/config.json")}, BashPath, NotApplied, 0, ""},

@@ -72,3 +72,7 @@ func (r resolver) Resolve(q policy.Query) policy.Result {
 }
 
 func (r resolver) HasExplicitPathRule(a policy.Action) bool { return r.p.HasExplicitPathRule(a) }
+
+func (r resolver) HasNarrowRule(surface string, a policy.Action) bool {
+	return r.p.HasNarrowRule(surface, a)
+}
