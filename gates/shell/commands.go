@@ -264,11 +264,11 @@ func (a *analyzer) cd(base string, c cmd, sc *scope) branch {
 	case base == "popd" || (base == "pushd" && len(args) == 0):
 		to = unknownDir
 	case len(args) == 0:
-		a.pathWord(sc.expandTilde(literalField("~")), sc, isFile)
+		a.readPath(sc.expandTilde(literalField("~")), sc, isFile)
 		to = sc.homeDir()
 	default:
 		if v := args[0].value; !args[0].known || (v != "-" && !strings.HasPrefix(v, "+")) {
-			a.pathWord(args[0], sc, isFile)
+			a.readPath(args[0], sc, isFile)
 		}
 		to = sc.chdir(args[0])
 	}

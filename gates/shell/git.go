@@ -49,7 +49,7 @@ func (a *analyzer) gitOption(args []field, k int, dirs *[]string, sc *scope) (in
 	case "-C":
 		f, n := next()
 		if n == 2 {
-			a.pathWord(f, sc, isFile)
+			a.readPath(f, sc, isFile)
 			*dirs = a.physicalChdir(*dirs, f)
 		}
 		return n, false
@@ -66,11 +66,11 @@ func (a *analyzer) gitOption(args []field, k int, dirs *[]string, sc *scope) (in
 		return 1, hasValue
 	case "--git-dir":
 		f, n := next()
-		a.pathWord(f, sc, isFile)
+		a.readPath(f, sc, isFile)
 		return n, true
 	case "--work-tree":
 		f, n := next()
-		a.pathWord(f, sc, isFile)
+		a.readPath(f, sc, isFile)
 		return n, false
 	case "--namespace", "--super-prefix", "--list-cmds", "--attr-source":
 		_, n := next()

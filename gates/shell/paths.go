@@ -419,3 +419,12 @@ func (a *analyzer) existingDirs(dirs []string) bool {
 	}
 	return true
 }
+
+// readPath records a path word that the command only reads or enters (a
+// cd target, git -C DIR): it is no write, whatever the command.
+func (a *analyzer) readPath(f field, sc *scope, kind wordKind) {
+	saved := a.readOnly
+	a.readOnly = true
+	a.pathWord(f, sc, kind)
+	a.readOnly = saved
+}
