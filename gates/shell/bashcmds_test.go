@@ -224,3 +224,40 @@ func TestPathWrites(t *testing.T) {
 		})
 	}
 }
+
+// git -C resolves physically, but a directory inside the working
+// directory stays spelled from the working directory as given, even when
+// that is reached through a symlink.
+func TestGitCSymlinkedCwd(t *testing.T) {
+	fx := newFixture(t)
+	mkLink(t, fx, "proj", "projlink")
+	cwd := filepath.Join(fx.root, "projlink")
+	a := Analyze(`git -C src add a.ts`, Options{Cwd: cwd, Home: fx.home})
+	var got []string
+	for _, p := range a.Paths {
+		got = append(got, p.Raw+" in "+p.Dir)
+	}
+	want := []string{"src in " + cwd, "a.ts in " + filepath.Join(cwd, "src")}
+	if !slices.Equal(got, want) {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+// A cd that may fail (a directory not everyone may enter) does not fold:
+// the later words are also checked where the shell was.
+func TestCdFoldNeedsEnterableDir(t *testing.T) {
+	fx := newFixture(t)
+	locked := filepath.Join(fx.cwd, "locked")
+	if err := os.Mkdir(locked, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(locked, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	runRows(t, fx, []row{
+		{cmd: `cd locked; cat README.md`, units: us(u(`cd locked`), u(`cat README.md`)),
+			paths: ps(p(`locked`, `locked`), p(`README.md`, `README.md`, in(`@CWD@/locked`)), p(`README.md`, `README.md`))},
+		{cmd: `cd src; cat README.md`, units: us(u(`cd src`), u(`cat README.md`)),
+			paths: ps(p(`src`, `src`))}, // no README.md in src: a bare word that names nothing
+	})
+}

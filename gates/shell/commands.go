@@ -272,7 +272,7 @@ func (a *analyzer) cd(base string, c cmd, sc *scope) branch {
 		}
 		to = sc.chdir(args[0])
 	}
-	if a.existingDirs(to) {
+	if len(args) > 0 && base == "cd" && !sc.facts.cdpath && a.enterable(before, args[0]) {
 		before = to // cd into an existing directory does not fail
 	}
 	return branch{ok: to, fail: before}

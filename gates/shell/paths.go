@@ -383,9 +383,24 @@ func (a *analyzer) physicalChdir(dirs []string, target field) []string {
 			}
 			full = d + "/" + v
 		}
-		out = union(out, []string{a.fs.realDir(full)})
+		out = union(out, []string{a.rebase(a.fs.realDir(full))})
 	}
 	return out
+}
+
+// rebase spells a resolved directory inside the working directory's real
+// form from the working directory as given (which may be reached through a
+// symlink), so that resolving does not make an inside directory look
+// outside.
+func (a *analyzer) rebase(real string) string {
+	if real == "" || a.opt.Cwd == "" {
+		return real
+	}
+	cwdReal := a.fs.realDir(a.opt.Cwd)
+	if rel, err := filepath.Rel(cwdReal, real); err == nil && cwdReal != "" && rel != ".." && !strings.HasPrefix(rel, "../") {
+		return filepath.Join(a.opt.Cwd, rel)
+	}
+	return real
 }
 
 // realDir resolves a directory physically, within the stat budget: "" past
@@ -405,16 +420,37 @@ func (v *fsView) realDir(p string) string {
 	return real
 }
 
-// existingDirs reports whether every directory of dirs is known and is an
-// existing directory, within the stat budget.
-func (a *analyzer) existingDirs(dirs []string) bool {
-	for _, d := range dirs {
-		if d == "" || a.fs.statsLeft == 0 {
+// enterable reports whether cd from each of the directories from to
+// target surely succeeds: target is known and every directory on the way
+// exists and can be entered by anyone (all execute bits set), within the
+// stat budget. A cd that may fail leaves the shell where it was, so the
+// caller then keeps both directories.
+func (a *analyzer) enterable(from []string, target field) bool {
+	v := target.value
+	if !target.known || target.glob || v == "" || v == "-" || strings.HasPrefix(v, "+") {
+		return false
+	}
+	for _, d := range from {
+		base := d
+		if filepath.IsAbs(v) {
+			base = "/"
+		}
+		if base == "" {
 			return false
 		}
-		a.fs.statsLeft--
-		if info, err := os.Stat(d); err != nil || !info.IsDir() {
-			return false
+		for _, part := range strings.Split(v, "/") {
+			if part == "" || part == "." {
+				continue
+			}
+			base = filepath.Join(base, part)
+			if a.fs.statsLeft == 0 {
+				return false
+			}
+			a.fs.statsLeft--
+			info, err := os.Stat(base)
+			if err != nil || !info.IsDir() || info.Mode().Perm()&0o111 != 0o111 {
+				return false
+			}
 		}
 	}
 	return true
