@@ -109,6 +109,7 @@ func TestToolAndPathGates(t *testing.T) {
 		{"arming: gitfile floored", `{"permission": {"*": "allow"}}`, Tool, "write", "src/.git", Checked, policy.Ask, "write", SentinelArming},
 		{"arming: bare repo hook floored", `{"permission": {"*": "allow"}}`, Tool, "write", "x.git/hooks/post-update", Checked, policy.Ask, "write", SentinelArming},
 		{"arming: extension tool floored", `{"permission": {"*": "allow"}}`, Tool, "acme_upload", "$HOME/.zshrc", Checked, policy.Ask, "acme_upload", SentinelArming},
+		{"arming: letter case does not matter", `{"permission": {"*": "allow"}}`, Tool, "write", ".GIT/Hooks/pre-commit", Checked, policy.Ask, "write", SentinelArming},
 		{"arming: read allowed", `{"permission": {"*": "allow"}}`, Tool, "read", ".git/config", Checked, policy.Allow, "read", ""},
 		{"arming: deny kept", `{"permission": {"*": "allow", "write": "deny"}}`, Tool, "write", ".git/config", Checked, policy.Deny, "write", "*"},
 		{"arming: ordinary write allowed", `{"permission": {"*": "allow"}}`, Tool, "write", "src/config.ts", Checked, policy.Allow, "write", ""},

@@ -111,8 +111,10 @@ var armingNames = map[string]bool{
 // husky's), shell start-up directories.
 var armingDirs = []string{"/etc/profile.d", "/etc/zsh", "/.config/fish"}
 
+// armingPath matches without regard to letter case: on a case-insensitive
+// file system (macOS) .GIT/CONFIG is .git/config.
 func armingPath(s string) bool {
-	s = path.Clean(s)
+	s = strings.ToLower(path.Clean(s))
 	comps := strings.Split(s, "/")
 	if armingNames[comps[len(comps)-1]] || s == "/etc/profile" || s == "/etc/environment" {
 		return true
