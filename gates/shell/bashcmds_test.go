@@ -52,6 +52,10 @@ var injectionRows = []row{
 	{cmd: `(( BASH_CMDS[git]=1 )); git status`, units: us(u(`(( BASH_CMDS[git]=1 ))`, CtxArithmetic, ind), u(`git status`, ind))},
 	{cmd: `let 'BASH_CMDS[git]=1'; git status`, units: us(u(`let 'BASH_CMDS[git]=1'`, CtxArithmetic, ind), u(`git status`, ind))},
 	{cmd: `hash -p ./x git; git status`, units: us(u(`hash -p ./x git`, ind), u(`git status`, ind)), paths: ps(p(`./x`, `./x`))},
+	{cmd: `[[ PATH=1 -eq 1 ]]; ls`, units: us(u(`[[ PATH=1 -eq 1 ]]`, CtxTest, ind), u(`ls`, ind))},
+	{cmd: `[[ 1 -lt PATH++ ]]; ls`, units: us(u(`[[ 1 -lt PATH++ ]]`, CtxTest, ind), u(`ls`, ind))},
+	{cmd: `[[ n -eq 1 ]]; ls`, units: us(u(`[[ n -eq 1 ]]`, CtxTest), u(`ls`))},
+	{cmd: `x='BASH_CMDS[ls]=1'; (( x )); ls`, units: us(u(`x='BASH_CMDS[ls]=1'`, CtxAssignment, ind), u(`(( x ))`, CtxArithmetic, ind), u(`ls`, ind))},
 	{cmd: `BASH_ALIASES[ls]='rm -rf x'; ls`, units: us(u(`BASH_ALIASES[ls]='rm -rf x'`, CtxAssignment, ind), u(`ls`, ind))},
 }
 

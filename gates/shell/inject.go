@@ -18,7 +18,7 @@ const noInjection = -1
 // injectAt returns the offset in the script of the first node that may set
 // an injection variable (or replace a command by name), or noInjection.
 // A name only known at run time may be any, so it counts.
-func injectAt(f *syntax.File) int {
+func injectAt(src string, f *syntax.File) int {
 	at := noInjection
 	mark := func(n syntax.Node) {
 		if off := int(n.Pos().Offset()); at == noInjection || off < at {
@@ -61,6 +61,12 @@ func injectAt(f *syntax.File) int {
 				(n.Exp.Op == syntax.AssignUnset || n.Exp.Op == syntax.AssignUnsetOrNull) {
 				mark(n)
 			}
+		case *syntax.BinaryTest:
+			// [[ PATH=1 -eq 1 ]]: the operands of an arithmetic test are
+			// arithmetic, and may assign.
+			if arithTest(n.Op) && (testNamesInjection(n.X) || testNamesInjection(n.Y)) {
+				mark(n)
+			}
 		case *syntax.Redirect: // {NAME}>file assigns NAME
 			if n.N != nil && strings.HasPrefix(n.N.Value, "{") && injectionVar(strings.Trim(n.N.Value, "{}")) {
 				mark(n)
@@ -72,7 +78,34 @@ func injectAt(f *syntax.File) int {
 		}
 		return true
 	})
+	// bash's command and alias tables have no innocent use: wherever their
+	// names appear (a string later evaluated as arithmetic included), the
+	// script may set them.
+	for name := range shellTables {
+		if i := strings.Index(src, name); i >= 0 && (at == noInjection || i < at) {
+			at = i
+		}
+	}
 	return at
+}
+
+func arithTest(op syntax.BinTestOperator) bool {
+	switch op {
+	case syntax.TsEql, syntax.TsNeq, syntax.TsLeq, syntax.TsGeq, syntax.TsLss, syntax.TsGtr:
+		return true
+	}
+	return false
+}
+
+// testNamesInjection reports whether an arithmetic test operand names an
+// injection variable.
+func testNamesInjection(x syntax.TestExpr) bool {
+	w, ok := x.(*syntax.Word)
+	if !ok || w == nil {
+		return false
+	}
+	lit, ok := quickLit(w)
+	return ok && textNamesInjection(lit)
 }
 
 // injectionVar reports whether setting name in the shell changes what later

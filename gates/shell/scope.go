@@ -30,7 +30,7 @@ func (a *analyzer) topScope(src string, f *syntax.File) *scope {
 	if a.opt.Home != "" {
 		vars.set("HOME", a.opt.Home)
 	}
-	sc := &scope{src: src, facts: scan(f), vars: vars, dirs: []string{a.opt.Cwd}, injectAt: injectAt(f)}
+	sc := &scope{src: src, facts: scan(f), vars: vars, dirs: []string{a.opt.Cwd}, injectAt: injectAt(src, f)}
 	sc.facts.apply(vars)
 	return sc
 }
@@ -40,7 +40,7 @@ func (a *analyzer) topScope(src string, f *syntax.File) *scope {
 // directory; a child shell starts from the caller's directory and knows only
 // HOME.
 func (sc *scope) inline(src string, f *syntax.File, shared bool) *scope {
-	child := &scope{src: src, depth: sc.depth + 1, facts: scan(f), dirs: sc.dirs, injectAt: injectAt(f)}
+	child := &scope{src: src, depth: sc.depth + 1, facts: scan(f), dirs: sc.dirs, injectAt: injectAt(src, f)}
 	if shared {
 		child.vars = sc.vars
 	} else {
