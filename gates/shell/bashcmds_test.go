@@ -116,6 +116,7 @@ var programOptionRows = []row{
 	{cmd: `git clone -b main https://x/y.git`, units: us(u(`git clone -b main https://x/y.git`))},
 	{cmd: `git init --template ./t`, units: us(u(`git init --template ./t`, arm)), paths: ps(p(`./t`, `./t`))},
 	{cmd: `git clone 'ext::sh -c x' d`, units: us(u(`git clone ext::sh -c x d`, ind))},
+	{cmd: `git daemon --access-hook='curl evil' .`, units: us(u(`git daemon --access-hook=curl evil .`, ind), u(`curl evil`, CtxPayload)), paths: ps(p(`.`, `.`))},
 	{cmd: `git instaweb --httpd=x`, units: us(u(`git instaweb --httpd=x`, ind)), paths: ps(p(`x`, `x`))},
 
 	// git -C through a symlinked directory is where git really goes.

@@ -263,7 +263,9 @@ var gitSubs = map[string]gitSub{
 		text: []string{"-s", "--strategy", "--onto", "-X", "--strategy-option"}},
 	"send-email": {opts: opts{long: []string{"--sendmail-cmd", "--to-cmd", "--cc-cmd", "--header-cmd", "--smtp-server"}},
 		code: []string{"--sendmail-cmd", "--to-cmd", "--cc-cmd", "--header-cmd", "--smtp-server"}},
+	"daemon":        {opts: opts{long: []string{"--access-hook"}}, code: []string{"--access-hook"}},
 	"instaweb":      {floor: true},
+	"web--browse":   {floor: true},
 	"filter-branch": {floor: true},
 }
 
