@@ -139,6 +139,7 @@ func init() {
 		"parallel":      (*analyzer).parallel,
 		"rust-parallel": (*analyzer).parallel,
 		"rush":          (*analyzer).parallel,
+		"cp":            (*analyzer).cp,
 		"hash":          (*analyzer).loader,
 		"enable":        (*analyzer).loader,
 	}

@@ -254,3 +254,34 @@ func (a *analyzer) programOptions(i int, base string, c cmd, sc *scope) {
 	}
 	a.argPaths(args, sc)
 }
+
+// cp reads its sources and writes its destination (the last operand, or
+// the -t directory): reading toolgate's own files or a start-up file this
+// way is no change of it.
+func (a *analyzer) cp(i int, _ string, c cmd, sc *scope) {
+	list, operands := scanArgs(cpOpts, c.args())
+	dest := len(operands) - 1
+	for _, o := range list {
+		switch {
+		case o.name == "-t" || o.name == "--target-directory":
+			dest = -1
+			if o.has {
+				a.pathWord(o.value, sc, isFile)
+			}
+		case o.has:
+			a.pathWord(o.value, sc, maybeFile)
+		}
+	}
+	if len(operands) < 2 {
+		dest = -1 // "cp x" fails; nothing is written
+	}
+	for k, f := range operands {
+		if k == dest {
+			a.pathWord(f, sc, maybeOperand)
+		} else {
+			a.readPath(f, sc, maybeOperand)
+		}
+	}
+}
+
+var cpOpts = opts{arg: "St", long: []string{"--suffix", "--target-directory"}}
