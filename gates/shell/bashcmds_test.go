@@ -216,6 +216,9 @@ func TestPathWrites(t *testing.T) {
 		{`sudo cat ~/.bashrc`, []string{`~/.bashrc=r`}},
 		{`dd if=x of=~/.bashrc`, []string{`x=w`, `~/.bashrc=w`}},
 		{`unknown-tool ~/.bashrc`, []string{`~/.bashrc=w`}},
+		{`less -o ~/.bashrc x`, []string{`~/.bashrc=w`, `x=w`}},
+		{`less -R x`, []string{`x=r`}},
+		{`git grep -O'$E ~/.bashrc' pat x`, []string{`~/.bashrc=w`, `x=r`}},
 	}
 	for _, r := range rows {
 		t.Run(r.cmd, func(t *testing.T) {

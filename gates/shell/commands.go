@@ -63,6 +63,9 @@ func (a *analyzer) call(c *syntax.CallExpr, ctx Context, sc *scope, stdin *synta
 // commands it runs in turn (wrapped commands and inline scripts).
 func (a *analyzer) run(c cmd, sc *scope) branch {
 	i := a.addUnit(newUnit(c.fields, c.ctx))
+	saved := a.readOnly
+	a.readOnly = false // until the command is known to only read
+	defer func() { a.readOnly = saved }()
 	if injects(c.env) {
 		a.setFloor(i, SentinelIndirection)
 	}
@@ -83,9 +86,7 @@ func (a *analyzer) run(c cmd, sc *scope) branch {
 		base = ""
 	}
 	k := commandKinds[base]
-	saved := a.readOnly
 	a.readOnly = readOnlyCommand(base, c.args())
-	defer func() { a.readOnly = saved }()
 	switch {
 	case k.chdir:
 		return a.cd(base, c, sc)

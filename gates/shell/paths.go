@@ -246,8 +246,10 @@ func (a *analyzer) redirectPath(r *syntax.Redirect, sc *scope) {
 // readOnlyCommands are the commands known to only read the files their
 // words name, each with the options that would make it write one.
 var readOnlyCommands = map[string][]string{
-	"cat": nil, "head": nil, "tail": nil, "less": nil, "more": nil, "wc": nil, "grep": nil,
-	"egrep": nil, "fgrep": nil, "rg": nil, "ag": nil, "ls": nil, "stat": nil, "file": nil,
+	"cat": nil, "head": nil, "tail": nil, "more": nil, "wc": nil, "grep": nil,
+	"egrep": nil, "fgrep": nil, "rg": nil, "ag": nil, "ls": nil, "stat": nil,
+	"less": {"-o", "-O", "--log-file", "--LOG-FILE"}, // copies its input to a log file
+	"file": {"-C", "--compile"},                      // writes FILE.mgc
 	"diff": nil, "cmp": nil, "jq": nil, "bat": nil, "batcat": nil, "nl": nil, "od": nil, "hexdump": nil,
 	"strings": nil, "readlink": nil, "realpath": nil, "du": nil, "md5sum": nil, "sha1sum": nil,
 	"sha256sum": nil, "sha512sum": nil, "cksum": nil, "b2sum": nil, "column": nil, "cut": nil,
