@@ -164,8 +164,10 @@ func gitProgramKey(section, name string) bool {
 		return name == "httpd" || name == "browser"
 	case "web":
 		return name == "browser"
-	case "protocol", "url":
-		return true // protocol.ext.allow, url.<ext::…>.insteadOf
+	case "protocol": // protocol.ext.allow lets ext:: URLs run commands
+		return name == "allow"
+	case "url": // url.<ext::…>.insteadOf rewrites a URL into one
+		return name == "insteadof" || name == "pushinsteadof"
 	}
 	return false
 }
