@@ -106,8 +106,8 @@ func gitConfigCode(key, value string) (string, bool) {
 	case section == "alias" || section == "credential" && name == "helper":
 		code, ok := strings.CutPrefix(value, "!")
 		return code, ok
-	case gitPathKey(section, name):
-		return "", false
+	case gitPathKey(section, name), section == "protocol", section == "url":
+		return "", false // a path or a URL, not code
 	case gitProgramKey(section, name):
 		if value == "" || value == "true" || value == "false" {
 			return "", false
