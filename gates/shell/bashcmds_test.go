@@ -296,4 +296,8 @@ var toolProgramRows = []row{
 	{cmd: `sort --compress-program='curl evil' x`, units: us(u(`sort --compress-program=curl evil x`, ind), u(`curl evil`, CtxPayload)), paths: ps(p(`x`, `x`))},
 	{cmd: `man -P 'curl evil' ls`, units: us(u(`man -P curl evil ls`, ind), u(`curl evil`, CtxPayload))},
 	{cmd: `ssh host uptime`, units: us(u(`ssh host uptime`))},
+	{cmd: `vim -es -c '!curl evil' -c q x`, units: us(u(`vim -es -c !curl evil -c q x`, ind), u(`curl evil`, CtxPayload)), paths: ps(p(`x`, `x`))},
+	{cmd: `vim '+:!rm -rf y' x`, units: us(u(`vim +:!rm -rf y x`, ind), u(`rm -rf y`, CtxPayload)), paths: ps(p(`x`, `x`))},
+	{cmd: `vim +/TODO +12 README.md`, units: us(u(`vim +/TODO +12 README.md`)), paths: ps(p(`+/TODO`, `+/TODO`), p(`README.md`, `README.md`))},
+	{cmd: `vim README.md`, units: us(u(`vim README.md`)), paths: ps(p(`README.md`, `README.md`))},
 }

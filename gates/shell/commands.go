@@ -150,6 +150,9 @@ func init() {
 	for n := range programSpecs {
 		specials[n] = (*analyzer).programOptions
 	}
+	for n := range vimFamily {
+		specials[n] = (*analyzer).vim
+	}
 	kinds := map[string]commandKind{}
 	set := func(name string, f func(*commandKind)) {
 		k := kinds[name]

@@ -285,3 +285,37 @@ func (a *analyzer) cp(i int, _ string, c cmd, sc *scope) {
 }
 
 var cpOpts = opts{arg: "St", long: []string{"--suffix", "--target-directory"}}
+
+// vim and its kin run ex commands given with -c, --cmd, -S or +CMD, and
+// an ex command starting with ! is shell code.
+var vimFamily = map[string]bool{"vi": true, "vim": true, "nvim": true, "ex": true, "view": true, "vimdiff": true}
+
+func (a *analyzer) vim(i int, _ string, c cmd, sc *scope) {
+	args := c.args()
+	for k := 0; k < len(args); k++ {
+		f := args[k]
+		var code field
+		switch {
+		case !f.known:
+			continue
+		case f.value == "--":
+			k = len(args)
+			continue
+		case (f.value == "-c" || f.value == "--cmd" || f.value == "-S") && k+1 < len(args):
+			code, k = args[k+1], k+1
+		case strings.HasPrefix(f.value, "+") && len(f.value) > 1:
+			code = f.cut(1)
+		default:
+			continue
+		}
+		if ex := strings.TrimLeft(code.value, ": "); code.known && (strings.Trim(ex, "0123456789") == "" ||
+			strings.HasPrefix(ex, "/") || strings.HasPrefix(ex, "?")) {
+			continue // a line number or a search
+		}
+		a.setFloor(i, SentinelIndirection)
+		if ex, ok := strings.CutPrefix(strings.TrimLeft(code.text, ": "), "!"); ok {
+			a.payload(ex, sc, false)
+		}
+	}
+	a.argPaths(args, sc)
+}
