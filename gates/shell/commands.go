@@ -141,6 +141,7 @@ func init() {
 		"rust-parallel": (*analyzer).parallel,
 		"rush":          (*analyzer).parallel,
 		"cp":            (*analyzer).cp,
+		"sed":           (*analyzer).sed,
 		"hash":          (*analyzer).loader,
 		"enable":        (*analyzer).loader,
 	}

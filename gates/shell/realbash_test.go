@@ -88,9 +88,9 @@ func TestInjectionAttacksInRealBash(t *testing.T) {
 	}
 }
 
-// TestGitOptionAttacksInRealGit runs git options that run a program
-// (issue 12.4) with real git in a throwaway repository, PATH limited to a
-// directory holding only git, and a touch payload; each really runs the
+// TestGitOptionAttacksInRealGit runs git (and sed) options that run a
+// program (issue 12.4) with real git in a throwaway repository, PATH limited to a
+// directory holding only git and sed, and a touch payload; each really runs the
 // payload, and the analysis floors the git unit.
 func TestGitOptionAttacksInRealGit(t *testing.T) {
 	bash, err := exec.LookPath("bash")
@@ -121,6 +121,10 @@ func TestGitOptionAttacksInRealGit(t *testing.T) {
 		`GIT_CONFIG_GLOBAL=./g git y`,
 		`export HOME=./h; git y`,
 		`for HOME in ./h; do git y; done`,
+		`sed -n '1e ./x' a`,
+		`sed 's/.*/.\/x/e' a`,
+		`sed 't x; 1e ./x
+:x' a`,
 	}
 	for _, cmd := range rows {
 		t.Run(cmd, func(t *testing.T) {
@@ -132,6 +136,11 @@ func TestGitOptionAttacksInRealGit(t *testing.T) {
 			}
 			if err := os.Symlink(git, filepath.Join(bin, "git")); err != nil {
 				t.Fatal(err)
+			}
+			if sed, err := exec.LookPath("sed"); err == nil {
+				if err := os.Symlink(sed, filepath.Join(bin, "sed")); err != nil {
+					t.Fatal(err)
+				}
 			}
 			for _, f := range []string{"x", "t/hooks/post-checkout"} {
 				p := filepath.Join(dir, f)

@@ -319,3 +319,166 @@ func (a *analyzer) vim(i int, _ string, c cmd, sc *scope) {
 	}
 	a.argPaths(args, sc)
 }
+
+// sed: GNU sed's e command and the e flag of s run shell code; a script
+// that uses either (or cannot be read) floors sed.
+func (a *analyzer) sed(i int, _ string, c cmd, sc *scope) {
+	spec := patternFirstSpecs["sed"]
+	list, operands := scanArgs(spec.opts, c.args())
+	var scripts []field
+	given := false
+	for _, o := range list {
+		switch o.name {
+		case "-e", "--expression":
+			given = true
+			if o.has {
+				scripts = append(scripts, o.value)
+			}
+		case "-f", "--file":
+			given = true
+		case "--sandbox":
+			scripts, given = nil, true // e, r and w are refused
+			a.patternFirst(i, spec, c.args(), sc)
+			return
+		}
+	}
+	if !given && len(operands) > 0 {
+		scripts = append(scripts, operands[0])
+	}
+	for _, s := range scripts {
+		if !s.known || sedRuns(s.value) {
+			a.setFloor(i, SentinelIndirection)
+		}
+	}
+	a.patternFirst(i, spec, c.args(), sc)
+}
+
+// sedRuns reports whether a sed script may run a command: an e command, or
+// an s command with the e flag. It reads addresses, blocks, labels and
+// text arguments well enough to find the commands; what it cannot read
+// counts as running.
+func sedRuns(script string) bool {
+	s := script
+	for len(s) > 0 {
+		s = strings.TrimLeft(s, " \t\n;{}!")
+		if s == "" {
+			return false
+		}
+		rest, ok := sedAddress(s)
+		if !ok {
+			return true
+		}
+		s = strings.TrimLeft(rest, " \t!")
+		if s == "" {
+			return false
+		}
+		cmd := s[0]
+		s = s[1:]
+		switch cmd {
+		case 'e':
+			return true
+		case '}', '=', 'd', 'D', 'g', 'G', 'h', 'H', 'l', 'n', 'N', 'p', 'P', 'x', 'z', 'F':
+		case 'q', 'Q', 'L':
+			s = strings.TrimLeft(s, " \t0123456789")
+		case ':', 'b', 't', 'T', 'v': // a label ends at ";" or a newline
+			if j := strings.IndexAny(s, ";\n"); j >= 0 {
+				s = s[j:]
+			} else {
+				s = ""
+			}
+		case 'a', 'i', 'c', 'r', 'R', 'w', 'W', '#': // text or a file name to the end of the line
+			if j := strings.IndexByte(s, '\n'); j >= 0 {
+				s = s[j:]
+			} else {
+				s = ""
+			}
+		case 's', 'y':
+			var flags string
+			s, flags, ok = sedSubst(s, cmd == 's')
+			if !ok {
+				return true
+			}
+			if strings.ContainsRune(flags, 'e') {
+				return true
+			}
+		default:
+			return true
+		}
+	}
+	return false
+}
+
+// sedAddress skips a sed address (a number, $, /re/, \cREc, first~step,
+// and a second one after ",").
+func sedAddress(s string) (string, bool) {
+	for n := 0; n < 2; n++ {
+		switch {
+		case s == "":
+			return s, true
+		case s[0] >= '0' && s[0] <= '9' || s[0] == '$' || s[0] == '+' || s[0] == '~':
+			s = strings.TrimLeft(s[1:], "0123456789~")
+		case s[0] == '/' || s[0] == '\\':
+			delim := byte('/')
+			if s[0] == '\\' {
+				if len(s) < 2 {
+					return s, false
+				}
+				delim, s = s[1], s[1:]
+			}
+			end := sedDelimited(s[1:], delim)
+			if end < 0 {
+				return s, false
+			}
+			s = strings.TrimLeft(s[1+end+1:], "IM")
+		default:
+			return s, true
+		}
+		if n == 0 && strings.HasPrefix(s, ",") {
+			s = s[1:]
+			continue
+		}
+		return s, true
+	}
+	return s, true
+}
+
+// sedSubst skips the parts of an s or y command and returns its flags.
+func sedSubst(s string, subst bool) (rest, flags string, ok bool) {
+	if s == "" || s[0] == '\n' || s[0] == '\\' {
+		return s, "", false
+	}
+	delim := s[0]
+	s = s[1:]
+	for part := 0; part < 2; part++ {
+		end := sedDelimited(s, delim)
+		if end < 0 {
+			return s, "", false
+		}
+		s = s[end+1:]
+	}
+	if !subst {
+		return s, "", true
+	}
+	j := 0
+	for j < len(s) && s[j] != ';' && s[j] != '\n' && s[j] != '}' && s[j] != '#' {
+		if s[j] == 'w' { // w FILE takes the rest of the line
+			return "", s[:j] + "w", true
+		}
+		j++
+	}
+	return s[j:], s[:j], true
+}
+
+// sedDelimited returns the index of the first unescaped delim in s, -1 if
+// there is none.
+func sedDelimited(s string, delim byte) int {
+	for j := 0; j < len(s); j++ {
+		switch s[j] {
+		case '\\':
+			j++
+		case delim:
+			return j
+		}
+	}
+	return -1
+}
