@@ -31,7 +31,7 @@ func injectAt(src string, f *syntax.File) int {
 		}
 		switch n := n.(type) {
 		case *syntax.CallExpr:
-			if callInjects(n) {
+			if callInjects(src, n) {
 				mark(n)
 			}
 		case *syntax.DeclClause:
@@ -52,7 +52,7 @@ func injectAt(src string, f *syntax.File) int {
 			}
 		case *syntax.LetClause:
 			for _, x := range n.Exprs {
-				if w, ok := x.(*syntax.Word); ok && wordNamesInjection(w) {
+				if w, ok := x.(*syntax.Word); ok && arithTextInjects(nodeText(src, w)) {
 					mark(n)
 				}
 			}
@@ -64,7 +64,7 @@ func injectAt(src string, f *syntax.File) int {
 		case *syntax.BinaryTest:
 			// [[ PATH=1 -eq 1 ]]: the operands of an arithmetic test are
 			// arithmetic, and may assign.
-			if arithTest(n.Op) && (testNamesInjection(n.X) || testNamesInjection(n.Y)) {
+			if arithTest(n.Op) && (arithTextInjects(nodeText(src, n.X)) || arithTextInjects(nodeText(src, n.Y))) {
 				mark(n)
 			}
 		case *syntax.Redirect: // {NAME}>file assigns NAME
@@ -97,17 +97,6 @@ func arithTest(op syntax.BinTestOperator) bool {
 	return false
 }
 
-// testNamesInjection reports whether an arithmetic test operand names an
-// injection variable.
-func testNamesInjection(x syntax.TestExpr) bool {
-	w, ok := x.(*syntax.Word)
-	if !ok || w == nil {
-		return false
-	}
-	lit, ok := quickLit(w)
-	return ok && textNamesInjection(lit)
-}
-
 // injectionVar reports whether setting name in the shell changes what later
 // commands run: the SPEC §4 injection variables, the variables that move
 // configuration (HOME, XDG_CONFIG_HOME, ZDOTDIR) and bash's own command and
@@ -120,22 +109,29 @@ func injectionVar(name string) bool {
 // ./x, BASH_ALIASES the same for aliases.
 var shellTables = map[string]bool{"BASH_CMDS": true, "BASH_ALIASES": true}
 
-// wordNamesInjection reports whether a word that bash evaluates as
-// arithmetic (let 'BASH_CMDS[ls]=1') names an injection variable anywhere,
-// or cannot be known.
-func wordNamesInjection(w *syntax.Word) bool {
-	lit, ok := quickLit(w)
-	if !ok {
-		return true
+// nodeText is the source text of n as written.
+func nodeText(src string, n syntax.Node) string {
+	if n == nil {
+		return ""
 	}
-	return textNamesInjection(lit)
+	i, j := int(n.Pos().Offset()), int(n.End().Offset())
+	if i < 0 || j > len(src) || i > j {
+		return src // fail closed: the whole script is checked
+	}
+	return src[i:j]
 }
 
-// textNamesInjection reports whether any identifier in s is an injection
-// variable.
-func textNamesInjection(s string) bool {
+// arithTextInjects reports whether arithmetic written as text (a let
+// argument, a [[ -eq ]] operand) may assign an injection variable: it
+// names one, assigns through an expansion ($x = 1 assigns the variable x
+// names), or holds a command substitution.
+func arithTextInjects(s string) bool {
 	for i := 0; i < len(s); {
-		if !isIdentByte(s[i], true) {
+		c := s[i]
+		if c == '`' || (c == '$' && i+1 < len(s) && s[i+1] == '(') {
+			return true
+		}
+		if !isIdentByte(c, true) {
 			i++
 			continue
 		}
@@ -143,12 +139,41 @@ func textNamesInjection(s string) bool {
 		for j < len(s) && isIdentByte(s[j], false) {
 			j++
 		}
-		if injectionVar(s[i:j]) {
+		expanded := i > 0 && (s[i-1] == '$' || (s[i-1] == '{' && i > 1 && s[i-2] == '$'))
+		switch {
+		case expanded && (arithAssignsAfter(s[j:]) || arithAssignsBefore(s[:i-1])):
+			return true
+		case !expanded && injectionVar(s[i:j]):
 			return true
 		}
 		i = j
 	}
 	return false
+}
+
+// arithAssignsAfter reports whether rest, following a name, assigns it.
+func arithAssignsAfter(rest string) bool {
+	rest = strings.TrimLeft(rest, "} \t")
+	if strings.HasPrefix(rest, "[") {
+		if k := strings.IndexByte(rest, ']'); k >= 0 {
+			rest = strings.TrimLeft(rest[k+1:], " \t")
+		}
+	}
+	if strings.HasPrefix(rest, "++") || strings.HasPrefix(rest, "--") {
+		return true
+	}
+	for _, op := range []string{"<<=", ">>=", "+=", "-=", "*=", "/=", "%=", "&=", "^=", "|=", "**="} {
+		if strings.HasPrefix(rest, op) {
+			return true
+		}
+	}
+	return strings.HasPrefix(rest, "=") && !strings.HasPrefix(rest, "==")
+}
+
+// arithAssignsBefore reports whether text before a name increments it.
+func arithAssignsBefore(before string) bool {
+	before = strings.TrimRight(before, " \t{")
+	return strings.HasSuffix(before, "++") || strings.HasSuffix(before, "--")
 }
 
 // arithInjects reports whether the target of an arithmetic assignment is an
@@ -162,7 +187,8 @@ func arithInjects(x syntax.ArithmExpr) bool {
 	case *syntax.Lit:
 		return injectionVar(p.Value)
 	case *syntax.ParamExp:
-		return p.Param == nil || !p.Short || injectionVar(p.Param.Value)
+		// (( $x = 1 )) assigns the variable x names: any.
+		return p.Param == nil || !p.Short || p.Dollar.IsValid() || injectionVar(p.Param.Value)
 	}
 	return true
 }
@@ -170,7 +196,7 @@ func arithInjects(x syntax.ArithmExpr) bool {
 // callInjects reports whether a simple command sets an injection variable
 // in the shell: an assignment statement, or a builtin that assigns the
 // variable its arguments name.
-func callInjects(c *syntax.CallExpr) bool {
+func callInjects(src string, c *syntax.CallExpr) bool {
 	if len(c.Args) == 0 {
 		for _, as := range c.Assigns {
 			if as.Name != nil && injectionVar(as.Name.Value) {
@@ -189,6 +215,14 @@ func callInjects(c *syntax.CallExpr) bool {
 	name, ok := quickLit(args[0])
 	if !ok {
 		return false // a dynamic command is floored anyway
+	}
+	if name == "let" {
+		for _, w := range args[1:] {
+			if arithTextInjects(nodeText(src, w)) {
+				return true
+			}
+		}
+		return false
 	}
 	spec, found := assigningBuiltins[name]
 	if !found {
@@ -210,14 +244,6 @@ var assigningBuiltins = map[string]func(args []*syntax.Word) bool{
 			return false
 		}
 		return wordIsInjectionName(args[1])
-	},
-	"let": func(args []*syntax.Word) bool {
-		for _, w := range args {
-			if wordNamesInjection(w) {
-				return true
-			}
-		}
-		return false
 	},
 	"hash": func(args []*syntax.Word) bool { return hasShortOpt(args, 'p') },
 	"enable": func(args []*syntax.Word) bool {
