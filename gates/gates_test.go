@@ -365,3 +365,32 @@ func TestInfrastructureOnlyHostDirs(t *testing.T) {
 		}
 	}
 }
+
+// A directory named config (Rails' config/) is no configuration file:
+// git add config/ stays allowed; a file named config is arming.
+func TestArmingConfigDirectory(t *testing.T) {
+	s := newSandbox(t)
+	if err := os.Mkdir(filepath.Join(s.work, "config"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r := compose(t, s.home, `{"permission": {"*": "allow"}}`)
+	for cmd, want := range map[string]policy.Action{
+		"git add config/":           policy.Allow,
+		"tar -czf c.tgz config":     policy.Allow,
+		"echo x > config/app.yml":   policy.Allow,
+		"echo x > sub/config":       policy.Ask,
+		"cp x repo.git/config":      policy.Ask,
+		"cat config/../.git/config": policy.Allow,
+		"tee config/../.git/config": policy.Ask,
+	} {
+		c := s.call("bash", map[string]any{"command": cmd})
+		c.Shell = &ShellCommand{Command: cmd, Analysis: shell.Analyze(cmd, shell.Options{Cwd: s.work, Home: s.home})}
+		got := policy.Allow
+		if o := BashPath(c, r); o.Kind != NotApplied {
+			got = o.D.State
+		}
+		if got != want {
+			t.Errorf("%q: %s, want %s", cmd, got, want)
+		}
+	}
+}

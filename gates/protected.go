@@ -1,6 +1,7 @@
 package gates
 
 import (
+	"os"
 	"path"
 	"path/filepath"
 	"strings"
@@ -84,8 +85,13 @@ func floorProtected(o *Outcome, sentinel string) {
 // run code when written (issue 12.5): git configuration and hooks, shell
 // start-up files, and the like.
 func arming(p paths.Path) bool {
+	dir := false // a directory named config (Rails' config/) is no configuration file
+	if p.Real != "" {
+		info, err := os.Stat(p.Real)
+		dir = err == nil && info.IsDir()
+	}
 	for _, s := range []string{p.Abs, p.Real, p.Literal} {
-		if s != "" && armingPath(s) {
+		if s != "" && armingPath(s, dir) {
 			return true
 		}
 	}
@@ -113,10 +119,12 @@ var armingDirs = []string{"/etc/profile.d", "/etc/zsh", "/.config/fish"}
 
 // armingPath matches without regard to letter case: on a case-insensitive
 // file system (macOS) .GIT/CONFIG is .git/config.
-func armingPath(s string) bool {
+func armingPath(s string, dir bool) bool {
 	s = strings.ToLower(path.Clean(s))
 	comps := strings.Split(s, "/")
-	if armingNames[comps[len(comps)-1]] || s == "/etc/profile" || s == "/etc/environment" {
+	base := comps[len(comps)-1]
+	if armingNames[base] && !(dir && (base == "config" || base == "config.worktree")) ||
+		s == "/etc/profile" || s == "/etc/environment" {
 		return true
 	}
 	for i, part := range comps {
