@@ -145,6 +145,7 @@ var programOptionRows = []row{
 	{cmd: `git -C . config core.pager x`, units: us(u(`git -C . config core.pager x`), u(`git config core.pager x`, CtxWrapped, arm), u(`x`, CtxPayload)), paths: ps(p(`.`, `.`))},
 	{cmd: `git config protocol.ext.allow always`, units: us(u(`git config protocol.ext.allow always`, arm))},
 	{cmd: `git config --global url.ext::sh.insteadOf https://`, units: us(u(`git config --global url.ext::sh.insteadOf https://`, arm))},
+	{cmd: `git config --global --add safe.directory '*'`, units: us(u(`git config --global --add safe.directory *`, arm))},
 	{cmd: `git config protocol.version 2`, units: us(u(`git config protocol.version 2`))},
 	{cmd: `git config user.email a@b.c`, units: us(u(`git config user.email a@b.c`))},
 	{cmd: `git config --get core.pager`, units: us(u(`git config --get core.pager`))},

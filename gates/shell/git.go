@@ -106,7 +106,7 @@ func gitConfigCode(key, value string) (string, bool) {
 	case section == "alias" || section == "credential" && name == "helper":
 		code, ok := strings.CutPrefix(value, "!")
 		return code, ok
-	case gitPathKey(section, name), section == "protocol", section == "url":
+	case gitPathKey(section, name), section == "protocol", section == "url", section == "safe":
 		return "", false // a path or a URL, not code
 	case gitProgramKey(section, name):
 		if value == "" || value == "true" || value == "false" {
@@ -164,6 +164,8 @@ func gitProgramKey(section, name string) bool {
 		return name == "httpd" || name == "browser"
 	case "web":
 		return name == "browser"
+	case "safe": // trusting another's repository runs its configuration and hooks
+		return name == "directory" || name == "barerepository"
 	case "protocol": // protocol.ext.allow lets ext:: URLs run commands
 		return name == "allow"
 	case "url": // url.<ext::…>.insteadOf rewrites a URL into one
