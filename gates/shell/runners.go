@@ -345,67 +345,102 @@ func (a *analyzer) sed(i int, _ string, c cmd, sc *scope) {
 	if !given && len(operands) > 0 {
 		scripts = append(scripts, operands[0])
 	}
+	// Without -i and with no w command, sed only reads its files.
+	reads := !hasOpt(list, "-i", "--in-place")
 	for _, s := range scripts {
-		if !s.known || sedRuns(s.value) {
+		runs, writes, files := sedScan(s.value)
+		if !s.known || runs {
 			a.setFloor(i, SentinelIndirection)
 		}
+		reads = reads && s.known && !writes
+		for _, f := range files {
+			if f.name == "/dev/stdout" || f.name == "/dev/stderr" {
+				continue
+			}
+			if f.write {
+				a.pathWord(literalField(f.name), sc, isFile)
+			} else {
+				a.readPath(literalField(f.name), sc, isFile)
+			}
+		}
 	}
+	a.readOnly = reads && !hasOpt(list, "-f", "--file")
 	a.patternFirst(i, spec, c.args(), sc)
 }
 
-// sedRuns reports whether a sed script may run a command: an e command, or
-// an s command with the e flag. It reads addresses, blocks, labels and
-// text arguments well enough to find the commands; what it cannot read
-// counts as running.
+// sedRuns reports whether a sed script may run a command (see sedScan).
 func sedRuns(script string) bool {
+	runs, _, _ := sedScan(script)
+	return runs
+}
+
+// sedFile is a file a sed script reads (r, R) or writes (w, W, the w flag).
+type sedFile struct {
+	name  string
+	write bool
+}
+
+// sedScan reports whether a sed script may run a command (an e command,
+// or an s command with the e flag) and whether it may write a file, and
+// lists the files it names. It reads addresses, blocks, labels and text
+// arguments well enough to find the commands; what it cannot read counts
+// as both running and writing.
+func sedScan(script string) (runs, writes bool, files []sedFile) {
 	s := script
 	for len(s) > 0 {
 		s = strings.TrimLeft(s, " \t\n;{}!")
 		if s == "" {
-			return false
+			break
 		}
 		rest, ok := sedAddress(s)
 		if !ok {
-			return true
+			return true, true, files
 		}
 		s = strings.TrimLeft(rest, " \t!")
 		if s == "" {
-			return false
+			break
 		}
 		cmd := s[0]
 		s = s[1:]
 		switch cmd {
 		case 'e':
-			return true
+			return true, true, files
 		case '}', '=', 'd', 'D', 'g', 'G', 'h', 'H', 'l', 'n', 'N', 'p', 'P', 'x', 'z', 'F':
 		case 'q', 'Q', 'L':
 			s = strings.TrimLeft(s, " \t0123456789")
 		case ':', 'b', 't', 'T', 'v': // a label ends at ";" or a newline
-			if j := strings.IndexAny(s, ";\n"); j >= 0 {
-				s = s[j:]
-			} else {
-				s = ""
-			}
-		case 'a', 'i', 'c', 'r', 'R', 'w', 'W', '#': // text or a file name to the end of the line
-			if j := strings.IndexByte(s, '\n'); j >= 0 {
-				s = s[j:]
-			} else {
-				s = ""
-			}
+			s = skipTo(s, ";\n")
+		case 'r', 'R', 'w', 'W': // a file name to the end of the line
+			line := s
+			s = skipTo(s, "\n")
+			write := cmd == 'w' || cmd == 'W'
+			writes = writes || write
+			files = append(files, sedFile{strings.TrimSpace(line[:len(line)-len(s)]), write})
+		case 'a', 'i', 'c', '#': // text to the end of the line
+			s = skipTo(s, "\n")
 		case 's', 'y':
-			var flags string
-			s, flags, ok = sedSubst(s, cmd == 's')
-			if !ok {
-				return true
+			var flags, file string
+			s, flags, file, ok = sedSubst(s, cmd == 's')
+			if !ok || strings.ContainsRune(flags, 'e') {
+				return true, true, files
 			}
-			if strings.ContainsRune(flags, 'e') {
-				return true
+			if file != "" {
+				writes = true
+				files = append(files, sedFile{file, true})
 			}
 		default:
-			return true
+			return true, true, files
 		}
 	}
-	return false
+	return runs, writes, files
+}
+
+// skipTo returns s from its first byte in stops on, "" if there is none.
+func skipTo(s, stops string) string {
+	if j := strings.IndexAny(s, stops); j >= 0 {
+		return s[j:]
+	}
+	return ""
 }
 
 // sedAddress skips a sed address (a number, $, /re/, \cREc, first~step,
@@ -442,31 +477,33 @@ func sedAddress(s string) (string, bool) {
 	return s, true
 }
 
-// sedSubst skips the parts of an s or y command and returns its flags.
-func sedSubst(s string, subst bool) (rest, flags string, ok bool) {
+// sedSubst skips the parts of an s or y command and returns its flags and
+// the file of a w flag.
+func sedSubst(s string, subst bool) (rest, flags, file string, ok bool) {
 	if s == "" || s[0] == '\n' || s[0] == '\\' {
-		return s, "", false
+		return s, "", "", false
 	}
 	delim := s[0]
 	s = s[1:]
 	for part := 0; part < 2; part++ {
 		end := sedDelimited(s, delim)
 		if end < 0 {
-			return s, "", false
+			return s, "", "", false
 		}
 		s = s[end+1:]
 	}
 	if !subst {
-		return s, "", true
+		return s, "", "", true
 	}
 	j := 0
 	for j < len(s) && s[j] != ';' && s[j] != '\n' && s[j] != '}' && s[j] != '#' {
 		if s[j] == 'w' { // w FILE takes the rest of the line
-			return "", s[:j] + "w", true
+			rest := skipTo(s[j+1:], "\n")
+			return rest, s[:j] + "w", strings.TrimSpace(s[j+1 : len(s)-len(rest)]), true
 		}
 		j++
 	}
-	return s[j:], s[:j], true
+	return s[j:], s[:j], "", true
 }
 
 // sedDelimited returns the index of the first unescaped delim in s, -1 if
