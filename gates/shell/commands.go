@@ -142,6 +142,10 @@ func init() {
 		"rush":          (*analyzer).parallel,
 		"cp":            (*analyzer).cp,
 		"sed":           (*analyzer).sed,
+		"awk":           (*analyzer).awk,
+		"gawk":          (*analyzer).awk,
+		"mawk":          (*analyzer).awk,
+		"nawk":          (*analyzer).awk,
 		"hash":          (*analyzer).loader,
 		"enable":        (*analyzer).loader,
 	}

@@ -519,3 +519,33 @@ func sedDelimited(s string, delim byte) int {
 	}
 	return -1
 }
+
+// awk only reads its files when its program has no output redirection,
+// pipe or system() call, comes from the command line, and no extension is
+// loaded (gawk -i inplace edits in place).
+func (a *analyzer) awk(i int, base string, c cmd, sc *scope) {
+	spec := patternFirstSpecs[base]
+	list, operands := scanArgs(spec.opts, c.args())
+	var programs []field
+	given := false
+	for _, o := range list {
+		switch o.name {
+		case "-e", "--source":
+			given = true
+			if o.has {
+				programs = append(programs, o.value)
+			}
+		case "-f", "--file", "-i", "--include", "-l", "--load":
+			given, programs = true, append(programs, field{}) // code from a file
+		}
+	}
+	if !given && len(operands) > 0 {
+		programs = append(programs, operands[0])
+	}
+	reads := len(programs) > 0
+	for _, p := range programs {
+		reads = reads && p.known && !strings.ContainsAny(p.value, ">|") && !strings.Contains(p.value, "system")
+	}
+	a.readOnly = reads
+	a.patternFirst(i, spec, c.args(), sc)
+}
