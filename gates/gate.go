@@ -19,6 +19,9 @@ type Resolver interface {
 	// HasExplicitPathRule reports whether the path surface has a config
 	// rule with the given action.
 	HasExplicitPathRule(a policy.Action) bool
+	// HasNarrowRule reports whether surface has a config rule with the
+	// given action whose pattern is not "*".
+	HasNarrowRule(surface string, a policy.Action) bool
 }
 
 // Call is one tool call with everything the gates may read. It is built by

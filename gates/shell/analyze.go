@@ -93,6 +93,12 @@ type analyzer struct {
 	nesting int
 	tooDeep bool
 	topPos  syntax.Pos
+	// injected is set once the shell may have had an injection variable
+	// set (see injectAt): every unit from then on is floored.
+	injected bool
+	// readOnly is set while the words of a command known to only read its
+	// arguments are classified: their path words are no writes.
+	readOnly bool
 }
 
 func newAnalyzer(opt Options) *analyzer {
@@ -115,6 +121,9 @@ func newAnalyzer(opt Options) *analyzer {
 // addUnit appends u and returns its index, so that a handler can floor it
 // after the units it wraps were added.
 func (a *analyzer) addUnit(u Unit) int {
+	if a.injected && floorRank[SentinelIndirection] > floorRank[u.Floor] {
+		u.Floor = SentinelIndirection
+	}
 	if u.Floor != "" || hasByte(u.Text, &wildBytes) {
 		u.ExactSuggestion = true
 	}
@@ -129,6 +138,7 @@ var floorRank = map[string]int{
 	SentinelDynamic:     2,
 	SentinelOpaque:      3,
 	SentinelUnparseable: 4,
+	SentinelArming:      5, // it alone has no session option
 }
 
 // setFloor floors unit i with s unless a stronger floor is already set.

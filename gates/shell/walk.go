@@ -22,6 +22,7 @@ func (a *analyzer) stmts(list []*syntax.Stmt, ctx Context, sc *scope) branch {
 		if a.nesting == 1 && sc.depth == 0 {
 			a.topPos = s.Pos()
 		}
+		a.injected = a.injected || (sc.injectAt != noInjection && int(s.End().Offset()) > sc.injectAt)
 		br = a.stmt(s, ctx, sc)
 		sc.dirs = union(br.ok, br.fail)
 	}
