@@ -42,7 +42,15 @@ func Analyze(command string, opt Options) Analysis {
 	}
 	a := newAnalyzer(opt)
 	defer parsers.Put(a.parser)
-	f, err := a.parse(command)
+	out := a.analyze(command)
+	if a.cr {
+		restoreCR(&out)
+	}
+	return out
+}
+
+func (a *analyzer) analyze(command string) Analysis {
+	f, command, err := a.parse(command)
 	if err != nil {
 		return Analysis{Unparseable: true, Error: err.Error()}
 	}
@@ -61,10 +69,42 @@ func Analyze(command string, opt Options) Analysis {
 	return Analysis{Units: a.units, Paths: a.paths}
 }
 
-// parse parses a script; the parser is reused, which it allows once it is
-// done with the previous one (the trees it returned stay valid).
-func (a *analyzer) parse(src string) (*syntax.File, error) {
-	return a.parser.Parse(strings.NewReader(src), "")
+// parse parses a script as bash reads it (see bashText) and returns the
+// text the tree's positions refer to. The parser is reused, which it allows
+// once it is done with the previous one (the trees it returned stay valid).
+func (a *analyzer) parse(src string) (*syntax.File, string, error) {
+	src, cr, why := bashText(src)
+	if why != "" {
+		return nil, "", fmt.Errorf("1:1: %s", why)
+	}
+	a.cr = a.cr || cr
+	f, err := a.parser.Parse(strings.NewReader(src), "")
+	if err != nil || !strings.Contains(src, "\\\n") || !strings.Contains(src, "#") {
+		return f, src, err
+	}
+	// A comment that ends in a backslash: bash ends it at the newline.
+	for range maxCommentFixes {
+		cf, err := commentParser().Parse(strings.NewReader(src), "")
+		if err != nil {
+			return nil, "", err
+		}
+		at := commentContinuations(src, cf)
+		if len(at) == 0 {
+			return cf, src, nil
+		}
+		b := []byte(src)
+		for _, i := range at {
+			b[i] = ' '
+		}
+		src = string(b)
+	}
+	return nil, "", fmt.Errorf("1:1: more than %d comments end in a backslash", maxCommentFixes)
+}
+
+// commentParser is a bash parser that keeps comments, for the rare command
+// whose comments need a look.
+func commentParser() *syntax.Parser {
+	return syntax.NewParser(syntax.Variant(syntax.LangBash), syntax.KeepComments(true))
 }
 
 // parsers keeps bash parsers between analyses: a new one costs about as
@@ -93,6 +133,9 @@ type analyzer struct {
 	nesting int
 	tooDeep bool
 	topPos  syntax.Pos
+	// cr is set once a carriage return was replaced for the parser; the
+	// results get them back.
+	cr bool
 }
 
 func newAnalyzer(opt Options) *analyzer {
@@ -155,12 +198,12 @@ func (a *analyzer) payload(code string, sc *scope, shared bool) {
 		return
 	}
 	a.payloadBytes += len(code)
-	f, err := a.parse(code)
+	f, text, err := a.parse(code)
 	if err != nil {
 		a.unparseable(code)
 		return
 	}
-	child := sc.inline(code, f, shared)
+	child := sc.inline(text, f, shared)
 	a.stmts(f.Stmts, CtxPayload, child)
 	if shared {
 		sc.dirs = child.dirs
@@ -179,10 +222,16 @@ func (a *analyzer) dataSubsts(value string, sc *scope) {
 		return
 	}
 	a.payloadBytes += len(value)
-	w, err := a.parser.Document(strings.NewReader(value))
+	text, cr, why := bashText(value)
+	if why != "" {
+		a.unparseable(value)
+		return
+	}
+	a.cr = a.cr || cr
+	w, err := a.parser.Document(strings.NewReader(text))
 	if err != nil {
 		return // not code bash could run either
 	}
-	child := sc.inline(value, &syntax.File{}, false)
+	child := sc.inline(text, &syntax.File{}, false)
 	a.substs(w, CtxPayload, child)
 }

@@ -34,7 +34,7 @@ func (v *fsView) exists(dir, name string) (found, ok bool) {
 		return false, false
 	}
 	v.statsLeft--
-	_, err := os.Lstat(resolve(dir, name))
+	_, err := os.Lstat(fsName(resolve(dir, name)))
 	v.stats[e] = err == nil
 	return err == nil, true
 }
@@ -55,10 +55,11 @@ func (v *fsView) names(dir string) (names []string, ok bool) {
 		}
 	}()
 	// Stat first: opening a FIFO for reading would block.
-	if info, err := os.Stat(dir); err != nil || !info.IsDir() {
+	real := fsName(dir)
+	if info, err := os.Stat(real); err != nil || !info.IsDir() {
 		return nil, true
 	}
-	f, err := os.Open(dir)
+	f, err := os.Open(real)
 	if err != nil {
 		return nil, true
 	}
@@ -66,6 +67,9 @@ func (v *fsView) names(dir string) (names []string, ok bool) {
 	names, _ = f.Readdirnames(maxDirEntries + 1)
 	if len(names) > maxDirEntries {
 		return nil, false
+	}
+	for i, n := range names {
+		names[i] = analysisName(n)
 	}
 	slices.Sort(names) // the shell sorts its matches
 	return names, true

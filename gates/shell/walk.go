@@ -1,6 +1,9 @@
 package shell
 
 import (
+	"slices"
+	"strings"
+
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -90,7 +93,7 @@ func (a *analyzer) command(s *syntax.Stmt, ctx Context, sc *scope) branch {
 			a.addUnit(Unit{Text: "time", Context: ctx})
 			break
 		}
-		return a.stmt(c.Stmt, CtxWrapped, sc)
+		return a.stmt(timed(c.Stmt), CtxWrapped, sc)
 	case *syntax.CoprocClause:
 		a.substs(c.Name, "", sc)
 		sc.isolate(func() { a.stmt(c.Stmt, CtxSubshell, sc) })
@@ -101,6 +104,59 @@ func (a *analyzer) command(s *syntax.Stmt, ctx Context, sc *scope) branch {
 		a.addUnit(Unit{Text: sc.slice(s), Context: ctx})
 	}
 	return same(sc)
+}
+
+// timed returns the statement the time keyword runs: bash skips a "--"
+// after "time" (and "time -p"), which the parser leaves as the command name.
+func timed(s *syntax.Stmt) *syntax.Stmt {
+	c, ok := s.Cmd.(*syntax.CallExpr)
+	if !ok || len(c.Args) < 2 {
+		return s
+	}
+	if lit, ok := quickLit(c.Args[0]); !ok || lit != "--" || len(c.Args[0].Parts) != 1 {
+		return s
+	}
+	cp, call := *s, *c
+	call.Args = c.Args[1:]
+	// What follows "--" is a command of its own: "v=1 git x" assigns.
+	call.Assigns = slices.Clone(c.Assigns)
+	for len(call.Args) > 1 {
+		as, ok := assignWord(call.Args[0])
+		if !ok {
+			break
+		}
+		call.Assigns = append(call.Assigns, as)
+		call.Args = call.Args[1:]
+	}
+	cp.Cmd = &call
+	return &cp
+}
+
+// assignWord reads a word the parser took for an argument as the
+// assignment bash reads there ("v=1", "v+=$(a)").
+func assignWord(w *syntax.Word) (*syntax.Assign, bool) {
+	l, ok := w.Parts[0].(*syntax.Lit)
+	if !ok {
+		return nil, false
+	}
+	name := identPrefix(l.Value)
+	rest := l.Value[len(name):]
+	as := &syntax.Assign{}
+	switch {
+	case name == "":
+		return nil, false
+	case strings.HasPrefix(rest, "="):
+	case strings.HasPrefix(rest, "+="):
+		as.Append = true
+	default:
+		return nil, false
+	}
+	k := uint(strings.IndexByte(l.Value, '=') + 1)
+	pos := l.ValuePos
+	as.Name = &syntax.Lit{ValuePos: pos, ValueEnd: syntax.NewPos(pos.Offset()+uint(len(name)), pos.Line(), pos.Col()+uint(len(name))), Value: name}
+	value := &syntax.Lit{ValuePos: syntax.NewPos(pos.Offset()+k, pos.Line(), pos.Col()+k), ValueEnd: l.ValueEnd, Value: l.Value[k:]}
+	as.Value = &syntax.Word{Parts: append([]syntax.WordPart{value}, w.Parts[1:]...)}
+	return as, true
 }
 
 func (a *analyzer) binary(c *syntax.BinaryCmd, ctx Context, sc *scope) branch {

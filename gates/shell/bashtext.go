@@ -1,0 +1,100 @@
+package shell
+
+import (
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// Where mvdan.cc/sh reads a script differently from bash, the text is
+// rewritten before the parse so that the parser reads it as bash does, or
+// the command is unparseable (issue 12, SPEC §4). The differential test
+// against real bash (bashdiff_test.go) finds these.
+//
+//   - A carriage return is an ordinary character for bash, inside and
+//     outside words ("a\r#;rm x" runs rm); the parser takes it for a blank,
+//     drops it before a newline, and reads "\\\r\n" as a line continuation.
+//     It is replaced by crStandIn, a character the parser reads as part of
+//     a word, and put back in every string the analysis returns.
+//   - A NUL byte cannot reach bash through "bash -c" (the argument ends
+//     there), while the parser skips it: unparseable.
+//   - A comment ends at the newline for bash even after a backslash; the
+//     parser joins the next line into the comment and hides its command.
+//     The backslash is blanked (comment text is data either way).
+
+// crStandIn replaces "\r" while parsing: a private-use character, read by
+// the parser as a word character like bash reads a carriage return.
+const crStandIn = "\uE00D"
+
+// bashText returns src rewritten for the parser, whether carriage returns
+// were replaced, and a reason when src cannot be analyzed.
+func bashText(src string) (text string, cr bool, why string) {
+	if strings.IndexByte(src, 0) >= 0 {
+		return "", false, "the command contains a NUL byte"
+	}
+	if strings.IndexByte(src, '\r') >= 0 {
+		if strings.Contains(src, crStandIn) {
+			return "", false, "the command contains U+E00D"
+		}
+		src, cr = strings.ReplaceAll(src, "\r", crStandIn), true
+	}
+	return src, cr, ""
+}
+
+// maxCommentFixes bounds the re-parses for comments that end in a
+// backslash; past it the command is unparseable.
+const maxCommentFixes = 16
+
+// commentContinuations returns the offsets of the backslashes that end a
+// comment line of f: the parser joined the next line into the comment.
+func commentContinuations(src string, f *syntax.File) []int {
+	var at []int
+	syntax.Walk(f, func(n syntax.Node) bool {
+		c, ok := n.(*syntax.Comment)
+		if !ok {
+			return true
+		}
+		i := int(c.Pos().Offset())
+		if i < 0 || i >= len(src) {
+			return true
+		}
+		if nl := strings.IndexByte(src[i:], '\n'); nl > 0 && src[i+nl-1] == '\\' {
+			at = append(at, i+nl-1)
+		}
+		return true
+	})
+	return at
+}
+
+// restoreCR puts the carriage returns back into the strings of a.
+func restoreCR(a *Analysis) {
+	r := strings.NewReplacer(crStandIn, "\r")
+	for i := range a.Units {
+		u := &a.Units[i]
+		u.Text = r.Replace(u.Text)
+		for j := range u.Alts {
+			u.Alts[j] = r.Replace(u.Alts[j])
+		}
+	}
+	for i := range a.Paths {
+		p := &a.Paths[i]
+		p.Raw, p.Value, p.Dir = r.Replace(p.Raw), r.Replace(p.Value), r.Replace(p.Dir)
+	}
+	a.Error = r.Replace(a.Error)
+}
+
+// fsName is the name the file system knows for a name of the analysis.
+func fsName(s string) string {
+	if !strings.Contains(s, crStandIn) {
+		return s
+	}
+	return strings.ReplaceAll(s, crStandIn, "\r")
+}
+
+// analysisName is a directory entry's name as the analysis writes it.
+func analysisName(s string) string {
+	if strings.IndexByte(s, '\r') < 0 {
+		return s
+	}
+	return strings.ReplaceAll(s, "\r", crStandIn)
+}
