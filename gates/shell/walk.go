@@ -230,6 +230,9 @@ func (a *analyzer) forClause(c *syntax.ForClause, sc *scope) {
 			// The items are usually file names the body will use.
 			for _, f := range a.appendFields(nil, w, sc) {
 				a.pathWord(f, sc, maybeFile)
+				if f.known {
+					a.dataSubsts(f.value, sc) // the variable may reach arithmetic
+				}
 			}
 			a.substs(w, "", sc)
 		}
@@ -426,6 +429,8 @@ func (a *analyzer) substs(n syntax.Node, ctx Context, sc *scope) {
 		case *syntax.ProcSubst:
 			sc.isolate(func() { a.stmts(n.Stmts, orCtx(ctx, CtxProcSubst), sc) })
 			return false
+		default:
+			a.codeNode(n, sc)
 		}
 		return true
 	})
