@@ -38,6 +38,9 @@ func (a *analyzer) pathWord(f field, sc *scope, kind wordKind) {
 		return // <(…) is a pipe; its commands are units
 	}
 	if !f.known {
+		if f.hasOperand && !f.noOperand && a.operandPath(f, sc, kind) {
+			return
+		}
 		a.unknownPath(f, sc, kind)
 		return
 	}
@@ -110,7 +113,7 @@ func (a *analyzer) unknownPath(f field, sc *scope, kind wordKind) {
 	if kind < isFile {
 		if strings.HasPrefix(f.raw, "-") && kind == maybeFile {
 			if name, _, ok := strings.Cut(f.lits, "="); ok && strings.HasPrefix(f.raw, name+"=") {
-				a.unknownPath(f.cut(len(name)+1), sc, maybeFile)
+				a.pathWord(f.cut(len(name)+1), sc, maybeFile)
 			}
 			return
 		}
@@ -119,6 +122,24 @@ func (a *analyzer) unknownPath(f field, sc *scope, kind wordKind) {
 		}
 	}
 	a.addPath(PathWord{Raw: f.raw, Dir: sc.dirs[0], Redirect: kind == isRedirect})
+}
+
+// operandPath records the word an unknown field is when the operands of
+// its parameter expansions win ("${F:-~/.ssh/id_rsa}"), and then the field
+// itself as a path word of unknown location: the variable could win. It
+// reports false when the operand is no path word.
+func (a *analyzer) operandPath(f field, sc *scope, kind wordKind) bool {
+	if kind == maybeFile && strings.HasPrefix(f.raw, "-") {
+		return false // an option: its value is cut out first
+	}
+	o := field{raw: f.raw, text: f.text, value: f.operand, pat: escapeGlob(f.operand), lits: f.lits, known: true}
+	n := len(a.paths)
+	a.pathWord(o, sc, kind)
+	if len(a.paths) == n {
+		return false
+	}
+	a.addPath(PathWord{Raw: f.raw, Dir: sc.dirs[0], Redirect: kind == isRedirect})
+	return true
 }
 
 func isURL(v string) bool {

@@ -22,6 +22,11 @@ type field struct {
 	known bool   // every expansion was resolved
 	glob  bool   // an unquoted glob character or extended glob is left
 	proc  bool   // contains a process substitution
+	// operand is the word's value when the operands of its ${x:-…},
+	// ${x:+…} and ${x:=…} expansions win over their unknown variables;
+	// valid when hasOperand is set and noOperand is not.
+	operand               string
+	hasOperand, noOperand bool
 }
 
 // literalField is a field for a word the analysis makes up (xargs' echo).
@@ -36,6 +41,8 @@ type seg struct {
 	lit                   bool // written literally, not an expansion
 	split                 bool // unquoted expansion: subject to field splitting
 	glob, proc            bool
+	operand               string // see field.operand
+	hasOperand            bool
 }
 
 func (f *field) add(s seg) {
@@ -49,6 +56,15 @@ func (f *field) add(s seg) {
 	f.known = f.known && s.known
 	f.glob = f.glob || s.glob
 	f.proc = f.proc || s.proc
+	switch {
+	case s.hasOperand:
+		f.operand += s.operand
+		f.hasOperand = true
+	case s.known:
+		f.operand += s.value
+	default:
+		f.noOperand = true
+	}
 }
 
 // mode says which expansions a word undergoes where it stands (brace
@@ -261,6 +277,9 @@ func (sc *scope) tilde(lit string, more bool) (t seg, rest string, ok bool) {
 func (sc *scope) param(p *syntax.ParamExp, m mode, quoted bool) seg {
 	raw := sc.slice(p)
 	s := seg{raw: raw, text: raw, pat: escapeGlob(raw)}
+	if p.Exp != nil {
+		return sc.operandParam(p, s, m, quoted)
+	}
 	name, simple := simpleParam(p)
 	v, known := sc.vars.get(name)
 	if !simple || !known {
@@ -270,6 +289,65 @@ func (sc *scope) param(p *syntax.ParamExp, m mode, quoted bool) seg {
 	if name != "HOME" {
 		s.text = v
 	}
+	if quoted || m.doc {
+		s.pat = escapeGlob(v)
+	} else {
+		s.pat, s.split = v, m.split
+	}
+	return s
+}
+
+// operandParam expands ${name:-word}, ${name:+word}, ${name:=word} and
+// ${name:?word} (and their forms without the colon): the operand is a word
+// of its own (SPEC §4, issue 12). With name's value known the result is
+// known; otherwise the result is unknown, and the operand is what the word
+// is when the operand wins (s.operand).
+func (sc *scope) operandParam(p *syntax.ParamExp, s seg, m mode, quoted bool) seg {
+	op := p.Exp.Op
+	var useOperand func(v string) bool // whether the operand wins over value v
+	switch op {
+	case syntax.DefaultUnsetOrNull, syntax.AssignUnsetOrNull:
+		useOperand = func(v string) bool { return v == "" }
+	case syntax.DefaultUnset, syntax.AssignUnset, syntax.ErrorUnset, syntax.ErrorUnsetOrNull:
+		useOperand = func(string) bool { return false }
+	case syntax.AlternateUnsetOrNull:
+		useOperand = func(v string) bool { return v != "" }
+	case syntax.AlternateUnset:
+		useOperand = func(string) bool { return true }
+	default:
+		return s
+	}
+	cp := *p
+	cp.Exp = nil
+	name, simple := simpleParam(&cp)
+	if !simple {
+		return s
+	}
+	// The operand undergoes tilde expansion unless quoted.
+	w := literalField("")
+	if p.Exp.Word != nil {
+		w = field{known: true}
+		for _, o := range sc.appendSegs(nil, p.Exp.Word.Parts, mode{tilde: !quoted && m.tilde}, quoted) {
+			w.add(o)
+		}
+	}
+	v, known := sc.vars.get(name)
+	switch {
+	case !known:
+		if op != syntax.ErrorUnset && op != syntax.ErrorUnsetOrNull && w.known {
+			s.operand, s.hasOperand = w.value, true
+		}
+		return s
+	case !useOperand(v):
+		if op == syntax.AlternateUnsetOrNull || op == syntax.AlternateUnset {
+			v = "" // a set variable's ${v:+…} is empty when null
+		}
+	case !w.known:
+		return s
+	default:
+		v = w.value
+	}
+	s.value, s.text, s.known = v, v, true
 	if quoted || m.doc {
 		s.pat = escapeGlob(v)
 	} else {
