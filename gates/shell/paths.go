@@ -110,7 +110,7 @@ func (a *analyzer) optionValue(f field, sc *scope) {
 // path word when its literal parts contain "/" or it starts with ~ or .
 // ("$DIR/x"); a bare "$F" does not, unless it surely names a file.
 func (a *analyzer) unknownPath(f field, sc *scope, kind wordKind) {
-	if kind < isFile {
+	if kind < isFile && !f.overflow {
 		if strings.HasPrefix(f.raw, "-") && kind == maybeFile {
 			if name, _, ok := strings.Cut(f.lits, "="); ok && strings.HasPrefix(f.raw, name+"=") {
 				a.pathWord(f.cut(len(name)+1), sc, maybeFile)
@@ -249,11 +249,23 @@ func (a *analyzer) redirectPath(r *syntax.Redirect, sc *scope) {
 	if r.Word == nil {
 		return
 	}
-	f := sc.word(r.Word, valueMode)
-	if (r.Op == syntax.DplIn || r.Op == syntax.DplOut) && f.known && isFD(f.value) {
+	// bash brace-expands a redirect target (one word, or an ambiguous
+	// redirect: every word is recorded) and globs it (pathWord).
+	words, ok := braceWords(r.Word, a.bracesLeft)
+	if len(words) > 1 || !ok {
+		a.bracesLeft -= len(words) + 1
+	}
+	if !ok {
+		a.pathWord(sc.unknownWord(r.Word), sc, isRedirect)
 		return
 	}
-	a.pathWord(f, sc, isRedirect)
+	for _, w := range words {
+		f := sc.word(w, valueMode)
+		if (r.Op == syntax.DplIn || r.Op == syntax.DplOut) && f.known && isFD(f.value) {
+			continue
+		}
+		a.pathWord(f, sc, isRedirect)
+	}
 }
 
 func isFD(v string) bool {

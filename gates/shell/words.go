@@ -27,6 +27,9 @@ type field struct {
 	// valid when hasOperand is set and noOperand is not.
 	operand               string
 	hasOperand, noOperand bool
+	// overflow is set for a word past an expansion budget: unknown, and a
+	// path word whatever it looks like.
+	overflow bool
 }
 
 // literalField is a field for a word the analysis makes up (xargs' echo).
@@ -166,7 +169,7 @@ func braceWords(w *syntax.Word, left int) ([]*syntax.Word, bool) {
 
 func (sc *scope) unknownWord(w *syntax.Word) field {
 	raw := sc.slice(w)
-	return field{raw: raw, text: raw, pat: escapeGlob(raw)}
+	return field{raw: raw, text: raw, pat: escapeGlob(raw), overflow: true}
 }
 
 // slice returns the source text of n, or "" when n has no valid position in
