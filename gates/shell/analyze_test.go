@@ -519,7 +519,8 @@ var analyzeRows = []row{
 	{cmd: `for f in $(ls); do rm $f; done`, units: us(u(`ls`, CtxCmdSubst), u(`rm $f`, CtxLoop))},
 	{cmd: `case $(rm x) in y) ls;; esac`, units: us(u(`rm x`, CtxCmdSubst), u(`ls`, CtxCase)), paths: ps(p(`x`, `x`))},
 	{cmd: `if rm a; then rm b; elif rm c; then rm d; else rm e; fi`, units: us(u(`rm a`, CtxIf), u(`rm b`, CtxIf), u(`rm c`, CtxIf), u(`rm d`, CtxIf), u(`rm e`, CtxIf))},
-	{cmd: `((x=$(rm y)))`, units: us(u(`((x=$(rm y)))`, CtxArithmetic), u(`rm y`, CtxCmdSubst))},
+	// A command's output evaluated as arithmetic is code only known at run time.
+	{cmd: `((x=$(rm y)))`, units: us(u(`((x=$(rm y)))`, CtxArithmetic), u(`x=$(rm y)`, CtxArithmetic, dyn), u(`rm y`, CtxCmdSubst))},
 	{cmd: `let x=1`, units: us(u(`let x=1`, CtxArithmetic))},
 	{cmd: `echo $((1+2))`, units: us(u(`echo $((1+2))`))},
 	{cmd: `echo ${x:-$(rm y)}`, units: us(u(`echo ${x:-$(rm y)}`), u(`rm y`, CtxCmdSubst))},
@@ -531,7 +532,7 @@ var analyzeRows = []row{
 	{cmd: `coproc W { rm x; }`, units: us(u(`rm x`, CtxGroup)), paths: ps(p(`x`, `x`))},
 	{cmd: `x=1 y=2`, units: us(u(`x=1 y=2`, CtxAssignment))},
 	{cmd: `a[1]=$(rm x)`, units: us(u(`a[1]=$(rm x)`, CtxAssignment), u(`rm x`, CtxCmdSubst)), paths: ps(p(`x`, `x`))},
-	{cmd: `echo ${a[$(rm x)]}`, units: us(u(`echo ${a[$(rm x)]}`), u(`rm x`, CtxCmdSubst)), paths: ps(p(`x`, `x`))},
+	{cmd: `echo ${a[$(rm x)]}`, units: us(u(`echo ${a[$(rm x)]}`), u(`$(rm x)`, CtxArithmetic, dyn), u(`rm x`, CtxCmdSubst)), paths: ps(p(`x`, `x`))},
 	{cmd: "cat <<-EOF\n\t$(rm x)\n\tEOF\n", units: us(u(`cat`), u(`rm x`, CtxHeredoc)), paths: ps(p(`x`, `x`))},
 	{cmd: `cat <<< "$(rm x)"`, units: us(u(`cat`), u(`rm x`, CtxCmdSubst)), paths: ps(p(`x`, `x`))},
 	{cmd: `ls | while read f; do rm "$f"; done`, units: us(u(`ls`), u(`read f`, CtxLoop), u(`rm $f`, CtxLoop))},

@@ -376,6 +376,12 @@ var storedCode = []string{
 	"let 'q[$(c twentythree)]'; a",
 	"x='q[$(c twentyfour)]'; a $(( ${x} ))",
 	"declare x='q[$(c twentyfive)]'; a $((x))",
+	// Text only known at run time: floored.
+	"a $(( $(echo 'q[$(c twentysix)]') ))",
+	"read x <<< 'q[$(c twentyseven)]'; a $((x))",
+	"x=$(echo 'q[$(c twentyeight)]'); [[ $x -eq 1 ]]",
+	"read x <<< 'q[$(c twentynine)]'; a ${!x}",
+	"mapfile -t m <<< 'q[$(c thirty)]'; y=$m; a $((y))",
 }
 
 // FuzzBashDifferential runs arbitrary scripts in restricted bash (no command

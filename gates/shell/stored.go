@@ -20,43 +20,50 @@ import (
 func (a *analyzer) codeNode(n syntax.Node, sc *scope) {
 	switch n := n.(type) {
 	case *syntax.ArithmExp:
-		a.codeWords(n.X, sc)
+		a.arithm(n.X, sc)
 	case *syntax.ArithmCmd:
-		a.codeWords(n.X, sc)
+		a.arithm(n.X, sc)
 	case *syntax.LetClause:
 		for _, x := range n.Exprs {
-			a.codeWords(x, sc)
+			a.arithm(x, sc)
 		}
 	case *syntax.CStyleLoop:
-		a.codeWords(n, sc)
+		a.arithm(n, sc)
 	case *syntax.ParamExp:
 		if n.Index != nil {
-			a.codeWords(n.Index, sc)
+			a.arithm(n.Index, sc)
 		}
 		if n.Slice != nil {
-			a.codeWords(n.Slice.Offset, sc)
-			a.codeWords(n.Slice.Length, sc)
+			a.arithm(n.Slice.Offset, sc)
+			a.arithm(n.Slice.Length, sc)
 		}
 		if n.Exp != nil && n.Exp.Word != nil {
 			a.codeWords(n.Exp.Word, sc)
 		}
+		// ${!x} and ${x@P} evaluate x's text: a name with a subscript,
+		// a prompt with substitutions.
+		indirect := n.Excl && n.Names == 0 && n.Index == nil
+		prompt := n.Exp != nil && n.Exp.Op == syntax.OtherParamOps && n.Exp.Word != nil && n.Exp.Word.Lit() == "P"
+		if (indirect || prompt) && n.Param != nil && sc.dataVar(n.Param.Value) {
+			a.unknownCode(n, sc)
+		}
 	case *syntax.Assign:
 		if n.Index != nil {
-			a.codeWords(n.Index, sc)
+			a.arithm(n.Index, sc)
 		}
 	case *syntax.ArrayElem:
 		if n.Index != nil {
-			a.codeWords(n.Index, sc)
+			a.arithm(n.Index, sc)
 		}
 	case *syntax.UnaryTest:
 		if n.Op == syntax.TsVarSet || n.Op == syntax.TsRefVar {
-			a.codeWords(n.X, sc)
+			a.arithm(n.X, sc)
 		}
 	case *syntax.BinaryTest:
 		switch n.Op {
 		case syntax.TsEql, syntax.TsNeq, syntax.TsLeq, syntax.TsGeq, syntax.TsLss, syntax.TsGtr:
-			a.codeWords(n.X, sc)
-			a.codeWords(n.Y, sc)
+			a.arithm(n.X, sc)
+			a.arithm(n.Y, sc)
 		}
 	case *syntax.ExtGlob:
 		if n.Pattern != nil {
@@ -111,4 +118,56 @@ func literalText(sb *strings.Builder, parts []syntax.WordPart, quoted bool) {
 			literalText(sb, p.Parts, true)
 		}
 	}
+}
+
+// arithm analyzes n, text bash evaluates as arithmetic: its literal text
+// for substitutions, and whether text the analysis cannot know reaches it
+// (a command's output, a variable the script read or took from a command):
+// bash would run the subscripts in that text, so the arithmetic is a unit
+// floored as dynamic.
+func (a *analyzer) arithm(n syntax.Node, sc *scope) {
+	if isNil(n) {
+		return
+	}
+	a.codeWords(n, sc)
+	unknown := false
+	syntax.Walk(n, func(m syntax.Node) bool {
+		switch m := m.(type) {
+		case *syntax.CmdSubst:
+			unknown = true
+		case *syntax.ProcSubst:
+			return false
+		case *syntax.ParamExp:
+			unknown = unknown || (m.Param != nil && sc.dataVar(m.Param.Value))
+		case *syntax.Word:
+			if m != nil && len(m.Parts) == 1 {
+				if l, ok := m.Parts[0].(*syntax.Lit); ok {
+					unknown = unknown || sc.dataVar(identPrefix(l.Value+"="))
+				}
+			}
+		}
+		return !unknown
+	})
+	if unknown {
+		a.unknownCode(n, sc)
+	}
+}
+
+// unknownCode records code whose text is only known at run time.
+func (a *analyzer) unknownCode(n syntax.Node, sc *scope) {
+	text := sc.slice(n)
+	if text == "" {
+		text = "$((…))"
+	}
+	a.addUnit(Unit{Text: text, Context: CtxArithmetic, Floor: SentinelDynamic})
+}
+
+// dataVar reports whether name may hold text the analysis cannot know:
+// the script gives it such text, and its value is not known here.
+func (sc *scope) dataVar(name string) bool {
+	if name == "" || !sc.facts.data[name] {
+		return false
+	}
+	_, known := sc.vars.get(name)
+	return !known
 }
