@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -114,14 +113,8 @@ func (lab *bashLab) run(t testing.TB, script string, restricted bool) (ran []str
 	if err := os.WriteFile(lab.log, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	// The timeout only kills a run that hangs (a fuzzed "while :"); it is
-	// no assertion. It is short for the fuzz target, whose engine takes a
-	// slow input for a hung worker.
-	limit := 10 * time.Second
-	if restricted {
-		limit = time.Second
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), limit)
+	// The timeout only kills a run that hangs; it is no assertion.
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	args := []string{"--norc", "--noprofile"}
 	if restricted {
@@ -135,7 +128,7 @@ func (lab *bashLab) run(t testing.TB, script string, restricted bool) (ran []str
 	cmd.Stdout, cmd.Stderr = &out, &out
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = 500 * time.Millisecond
+	cmd.WaitDelay = time.Second
 	if err := cmd.Run(); err != nil {
 		var exit *exec.ExitError
 		if !errors.As(err, &exit) {
@@ -238,7 +231,14 @@ func unitMatches(text, ran string) bool {
 		if inside {
 			continue // part of the wild word before
 		}
-		dynamic := strings.ContainsAny(w, "$`*?[~{") || strings.Contains(w, "<(") || strings.Contains(w, ">(")
+		if i > 0 && (strings.Contains(w, "$(") || strings.Contains(w, "`") || strings.Contains(w, "<(") || strings.Contains(w, ">(")) {
+			// A substitution: its commands are units of their own, and
+			// its case patterns unbalance the parentheses. The rest of
+			// the unit matches anything.
+			pieces, wild = append(pieces, ""), append(wild, true)
+			break
+		}
+		dynamic := strings.ContainsAny(w, "$`*?[~{(")
 		if i == 0 && dynamic {
 			return false // a dynamic name is floored, never a match
 		}
@@ -329,59 +329,6 @@ var bashDivergences = []string{
 	"a\x00rm x",
 	"time -- rm x",
 	"a $'\\r' ; rm x",
-}
-
-// TestBashStoredCode runs scripts where bash runs text that looked like
-// data (issue 12): a literal that reaches an arithmetic context, an array
-// subscript, ${!x} or ${x@P}, single-quoted text in arithmetic, a pattern.
-func TestBashStoredCode(t *testing.T) {
-	lab := newBashLab(t, false)
-	for _, script := range storedCode {
-		t.Run(script, func(t *testing.T) {
-			ran, _, _ := lab.run(t, script, false)
-			if !slices.ContainsFunc(ran, func(r string) bool { return strings.HasPrefix(r, "c ") }) {
-				t.Fatalf("bash did not run the payload c: %q", ran)
-			}
-			if miss := lab.differential(t, script, false); miss != "" {
-				t.Error(miss)
-			}
-		})
-	}
-}
-
-// storedCode are scripts whose payload "c …" bash runs from text that
-// looks like data.
-var storedCode = []string{
-	"x='a[$(c one)]'; a $((x))",
-	"for x in 'a[$(c two)]'; do a $((x)); done",
-	"a $(( ${x:-'a[$(c three)]'} ))",
-	"a ${z['$(c four)']}",
-	"declare -a arr; a ${arr['$(c five)']}",
-	"a $(( 'b[$(c six)]' ))",
-	"v=abcdef; a ${v:'b[$(c seven)]':1}",
-	"[[ -v 'q[$(c eight)]' ]]; a",
-	"[[ x == @($(c nine)|y) ]]; a",
-	"[[ 'q[$(c ten)]' -eq 1 ]]; a",
-	"x='q[$(c eleven)]'; a ${!x}",
-	"x='$(c twelve)'; a ${x@P}",
-	"a $[ 'q[$(c thirteen)]' ]",
-	"x='q[$(c fourteen)]'; (( x )); let x; a",
-	"x='q[$(c fifteen)]'; a ${y:=$x}; a $((y))",
-	"x='q[$(c sixteen)]'; [[ x -eq 1 ]]; a",
-	"a ${y:='q[$(c seventeen)]'}; a $((y))",
-	"a $(( ${y:-'q[$(c eighteen)]'} + 1 ))",
-	"declare -i n; n='q[$(c twenty)]'; a",
-	"for ((i='q[$(c twentyone)]'; i<0; i++)); do a; done",
-	"a ${z[${y:-'$(c twentytwo)'}]}",
-	"let 'q[$(c twentythree)]'; a",
-	"x='q[$(c twentyfour)]'; a $(( ${x} ))",
-	"declare x='q[$(c twentyfive)]'; a $((x))",
-	// Text only known at run time: floored.
-	"a $(( $(echo 'q[$(c twentysix)]') ))",
-	"read x <<< 'q[$(c twentyseven)]'; a $((x))",
-	"x=$(echo 'q[$(c twentyeight)]'); [[ $x -eq 1 ]]",
-	"read x <<< 'q[$(c twentynine)]'; a ${!x}",
-	"mapfile -t m <<< 'q[$(c thirty)]'; y=$m; a $((y))",
 }
 
 // FuzzBashDifferential runs arbitrary scripts in restricted bash (no command

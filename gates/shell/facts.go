@@ -57,7 +57,7 @@ func (f *facts) apply(t *varTable) {
 }
 
 func scan(file *syntax.File) *facts {
-	f := &facts{assigns: map[string]int{}, data: map[string]bool{}}
+	f := &facts{assigns: map[string]int{}}
 	inspect(file, func(n syntax.Node) bool {
 		switch n := n.(type) {
 		case *syntax.CallExpr:
@@ -72,7 +72,7 @@ func scan(file *syntax.File) *facts {
 			f.taintLit(n.Name)
 			for _, w := range n.Items {
 				if _, ok := quickLit(w); !ok && n.Name != nil {
-					f.data[n.Name.Value] = true
+					f.markData(n.Name.Value)
 				}
 			}
 		case *syntax.BinaryArithm:
@@ -87,7 +87,7 @@ func scan(file *syntax.File) *facts {
 			if n.Exp != nil && (n.Exp.Op == syntax.AssignUnset || n.Exp.Op == syntax.AssignUnsetOrNull) {
 				f.taintLit(n.Param)
 				if n.Param != nil && !numericValue(n.Exp.Word) {
-					f.data[n.Param.Value] = true
+					f.markData(n.Param.Value)
 				}
 			}
 		case *syntax.Redirect:
@@ -114,7 +114,7 @@ func (f *facts) call(c *syntax.CallExpr) {
 			f.taint(as.Name.Value)
 		}
 		if len(c.Args) == 0 && as.Name != nil && !numericValue(as.Value) {
-			f.data[as.Name.Value] = true
+			f.markData(as.Name.Value)
 		}
 	}
 	assigning, reading := false, false
@@ -140,11 +140,20 @@ func (f *facts) call(c *syntax.CallExpr) {
 	if reading {
 		for _, w := range c.Args {
 			if lit, ok := quickLit(w); ok && identPrefix(lit+"=") != "" {
-				f.data[identPrefix(lit+"=")] = true
+				f.markData(identPrefix(lit + "="))
 			}
 		}
-		f.data["OPTARG"], f.data["REPLY"], f.data["MAPFILE"] = true, true, true
+		f.markData("OPTARG")
+		f.markData("REPLY")
+		f.markData("MAPFILE")
 	}
+}
+
+func (f *facts) markData(name string) {
+	if f.data == nil {
+		f.data = map[string]bool{}
+	}
+	f.data[name] = true
 }
 
 // numericValue reports whether an assigned value is literal text or an
@@ -186,7 +195,7 @@ func (f *facts) decl(d *syntax.DeclClause) {
 		if as.Name != nil {
 			f.taint(as.Name.Value)
 			if !numericValue(as.Value) {
-				f.data[as.Name.Value] = true
+				f.markData(as.Name.Value)
 			}
 			continue
 		}

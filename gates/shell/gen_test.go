@@ -53,7 +53,7 @@ func (g *gen) stmt(depth int) string {
 	if depth <= 0 {
 		return g.simple(0)
 	}
-	switch g.rng.IntN(22) {
+	switch g.rng.IntN(32) {
 	case 0:
 		return g.stmt(depth-1) + g.pick(" && ", " || ", "; ", " & ", " | ", " |& ", "&&"+g.nl, "|"+g.nl) + g.stmt(depth-1)
 	case 1:
@@ -96,6 +96,26 @@ func (g *gen) stmt(depth int) string {
 		return g.simple(depth-1) + " " + g.pick("<("+g.simple(0)+")", "$("+g.stmt(depth-1)+")", "`"+g.simple(0)+"`")
 	case 19:
 		return "for ((i=0; i<1; i++)); do " + g.list(depth-1) + "; done"
+	case 20:
+		return g.pick("coproc ", "coproc N { ", "command ", "builtin ", "exec ") + g.simple(depth-1) + g.pick("", "", "; }")
+	case 21:
+		return g.pick("{", "{ ", "!", "! ") + g.simple(depth-1) + g.pick(";}", "; }", "}")
+	case 22:
+		return "alias " + g.pick("a", "b") + "=" + g.pick("rm", "'c x'") + g.nl + g.simple(depth-1)
+	case 23:
+		return g.simple(depth-1) + g.pick(" < <(", " > >(", " 2> >(") + g.simple(0) + ")"
+	case 24:
+		return g.pick("fx() ( ", "function fy ( ") + g.list(depth-1) + " ); " + g.pick("fx", "fy")
+	case 25:
+		return "case " + g.word() + " in (" + g.word() + ") " + g.list(depth-1) + ";; esac"
+	case 26:
+		return g.simple(depth-1) + " " + g.pick(">| out", "&>> out", "3>&1", "<> out", "0<&-") + g.pick("", " "+g.word())
+	case 27:
+		return "shopt -s extglob" + g.nl + g.simple(depth-1) + " " + g.pick("@(f1|x)", "!(f1)", "+(f)1", "*(x)")
+	case 28:
+		return "select v in " + g.word() + "; do " + g.list(depth-1) + "; break; done"
+	case 29:
+		return g.simple(depth-1) + " \\" + g.pick("", "\r") + "\n" + g.pick("", "#", " # x") + g.simple(0)
 	}
 	return g.simple(depth - 1)
 }
@@ -157,7 +177,7 @@ func (g *gen) words(n int) string {
 }
 
 func (g *gen) word() string {
-	switch g.rng.IntN(30) {
+	switch g.rng.IntN(36) {
 	case 0:
 		return "'q w'"
 	case 1:
@@ -208,6 +228,16 @@ func (g *gen) word() string {
 		return "\"a\\\nb\""
 	case 24:
 		return "'a\\\nb'"
+	case 25:
+		return g.pick("$\"x\"", "$'\\x41'", "$'\\101'", "$'\\cA'", "$'a\\'b'", "$'\\u0041'", "$'\\e'")
+	case 26:
+		return g.pick("x\u00a0y", "\u00a0", "x\u2003y", "\u3000")
+	case 27:
+		return g.pick("${v:0:1}", "${v#x}", "${v%%y}", "${v^^}", "${v@Q}", "${!v}", "${v[0]}")
+	case 28:
+		return g.pick("`echo \\`a\\``", "\"`b`\"", "$(echo $(a))", "$(case x in x) a;; esac)")
+	case 29:
+		return g.pick("x\\", "\\\\", "'\\'", "\"\\\\\"", "x\\\\\\", "a\\ ")
 	}
 	return g.pick("x", "y", "f1", "-r", "--", "d", "z9", "-f")
 }

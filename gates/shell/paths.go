@@ -251,6 +251,14 @@ func (a *analyzer) redirectPath(r *syntax.Redirect, sc *scope) {
 	}
 	// bash brace-expands a redirect target (one word, or an ambiguous
 	// redirect: every word is recorded) and globs it (pathWord).
+	if !hasBraceLit(r.Word) {
+		f := sc.word(r.Word, valueMode)
+		if (r.Op == syntax.DplIn || r.Op == syntax.DplOut) && f.known && isFD(f.value) {
+			return
+		}
+		a.pathWord(f, sc, isRedirect)
+		return
+	}
 	words, ok := braceWords(r.Word, a.bracesLeft)
 	if len(words) > 1 || !ok {
 		a.bracesLeft -= len(words) + 1

@@ -96,7 +96,7 @@ func (a *analyzer) command(s *syntax.Stmt, ctx Context, sc *scope) branch {
 		return a.stmt(timed(c.Stmt), CtxWrapped, sc)
 	case *syntax.CoprocClause:
 		a.substs(c.Name, "", sc)
-		sc.isolate(func() { a.stmt(c.Stmt, CtxSubshell, sc) })
+		sc.isolate(func() { a.stmt(withAssigns(c.Stmt, 0), CtxSubshell, sc) })
 	case *syntax.TestDecl:
 		a.substs(c.Description, "", sc)
 		sc.isolate(func() { a.stmt(c.Body, CtxFunction, sc) })
@@ -116,9 +116,23 @@ func timed(s *syntax.Stmt) *syntax.Stmt {
 	if lit, ok := quickLit(c.Args[0]); !ok || lit != "--" || len(c.Args[0].Parts) != 1 {
 		return s
 	}
-	cp, call := *s, *c
-	call.Args = c.Args[1:]
 	// What follows "--" is a command of its own: "v=1 git x" assigns.
+	return withAssigns(s, 1)
+}
+
+// withAssigns returns the statement s with its first skip words dropped and
+// the assignments the parser left among its words ("coproc v=1 cmd",
+// "time -- v=1 cmd") read as bash reads them.
+func withAssigns(s *syntax.Stmt, skip int) *syntax.Stmt {
+	c, ok := s.Cmd.(*syntax.CallExpr)
+	if !ok || len(c.Args) <= skip {
+		return s
+	}
+	if _, ok := assignWord(c.Args[skip]); !ok && skip == 0 {
+		return s
+	}
+	cp, call := *s, *c
+	call.Args = c.Args[skip:]
 	call.Assigns = slices.Clone(c.Assigns)
 	for len(call.Args) > 1 {
 		as, ok := assignWord(call.Args[0])

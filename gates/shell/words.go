@@ -147,10 +147,7 @@ func (sc *scope) word(w *syntax.Word, m mode) field {
 // braceWords performs brace expansion; ok is false past maxBraceFields or
 // left words, and the words made so far are returned to be counted.
 func braceWords(w *syntax.Word, left int) ([]*syntax.Word, bool) {
-	if !slices.ContainsFunc(w.Parts, func(p syntax.WordPart) bool {
-		l, ok := p.(*syntax.Lit)
-		return ok && strings.ContainsRune(l.Value, '{')
-	}) {
+	if !hasBraceLit(w) {
 		return []*syntax.Word{w}, true
 	}
 	cp := &syntax.Word{Parts: slices.Clone(w.Parts)}
@@ -165,6 +162,15 @@ func braceWords(w *syntax.Word, left int) ([]*syntax.Word, bool) {
 		out = append(out, bw)
 	}
 	return out, true
+}
+
+// hasBraceLit reports whether a literal part of w has a "{", which brace
+// expansion may expand.
+func hasBraceLit(w *syntax.Word) bool {
+	return slices.ContainsFunc(w.Parts, func(p syntax.WordPart) bool {
+		l, ok := p.(*syntax.Lit)
+		return ok && strings.IndexByte(l.Value, '{') >= 0
+	})
 }
 
 func (sc *scope) unknownWord(w *syntax.Word) field {
