@@ -329,6 +329,9 @@ var bashDivergences = []string{
 	"a\x00rm x",
 	"time -- rm x",
 	"a $'\\r' ; rm x",
+	"rm x\\",
+	"bash -c 'rm x\\'",
+	"coproc v=1 rm x",
 }
 
 // FuzzBashDifferential runs arbitrary scripts in restricted bash (no command

@@ -18,6 +18,8 @@ import (
 //     a word, and put back in every string the analysis returns.
 //   - A NUL byte cannot reach bash through "bash -c" (the argument ends
 //     there), while the parser skips it: unparseable.
+//   - A backslash that ends the text escapes nothing, and bash drops it
+//     (a final "cat .env\\" reads .env); the parser keeps it in the word.
 //   - A comment ends at the newline for bash even after a backslash; the
 //     parser joins the next line into the comment and hides its command.
 //     The backslash is blanked (comment text is data either way).
@@ -37,6 +39,9 @@ func bashText(src string) (text string, cr bool, why string) {
 			return "", false, "the command contains U+E00D"
 		}
 		src, cr = strings.ReplaceAll(src, "\r", crStandIn), true
+	}
+	if n := len(src) - len(strings.TrimRight(src, "\\")); n%2 == 1 {
+		src = src[:len(src)-1]
 	}
 	return src, cr, ""
 }
