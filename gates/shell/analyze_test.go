@@ -670,6 +670,11 @@ var analyzeRows = []row{
 	{cmd: `let 'a[$(rm y)]'`, units: us(u(`let 'a[$(rm y)]'`, CtxArithmetic), u(`rm y`, CtxPayload))},
 	{cmd: `x=$(cat f); echo $((x))`, units: us(u(`x=$(cat f)`, CtxAssignment), u(`cat f`, CtxCmdSubst), u(`echo $((x))`), u(`x`, CtxArithmetic, dyn))},
 	{cmd: `read x; echo ${!x}`, units: us(u(`read x`), u(`echo ${!x}`), u(`${!x}`, CtxArithmetic, dyn)), paths: ps(p(`x`, `x`))},
+	{cmd: `printf -v 'a[$(rm y)]' x`, units: us(u(`printf -v a[$(rm y)] x`), u(`rm y`, CtxPayload)), paths: ps(p(`x`, `x`))},
+	{cmd: `test -v 'a[$(rm y)]'`, units: us(u(`test -v a[$(rm y)]`), u(`rm y`, CtxPayload))},
+	{cmd: `printf '%s
+' 'a[1]'`, units: us(u(`printf %s
+ a[1]`))},
 	{cmd: `for i in 1 2 3; do echo $((i*2)); done`, units: us(u(`echo $((i*2))`, CtxLoop))},
 	{cmd: `n=0; n=$((n+1)); echo $((n*2))`, units: us(u(`n=0`, CtxAssignment), u(`n=$((n+1))`, CtxAssignment), u(`echo $((n*2))`))},
 

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -113,8 +114,14 @@ func (lab *bashLab) run(t testing.TB, script string, restricted bool) (ran []str
 	if err := os.WriteFile(lab.log, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	// The timeout only kills a run that hangs; it is no assertion.
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	// The timeout only kills a run that hangs (a fuzzed "while :"); it is
+	// no assertion. It is short for the fuzz target, whose engine takes a
+	// slow input for a hung worker.
+	limit := 10 * time.Second
+	if restricted {
+		limit = time.Second
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
 	args := []string{"--norc", "--noprofile"}
 	if restricted {
@@ -128,7 +135,7 @@ func (lab *bashLab) run(t testing.TB, script string, restricted bool) (ran []str
 	cmd.Stdout, cmd.Stderr = &out, &out
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = time.Second
+	cmd.WaitDelay = 500 * time.Millisecond
 	if err := cmd.Run(); err != nil {
 		var exit *exec.ExitError
 		if !errors.As(err, &exit) {
@@ -332,6 +339,78 @@ var bashDivergences = []string{
 	"rm x\\",
 	"bash -c 'rm x\\'",
 	"coproc v=1 rm x",
+	"a $((rm x) )",
+	"a $((rm x);(c y))",
+	"((rm x) )",
+	"((rm x);(c y))",
+	"a $((c y) | (rm x))",
+	"a $( (rm x))",
+	"case x in x) rm x;; esac",
+	"a <<E\nx\nE\\\nrm x\nE\n",
+	"a <<'E'\nx\\\nE\nrm x\n",
+	"a <<-E\n\tx\n\tE\nrm x\n",
+	"a <<E <<F\nx\nE\nrm x\nF\nc y\n",
+}
+
+// TestBashStoredCode runs scripts where bash runs text that looked like
+// data (issue 12): a literal that reaches an arithmetic context, an array
+// subscript, ${!x} or ${x@P}, single-quoted text in arithmetic, a pattern.
+func TestBashStoredCode(t *testing.T) {
+	lab := newBashLab(t, false)
+	for _, script := range storedCode {
+		t.Run(script, func(t *testing.T) {
+			ran, _, _ := lab.run(t, script, false)
+			if !slices.ContainsFunc(ran, func(r string) bool { return strings.HasPrefix(r, "c ") }) {
+				t.Fatalf("bash did not run the payload c: %q", ran)
+			}
+			if miss := lab.differential(t, script, false); miss != "" {
+				t.Error(miss)
+			}
+		})
+	}
+}
+
+// storedCode are scripts whose payload "c …" bash runs from text that
+// looks like data.
+var storedCode = []string{
+	"x='a[$(c one)]'; a $((x))",
+	"for x in 'a[$(c two)]'; do a $((x)); done",
+	"a $(( ${x:-'a[$(c three)]'} ))",
+	"a ${z['$(c four)']}",
+	"declare -a arr; a ${arr['$(c five)']}",
+	"a $(( 'b[$(c six)]' ))",
+	"v=abcdef; a ${v:'b[$(c seven)]':1}",
+	"[[ -v 'q[$(c eight)]' ]]; a",
+	"[[ x == @($(c nine)|y) ]]; a",
+	"[[ 'q[$(c ten)]' -eq 1 ]]; a",
+	"x='q[$(c eleven)]'; a ${!x}",
+	"x='$(c twelve)'; a ${x@P}",
+	"a $[ 'q[$(c thirteen)]' ]",
+	"x='q[$(c fourteen)]'; (( x )); let x; a",
+	"x='q[$(c fifteen)]'; a ${y:=$x}; a $((y))",
+	"x='q[$(c sixteen)]'; [[ x -eq 1 ]]; a",
+	"a ${y:='q[$(c seventeen)]'}; a $((y))",
+	"a $(( ${y:-'q[$(c eighteen)]'} + 1 ))",
+	"declare -i n; n='q[$(c twenty)]'; a",
+	"for ((i='q[$(c twentyone)]'; i<0; i++)); do a; done",
+	"a ${z[${y:-'$(c twentytwo)'}]}",
+	"let 'q[$(c twentythree)]'; a",
+	"x='q[$(c twentyfour)]'; a $(( ${x} ))",
+	"declare x='q[$(c twentyfive)]'; a $((x))",
+	// Builtins that take a variable name evaluate its subscript.
+	"printf -v 'a[$(c thirtyone)]' x; a",
+	"read 'a[$(c thirtytwo)]' <<< x; a",
+	"[ -v 'a[$(c thirtythree)]' ]; a",
+	"test -v 'a[$(c thirtyfour)]'; a",
+	"declare 'a[$(c thirtyfive)]=1'; a",
+	"declare -n r='a[$(c thirtysix)]'; echo $r; a",
+	"a=(); a+=([$(c thirtyseven)]=1); a",
+	// Text only known at run time: floored.
+	"a $(( $(echo 'q[$(c twentysix)]') ))",
+	"read x <<< 'q[$(c twentyseven)]'; a $((x))",
+	"x=$(echo 'q[$(c twentyeight)]'); [[ $x -eq 1 ]]",
+	"read x <<< 'q[$(c twentynine)]'; a ${!x}",
+	"mapfile -t m <<< 'q[$(c thirty)]'; y=$m; a $((y))",
 }
 
 // FuzzBashDifferential runs arbitrary scripts in restricted bash (no command

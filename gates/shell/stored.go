@@ -171,3 +171,24 @@ func (sc *scope) dataVar(name string) bool {
 	_, known := sc.vars.get(name)
 	return !known
 }
+
+// nameBuiltins take variable names as arguments, and bash evaluates the
+// subscript of a name such as 'a[$(cmd)]' there.
+var nameBuiltins = map[string]bool{
+	"printf": true, "read": true, "mapfile": true, "readarray": true, "test": true, "[": true,
+	"unset": true, "getopts": true, "wait": true, "declare": true, "typeset": true, "local": true,
+	"export": true, "readonly": true,
+}
+
+// nameArgs analyzes the literal arguments of a builtin that takes variable
+// names for the substitutions in their subscripts.
+func (a *analyzer) nameArgs(fields []field, sc *scope) {
+	if len(fields) < 2 || !fields[0].known || !nameBuiltins[fields[0].value] {
+		return
+	}
+	for _, f := range fields[1:] {
+		if f.known && strings.IndexByte(f.value, '[') >= 0 {
+			a.dataSubsts(f.value, sc)
+		}
+	}
+}
