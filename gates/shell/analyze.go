@@ -79,26 +79,34 @@ func (a *analyzer) parse(src string) (*syntax.File, string, error) {
 	}
 	a.cr = a.cr || cr
 	f, err := a.parser.Parse(strings.NewReader(src), "")
-	if err != nil || !strings.Contains(src, "\\\n") || !strings.Contains(src, "#") {
+	comments := strings.Contains(src, "\\\n") && strings.Contains(src, "#")
+	dashes := strings.Contains(src, "&-")
+	if err != nil || (!comments && !dashes) {
 		return f, src, err
 	}
-	// A comment that ends in a backslash: bash ends it at the newline.
-	for range maxCommentFixes {
-		cf, err := commentParser().Parse(strings.NewReader(src), "")
-		if err != nil {
-			return nil, "", err
+	// Rewrite what the parser reads unlike bash, and parse again, until
+	// nothing is left to rewrite (see bashText).
+	for range maxTextFixes {
+		if comments {
+			if f, err = commentParser().Parse(strings.NewReader(src), ""); err != nil {
+				return nil, "", err
+			}
 		}
-		at := commentContinuations(src, cf)
-		if len(at) == 0 {
-			return cf, src, nil
+		edits := dashWords(f)
+		if comments {
+			edits = append(edits, commentContinuations(src, f)...)
 		}
-		b := []byte(src)
-		for _, i := range at {
-			b[i] = ' '
+		if len(edits) == 0 {
+			return f, src, nil
 		}
-		src = string(b)
+		src = applyEdits(src, edits)
+		if !comments {
+			if f, err = a.parser.Parse(strings.NewReader(src), ""); err != nil {
+				return nil, "", err
+			}
+		}
 	}
-	return nil, "", fmt.Errorf("1:1: more than %d comments end in a backslash", maxCommentFixes)
+	return nil, "", fmt.Errorf("1:1: more than %d rewrites for bash", maxTextFixes)
 }
 
 // commentParser is a bash parser that keeps comments, for the rare command

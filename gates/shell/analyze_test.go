@@ -655,6 +655,10 @@ var analyzeRows = []row{
 	{cmd: `time -- rm x`, units: us(u(`rm x`, CtxWrapped)), paths: ps(p(`x`, `x`))},
 	{cmd: `time -p -- V=1 rm x`, units: us(u(`rm x`, CtxWrapped)), paths: ps(p(`x`, `x`))},
 	{cmd: `time -- PATH=. ls`, units: us(u(`ls`, CtxWrapped, ind))},
+	{cmd: `time -- rm x | ls`, units: us(u(`rm x`, CtxWrapped), u(`ls`, CtxWrapped)), paths: ps(p(`x`, `x`))},
+	{cmd: `cat <&-~/.ssh/id_rsa`, units: us(u(`cat ~/.ssh/id_rsa`)), paths: ps(p(`~/.ssh/id_rsa`, `@HOME@/.ssh/id_rsa`))},
+	{cmd: `cat 2>&-"README.md"`, units: us(u(`cat README.md`)), paths: ps(p(`README.md`, `README.md`))},
+	{cmd: `ls 2>&-`, units: us(u(`ls`))},
 	{cmd: "docker run \\\n  --rm node:20 # a comment\nls", units: us(u(`docker run --rm node:20`), u(`ls`))},
 
 	// Issue 12.2: text that bash later runs as code is code.

@@ -371,6 +371,12 @@ var bashDivergences = []string{
 	"echo x; # comment\nrm x",
 	"a \u00a0#x; rm x",
 	"a;#\rrm x",
+	"a 0<&-x y",
+	"a >&-x y",
+	"a 2>&-\"x\" y",
+	"a 3<&-; rm x",
+	"time -- rm x | c y",
+	"time -p -- rm x | c y && c z",
 }
 
 // TestBashStoredCode runs scripts where bash runs text that looked like

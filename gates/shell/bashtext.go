@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -46,14 +47,59 @@ func bashText(src string) (text string, cr bool, why string) {
 	return src, cr, ""
 }
 
-// maxCommentFixes bounds the re-parses for comments that end in a
-// backslash; past it the command is unparseable.
-const maxCommentFixes = 16
+//   - "<&-" and ">&-" close a descriptor, and bash reads what is glued to
+//     the "-" as a word of the command ("cat <&-.env" reads .env); the
+//     parser reads it all as the redirect target. A blank is put after
+//     the "-".
 
-// commentContinuations returns the offsets of the backslashes that end a
-// comment line of f: the parser joined the next line into the comment.
-func commentContinuations(src string, f *syntax.File) []int {
-	var at []int
+// maxTextFixes bounds the re-parses for the rewrites above; past it the
+// command is unparseable.
+const maxTextFixes = 16
+
+// edit replaces the byte at offset (or, for an insertion, nothing) with
+// text.
+type edit struct {
+	at     int
+	insert bool
+	text   string
+}
+
+// applyEdits applies edits at distinct offsets of src.
+func applyEdits(src string, edits []edit) string {
+	slices.SortFunc(edits, func(x, y edit) int { return y.at - x.at })
+	for _, e := range edits {
+		end := e.at + 1
+		if e.insert {
+			end = e.at
+		}
+		src = src[:e.at] + e.text + src[end:]
+	}
+	return src
+}
+
+// dashWords returns the insertions that end "<&-" and ">&-" redirects at
+// the "-", as bash reads them.
+func dashWords(f *syntax.File) []edit {
+	var out []edit
+	inspect(f, func(n syntax.Node) bool {
+		r, ok := n.(*syntax.Redirect)
+		if !ok || (r.Op != syntax.DplIn && r.Op != syntax.DplOut) || r.Word == nil || len(r.Word.Parts) == 0 {
+			return true
+		}
+		if l, ok := r.Word.Parts[0].(*syntax.Lit); ok && strings.HasPrefix(l.Value, "-") &&
+			(len(l.Value) > 1 || len(r.Word.Parts) > 1) {
+			out = append(out, edit{at: int(l.Pos().Offset()) + 1, insert: true, text: " "})
+		}
+		return true
+	})
+	return out
+}
+
+// commentContinuations returns the edits that blank the backslashes that
+// end a comment line of f: the parser joined the next line into the
+// comment.
+func commentContinuations(src string, f *syntax.File) []edit {
+	var at []edit
 	syntax.Walk(f, func(n syntax.Node) bool {
 		c, ok := n.(*syntax.Comment)
 		if !ok {
@@ -64,7 +110,7 @@ func commentContinuations(src string, f *syntax.File) []int {
 			return true
 		}
 		if nl := strings.IndexByte(src[i:], '\n'); nl > 0 && src[i+nl-1] == '\\' {
-			at = append(at, i+nl-1)
+			at = append(at, edit{at: i + nl - 1, text: " "})
 		}
 		return true
 	})

@@ -109,6 +109,17 @@ func (a *analyzer) command(s *syntax.Stmt, ctx Context, sc *scope) branch {
 // timed returns the statement the time keyword runs: bash skips a "--"
 // after "time" (and "time -p"), which the parser leaves as the command name.
 func timed(s *syntax.Stmt) *syntax.Stmt {
+	if b, ok := s.Cmd.(*syntax.BinaryCmd); ok && (b.Op == syntax.Pipe || b.Op == syntax.PipeAll) {
+		// time times a pipeline; the "--" is in its first command.
+		x := timed(b.X)
+		if x == b.X {
+			return s
+		}
+		cp, bin := *s, *b
+		bin.X = x
+		cp.Cmd = &bin
+		return &cp
+	}
 	c, ok := s.Cmd.(*syntax.CallExpr)
 	if !ok || len(c.Args) < 2 {
 		return s
