@@ -690,6 +690,9 @@ var analyzeRows = []row{
 	{cmd: `cat --file=${F-/etc/passwd}`, units: us(u(`cat --file=${F-/etc/passwd}`)), paths: ps(p(`${F-/etc/passwd}`, `/etc/passwd`), pu(`${F-/etc/passwd}`))},
 	{cmd: `F=x; cat ${F:-~/.ssh/id_rsa} ${F:+/y}`, units: us(u(`F=x`, CtxAssignment), u(`cat x /y`)), paths: ps(p(`${F:-~/.ssh/id_rsa}`, `x`), p(`${F:+/y}`, `/y`))},
 	{cmd: `echo ${F:-hello}`, units: us(u(`echo ${F:-hello}`))},
+	{cmd: `F=a:~/.ssh/id_rsa; cat ${F#a:}`, units: us(u(`F=a:~/.ssh/id_rsa`, CtxAssignment), u(`cat ${F#a:}`)), paths: ps(pu(`${F#a:}`))},
+	{cmd: `F=src/a.ts; cat ${F%.ts}.js`, units: us(u(`F=src/a.ts`, CtxAssignment), u(`cat ${F%.ts}.js`)), paths: ps(pu(`${F%.ts}.js`))},
+	{cmd: `V=1.2.3; echo ${V%.*}`, units: us(u(`V=1.2.3`, CtxAssignment), u(`echo ${V%.*}`))},
 
 	// Issue 12.7: expansion wherever a path can be.
 	{cmd: `echo hi > ~/.ssh/id_rs{a..a}`, units: us(u(`echo hi`)), paths: ps(p(`~/.ssh/id_rsa`, `@HOME@/.ssh/id_rsa`, redir))},

@@ -117,7 +117,7 @@ func (a *analyzer) unknownPath(f field, sc *scope, kind wordKind) {
 			}
 			return
 		}
-		if !strings.Contains(f.lits, "/") && !strings.HasPrefix(f.raw, "~") && !strings.HasPrefix(f.raw, ".") {
+		if !f.pathy && !strings.Contains(f.lits, "/") && !strings.HasPrefix(f.raw, "~") && !strings.HasPrefix(f.raw, ".") {
 			return
 		}
 	}

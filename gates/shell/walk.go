@@ -427,7 +427,7 @@ func (a *analyzer) assignment(c *syntax.CallExpr, sc *scope) {
 		if injectsEnv(name) {
 			a.setFloor(i, SentinelIndirection)
 		}
-		f := sc.word(as.Value, valueMode)
+		f := sc.colonTilde(as.Value, sc.word(as.Value, valueMode))
 		a.dataSubsts(f.value, sc)
 		if sc.facts.eligible(name) && plainAssign(as) && f.known {
 			sc.vars.set(name, f.value)

@@ -30,6 +30,9 @@ type field struct {
 	// overflow is set for a word past an expansion budget: unknown, and a
 	// path word whatever it looks like.
 	overflow bool
+	// pathy is set when an unknown expansion works on a variable whose
+	// value is a path ("${F#a:}"): the word is a path word.
+	pathy bool
 }
 
 // literalField is a field for a word the analysis makes up (xargs' echo).
@@ -46,6 +49,7 @@ type seg struct {
 	glob, proc            bool
 	operand               string // see field.operand
 	hasOperand            bool
+	pathy                 bool // see field.pathy
 }
 
 func (f *field) add(s seg) {
@@ -59,6 +63,7 @@ func (f *field) add(s seg) {
 	f.known = f.known && s.known
 	f.glob = f.glob || s.glob
 	f.proc = f.proc || s.proc
+	f.pathy = f.pathy || s.pathy
 	switch {
 	case s.hasOperand:
 		f.operand += s.operand
@@ -281,11 +286,39 @@ func (sc *scope) tilde(lit string, more bool) (t seg, rest string, ok bool) {
 	return t, rest, true
 }
 
+// colonTilde expands the tildes bash expands after a ":" in an assignment
+// value written as one unquoted literal ("P=a:~/bin").
+func (sc *scope) colonTilde(w *syntax.Word, f field) field {
+	if w == nil || len(w.Parts) != 1 || !f.known || !strings.Contains(f.value, ":~") {
+		return f
+	}
+	l, ok := w.Parts[0].(*syntax.Lit)
+	home, known := sc.vars.get("HOME")
+	if !ok || !known || strings.ContainsRune(l.Value, '\\') {
+		return f
+	}
+	parts := strings.Split(f.value, ":")
+	for i, p := range parts {
+		if i > 0 && (p == "~" || strings.HasPrefix(p, "~/")) {
+			parts[i] = home + p[1:]
+		}
+	}
+	f.value = strings.Join(parts, ":")
+	f.pat = escapeGlob(f.value)
+	return f
+}
+
 // param expands $name and ${name}: HOME and the script's own literal
 // variables are known, anything else is not.
 func (sc *scope) param(p *syntax.ParamExp, m mode, quoted bool) seg {
 	raw := sc.slice(p)
 	s := seg{raw: raw, text: raw, pat: escapeGlob(raw)}
+	if p.Param != nil {
+		// ${F#x}, ${F:1}…: unknown, but a path word when F's value is one.
+		if v, ok := sc.vars.get(p.Param.Value); ok && (strings.Contains(v, "/") || strings.HasPrefix(v, "~") || strings.HasPrefix(v, ".")) {
+			s.pathy = true
+		}
+	}
 	if p.Exp != nil {
 		return sc.operandParam(p, s, m, quoted)
 	}
