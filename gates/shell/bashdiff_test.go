@@ -371,6 +371,7 @@ var bashDivergences = []string{
 	"echo x; # comment\nrm x",
 	"a \u00a0#x; rm x",
 	"a;#\rrm x",
+	"c x\\\\\\\na y",
 	"a 0<&-x y",
 	"a >&-x y",
 	"a 2>&-\"x\" y",

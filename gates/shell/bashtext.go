@@ -35,6 +35,9 @@ func bashText(src string) (text string, cr bool, why string) {
 	if strings.IndexByte(src, 0) >= 0 {
 		return "", false, "the command contains a NUL byte"
 	}
+	if strings.Contains(src, "\\\\\\\n") && oddBackslashRun(src) {
+		return "", false, "a newline after an escaped backslash and a backslash"
+	}
 	if strings.IndexByte(src, '\r') >= 0 {
 		if strings.Contains(src, crStandIn) {
 			return "", false, "the command contains U+E00D"
@@ -47,6 +50,8 @@ func bashText(src string) (text string, cr bool, why string) {
 	return src, cr, ""
 }
 
+//   - After an escaped backslash, the parser misses the line continuation
+//     of a further backslash (x, three backslashes, a newline): unparseable.
 //   - "<&-" and ">&-" close a descriptor, and bash reads what is glued to
 //     the "-" as a word of the command ("cat <&-.env" reads .env); the
 //     parser reads it all as the redirect target. A blank is put after
@@ -148,4 +153,25 @@ func analysisName(s string) string {
 		return s
 	}
 	return strings.ReplaceAll(s, "\r", crStandIn)
+}
+
+// oddBackslashRun reports whether a run of three or more backslashes, odd
+// in length, ends a line of src.
+func oddBackslashRun(src string) bool {
+	for i := strings.Index(src, "\\\\\\\n"); i >= 0; {
+		j := i + 3 // the newline
+		k := j
+		for k > 0 && src[k-1] == '\\' {
+			k--
+		}
+		if (j-k)%2 == 1 {
+			return true
+		}
+		next := strings.Index(src[j:], "\\\\\\\n")
+		if next < 0 {
+			break
+		}
+		i = j + next
+	}
+	return false
 }
