@@ -73,6 +73,16 @@ func (a *analyzer) analyze(command string) Analysis {
 // text the tree's positions refer to. The parser is reused, which it allows
 // once it is done with the previous one (the trees it returned stay valid).
 func (a *analyzer) parse(src string) (*syntax.File, string, error) {
+	f, src, err := a.parseText(src)
+	if err == nil && strings.Contains(src, "\\\n") && strings.Contains(src, "`") {
+		if pos, ok := backquoteContinuation(src, f); ok {
+			return nil, "", fmt.Errorf("%s: a line continuation inside backquotes", pos)
+		}
+	}
+	return f, src, err
+}
+
+func (a *analyzer) parseText(src string) (*syntax.File, string, error) {
 	src, cr, why := bashText(src)
 	if why != "" {
 		return nil, "", fmt.Errorf("1:1: %s", why)

@@ -647,6 +647,8 @@ var analyzeRows = []row{
 	{cmd: "cat <<E\nx\nE\r\nrm x\nE\n", units: us(u(`cat`))},
 	{cmd: "cat <<E\r\nx\r\nE\r\nrm x\r\n", units: us(u(`cat`), u("rm x\r"))},
 	{cmd: "ls\x00; rm x", unparseable: true},
+	{cmd: "echo `cat <<'EX'\nE\\\nX\nrm x\nEX\n`", unparseable: true},
+	{cmd: "echo `date` \\\n  `ls`", units: us(u("echo `date` `ls`"), u(`date`, CtxCmdSubst), u(`ls`, CtxCmdSubst))},
 	{cmd: "ls x\\\\\\\nrm y", unparseable: true},
 	{cmd: "ls x\\\\\nrm y", units: us(u(`ls x\`), u(`rm y`))},
 	{cmd: "ls x\\\\\\\\\nrm y", units: us(u(`ls x\\`), u(`rm y`))},

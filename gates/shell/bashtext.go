@@ -57,6 +57,11 @@ func bashText(src string) (text string, cr bool, why string) {
 //     parser reads it all as the redirect target. A blank is put after
 //     the "-".
 
+//   - Inside backquotes bash removes every backslash-newline before it
+//     parses the command, inside quotes and here-documents too (so a
+//     quoted here-document can end early and run the next line); the
+//     parser keeps them there: unparseable.
+
 // maxTextFixes bounds the re-parses for the rewrites above; past it the
 // command is unparseable.
 const maxTextFixes = 16
@@ -174,4 +179,21 @@ func oddBackslashRun(src string) bool {
 		i = j + next
 	}
 	return false
+}
+
+// backquoteContinuation returns the position of a backquoted command
+// substitution that holds a backslash-newline.
+func backquoteContinuation(src string, f *syntax.File) (syntax.Pos, bool) {
+	var at syntax.Pos
+	found := false
+	syntax.Walk(f, func(n syntax.Node) bool {
+		if c, ok := n.(*syntax.CmdSubst); ok && c.Backquotes && !found {
+			i, j := int(c.Pos().Offset()), int(c.End().Offset())
+			if i >= 0 && j <= len(src) && i < j && strings.Contains(src[i:j], "\\\n") {
+				at, found = c.Pos(), true
+			}
+		}
+		return !found
+	})
+	return at, found
 }
