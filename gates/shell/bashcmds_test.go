@@ -45,7 +45,7 @@ var injectionRows = []row{
 	{cmd: `let '$x = 1'; ls`, units: us(u(`let '$x = 1'`, CtxArithmetic, ind), u(`ls`, ind))},
 	{cmd: `(( a[i]++ )); ls`, units: us(u(`(( a[i]++ ))`, CtxArithmetic), u(`ls`))},
 	{cmd: `(( n=1 )); ls`, units: us(u(`(( n=1 ))`, CtxArithmetic), u(`ls`))},
-	{cmd: `: ${PATH:=./e}; ls`, units: us(u(`: ${PATH:=./e}`, ind), u(`ls`, ind))},
+	{cmd: `: ${PATH:=./e}; ls`, units: us(u(`: ${PATH:=./e}`, ind), u(`ls`, ind)), paths: ps(p(`${PATH:=./e}`, `./e`), pu(`${PATH:=./e}`))},
 	{cmd: `HOME=/tmp/h git log`, units: us(u(`git log`, ind))},
 	{cmd: `XDG_CONFIG_HOME=/tmp/c git log`, units: us(u(`git log`, ind))},
 	{cmd: `GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.pager GIT_CONFIG_VALUE_0=sh git log`, units: us(u(`git log`, ind))},

@@ -49,6 +49,7 @@ func (a *analyzer) call(c *syntax.CallExpr, ctx Context, sc *scope, stdin *synta
 		a.addUnit(Unit{Text: sc.slice(c), Context: ctx})
 	} else {
 		br = a.run(cmd{fields: fields, env: env, ctx: ctx, stdin: stdin}, sc)
+		a.nameArgs(fields, sc)
 	}
 	for _, as := range c.Assigns {
 		a.substs(as, "", sc)

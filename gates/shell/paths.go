@@ -39,6 +39,9 @@ func (a *analyzer) pathWord(f field, sc *scope, kind wordKind) {
 		return // <(…) is a pipe; its commands are units
 	}
 	if !f.known {
+		if f.hasOperand && !f.noOperand && a.operandPath(f, sc, kind) {
+			return
+		}
 		a.unknownPath(f, sc, kind)
 		return
 	}
@@ -111,18 +114,36 @@ func (a *analyzer) optionValue(f field, sc *scope) {
 // path word when its literal parts contain "/" or it starts with ~ or .
 // ("$DIR/x"); a bare "$F" does not, unless it surely names a file.
 func (a *analyzer) unknownPath(f field, sc *scope, kind wordKind) {
-	if kind < isFile {
+	if kind < isFile && !f.overflow {
 		if strings.HasPrefix(f.raw, "-") && kind == maybeFile {
 			if name, _, ok := strings.Cut(f.lits, "="); ok && strings.HasPrefix(f.raw, name+"=") {
-				a.unknownPath(f.cut(len(name)+1), sc, maybeFile)
+				a.pathWord(f.cut(len(name)+1), sc, maybeFile)
 			}
 			return
 		}
-		if !strings.Contains(f.lits, "/") && !strings.HasPrefix(f.raw, "~") && !strings.HasPrefix(f.raw, ".") {
+		if !f.pathy && !strings.Contains(f.lits, "/") && !strings.HasPrefix(f.raw, "~") && !strings.HasPrefix(f.raw, ".") {
 			return
 		}
 	}
 	a.addPath(PathWord{Raw: f.raw, Dir: sc.dirs[0], Redirect: kind == isRedirect})
+}
+
+// operandPath records the word an unknown field is when the operands of
+// its parameter expansions win ("${F:-~/.ssh/id_rsa}"), and then the field
+// itself as a path word of unknown location: the variable could win. It
+// reports false when the operand is no path word.
+func (a *analyzer) operandPath(f field, sc *scope, kind wordKind) bool {
+	if kind == maybeFile && strings.HasPrefix(f.raw, "-") {
+		return false // an option: its value is cut out first
+	}
+	o := field{raw: f.raw, text: f.text, value: f.operand, pat: escapeGlob(f.operand), lits: f.lits, known: true}
+	n := len(a.paths)
+	a.pathWord(o, sc, kind)
+	if len(a.paths) == n {
+		return false
+	}
+	a.addPath(PathWord{Raw: f.raw, Dir: sc.dirs[0], Redirect: kind == isRedirect})
+	return true
 }
 
 func isURL(v string) bool {
@@ -233,14 +254,34 @@ func (a *analyzer) redirectPath(r *syntax.Redirect, sc *scope) {
 	if r.Word == nil {
 		return
 	}
-	f := sc.word(r.Word, valueMode)
-	if (r.Op == syntax.DplIn || r.Op == syntax.DplOut) && f.known && isFD(f.value) {
-		return
-	}
 	saved := a.readOnly
 	a.readOnly = r.Op == syntax.RdrIn || r.Op == syntax.DplIn
-	a.pathWord(f, sc, isRedirect)
-	a.readOnly = saved
+	defer func() { a.readOnly = saved }()
+	// bash brace-expands a redirect target (one word, or an ambiguous
+	// redirect: every word is recorded) and globs it (pathWord).
+	if !hasBraceLit(r.Word) {
+		f := sc.word(r.Word, valueMode)
+		if (r.Op == syntax.DplIn || r.Op == syntax.DplOut) && f.known && isFD(f.value) {
+			return
+		}
+		a.pathWord(f, sc, isRedirect)
+		return
+	}
+	words, ok := braceWords(r.Word, a.bracesLeft)
+	if len(words) > 1 || !ok {
+		a.bracesLeft -= len(words) + 1
+	}
+	if !ok {
+		a.pathWord(sc.unknownWord(r.Word), sc, isRedirect)
+		return
+	}
+	for _, w := range words {
+		f := sc.word(w, valueMode)
+		if (r.Op == syntax.DplIn || r.Op == syntax.DplOut) && f.known && isFD(f.value) {
+			continue
+		}
+		a.pathWord(f, sc, isRedirect)
+	}
 }
 
 // readOnlyCommands are the commands known to only read the files their
