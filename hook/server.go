@@ -73,9 +73,11 @@ type Server struct {
 	auditProblem *policy.Warning
 
 	approvals approvals
-	stream    *protocol.Stream
-	conn      *jsonrpc2.Conn
-	prompter  *prompt.Prompter
+	// initializedOnce is set by the first initialize.
+	initializedOnce atomic.Bool
+	stream          *protocol.Stream
+	conn            *jsonrpc2.Conn
+	prompter        *prompt.Prompter
 
 	// Shutdown: calls in flight are counted when they are read, so that
 	// shutdown and end of input can answer every one first.
@@ -448,7 +450,16 @@ func (s *Server) initialize(raw []byte) (any, error) {
 	if st.cwd != old.cwd {
 		s.approvals.reset(s.opts.Home)
 	}
-	pol := s.loader.Reload(s.locations(st))
+	// The first initialize follows the start's own read of the policy
+	// files by moments: only what changed since is read again (a 10,000-rule
+	// file is not parsed twice before the first answer). A later one
+	// re-reads every file.
+	var pol *policy.Policy
+	if s.initializedOnce.Swap(true) {
+		pol = s.loader.Reload(s.locations(st))
+	} else {
+		pol = s.loader.Policy(s.locations(st))
+	}
 	s.openAudit(pol)
 	info := s.policyInfo(pol)
 	s.reportWarnings(pol, true)
