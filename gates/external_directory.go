@@ -84,7 +84,7 @@ func infrastructure(c *Call, p paths.Path) bool {
 			continue
 		}
 		dir = policy.ExpandHome(dir, c.Home)
-		real, ok := c.fs.Canonical(dir)
+		real, ok := c.canonicalDir(dir)
 		if !ok || !hostDir(c, dir) || !hostDir(c, real) {
 			continue
 		}
@@ -109,7 +109,7 @@ func hostDir(c *Call, d string) bool {
 		if paths.Within(above, d) {
 			return false
 		}
-		if real, ok := paths.Canonical(above); ok && paths.Within(real, d) {
+		if real, ok := c.canonicalDir(above); ok && paths.Within(real, d) {
 			return false
 		}
 	}
@@ -125,7 +125,7 @@ func projectControlled(c *Call, d string) bool {
 	if paths.Within(d, c.Cwd) {
 		return true
 	}
-	real, ok := paths.Canonical(c.Cwd)
+	real, ok := c.canonicalDir(c.Cwd)
 	return ok && paths.Within(d, real)
 }
 

@@ -48,7 +48,7 @@ func protected(c *Call, p paths.Path) bool {
 		if (p.Abs != "" && paths.Within(p.Abs, dir)) || (p.Real != "" && paths.Within(p.Real, dir)) {
 			return true
 		}
-		if real, ok := c.fs.Canonical(dir); ok && real != dir && p.Real != "" && paths.Within(p.Real, real) {
+		if real, ok := c.canonicalDir(dir); ok && real != dir && p.Real != "" && paths.Within(p.Real, real) {
 			return true
 		}
 	}

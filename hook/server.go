@@ -73,6 +73,8 @@ type Server struct {
 	auditProblem *policy.Warning
 
 	approvals approvals
+	// dirs knows the real paths of the directories every call checks.
+	dirs *dirCache
 	// initializedOnce is set by the first initialize.
 	initializedOnce atomic.Bool
 	stream          *protocol.Stream
@@ -101,6 +103,7 @@ func New(opts Options) *Server {
 	s := &Server{opts: opts, loader: policy.NewLoader(), log: opts.Log, ctx: ctx, cancel: cancel, done: make(chan struct{}), ready: make(chan struct{}), inflight: newPending()}
 	s.st = state{cwd: opts.Cwd, projectTrusted: true, host: protocol.HostInfo{Name: opts.Host}}
 	s.approvals.home = opts.Home
+	s.dirs = newDirCache(s.loader)
 	return s
 }
 
@@ -650,7 +653,7 @@ func (s *Server) decodeCall(raw []byte) (*gatesCall, string, error) {
 	}
 	c := &gates.Call{ToolCallID: id, ToolName: name, Input: input, RawInput: inputRaw, Cwd: st.cwd, Home: s.opts.Home,
 		AgentDir: s.opts.AgentDir, AgentName: st.agentName, Skills: st.skills, MCPServers: st.mcpServers,
-		InfraDirs: append(append([]string(nil), st.infraDirs...), pol.InfraReadPaths...)}
+		InfraDirs: append(append([]string(nil), st.infraDirs...), pol.InfraReadPaths...), Dirs: s.dirs}
 	if name == "mcp" {
 		c.MCPServers = mergeNames(st.mcpServers, pol.MCPServers)
 	}

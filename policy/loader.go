@@ -133,6 +133,24 @@ func (l *Loader) Policy(loc Locations) *Policy {
 	return p
 }
 
+// Watched reports, under the watch's generation, whether every change to
+// the entry dir is seen by the policy files' watch (its parent and every
+// directory above are watched). Facts learnt of such an entry (its real
+// path) hold while the generation stays the same. ok is false when they
+// cannot be kept at all.
+func (l *Loader) Watched(dir string) (gen uint64, ok bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.watch.generation(), l.watch != nil && !l.rearm && l.watch.covers(dir)
+}
+
+// Generation is the watch's generation now (see Watched).
+func (l *Loader) Generation() uint64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.watch.generation()
+}
+
 // appendLocations appends what identifies loc.
 func appendLocations(b []byte, loc Locations) []byte {
 	for _, s := range []string{loc.Home, loc.AgentDir, loc.Cwd, loc.AgentName} {

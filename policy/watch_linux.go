@@ -36,6 +36,9 @@ type changeWatch struct {
 	local map[int64]bool    // file system type → inotify sees every change
 	dirty bool
 	buf   []byte
+	// gen counts the times the watch was not quiet: what was learnt of a
+	// watched directory under one generation holds until the next.
+	gen uint64
 }
 
 // Directory events that matter: entries created, removed, renamed or
@@ -79,6 +82,7 @@ func (w *changeWatch) quiet(paths []string) bool {
 		w.dirty = true
 	}
 	if w.dirty {
+		w.gen++
 		return false
 	}
 	for _, p := range paths {
@@ -89,6 +93,31 @@ func (w *changeWatch) quiet(paths []string) bool {
 	return true
 }
 
+// covers reports whether every change to the entry dir (its being created,
+// replaced, removed or made a symlink) is an event: its parent and every
+// directory above are watched.
+func (w *changeWatch) covers(dir string) bool {
+	if w == nil || !filepath.IsAbs(dir) {
+		return false
+	}
+	for d := filepath.Dir(filepath.Clean(dir)); ; d = filepath.Dir(d) {
+		if _, ok := w.masks[d]; !ok {
+			return false
+		}
+		if d == "/" {
+			return true
+		}
+	}
+}
+
+// generation is the watch's generation (see gen).
+func (w *changeWatch) generation() uint64 {
+	if w == nil {
+		return 0
+	}
+	return w.gen
+}
+
 // arm watches the directories of paths. It is called before the files are
 // stat'ed and read, so that a change made while they are read is an event
 // of the next call.
@@ -96,6 +125,7 @@ func (w *changeWatch) arm(paths []string) {
 	if w == nil {
 		return
 	}
+	w.gen++
 	w.dirty = false
 	for _, p := range paths {
 		w.armed[p] = w.armPath(p)

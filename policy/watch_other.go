@@ -9,3 +9,5 @@ type changeWatch struct{}
 func newChangeWatch() *changeWatch               { return nil }
 func (w *changeWatch) quiet(paths []string) bool { return false }
 func (w *changeWatch) arm(paths []string)        {}
+func (w *changeWatch) covers(dir string) bool    { return false }
+func (w *changeWatch) generation() uint64        { return 0 }
