@@ -1,6 +1,10 @@
 package hook
 
 import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"sync"
 
 	"github.com/toolgate/toolgate/gates/paths"
@@ -29,9 +33,13 @@ func newDirCache(l *policy.Loader) *dirCache {
 	return &dirCache{loader: l, known: map[string]dirReal{}}
 }
 
-// Canonical implements gates.DirCache.
+// Canonical implements gates.DirCache. A directory is remembered when its
+// real path is itself (no link on the way) and it cannot change unseen:
+// it, or its parent, is watched with every directory above; or the
+// deepest watched directory above it has no entry on the way to it, whose
+// creation would be an event.
 func (d *dirCache) Canonical(dir string) (string, bool, bool) {
-	gen, watched := d.loader.Watched(dir)
+	gen, x, watched := d.loader.WatchedAncestor(dir)
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if gen != d.gen {
@@ -44,10 +52,24 @@ func (d *dirCache) Canonical(dir string) (string, bool, bool) {
 	if !watched {
 		return "", false, false
 	}
+	clean := filepath.Clean(dir)
+	real, ok := paths.Canonical(clean)
+	if !ok || real != clean {
+		return real, ok, true // resolved, not remembered
+	}
+	if x != clean && filepath.Dir(clean) != x {
+		// The entry of x on the way to dir must not exist.
+		next := clean
+		for filepath.Dir(next) != x {
+			next = filepath.Dir(next)
+		}
+		if _, err := os.Lstat(next); !errors.Is(err, fs.ErrNotExist) {
+			return real, ok, true
+		}
+	}
 	if len(d.known) >= 256 {
 		clear(d.known) // many working directories: keep it small
 	}
-	real, ok := paths.Canonical(dir)
 	// Resolved after the generation was read: a change made since is an
 	// event, and the next call's generation forgets this.
 	d.known[dir] = dirReal{real, ok}

@@ -80,4 +80,24 @@ func TestDirCacheSeesReplacedDirectory(t *testing.T) {
 	if a := action(7); a != "block" {
 		t.Fatalf("after the agents directory became a link to %s, a write there was %s, want block (toolgate's own files are asked; no UI)", outside, a)
 	}
+	// The project's .pi does not exist yet: its agents directory is
+	// remembered as missing. Made a link to an outside directory, writes
+	// there are writes to the project's agent files.
+	other := filepath.Join(root, "other")
+	if err := os.MkdirAll(filepath.Join(other, "agents"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	target = filepath.Join(other, "agents", "x.md")
+	write = fmt.Sprintf(`{"toolCallId":"w","toolName":"write","input":{"path":%q,"content":"x"}}`, target)
+	for i := 8; i < 11; i++ {
+		if a := action(i); a != "allow" {
+			t.Fatalf("call %d: %s before .pi existed", i, a)
+		}
+	}
+	if err := os.Symlink(other, filepath.Join(work, ".pi")); err != nil {
+		t.Fatal(err)
+	}
+	if a := action(12); a != "block" {
+		t.Fatalf("after .pi became a link to %s, a write to its agents was %s, want block", other, a)
+	}
 }

@@ -133,15 +133,18 @@ func (l *Loader) Policy(loc Locations) *Policy {
 	return p
 }
 
-// Watched reports, under the watch's generation, whether every change to
-// the entry dir is seen by the policy files' watch (its parent and every
-// directory above are watched). Facts learnt of such an entry (its real
-// path) hold while the generation stays the same. ok is false when they
-// cannot be kept at all.
-func (l *Loader) Watched(dir string) (gen uint64, ok bool) {
+// WatchedAncestor is the deepest of dir and the directories above it that
+// the policy files' watch sees every change of, with all the directories
+// above it too (so creating, replacing or removing any of its entries is an
+// event), under the watch's generation; ok is false for none.
+func (l *Loader) WatchedAncestor(dir string) (gen uint64, x string, ok bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.watch.generation(), l.watch != nil && !l.rearm && l.watch.covers(dir)
+	if l.watch == nil || l.rearm {
+		return 0, "", false
+	}
+	x = l.watch.deepestWatched(dir)
+	return l.watch.generation(), x, x != ""
 }
 
 // Generation is the watch's generation now (see Watched).

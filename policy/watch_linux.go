@@ -93,21 +93,27 @@ func (w *changeWatch) quiet(paths []string) bool {
 	return true
 }
 
-// covers reports whether every change to the entry dir (its being created,
-// replaced, removed or made a symlink) is an event: its parent and every
-// directory above are watched.
-func (w *changeWatch) covers(dir string) bool {
+// deepestWatched is the deepest of dir and the directories above it that
+// is watched together with every directory above it; "" for none.
+func (w *changeWatch) deepestWatched(dir string) string {
 	if w == nil || !filepath.IsAbs(dir) {
-		return false
+		return ""
 	}
-	for d := filepath.Dir(filepath.Clean(dir)); ; d = filepath.Dir(d) {
-		if _, ok := w.masks[d]; !ok {
-			return false
-		}
+	best := ""
+	var chain []string
+	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
+		chain = append(chain, d)
 		if d == "/" {
-			return true
+			break
 		}
 	}
+	for i := len(chain) - 1; i >= 0; i-- {
+		if _, ok := w.masks[chain[i]]; !ok {
+			break
+		}
+		best = chain[i]
+	}
+	return best
 }
 
 // generation is the watch's generation (see gen).
