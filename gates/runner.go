@@ -143,6 +143,9 @@ func (r Request) noun() string {
 func Evaluate(req Request) (outcomes []Outcome, failed *Outcome, err error) {
 	outcomes = make([]Outcome, 0, len(req.Gates))
 	req.Call.fs = paths.NewView() // what the file system says now, once per question
+	if req.Call.Dirs != nil {
+		req.Call.fs.Dirs = req.Call.Dirs
+	}
 	for _, g := range req.Gates {
 		o, perr := runGate(g, req)
 		if perr != nil {
