@@ -11,9 +11,29 @@ import (
 // within budgets, and remembers the answers.
 type fsView struct {
 	stats     map[entry]bool
+	enter     map[string]bool // enterableDir's answers
 	listings  map[string][]string
 	statsLeft int
 	readsLeft int
+}
+
+// enterableDir reports whether path is a directory everyone may enter
+// (following links); ok is false past the budget. Answers are remembered.
+func (v *fsView) enterableDir(path string) (enter, ok bool) {
+	if e, hit := v.enter[path]; hit {
+		return e, true
+	}
+	if v.statsLeft == 0 {
+		return false, false
+	}
+	v.statsLeft--
+	info, err := os.Stat(path)
+	e := err == nil && info.IsDir() && info.Mode().Perm()&0o111 == 0o111
+	if v.enter == nil {
+		v.enter = map[string]bool{}
+	}
+	v.enter[path] = e
+	return e, true
 }
 
 // entry is a name looked up in a directory.

@@ -486,12 +486,7 @@ func (a *analyzer) enterable(from []string, target field) bool {
 				continue
 			}
 			base = filepath.Join(base, part)
-			if a.fs.statsLeft == 0 {
-				return false
-			}
-			a.fs.statsLeft--
-			info, err := os.Stat(base)
-			if err != nil || !info.IsDir() || info.Mode().Perm()&0o111 != 0o111 {
+			if enter, ok := a.fs.enterableDir(base); !ok || !enter {
 				return false
 			}
 		}
