@@ -57,6 +57,11 @@ func TestOpenCodeE2E(t *testing.T) {
 	// The cases run in parallel: each OpenCode takes a few seconds to start.
 	t.Run("run", func(t *testing.T) { t.Parallel(); e.testRun(t) })
 	t.Run("toolgate missing", func(t *testing.T) { t.Parallel(); e.testMissing(t) })
+	t.Run("toolgate crashing", func(t *testing.T) { t.Parallel(); e.testBroken(t, "kill -9 $$") })
+	t.Run("toolgate too slow", func(t *testing.T) {
+		t.Parallel()
+		e.testBroken(t, "exec sleep 60", "TOOLGATE_TIMEOUT_MS=1500")
+	})
 	t.Run("serve", func(t *testing.T) { t.Parallel(); e.testServe(t) })
 }
 
@@ -86,7 +91,7 @@ type project struct {
 // unnecessary the way OpenCode itself checks it (a package.json and lock
 // naming the package, and a node_modules folder), so that no registry is
 // asked: the plugin imports nothing at run time.
-func (e *ocEnv) setup(t *testing.T, script []step, permission string, toolgateBin string) *project {
+func (e *ocEnv) setup(t *testing.T, script []step, permission string, toolgateBin string, env ...string) *project {
 	t.Helper()
 	home, tmp, proj := hoste2e.Dirs(t)
 	p := &project{home: home, tmp: tmp, proj: proj, audit: filepath.Join(home, "toolgate-audit.jsonl"),
@@ -118,7 +123,7 @@ func (e *ocEnv) setup(t *testing.T, script []step, permission string, toolgateBi
 		path = e.sysPath
 		extra = append(extra, "TOOLGATE_BIN="+toolgateBin)
 	}
-	p.env = hoste2e.Env(path, home, tmp, extra...)
+	p.env = hoste2e.Env(path, home, tmp, append(extra, env...)...)
 	return p
 }
 
@@ -212,20 +217,48 @@ func (e *ocEnv) testMissing(t *testing.T) {
 	}
 }
 
+// testBroken runs a toolgate that dies at every start (the plugin
+// restarts it once) and one that never answers: the call is blocked.
+func (e *ocEnv) testBroken(t *testing.T, script string, env ...string) {
+	dir := filepath.Join(t.TempDir(), "broken-bin")
+	hoste2e.WriteFile(t, filepath.Join(dir, "toolgate"), "#!/bin/sh\n"+script+"\n")
+	if err := os.Chmod(filepath.Join(dir, "toolgate"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p := e.setup(t, []step{bash("touch ran-broken.txt"), {Text: "done"}}, `{"*": "allow"}`, filepath.Join(dir, "toolgate"), env...)
+	out := e.run(t, p)
+	if hoste2e.Exists(filepath.Join(p.proj, "ran-broken.txt")) {
+		t.Errorf("the bash call ran with a broken toolgate\n%s", p.diagnostics(out))
+	}
+	if got := p.fake.toolResult("call_0"); !strings.Contains(got, "toolgate is unavailable") || !strings.Contains(got, "fail-closed") {
+		t.Errorf("the model was told %q, want the fail-closed block\n%s", got, p.diagnostics(out))
+	}
+}
+
 // testServe drives `opencode serve` like a client with a person at it: the
 // driver answers OpenCode's permission questions about the commands it was
 // told to, and must not be needed for the others.
 func (e *ocEnv) testServe(t *testing.T) {
-	p := e.setup(t, []step{
-		bash("touch ran-once.txt"),    // ask → the person: once
-		bash("touch ran-allowed.txt"), // allow: the plugin answers OpenCode itself
-		bash("touch ran-always.txt"),  // ask → the person: always
-		bash("touch ran-session.txt"), // toolgate's session approval: no question for the person
-		bash("touch ran-deny.txt"),    // deny: blocked before OpenCode asks
-		bash("mkdir ran-reject"),      // ask (not covered by the session approval of touch *) → the person: reject
+	dirA, dirB := "dir-a", "dir-b"
+	p := e.setup(t, nil, `{"*": "ask", "read": "ask", "bash": {"*": "ask", "touch ran-allowed.txt": "allow", "touch ran-deny.txt": "deny"}}`, "")
+	fileA, fileB := filepath.Join(p.proj, dirA, "a.txt"), filepath.Join(p.proj, dirB, "b.txt")
+	hoste2e.WriteFile(t, fileA, "CONTENT-OF-A\n")
+	hoste2e.WriteFile(t, fileB, "CONTENT-OF-B\n")
+	p.fake.script = []step{
+		bash("touch ran-once.txt"),                              // ask → the person: once
+		bash("touch ran-allowed.txt"),                           // allow: the plugin answers OpenCode itself
+		bash("touch ran-always.txt"),                            // ask → the person: always
+		bash("touch ran-session.txt"),                           // toolgate's session approval: no question for the person
+		bash("touch ran-deny.txt"),                              // deny: blocked before OpenCode asks
+		{Tool: "read", Args: map[string]any{"filePath": fileA}}, // ask → the person: always
+		// toolgate's session approval covers dir-a only, OpenCode's "always"
+		// for read would cover every read: the person must be asked again.
+		{Tool: "read", Args: map[string]any{"filePath": fileB}}, // ask → the person: reject
 		{Text: "done"},
-	}, `{"*": "ask", "bash": {"*": "ask", "touch ran-allowed.txt": "allow", "touch ran-deny.txt": "deny"}}`, "")
-	person := map[string]string{"touch ran-once.txt": "once", "touch ran-always.txt": "always", "mkdir ran-reject": "reject"}
+	}
+	// What the person answers, by a text in the question's patterns.
+	person := []answer{{"touch ran-once.txt", "once"}, {"touch ran-always.txt", "always"},
+		{dirA + "/a.txt", "always"}, {dirB + "/b.txt", "reject"}}
 
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -259,12 +292,15 @@ func (e *ocEnv) testServe(t *testing.T) {
 		t.Helper()
 		t.Errorf(format+"\n%s", append(args, p.diagnostics(output()))...)
 	}
-	want := []string{"touch ran-once.txt=once", "touch ran-always.txt=always", "mkdir ran-reject=reject"}
+	var want []string
+	for _, a := range person {
+		want = append(want, a.match+"="+a.reply)
+	}
 	if strings.Join(answered, ",") != strings.Join(want, ",") {
 		fail("the person answered %v, want exactly %v: the other calls are the plugin's to answer", answered, want)
 	}
 	for file, ran := range map[string]bool{"ran-once.txt": true, "ran-allowed.txt": true, "ran-always.txt": true,
-		"ran-session.txt": true, "ran-deny.txt": false, "ran-reject": false} {
+		"ran-session.txt": true, "ran-deny.txt": false} {
 		if hoste2e.Exists(filepath.Join(p.proj, file)) != ran {
 			fail("%s: ran = %v, want %v", file, !ran, ran)
 		}
@@ -272,8 +308,14 @@ func (e *ocEnv) testServe(t *testing.T) {
 	if got := p.fake.toolResult("call_4"); !strings.Contains(got, "toolgate: bash command 'touch ran-deny.txt' is denied by") {
 		fail("the model was told %q about the denied call, want toolgate's reason", got)
 	}
+	if got := p.fake.toolResult("call_5"); !strings.Contains(got, "CONTENT-OF-A") {
+		fail("the model was told %q about the approved read, want the file", got)
+	}
+	if p.fake.anyRequestContains("CONTENT-OF-B") {
+		fail("the rejected read ran: its content reached the model")
+	}
 	checkAudit(t, p, map[string]string{"call_0": "user_approved", "call_1": "policy_allow", "call_2": "user_approved_for_session",
-		"call_3": "session_approved", "call_4": "policy_deny", "call_5": "user_denied"})
+		"call_3": "session_approved", "call_4": "policy_deny", "call_5": "user_approved_for_session", "call_6": "user_denied"})
 }
 
 type lockedWriter struct {
@@ -328,9 +370,12 @@ func (d *driver) waitReady(ctx context.Context) error {
 }
 
 // session starts a session with one prompt, answers the permission
-// questions about the commands in person (command → once|always|reject),
+// questions person has answers for (once|always|reject),
 // and returns when the session is idle, with the answers given in order.
-func (d *driver) session(ctx context.Context, person map[string]string) ([]string, error) {
+// answer is the person's reply to the question whose patterns contain match.
+type answer struct{ match, reply string }
+
+func (d *driver) session(ctx context.Context, person []answer) ([]string, error) {
 	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, d.url("/event"), nil)
 	events, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -363,9 +408,9 @@ func (d *driver) session(ctx context.Context, person map[string]string) ([]strin
 		var ev struct {
 			Type       string `json:"type"`
 			Properties struct {
-				ID        string         `json:"id"`
-				SessionID string         `json:"sessionID"`
-				Metadata  map[string]any `json:"metadata"`
+				ID        string   `json:"id"`
+				SessionID string   `json:"sessionID"`
+				Patterns  []string `json:"patterns"`
 				Status    struct {
 					Type string `json:"type"`
 				} `json:"status"`
@@ -376,12 +421,17 @@ func (d *driver) session(ctx context.Context, person map[string]string) ([]strin
 		}
 		switch ev.Type {
 		case "permission.asked":
-			command, _ := ev.Properties.Metadata["command"].(string)
-			reply, mine := person[command]
-			if !mine {
+			var mine *answer
+			for i, a := range person {
+				if strings.Contains(strings.Join(ev.Properties.Patterns, "\n"), a.match) {
+					mine = &person[i]
+				}
+			}
+			if mine == nil {
 				continue // the plugin answers this one
 			}
-			answered = append(answered, command+"="+reply)
+			answered = append(answered, mine.match+"="+mine.reply)
+			reply := mine.reply
 			resp, err := d.post(ctx, "/permission/"+ev.Properties.ID+"/reply", map[string]any{"reply": reply})
 			if err != nil {
 				return answered, err

@@ -466,7 +466,14 @@ class Gate {
 	/** tool.execute.after: forget the call. */
 	done(callID: string): void {
 		this.approved.delete(callID);
+		const a = this.asked.get(callID);
 		this.asked.delete(callID);
+		if (a && a.reply === undefined) {
+			// OpenCode ran the call without asking the person (it should not:
+			// see escalateConfig): say so, and close toolgate's prompt.
+			this.debug("ran_without_answer", { callID });
+			for (const w of a.waiters.splice(0)) w.resolve({ choice: "deny" });
+		}
 	}
 
 	/** Answers one OpenCode permission request through OpenCode's own API. */
