@@ -164,7 +164,8 @@ func (e *ocEnv) testRun(t *testing.T) {
 	p := e.setup(t, nil, `{
     "*": "ask",
     "read": {"*": "allow", "*secret.txt": "deny"},
-    "bash": {"*": "ask", "touch ran-allow.txt": "allow", "touch ran-deny.txt": "deny"}
+    "bash": {"*": "ask", "touch ran-allow.txt": "allow", "touch ran-deny.txt": "deny"},
+    "webfetch": {"*": "ask", "https://evil.example/*": "deny"}
   }`, "")
 	secret := filepath.Join(p.proj, "secret.txt")
 	hoste2e.WriteFile(t, secret, "TOP-SECRET-CONTENT\n")
@@ -173,6 +174,8 @@ func (e *ocEnv) testRun(t *testing.T) {
 		bash("touch ran-deny.txt"),
 		{Tool: "read", Args: map[string]any{"filePath": secret}},
 		bash("touch ran-ask.txt"),
+		{Tool: "webfetch", Args: map[string]any{"url": "https://evil.example/data", "format": "text"}},
+		{Tool: "webfetch", Args: map[string]any{"url": "HTTPS://EVIL.EXAMPLE/data", "format": "text"}}, // as the fetcher normalizes it
 		{Text: "done"},
 	}
 	out := e.run(t, p)
@@ -202,8 +205,13 @@ func (e *ocEnv) testRun(t *testing.T) {
 	if got := p.fake.toolResult("call_3"); !strings.Contains(got, "no one can be asked") || !strings.Contains(got, "To allow it, add an allow rule") {
 		fail("the model was told %q about the ask, want a block that says how to allow it", got)
 	}
+	for _, id := range []string{"call_4", "call_5"} {
+		if got := p.fake.toolResult(id); !strings.Contains(got, "is denied by rule 'https://evil.example/*'") {
+			fail("the model was told %q about webfetch %s, want toolgate's reason", got, id)
+		}
+	}
 	checkAudit(t, p, map[string]string{"call_0": "policy_allow", "call_1": "policy_deny", "call_2": "policy_deny",
-		"call_3": "confirmation_unavailable"})
+		"call_3": "confirmation_unavailable", "call_4": "policy_deny", "call_5#normalized": "policy_deny"})
 }
 
 func (e *ocEnv) testMissing(t *testing.T) {

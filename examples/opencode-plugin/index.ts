@@ -322,6 +322,7 @@ class Gate {
 		} catch (err) {
 			throw new Error(`toolgate: this ${tool} call is blocked: ${errorText(err)}`);
 		}
+		await this.denyNormalizedURL(tool, callID, mapped);
 		const personCanAnswer = this.interactive && permissionKey(tool, this.mcpServers) !== undefined;
 		const params: Record<string, unknown> = {
 			toolCallId: callID,
@@ -372,6 +373,33 @@ class Gate {
 			throw new Error(reason);
 		}
 		throw new Error(unavailableReason(new Unavailable("malformed answer to tool_call"), "this tool call"));
+	}
+
+	/**
+	 * A URL is decided as written (below) and as the fetcher normalizes it
+	 * (HTTPS://EVIL.example is https://evil.example/): a deny of the
+	 * normalized form blocks, recorded as toolgate's decision of that form.
+	 */
+	private async denyNormalizedURL(tool: string, callID: string, mapped: MappedCall): Promise<void> {
+		if (tool !== "webfetch" || typeof mapped.input.url !== "string") return;
+		let normalized: string;
+		try {
+			normalized = new URL(mapped.input.url.trim()).href;
+		} catch {
+			return; // OpenCode refuses it too; decided as written
+		}
+		if (normalized === mapped.input.url) return;
+		const params = { toolCallId: `${callID}#normalized`, toolName: mapped.toolName, input: { ...mapped.input, url: normalized }, hasUI: false };
+		let r: unknown;
+		try {
+			const c = await this.call("check", params);
+			if (!isObject(c) || c.state !== "deny") return;
+			r = await this.call("tool_call", params);
+		} catch (err) {
+			throw new Error(unavailableReason(err, "this tool call"));
+		}
+		if (isObject(r) && r.action === "allow") return;
+		throw new Error(isObject(r) && typeof r.reason === "string" && r.reason.trim() ? r.reason : "toolgate blocked this tool call.");
 	}
 
 	/** toolgate's final answer for a call a person was asked about. */
