@@ -56,6 +56,7 @@ func TestOpenCodeE2E(t *testing.T) {
 
 	// The cases run in parallel: each OpenCode takes a few seconds to start.
 	t.Run("run", func(t *testing.T) { t.Parallel(); e.testRun(t) })
+	t.Run("mcp", func(t *testing.T) { t.Parallel(); e.testMCP(t) })
 	t.Run("toolgate missing", func(t *testing.T) { t.Parallel(); e.testMissing(t) })
 	t.Run("toolgate crashing", func(t *testing.T) { t.Parallel(); e.testBroken(t, "kill -9 $$") })
 	t.Run("toolgate too slow", func(t *testing.T) {
@@ -223,6 +224,63 @@ func (e *ocEnv) testMissing(t *testing.T) {
 	if got := p.fake.toolResult("call_0"); !strings.Contains(got, "toolgate is unavailable") || !strings.Contains(got, "fail-closed") {
 		t.Errorf("the model was told %q, want the fail-closed block\n%s", got, p.diagnostics(out))
 	}
+}
+
+// mcpServer is a stdio MCP server with the tools echo and danger; a call
+// writes mcp-<tool>.txt into the directory it is started in.
+const mcpServer = `import fs from "node:fs";
+import readline from "node:readline";
+const send = (m) => process.stdout.write(JSON.stringify({ jsonrpc: "2.0", ...m }) + "\n");
+const tool = (name) => ({ name, description: name + " something", inputSchema: { type: "object", properties: { target: { type: "string" } } } });
+readline.createInterface({ input: process.stdin }).on("line", (line) => {
+  const m = JSON.parse(line);
+  if (m.id === undefined) return;
+  if (m.method === "initialize") send({ id: m.id, result: { protocolVersion: m.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: "demo", version: "1.0.0" } } });
+  else if (m.method === "tools/list") send({ id: m.id, result: { tools: [tool("echo"), tool("danger")] } });
+  else if (m.method === "tools/call") { fs.writeFileSync("mcp-" + m.params.name + ".txt", "called\n"); send({ id: m.id, result: { content: [{ type: "text", text: "called " + m.params.name } ] } }); }
+  else send({ id: m.id, error: { code: -32601, message: "method not found" } });
+});
+`
+
+// testMCP: OpenCode names an MCP tool server_tool; the plugin decides it
+// as toolgate's MCP target server:tool (the server is in OpenCode's mcp
+// config).
+func (e *ocEnv) testMCP(t *testing.T) {
+	p := e.setup(t, []step{
+		{Tool: "demo_echo", Args: map[string]any{"target": "x"}},
+		{Tool: "demo_danger", Args: map[string]any{"target": "x"}},
+		{Text: "done"},
+	}, `{"*": "ask", "mcp": {"*": "ask", "demo:echo": "allow", "demo:danger": "deny"}}`, "")
+	server := filepath.Join(p.tmp, "mcp-server.mjs")
+	hoste2e.WriteFile(t, server, mcpServer)
+	cfg := filepath.Join(p.proj, "opencode.json")
+	data, err := os.ReadFile(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c map[string]any
+	if err := json.Unmarshal(data, &c); err != nil {
+		t.Fatal(err)
+	}
+	c["mcp"] = map[string]any{"demo": map[string]any{"type": "local", "command": []string{"node", server}, "enabled": true}}
+	data, _ = json.Marshal(c)
+	hoste2e.WriteFile(t, cfg, string(data))
+
+	out := e.run(t, p)
+	fail := func(format string, args ...any) {
+		t.Helper()
+		t.Errorf(format+"\n%s", append(args, p.diagnostics(out))...)
+	}
+	if !hoste2e.Exists(filepath.Join(p.proj, "mcp-echo.txt")) {
+		fail("the allowed MCP tool did not run")
+	}
+	if hoste2e.Exists(filepath.Join(p.proj, "mcp-danger.txt")) {
+		fail("the denied MCP tool ran")
+	}
+	if got := p.fake.toolResult("call_1"); !strings.Contains(got, "is denied by rule 'demo:danger'") {
+		fail("the model was told %q about the denied MCP tool, want toolgate's reason", got)
+	}
+	checkAudit(t, p, map[string]string{"call_0": "policy_allow", "call_1": "policy_deny"})
 }
 
 // testBroken runs a toolgate that dies at every start (the plugin
