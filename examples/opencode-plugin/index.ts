@@ -273,6 +273,7 @@ function choiceFor(reply: Reply, options: string[]): PromptAnswer {
 class Gate {
 	private conn: Connection | undefined;
 	private restarts = 0;
+	private stopped = false;
 	private init: Record<string, unknown>;
 	private mcpServers: string[] = [];
 	/** Calls toolgate allowed: their OpenCode questions are answered "once". */
@@ -523,6 +524,14 @@ class Gate {
 		}
 	}
 
+	/** The instance is disposed: toolgate ends its session (audit log flushed). */
+	async stop(): Promise<void> {
+		this.stopped = true;
+		const conn = this.conn;
+		this.conn = undefined;
+		await conn?.close();
+	}
+
 	private async call(method: string, params: unknown): Promise<unknown> {
 		const conn = this.conn;
 		if (!conn) throw new Unavailable("toolgate was not started");
@@ -549,7 +558,7 @@ class Gate {
 
 	private died(conn: Connection, why: string): void {
 		this.debug("died", { pid: conn.child.pid, why });
-		if (conn !== this.conn) return;
+		if (conn !== this.conn || this.stopped) return;
 		for (const a of this.asked.values()) for (const w of a.waiters.splice(0)) w.resolve({ choice: "deny" });
 		if (this.restarts < MAX_RESTARTS) {
 			this.restarts++;
@@ -588,7 +597,10 @@ export const ToolgatePlugin: Plugin = async (ctx) => {
 			gate.done(input.callID);
 		},
 		"shell.env": async (input) => {
-			gate.shellEnv((input as { callID?: unknown }).callID);
+			gate.shellEnv(input.callID);
+		},
+		dispose: async () => {
+			await gate.stop();
 		},
 	};
 };
