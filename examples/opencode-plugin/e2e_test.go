@@ -128,6 +128,23 @@ func (e *ocEnv) setup(t *testing.T, script []step, permission string, toolgateBi
 	return p
 }
 
+// configure sets a key of the project's opencode.json.
+func (p *project) configure(t *testing.T, key string, value any) {
+	t.Helper()
+	cfg := filepath.Join(p.proj, "opencode.json")
+	data, err := os.ReadFile(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c map[string]any
+	if err := json.Unmarshal(data, &c); err != nil {
+		t.Fatal(err)
+	}
+	c[key] = value
+	data, _ = json.Marshal(c)
+	hoste2e.WriteFile(t, cfg, string(data))
+}
+
 // diagnostics is what a failure report shows of a run.
 func (p *project) diagnostics(out []byte) string {
 	debug, _ := os.ReadFile(p.debug)
@@ -253,18 +270,7 @@ func (e *ocEnv) testMCP(t *testing.T) {
 	}, `{"*": "ask", "mcp": {"*": "ask", "demo:echo": "allow", "demo:danger": "deny"}}`, "")
 	server := filepath.Join(p.tmp, "mcp-server.mjs")
 	hoste2e.WriteFile(t, server, mcpServer)
-	cfg := filepath.Join(p.proj, "opencode.json")
-	data, err := os.ReadFile(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var c map[string]any
-	if err := json.Unmarshal(data, &c); err != nil {
-		t.Fatal(err)
-	}
-	c["mcp"] = map[string]any{"demo": map[string]any{"type": "local", "command": []string{"node", server}, "enabled": true}}
-	data, _ = json.Marshal(c)
-	hoste2e.WriteFile(t, cfg, string(data))
+	p.configure(t, "mcp", map[string]any{"demo": map[string]any{"type": "local", "command": []string{"node", server}, "enabled": true}})
 
 	out := e.run(t, p)
 	fail := func(format string, args ...any) {
@@ -307,6 +313,8 @@ func (e *ocEnv) testBroken(t *testing.T, script string, env ...string) {
 func (e *ocEnv) testServe(t *testing.T) {
 	dirA, dirB := "dir-a", "dir-b"
 	p := e.setup(t, nil, `{"*": "ask", "read": "ask", "bash": {"*": "ask", "touch ran-allowed.txt": "allow", "touch ran-deny.txt": "deny"}}`, "")
+	// OpenCode's own permission allows all of it: toolgate decides all the same.
+	p.configure(t, "permission", map[string]any{"bash": map[string]any{"touch *": "allow"}, "read": "allow", "*": "allow"})
 	fileA, fileB := filepath.Join(p.proj, dirA, "a.txt"), filepath.Join(p.proj, dirB, "b.txt")
 	hoste2e.WriteFile(t, fileA, "CONTENT-OF-A\n")
 	hoste2e.WriteFile(t, fileB, "CONTENT-OF-B\n")

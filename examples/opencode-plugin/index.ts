@@ -191,27 +191,27 @@ const NATIVE_AGENT_DENIES: Record<string, Record<string, Perm>> = {
 	explore: allDenied(["grep", "glob", "list", "bash", "webfetch", "websearch", "read"]),
 };
 
+/** A permission setting with every allow made an ask (keys are wildcards over tool names). */
+function escalatedAll(perm: unknown): Record<string, unknown> {
+	const own: Record<string, unknown> = typeof perm === "string" ? { "*": perm } : isObject(perm) ? { ...perm } : {};
+	for (const key of Object.keys(own)) own[key] = escalated(own[key]);
+	return own;
+}
+
 /**
  * Makes OpenCode ask for every tool the plugin gates (toolgate's allow
- * answers the question itself): each gated key's allow becomes ask, in the
- * global permission and in every configured agent's; denies stay.
+ * answers the question itself): every allow in the global permission and in
+ * every configured agent's becomes ask, each gated key asks, denies stay.
  */
 function escalateConfig(cfg: Record<string, unknown>, mcpServers: string[]): void {
-	const perm = cfg.permission;
-	const global: Record<string, unknown> = typeof perm === "string" ? { "*": perm } : isObject(perm) ? { ...perm } : {};
+	const global = escalatedAll(cfg.permission);
 	const keys = new Set([...Object.values(PERMISSION_KEYS), ...mcpServers.map((s) => `${sanitizeName(s)}_*`)]);
-	for (const key of keys) global[key] = escalated(global[key] ?? global["*"]);
+	for (const key of keys) if (!(key in global)) global[key] = escalated(global["*"]);
 	cfg.permission = global;
 	const agents: Record<string, unknown> = isObject(cfg.agent) ? cfg.agent : {};
 	cfg.agent = agents;
 	for (const [name, agent] of Object.entries(agents)) {
-		if (!isObject(agent) || agent.permission === undefined) continue;
-		const own: Record<string, unknown> =
-			typeof agent.permission === "string" ? { "*": agent.permission } : isObject(agent.permission) ? { ...agent.permission } : {};
-		for (const key of Object.keys(own)) {
-			if (key === "*" || keys.has(key)) own[key] = escalated(own[key]);
-		}
-		agents[name] = { ...agent, permission: own };
+		if (isObject(agent) && agent.permission !== undefined) agents[name] = { ...agent, permission: escalatedAll(agent.permission) };
 	}
 	for (const [name, denies] of Object.entries(NATIVE_AGENT_DENIES)) {
 		const agent = isObject(agents[name]) ? (agents[name] as Record<string, unknown>) : {};
@@ -274,6 +274,8 @@ class Gate {
 	private conn: Connection | undefined;
 	private restarts = 0;
 	private stopped = false;
+	/** The config hook made OpenCode ask for every gated tool. */
+	private escalated = false;
 	private init: Record<string, unknown>;
 	private mcpServers: string[] = [];
 	/** Calls toolgate allowed: their OpenCode questions are answered "once". */
@@ -303,7 +305,10 @@ class Gate {
 	/** The config hook: MCP server names, and (interactive) OpenCode asks for every gated tool. */
 	configure(cfg: Record<string, unknown>): void {
 		this.mcpServers = isObject(cfg.mcp) ? Object.keys(cfg.mcp) : [];
-		if (this.interactive) escalateConfig(cfg, this.mcpServers);
+		if (this.interactive) {
+			escalateConfig(cfg, this.mcpServers);
+			this.escalated = true;
+		}
 		if (this.mcpServers.length > 0) {
 			this.init = { ...this.init, mcpServers: this.mcpServers };
 			const conn = this.conn;
@@ -324,7 +329,9 @@ class Gate {
 			throw new Error(`toolgate: this ${tool} call is blocked: ${errorText(err)}`);
 		}
 		await this.denyNormalizedURL(tool, callID, mapped);
-		const personCanAnswer = this.interactive && permissionKey(tool, this.mcpServers) !== undefined;
+		// Only where OpenCode will show its dialog (its config was made to
+		// ask, and the tool is one it asks about) may toolgate prompt.
+		const personCanAnswer = this.escalated && permissionKey(tool, this.mcpServers) !== undefined;
 		const params: Record<string, unknown> = {
 			toolCallId: callID,
 			toolName: mapped.toolName,
