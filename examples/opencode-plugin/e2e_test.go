@@ -234,6 +234,15 @@ func (e *ocEnv) testRun(t *testing.T) {
 
 func (e *ocEnv) testMissing(t *testing.T) {
 	p := e.setup(t, []step{bash("touch ran-missing.txt"), {Text: "done"}}, `{"*": "allow"}`, filepath.Join(os.TempDir(), "no-such-dir", "toolgate"))
+	// The README's other install: a symlink to index.ts (its import of
+	// ../toolgate-client resolves from the checkout).
+	link := filepath.Join(p.proj, ".opencode", "plugin", "toolgate.ts")
+	if err := os.Remove(link); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(e.pluginDir, "index.ts"), link); err != nil {
+		t.Fatal(err)
+	}
 	out := e.run(t, p)
 	if hoste2e.Exists(filepath.Join(p.proj, "ran-missing.txt")) {
 		t.Errorf("the bash call ran without toolgate\n%s", p.diagnostics(out))
