@@ -321,26 +321,28 @@ func (e *ocEnv) testBroken(t *testing.T, script string, env ...string) {
 // told to, and must not be needed for the others.
 func (e *ocEnv) testServe(t *testing.T) {
 	dirA, dirB := "dir-a", "dir-b"
-	p := e.setup(t, nil, `{"*": "ask", "read": "ask", "bash": {"*": "ask", "touch ran-allowed.txt": "allow", "touch ran-deny.txt": "deny"}}`, "")
+	p := e.setup(t, nil, `{"*": "ask", "read": "ask", "grep": "allow", "bash": {"*": "ask", "touch ran-allowed.txt": "allow", "touch ran-deny.txt": "deny"}}`, "")
 	// OpenCode's own permission allows all of it: toolgate decides all the same.
 	p.configure(t, "permission", map[string]any{"bash": map[string]any{"touch *": "allow"}, "read": "allow", "*": "allow"})
 	fileA, fileB := filepath.Join(p.proj, dirA, "a.txt"), filepath.Join(p.proj, dirB, "b.txt")
 	hoste2e.WriteFile(t, fileA, "CONTENT-OF-A\n")
 	hoste2e.WriteFile(t, fileB, "CONTENT-OF-B\n")
 	p.fake.script = []step{
-		bash("touch ran-once.txt"),                              // ask → the person: once
-		bash("touch ran-allowed.txt"),                           // allow: the plugin answers OpenCode itself
-		bash("touch ran-always.txt"),                            // ask → the person: always
-		bash("touch ran-session.txt"),                           // toolgate's session approval: no question for the person
-		bash("touch ran-deny.txt"),                              // deny: blocked before OpenCode asks
-		{Tool: "read", Args: map[string]any{"filePath": fileA}}, // ask → the person: always
+		bash("touch ran-once.txt"),    // ask → the person: once
+		bash("touch ran-allowed.txt"), // allow: the plugin answers OpenCode itself
+		bash("touch ran-always.txt"),  // ask → the person: always
+		bash("touch ran-session.txt"), // toolgate's session approval: no question for the person
+		bash("touch ran-deny.txt"),    // deny: blocked before OpenCode asks
+		{Tool: "write", Args: map[string]any{"filePath": filepath.Join(p.proj, "ran-write.txt"), "content": "written\n"}}, // ask → the person: once
+		{Tool: "grep", Args: map[string]any{"pattern": "CONTENT-OF", "path": p.proj, "include": "*.txt"}},                 // allow: the plugin answers
+		{Tool: "read", Args: map[string]any{"filePath": fileA}},                                                           // ask → the person: always
 		// toolgate's session approval covers dir-a only, OpenCode's "always"
 		// for read would cover every read: the person must be asked again.
 		{Tool: "read", Args: map[string]any{"filePath": fileB}}, // ask → the person: reject
 		{Text: "done"},
 	}
 	// What the person answers, by a text in the question's patterns.
-	person := []answer{{"touch ran-once.txt", "once"}, {"touch ran-always.txt", "always"},
+	person := []answer{{"touch ran-once.txt", "once"}, {"touch ran-always.txt", "always"}, {"ran-write.txt", "once"},
 		{dirA + "/a.txt", "always"}, {dirB + "/b.txt", "reject"}}
 
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -383,7 +385,7 @@ func (e *ocEnv) testServe(t *testing.T) {
 		fail("the person answered %v, want exactly %v: the other calls are the plugin's to answer", answered, want)
 	}
 	for file, ran := range map[string]bool{"ran-once.txt": true, "ran-allowed.txt": true, "ran-always.txt": true,
-		"ran-session.txt": true, "ran-deny.txt": false} {
+		"ran-session.txt": true, "ran-deny.txt": false, "ran-write.txt": true} {
 		if hoste2e.Exists(filepath.Join(p.proj, file)) != ran {
 			fail("%s: ran = %v, want %v", file, !ran, ran)
 		}
@@ -391,14 +393,20 @@ func (e *ocEnv) testServe(t *testing.T) {
 	if got := p.fake.toolResult("call_4"); !strings.Contains(got, "toolgate: bash command 'touch ran-deny.txt' is denied by") {
 		fail("the model was told %q about the denied call, want toolgate's reason", got)
 	}
-	if got := p.fake.toolResult("call_5"); !strings.Contains(got, "CONTENT-OF-A") {
+	// The grep itself may fail here (OpenCode downloads ripgrep, and there
+	// is no network): it must get past toolgate and OpenCode's question.
+	if got := p.fake.toolResult("call_6"); got == "" || strings.Contains(got, "toolgate") || strings.Contains(got, "rejected permission") {
+		fail("the model was told %q about the allowed grep, want it run", got)
+	}
+	if got := p.fake.toolResult("call_7"); !strings.Contains(got, "CONTENT-OF-A") {
 		fail("the model was told %q about the approved read, want the file", got)
 	}
 	if p.fake.anyRequestContains("CONTENT-OF-B") {
 		fail("the rejected read ran: its content reached the model")
 	}
 	checkAudit(t, p, map[string]string{"call_0": "user_approved", "call_1": "policy_allow", "call_2": "user_approved_for_session",
-		"call_3": "session_approved", "call_4": "policy_deny", "call_5": "user_approved_for_session", "call_6": "user_denied"})
+		"call_3": "session_approved", "call_4": "policy_deny", "call_5": "user_approved", "call_6": "policy_allow",
+		"call_7": "user_approved_for_session", "call_8": "user_denied"})
 }
 
 type lockedWriter struct {
