@@ -66,7 +66,10 @@ func BashExternalDirectory(c *Call, r Resolver) Outcome {
 		if !bp.outside(c.Cwd) {
 			continue
 		}
-		res, _ := resolvePath(r, "external_directory", bp.path)
+		res := unknownOutside(r, bp)
+		if bp.known {
+			res, _ = resolvePath(r, "external_directory", bp.path)
+		}
 		forms = append(forms, allForms(bp.path)...)
 		if res.Action == policy.Allow {
 			covered = append(covered, res)
@@ -110,6 +113,24 @@ func BashExternalDirectory(c *Call, r Resolver) Outcome {
 	return o
 }
 
+// unknownOutside decides a path word whose location is only known when
+// the command runs (SPEC §4: it counts as outside and then follows the
+// external_directory rules): a deny or ask of its literal holds; an allow
+// holds only when it covers every path ("*") and no narrower deny or ask
+// rule on external_directory could be the one that path meets.
+func unknownOutside(r Resolver, bp bashPath) policy.Result {
+	res := r.Resolve(policy.Query{Surface: "external_directory", Values: bp.path.Spelled()})
+	if res.Action != policy.Allow {
+		return res
+	}
+	if res.Rule != nil && res.Rule.Pattern == "*" &&
+		!r.HasNarrowRule("external_directory", policy.Deny) && !r.HasNarrowRule("external_directory", policy.Ask) {
+		return res
+	}
+	res.Action = policy.Ask
+	return res
+}
+
 func appendPattern(ps []protocol.SessionPattern, p protocol.SessionPattern) []protocol.SessionPattern {
 	for _, q := range ps {
 		if q == p {
@@ -132,6 +153,7 @@ func BashPath(c *Call, r Resolver) Outcome {
 	best := -1
 	for _, bp := range wordPaths(c) {
 		res, ok := explicitPath(r, bp.path)
+		g := bp.guard(c)
 		var o Outcome
 		switch {
 		case ok:
@@ -142,13 +164,13 @@ func BashPath(c *Call, r Resolver) Outcome {
 		case !bp.known && (r.HasExplicitPathRule(policy.Deny) || r.HasExplicitPathRule(policy.Ask)):
 			o = Outcome{Gate: protocol.GateBashPath, Kind: Checked, D: Descriptor{
 				Surface: "path", Value: bp.word.Raw, State: policy.Ask, Sentinel: SentinelUnknownPath}}
-		case bp.known && protected(c, bp.path):
+		case g != "":
 			o = Outcome{Gate: protocol.GateBashPath, Kind: Checked, D: Descriptor{Surface: "path", Value: bp.word.Raw, State: policy.Allow}}
 		default:
 			continue
 		}
-		if bp.known && protected(c, bp.path) {
-			floorProtected(&o)
+		if g != "" {
+			floorProtected(&o, g)
 		}
 		o.D.Forms = allForms(bp.path)
 		all = append(all, checkedPath{o, bp})
@@ -206,6 +228,22 @@ func pathWhere(bp bashPath) string {
 		return " (" + bp.shown() + ")"
 	}
 	return resolvesTo(bp.path)
+}
+
+// guard is the floor a bash path word gets when the command may write it
+// (see guard): reading toolgate's own files or a start-up file is no
+// change of it. A word of unknown location is judged on its literal for
+// arming (> "$D/.bashrc").
+func (b bashPath) guard(c *Call) string {
+	switch {
+	case !b.word.Write:
+		return ""
+	case b.known:
+		return guard(c, b.path)
+	case arming(b.path):
+		return SentinelArming
+	}
+	return ""
 }
 
 // SentinelUnknownPath is reported when a path word whose location is only

@@ -62,34 +62,71 @@ func externalOutcome(c *Call, r Resolver, p paths.Path, what string) Outcome {
 
 // infrastructure reports whether both identities of p lie in one of the
 // host's read-only directories, and p is not a credential or another
-// session's data there (those are always checked).
+// session's data there (those are always checked). Both sides are
+// compared resolved: the path's real form must lie in the directory's real
+// form. A directory only counts when it is the host's own: neither of its
+// identities is the project, lies in it or contains it, nor contains the
+// home directory (a project that ships .pi/npm as a symlink to / exempts
+// nothing).
 func infrastructure(c *Call, p paths.Path) bool {
 	if h, ok := p.Host(); ok && !infrastructure(c, h) {
 		return false
 	}
-	if !p.RealKnown || p.Abs == "" || credential(p.Abs) || credential(p.Real) {
+	if !p.RealKnown || p.Abs == "" || p.Real == "" || credential(p.Abs) || credential(p.Real) {
 		return false
 	}
-	inInfra := func(abs string) bool {
-		for _, dir := range infraDirs(c) {
-			if strings.ContainsAny(dir, "*?") {
-				pat := policy.CompilePattern(dir, c.Home)
-				if pat.Match(abs, true) {
-					return true
-				}
-				continue
-			}
-			dir = policy.ExpandHome(dir, c.Home)
-			if paths.Within(abs, dir) {
+	for _, dir := range infraDirs(c) {
+		if strings.ContainsAny(dir, "*?") {
+			pat := policy.CompilePattern(dir, c.Home)
+			if pat.Match(p.Abs, true) && pat.Match(p.Real, true) && !projectControlled(c, p.Real) {
 				return true
 			}
-			if real, ok := c.fs.Canonical(dir); ok && paths.Within(abs, real) {
-				return true
-			}
+			continue
 		}
+		dir = policy.ExpandHome(dir, c.Home)
+		real, ok := c.canonicalDir(dir)
+		if !ok || !hostDir(c, dir) || !hostDir(c, real) {
+			continue
+		}
+		if (paths.Within(p.Abs, dir) || paths.Within(p.Abs, real)) && paths.Within(p.Real, real) {
+			return true
+		}
+	}
+	return false
+}
+
+// hostDir reports whether d can be one of the host's own directories: an
+// absolute directory that is not "/", not the project, not inside it and
+// not above it, and not the home directory or above it.
+func hostDir(c *Call, d string) bool {
+	if !path.IsAbs(d) || path.Clean(d) == "/" || projectControlled(c, d) {
 		return false
 	}
-	return inInfra(p.Abs) && inInfra(p.Real)
+	for _, above := range []string{c.Cwd, c.Home} {
+		if above == "" {
+			continue
+		}
+		if paths.Within(above, d) {
+			return false
+		}
+		if real, ok := c.canonicalDir(above); ok && paths.Within(real, d) {
+			return false
+		}
+	}
+	return true
+}
+
+// projectControlled reports whether d lies in the project (either identity
+// of the working directory).
+func projectControlled(c *Call, d string) bool {
+	if c.Cwd == "" {
+		return false
+	}
+	if paths.Within(d, c.Cwd) {
+		return true
+	}
+	real, ok := c.canonicalDir(c.Cwd)
+	return ok && paths.Within(d, real)
 }
 
 func infraDirs(c *Call) []string {
@@ -97,11 +134,9 @@ func infraDirs(c *Call) []string {
 	if c.AgentDir != "" {
 		dirs = append(dirs, c.AgentDir)
 	}
-	dirs = append(dirs, c.InfraDirs...)
-	if c.Cwd != "" {
-		dirs = append(dirs, path.Join(c.Cwd, ".pi", "npm"), path.Join(c.Cwd, ".pi", "git"))
-	}
-	return dirs
+	// <cwd>/.pi/npm and <cwd>/.pi/git (anchor §6.3) are the project's own:
+	// never infrastructure (issue 12.8).
+	return append(dirs, c.InfraDirs...)
 }
 
 // credential reports paths that the infrastructure bypass never covers:

@@ -19,6 +19,9 @@ type Resolver interface {
 	// HasExplicitPathRule reports whether the path surface has a config
 	// rule with the given action.
 	HasExplicitPathRule(a policy.Action) bool
+	// HasNarrowRule reports whether surface has a config rule with the
+	// given action whose pattern is not "*".
+	HasNarrowRule(surface string, a policy.Action) bool
 }
 
 // Call is one tool call with everything the gates may read. It is built by
@@ -50,6 +53,11 @@ type Call struct {
 	// files, the audit log), besides the policy files' usual places.
 	Protected []string
 
+	// Dirs, when set, knows the real paths of directories that do not
+	// change without the session noticing (toolgate's own and the host's
+	// directories), across calls.
+	Dirs DirCache
+
 	// fs answers the file system questions of one evaluation (each lstat
 	// and readlink once); Evaluate starts it afresh, and nil asks the file
 	// system every time.
@@ -61,6 +69,26 @@ type ShellCommand struct {
 	Command  string
 	Workdir  string
 	Analysis shell.Analysis
+}
+
+// DirCache remembers the real paths of directories across calls, for as
+// long as nothing can have changed them.
+type DirCache interface {
+	// Canonical is paths.Canonical(dir) when known; hit is false when the
+	// caller must resolve dir itself.
+	Canonical(dir string) (real string, ok, hit bool)
+}
+
+// canonicalDir is the real path of a directory toolgate checks on every
+// call (its own files, the host's directories): from Dirs when it knows,
+// else resolved now.
+func (c *Call) canonicalDir(dir string) (string, bool) {
+	if c.Dirs != nil {
+		if real, ok, hit := c.Dirs.Canonical(dir); hit {
+			return real, ok
+		}
+	}
+	return c.fs.Canonical(dir)
 }
 
 // Kind is what a gate produced.

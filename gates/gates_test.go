@@ -25,6 +25,10 @@ func (r testResolver) Resolve(q policy.Query) policy.Result {
 
 func (r testResolver) HasExplicitPathRule(a policy.Action) bool { return r.p.HasExplicitPathRule(a) }
 
+func (r testResolver) HasNarrowRule(surface string, a policy.Action) bool {
+	return r.p.HasNarrowRule(surface, a)
+}
+
 func compose(t *testing.T, home, global string) testResolver {
 	t.Helper()
 	f := policy.ParseFile("/g.json", []byte(global))
@@ -97,6 +101,20 @@ func TestToolAndPathGates(t *testing.T) {
 		{"own policy file: write floored", `{"permission": {"*": "allow"}}`, Tool, "write", ".pi/extensions/pi-permission-system/config.json", Checked, policy.Ask, "write", SentinelProtected},
 		{"own policy file: read allowed", `{"permission": {"*": "allow"}}`, Tool, "read", ".pi/extensions/pi-permission-system/config.json", Checked, policy.Allow, "read", ""},
 		{"own policy file: deny kept", `{"permission": {"*": "allow", "write": "deny"}}`, Tool, "write", "$HOME/.pi/agent/agents/x.md", Checked, policy.Deny, "write", "*"},
+		{"arming: git config write floored", `{"permission": {"*": "allow"}}`, Tool, "write", ".git/config", Checked, policy.Ask, "write", SentinelArming},
+		{"arming: git hook edit floored", `{"permission": {"*": "allow"}}`, Tool, "edit", ".git/hooks/pre-commit", Checked, policy.Ask, "edit", SentinelArming},
+		{"arming: bashrc write floored", `{"permission": {"*": "allow"}}`, Tool, "write", "$HOME/.bashrc", Checked, policy.Ask, "write", SentinelArming},
+		{"arming: gitconfig write floored", `{"permission": {"*": "allow"}}`, Tool, "write", "~/.gitconfig", Checked, policy.Ask, "write", SentinelArming},
+		{"arming: xdg git config floored", `{"permission": {"*": "allow"}}`, Tool, "write", "$HOME/.config/git/config", Checked, policy.Ask, "write", SentinelArming},
+		{"arming: envrc floored", `{"permission": {"*": "allow"}}`, Tool, "write", ".envrc", Checked, policy.Ask, "write", SentinelArming},
+		{"arming: gitfile floored", `{"permission": {"*": "allow"}}`, Tool, "write", "src/.git", Checked, policy.Ask, "write", SentinelArming},
+		{"arming: bare repo hook floored", `{"permission": {"*": "allow"}}`, Tool, "write", "x.git/hooks/post-update", Checked, policy.Ask, "write", SentinelArming},
+		{"arming: extension tool floored", `{"permission": {"*": "allow"}}`, Tool, "acme_upload", "$HOME/.zshrc", Checked, policy.Ask, "acme_upload", SentinelArming},
+		{"arming: letter case does not matter", `{"permission": {"*": "allow"}}`, Tool, "write", ".GIT/Hooks/pre-commit", Checked, policy.Ask, "write", SentinelArming},
+		{"arming: read allowed", `{"permission": {"*": "allow"}}`, Tool, "read", ".git/config", Checked, policy.Allow, "read", ""},
+		{"arming: deny kept", `{"permission": {"*": "allow", "write": "deny"}}`, Tool, "write", ".git/config", Checked, policy.Deny, "write", "*"},
+		{"arming: ordinary write allowed", `{"permission": {"*": "allow"}}`, Tool, "write", "src/config.ts", Checked, policy.Allow, "write", ""},
+		{"arming: git info exclude allowed", `{"permission": {"*": "allow"}}`, Tool, "write", ".git/info/exclude", Checked, policy.Allow, "write", ""},
 		{"inside path: no external gate", `{"permission": {"external_directory": "deny"}}`, ExternalDirectory, "read", "src/a.ts", NotApplied, 0, "", ""},
 		{"outside path asks", `{"permission": {"external_directory": "ask"}}`, ExternalDirectory, "read", "$OUTSIDE/x.txt", Checked, policy.Ask, "external_directory", "*"},
 		{"symlink leads outside", `{"permission": {"external_directory": "deny"}}`, ExternalDirectory, "write", "link/new.txt", Checked, policy.Deny, "external_directory", "*"},
@@ -276,6 +294,11 @@ func TestBashPathGates(t *testing.T) {
 	word := func(raw string) shell.PathWord {
 		return shell.PathWord{Raw: raw, Value: s.expand(raw), Known: true, Dir: s.work}
 	}
+	write := func(raw string) shell.PathWord {
+		w := word(raw)
+		w.Write = true
+		return w
+	}
 	cases := []struct {
 		name    string
 		policy  string
@@ -294,7 +317,19 @@ func TestBashPathGates(t *testing.T) {
 		{"deny beats ask among paths", `{"permission": {"*": "allow", "external_directory": {"*": "ask", "/etc/*": "deny"}}}`, []shell.PathWord{word("$OUTSIDE/x.txt"), word("/etc/passwd")}, BashExternalDirectory, Checked, policy.Deny, "/etc/*"},
 		{"symlinked word is outside", `{"permission": {"*": "allow", "external_directory": "deny"}}`, []shell.PathWord{word("link/x.txt")}, BashExternalDirectory, Checked, policy.Deny, "*"},
 		{"unknown word is outside", `{"permission": {"*": "allow", "external_directory": "deny"}}`, []shell.PathWord{{Raw: "$DIR/x"}}, BashExternalDirectory, Checked, policy.Deny, "*"},
+		{"unknown word follows a * allow", `{"permission": {"*": "allow", "external_directory": {"*": "allow"}}}`, []shell.PathWord{{Raw: "$DIR/x"}}, BashExternalDirectory, Checked, policy.Allow, "*"},
+		{"unknown word follows a * ask", `{"permission": {"*": "allow", "external_directory": "ask"}}`, []shell.PathWord{{Raw: "$DIR/x"}}, BashExternalDirectory, Checked, policy.Ask, "*"},
+		{"unknown word asks when a narrower deny could hold", `{"permission": {"*": "allow", "external_directory": {"*": "allow", "/etc/*": "deny"}}}`, []shell.PathWord{{Raw: "$DIR/x"}}, BashExternalDirectory, Checked, policy.Ask, "*"},
+		{"unknown word is not allowed by a narrow allow", `{"permission": {"*": "allow", "external_directory": {"*": "ask", "~/.cache/*": "allow"}}}`, []shell.PathWord{{Raw: "~/.cache/$X"}}, BashExternalDirectory, Checked, policy.Ask, "~/.cache/*"},
+		{"relative word after unknown cd follows a * allow", `{"permission": {"*": "allow", "external_directory": {"*": "allow"}}}`, []shell.PathWord{{Raw: "../x", Value: "../x", Known: true}}, BashExternalDirectory, Checked, policy.Allow, "*"},
 		{"relative word after unknown cd is outside", `{"permission": {"*": "allow", "external_directory": "deny"}}`, []shell.PathWord{{Raw: "../x", Value: "../x", Known: true}}, BashExternalDirectory, Checked, policy.Deny, "*"},
+		{"write of own policy file floored", `{"permission": {"*": "allow"}}`, []shell.PathWord{write(".pi/extensions/pi-permission-system/config.json")}, BashPath, Checked, policy.Ask, SentinelProtected},
+		{"read of own policy file is no change", `{"permission": {"*": "allow"}}`, []shell.PathWord{word(".pi/extensions/pi-permission-system/config.json")}, BashPath, NotApplied, 0, ""},
+		{"write of git hook is arming", `{"permission": {"*": "allow"}}`, []shell.PathWord{write(".git/hooks/pre-commit")}, BashPath, Checked, policy.Ask, SentinelArming},
+		{"write of start-up file is arming", `{"permission": {"*": "allow"}}`, []shell.PathWord{write("$HOME/.profile")}, BashPath, Checked, policy.Ask, SentinelArming},
+		{"read of start-up file is no change", `{"permission": {"*": "allow"}}`, []shell.PathWord{word("$HOME/.profile")}, BashPath, NotApplied, 0, ""},
+		{"unknown write to a start-up file name is arming", `{"permission": {"*": "allow"}}`, []shell.PathWord{{Raw: "$D/.bashrc", Write: true}}, BashPath, Checked, policy.Ask, SentinelArming},
+		{"arming keeps a path deny", `{"permission": {"*": "allow", "path": {"*/.git/*": "deny"}}}`, []shell.PathWord{write(".git/config")}, BashPath, Checked, policy.Deny, "*/.git/*"},
 		{"inside word is not outside", `{"permission": {"*": "allow", "external_directory": "deny"}}`, []shell.PathWord{word("src/a.ts"), word("/dev/null")}, BashExternalDirectory, NotApplied, 0, ""},
 	}
 	for _, tc := range cases {
@@ -352,6 +387,120 @@ func TestBashOptionIdentity(t *testing.T) {
 		}
 		if c.matchedAs != "" && !strings.Contains(o.D.Text.Deny, "matched as '"+c.matchedAs+"'") {
 			t.Errorf("%s: the reason does not name the spelling: %s", c.cmd, o.D.Text.Deny)
+		}
+	}
+}
+
+// An arming command (git config of a program key) is asked every time,
+// with no session option, even when the person approved exactly it for
+// the session; a deny still denies, and an ordinary git config is allowed.
+func TestBashArmingUnit(t *testing.T) {
+	s := newSandbox(t)
+	const cmd = "git config core.pager less"
+	session := policy.NewRuleFrom(policy.Rule{Surface: "bash", Pattern: cmd, Action: policy.Allow, Layer: policy.LayerSession, Exact: true}, s.home)
+	for _, tc := range []struct {
+		policy, command string
+		session         bool
+		state           policy.Action
+		sentinel        string
+	}{
+		{`{"permission": {"*": "allow"}}`, cmd, false, policy.Ask, SentinelArming},
+		{`{"permission": {"*": "allow"}}`, cmd, true, policy.Ask, SentinelArming},
+		{`{"permission": {"*": "allow"}}`, "git status && " + cmd, false, policy.Ask, SentinelArming},
+		{`{"permission": {"*": "allow", "bash": {"*": "allow", "git config *": "deny"}}}`, cmd, false, policy.Deny, ""},
+		{`{"permission": {"*": "allow"}}`, "git config user.name x", false, policy.Allow, ""},
+		{`{"permission": {"*": "allow"}}`, "git log -G foo && cat .pi/extensions/pi-permission-system/config.json", false, policy.Allow, ""},
+	} {
+		r := compose(t, s.home, tc.policy)
+		if tc.session {
+			r.session = []*policy.Rule{&session}
+		}
+		c := s.call("bash", map[string]any{"command": tc.command})
+		c.Shell = &ShellCommand{Command: tc.command, Analysis: shell.Analyze(tc.command, shell.Options{Cwd: s.work, Home: s.home})}
+		if o := BashPath(c, r); o.Kind != NotApplied {
+			t.Errorf("%q: no path word is a change of a guarded file, got %+v", tc.command, o.D)
+		}
+		o := Tool(c, r)
+		if o.D.State != tc.state || o.D.Sentinel != tc.sentinel || (tc.sentinel != "" && len(o.D.SessionPatterns) > 0) {
+			t.Errorf("%q (session %v): %s %q, session patterns %v; want %s %q and none", tc.command, tc.session, o.D.State, o.D.Sentinel, o.D.SessionPatterns, tc.state, tc.sentinel)
+		}
+	}
+}
+
+// Issue 12.8: the infrastructure bypass holds only for the host's own
+// directories, compared resolved: a project directory (or one the project
+// makes a symlink of) exempts nothing, nor does a host directory that
+// resolves to / or above the home directory.
+func TestInfrastructureOnlyHostDirs(t *testing.T) {
+	s := newSandbox(t)
+	agent := filepath.Join(s.home, ".pi", "agent")
+	for _, d := range []string{filepath.Join(s.work, ".pi"), filepath.Join(agent, "docs"), filepath.Join(s.outside, "hostpkg")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for link, target := range map[string]string{
+		filepath.Join(s.work, ".pi", "npm"):    "/",
+		filepath.Join(s.work, ".pi", "git"):    s.outside,
+		filepath.Join(s.outside, "rootlink"):   "/",
+		filepath.Join(s.outside, "homelink"):   filepath.Dir(s.home),
+		filepath.Join(agent, "docs", "escape"): "/etc",
+	} {
+		if err := os.Symlink(target, link); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := compose(t, s.home, `{"permission": {"*": "allow", "external_directory": "deny"}}`)
+	for _, tc := range []struct {
+		path  string
+		infra []string
+		kind  Kind
+	}{
+		{".pi/npm/etc/hostname", nil, Checked},
+		{".pi/git/x.txt", nil, Checked},
+		{"$OUTSIDE/rootlink/etc/hostname", []string{"$OUTSIDE/rootlink"}, Checked},
+		{"$OUTSIDE/homelink/x", []string{"$OUTSIDE/homelink"}, Checked},
+		{"$OUTSIDE/x.txt", []string{"$WORK/.."}, Checked},
+		{"$OUTSIDE/x.txt", []string{"$WORK/link"}, Checked},
+		{"$HOME/.pi/agent/docs/escape/hostname", nil, Checked},
+		{"$HOME/.pi/agent/docs/x.md", nil, Bypass},
+		{"$OUTSIDE/hostpkg/README.md", []string{"$OUTSIDE/hostpkg"}, Bypass},
+	} {
+		c := s.call("read", map[string]any{"path": s.expand(tc.path)})
+		for _, d := range tc.infra {
+			c.InfraDirs = append(c.InfraDirs, s.expand(d))
+		}
+		if o := ExternalDirectory(c, r); o.Kind != tc.kind {
+			t.Errorf("read %s (infra %v): %v %s, want %v", tc.path, tc.infra, o.Kind, o.D.State, tc.kind)
+		}
+	}
+}
+
+// A directory named config (Rails' config/) is no configuration file:
+// git add config/ stays allowed; a file named config is arming.
+func TestArmingConfigDirectory(t *testing.T) {
+	s := newSandbox(t)
+	if err := os.Mkdir(filepath.Join(s.work, "config"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r := compose(t, s.home, `{"permission": {"*": "allow"}}`)
+	for cmd, want := range map[string]policy.Action{
+		"git add config/":           policy.Allow,
+		"tar -czf c.tgz config":     policy.Allow,
+		"echo x > config/app.yml":   policy.Allow,
+		"echo x > sub/config":       policy.Ask,
+		"cp x repo.git/config":      policy.Ask,
+		"cat config/../.git/config": policy.Allow,
+		"tee config/../.git/config": policy.Ask,
+	} {
+		c := s.call("bash", map[string]any{"command": cmd})
+		c.Shell = &ShellCommand{Command: cmd, Analysis: shell.Analyze(cmd, shell.Options{Cwd: s.work, Home: s.home})}
+		got := policy.Allow
+		if o := BashPath(c, r); o.Kind != NotApplied {
+			got = o.D.State
+		}
+		if got != want {
+			t.Errorf("%q: %s, want %s", cmd, got, want)
 		}
 	}
 }

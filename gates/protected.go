@@ -1,9 +1,13 @@
 package gates
 
 import (
+	"os"
+	"path"
 	"path/filepath"
+	"strings"
 
 	"github.com/toolgate/toolgate/gates/paths"
+	"github.com/toolgate/toolgate/gates/shell"
 	"github.com/toolgate/toolgate/policy"
 )
 
@@ -44,18 +48,106 @@ func protected(c *Call, p paths.Path) bool {
 		if (p.Abs != "" && paths.Within(p.Abs, dir)) || (p.Real != "" && paths.Within(p.Real, dir)) {
 			return true
 		}
-		if real, ok := c.fs.Canonical(dir); ok && real != dir && p.Real != "" && paths.Within(p.Real, real) {
+		if real, ok := c.canonicalDir(dir); ok && real != dir && p.Real != "" && paths.Within(p.Real, real) {
 			return true
 		}
 	}
 	return false
 }
 
+// SentinelArming is reported when a change that would make a later
+// allowed command run code (git configuration and hooks, shell start-up
+// files) was floored to ask.
+const SentinelArming = shell.SentinelArming
+
+// guard returns the floor a change to p gets: SentinelProtected for
+// toolgate's own files, SentinelArming for a file that makes later commands
+// run code, "" for none.
+func guard(c *Call, p paths.Path) string {
+	switch {
+	case protected(c, p):
+		return SentinelProtected
+	case arming(p):
+		return SentinelArming
+	}
+	return ""
+}
+
 // floorProtected turns an allow into an ask, with no session option: every
-// change to toolgate's own files is asked, whatever the policy says.
-func floorProtected(o *Outcome) {
+// change to toolgate's own files, and every arming write, is asked,
+// whatever the policy says. sentinel is what guard returned.
+func floorProtected(o *Outcome, sentinel string) {
 	if o.D.State == policy.Allow {
-		o.D.State, o.D.Rule, o.D.Session, o.D.Sentinel = policy.Ask, nil, false, SentinelProtected
+		o.D.State, o.D.Rule, o.D.Session, o.D.Sentinel = policy.Ask, nil, false, sentinel
 	}
 	o.D.SessionPatterns = nil
+}
+
+// arming reports whether either identity of p (or, for a path whose
+// location is unknown, its literal) is a file that makes a later command
+// run code when written (issue 12.5): git configuration and hooks, shell
+// start-up files, and the like.
+func arming(p paths.Path) bool {
+	dir := false // a directory named config (Rails' config/) is no configuration file
+	if p.Real != "" {
+		info, err := os.Stat(p.Real)
+		dir = err == nil && info.IsDir()
+	}
+	for _, s := range []string{p.Abs, p.Real, p.Literal} {
+		if s != "" && armingPath(s, dir) {
+			return true
+		}
+	}
+	return false
+}
+
+// armingNames are file names that arm wherever they are: a file named
+// "config" is git's own (.git/config, a bare repository's config,
+// ~/.config/git/config) as well as ssh's, aws's and kubectl's, which run
+// programs too; .envrc is run by direnv; .npmrc sets the shell and node
+// options of every npm script.
+var armingNames = map[string]bool{
+	".bashrc": true, ".bash_profile": true, ".bash_login": true, ".bash_logout": true,
+	".bash_aliases": true, ".profile": true, ".zshrc": true, ".zprofile": true, ".zshenv": true,
+	".zlogin": true, ".zlogout": true, ".kshrc": true, ".mkshrc": true, ".cshrc": true,
+	".tcshrc": true, ".login": true, ".logout": true, ".xprofile": true, ".xinitrc": true,
+	".xsession": true, ".envrc": true, ".gitconfig": true, "gitconfig": true, ".npmrc": true,
+	"config": true, "config.worktree": true, "config.fish": true,
+	"bash.bashrc": true, "bashrc": true, "zshrc": true, "zshenv": true, "zprofile": true,
+}
+
+// armingDirs are directories every file in which arms: git hooks (and
+// husky's), shell start-up directories.
+var armingDirs = []string{"/etc/profile.d", "/etc/zsh", "/.config/fish"}
+
+// armingPath matches without regard to letter case: on a case-insensitive
+// file system (macOS) .GIT/CONFIG is .git/config.
+func armingPath(s string, dir bool) bool {
+	s = strings.ToLower(path.Clean(s))
+	comps := strings.Split(s, "/")
+	base := comps[len(comps)-1]
+	if armingNames[base] && !(dir && (base == "config" || base == "config.worktree")) ||
+		s == "/etc/profile" || s == "/etc/environment" {
+		return true
+	}
+	for i, part := range comps {
+		switch part {
+		case ".git":
+			// The .git entry itself (a gitfile that points elsewhere), its
+			// hooks, and its worktree and module links.
+			if i == len(comps)-1 || comps[i+1] == "hooks" || comps[i+1] == "commondir" {
+				return true
+			}
+		case ".husky", "hooks":
+			if part == ".husky" || (i > 0 && strings.HasSuffix(comps[i-1], ".git")) {
+				return true // a bare repository's hooks: x.git/hooks
+			}
+		}
+	}
+	for _, d := range armingDirs {
+		if strings.HasPrefix(d, "/etc") && paths.Within(s, d) || strings.Contains(s+"/", d+"/") {
+			return true
+		}
+	}
+	return false
 }

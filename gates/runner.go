@@ -94,6 +94,34 @@ type Request struct {
 	// that was asked about is decided again with it once the answers are
 	// in, so a deny added while a prompt was open still wins (SPEC §5).
 	Current func() Resolver
+	// Evaluated, when set, are the gates' outcomes of this request already
+	// evaluated (by Evaluate, with nothing in between): Run starts from
+	// them instead of evaluating again.
+	Evaluated []Outcome
+}
+
+// NeedsPrompt reports whether running req with these outcomes (Evaluate's)
+// may ask a person: no gate denies, the host can show a prompt, and some
+// gate asks something that can be shown. A call that needs none is decided
+// without waiting for anyone, so a host may have it decided on the
+// goroutine that read it.
+func NeedsPrompt(req Request, outcomes []Outcome) bool {
+	if !req.HasUI {
+		return false
+	}
+	asks := false
+	for _, o := range outcomes {
+		if o.Kind != Checked {
+			continue
+		}
+		switch {
+		case o.D.State == policy.Deny:
+			return false // deny first: nobody is asked
+		case o.D.State == policy.Ask && o.D.Unshowable == "":
+			asks = true
+		}
+	}
+	return asks
 }
 
 func (r Request) allowAction() string {
@@ -115,6 +143,9 @@ func (r Request) noun() string {
 func Evaluate(req Request) (outcomes []Outcome, failed *Outcome, err error) {
 	outcomes = make([]Outcome, 0, len(req.Gates))
 	req.Call.fs = paths.NewView() // what the file system says now, once per question
+	if req.Call.Dirs != nil {
+		req.Call.fs.Dirs = req.Call.Dirs
+	}
 	for _, g := range req.Gates {
 		o, perr := runGate(g, req)
 		if perr != nil {
@@ -153,7 +184,10 @@ type decided struct {
 // confirmation_unavailable, session recording); then the audit record is
 // written and the decisions notified, before the answer is returned.
 func (rn *Runner) Run(ctx context.Context, req Request) protocol.ToolCallResult {
-	outcomes, failed, err := Evaluate(req)
+	outcomes, failed, err := req.Evaluated, (*Outcome)(nil), error(nil)
+	if outcomes == nil {
+		outcomes, failed, err = Evaluate(req)
+	}
 	trace := Trace(outcomes, req.Gates)
 	if err != nil {
 		reason := "toolgate: a permission gate failed, so the " + req.noun() + " is blocked (fail-closed): " + firstLine(err.Error())

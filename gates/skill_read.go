@@ -51,7 +51,7 @@ func matchSkill(c *Call, p paths.Path) (protocol.Skill, bool) {
 		file := filepath.Clean(s.Path)
 		dir := filepath.Dir(file)
 		dirs := []string{dir}
-		if real, ok := c.fs.Canonical(dir); ok && real != dir {
+		if real, ok := c.canonicalDir(dir); ok && real != dir {
 			dirs = append(dirs, real)
 		}
 		for _, cand := range candidates {

@@ -111,10 +111,12 @@ func bashTool(c *Call, r Resolver) Outcome {
 	// the person read (SPEC §5).
 	var lines []string
 	var patterns []protocol.SessionPattern
+	noSession := false // a unit asked every time (arming, own files): no session option at all
 	for i, u := range a.Units {
 		if outs[i].D.State != policy.Ask {
 			continue
 		}
+		noSession = noSession || len(outs[i].D.SessionPatterns) == 0
 		line := fmt.Sprintf("\n  - %s, asked by %s", unitWhat(u, a), ruleRef(&outs[i].D))
 		if !slices.Contains(lines, line) {
 			lines = append(lines, line)
@@ -124,6 +126,9 @@ func bashTool(c *Call, r Resolver) Outcome {
 		}
 	}
 	o.D.SessionPatterns = patterns
+	if noSession {
+		o.D.SessionPatterns = nil
+	}
 	detail := ""
 	if len(lines) > 1 {
 		detail = fmt.Sprintf("\nThe command has %d units that ask; this one answer covers all of them:%s", len(lines), strings.Join(lines, ""))
@@ -206,6 +211,12 @@ func bashUnit(u shell.Unit, r Resolver) Outcome {
 		o.D.MatchedAs = res.Value
 		o.Note = "matched as " + quote(res.Value) + " (the options' canonical spelling)"
 	}
+	if u.Floor == shell.SentinelArming { // asked every time, like toolgate's own files
+		if res.Action != policy.Deny {
+			o.D.State, o.D.Rule, o.D.Session, o.D.Sentinel = policy.Ask, nil, false, u.Floor
+		}
+		return o
+	}
 	exactApproval := res.Session && res.Rule.Exact && res.Rule.Pattern == u.Text
 	if u.Floor != "" && res.Action == policy.Allow && !exactApproval {
 		o.D.State, o.D.Rule, o.D.Session, o.D.Sentinel = policy.Ask, nil, false, u.Floor
@@ -253,8 +264,8 @@ func withPathRule(c *Call, r Resolver, o Outcome, p paths.Path) Outcome {
 		o = checked(protocol.GateTool, "path", p.Input, pr)
 		o.D.SessionPatterns = pathSessionPatterns("path", p, c.Home)
 	}
-	if !readOnlyTools[c.ToolName] && protected(c, p) {
-		floorProtected(&o)
+	if g := guard(c, p); g != "" && !readOnlyTools[c.ToolName] {
+		floorProtected(&o, g)
 	}
 	o.D.Forms = allForms(p)
 	return o

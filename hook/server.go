@@ -73,9 +73,13 @@ type Server struct {
 	auditProblem *policy.Warning
 
 	approvals approvals
-	stream    *protocol.Stream
-	conn      *jsonrpc2.Conn
-	prompter  *prompt.Prompter
+	// dirs knows the real paths of the directories every call checks.
+	dirs *dirCache
+	// initializedOnce is set by the first initialize.
+	initializedOnce atomic.Bool
+	stream          *protocol.Stream
+	conn            *jsonrpc2.Conn
+	prompter        *prompt.Prompter
 
 	// Shutdown: calls in flight are counted when they are read, so that
 	// shutdown and end of input can answer every one first.
@@ -99,6 +103,7 @@ func New(opts Options) *Server {
 	s := &Server{opts: opts, loader: policy.NewLoader(), log: opts.Log, ctx: ctx, cancel: cancel, done: make(chan struct{}), ready: make(chan struct{}), inflight: newPending()}
 	s.st = state{cwd: opts.Cwd, projectTrusted: true, host: protocol.HostInfo{Name: opts.Host}}
 	s.approvals.home = opts.Home
+	s.dirs = newDirCache(s.loader)
 	return s
 }
 
@@ -186,11 +191,68 @@ func (a orderedAsync) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *json
 	if a.s.closing.Load() {
 		ctx = context.WithValue(ctx, lateKey{}, true)
 	}
-	if req.Method == protocol.MethodInitialize || req.Method == protocol.MethodShutdown {
+	switch {
+	case req.Method == protocol.MethodInitialize || req.Method == protocol.MethodShutdown || req.Method == protocol.MethodCheck:
 		a.h.Handle(ctx, conn, req)
 		return
+	case req.Method == protocol.MethodToolCall && !req.Notif:
+		// A call that needs nobody is decided right here, on the reading
+		// goroutine: no hand-off, and its answer is written before the next
+		// request is read. Only a call that will prompt goes to a worker,
+		// so the host's answer to that prompt can still be read.
+		pre := a.s.precheck(ctx, req)
+		ctx = context.WithValue(ctx, precheckKey{}, pre)
+		if !pre.needsPrompt {
+			a.h.Handle(ctx, conn, req)
+			return
+		}
 	}
 	a.pool.Go(func() { a.h.Handle(ctx, conn, req) })
+}
+
+// precheckKey carries a tool_call's prechecked work from the reading
+// goroutine to its handler.
+type precheckKey struct{}
+
+// prechecked is a tool_call decoded and its gates evaluated, before it is
+// known where it is decided.
+type prechecked struct {
+	raw         []byte
+	perr        error
+	needsPrompt bool
+	gc          *gatesCall // nil unless the call decoded
+	id          string
+	err         error
+	req         gates.Request
+}
+
+// precheck reads a tool_call's params, decodes it and evaluates its gates
+// (pure: no prompt, no record). Anything unexpected leaves the rest to the
+// handler, which answers it under its own recovery, as a worker would.
+func (s *Server) precheck(ctx context.Context, req *jsonrpc2.Request) (pre *prechecked) {
+	pre = &prechecked{}
+	pre.raw, pre.perr = s.stream.Params(req.Meta)
+	if pre.perr != nil || isLate(ctx) {
+		return pre
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			pre.gc, pre.err, pre.needsPrompt = nil, nil, true
+		}
+	}()
+	gc, id, err := s.decodeCall(pre.raw)
+	if err != nil {
+		pre.id, pre.err = id, err
+		return pre
+	}
+	r := s.callRequest(gc)
+	outcomes, _, gerr := gates.Evaluate(r)
+	if gerr == nil {
+		r.Evaluated = outcomes
+	}
+	pre.gc, pre.req = gc, r
+	pre.needsPrompt = gerr == nil && gates.NeedsPrompt(r, outcomes)
+	return pre
 }
 
 func isLate(ctx context.Context) bool { late, _ := ctx.Value(lateKey{}).(bool); return late }
@@ -250,7 +312,14 @@ func (h serverHandler) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jso
 
 // handle dispatches one request. It runs in its own goroutine.
 func (s *Server) handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) (result any, err error) {
-	raw, perr := s.stream.Params(req.Meta)
+	pre, _ := ctx.Value(precheckKey{}).(*prechecked)
+	var raw []byte
+	var perr error
+	if pre != nil {
+		raw, perr = pre.raw, pre.perr // the params were read by precheck
+	} else {
+		raw, perr = s.stream.Params(req.Meta)
+	}
 	if req.Notif {
 		return nil, nil // notifications toolgate does not know are ignored
 	}
@@ -284,6 +353,9 @@ func (s *Server) handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 	case protocol.MethodInitialize:
 		return s.initialize(raw)
 	case protocol.MethodToolCall:
+		if pre != nil && (pre.gc != nil || pre.err != nil) {
+			return s.decideCall(ctx, pre.gc, pre.id, pre.err, pre.req), nil
+		}
 		return s.toolCall(ctx, raw), nil
 	case protocol.MethodInput:
 		return s.input(ctx, raw), nil
@@ -381,7 +453,16 @@ func (s *Server) initialize(raw []byte) (any, error) {
 	if st.cwd != old.cwd {
 		s.approvals.reset(s.opts.Home)
 	}
-	pol := s.loader.Reload(s.locations(st))
+	// The first initialize follows the start's own read of the policy
+	// files by moments: only what changed since is read again (a 10,000-rule
+	// file is not parsed twice before the first answer). A later one
+	// re-reads every file.
+	var pol *policy.Policy
+	if s.initializedOnce.Swap(true) {
+		pol = s.loader.Reload(s.locations(st))
+	} else {
+		pol = s.loader.Policy(s.locations(st))
+	}
 	s.openAudit(pol)
 	info := s.policyInfo(pol)
 	s.reportWarnings(pol, true)
@@ -572,7 +653,7 @@ func (s *Server) decodeCall(raw []byte) (*gatesCall, string, error) {
 	}
 	c := &gates.Call{ToolCallID: id, ToolName: name, Input: input, RawInput: inputRaw, Cwd: st.cwd, Home: s.opts.Home,
 		AgentDir: s.opts.AgentDir, AgentName: st.agentName, Skills: st.skills, MCPServers: st.mcpServers,
-		InfraDirs: append(append([]string(nil), st.infraDirs...), pol.InfraReadPaths...)}
+		InfraDirs: append(append([]string(nil), st.infraDirs...), pol.InfraReadPaths...), Dirs: s.dirs}
 	if name == "mcp" {
 		c.MCPServers = mergeNames(st.mcpServers, pol.MCPServers)
 	}
@@ -710,17 +791,30 @@ func (s *Server) runner(pol *policy.Policy, notes *[]any) *gates.Runner {
 // toolCall decides one call; it never answers with an error.
 func (s *Server) toolCall(ctx context.Context, raw []byte) any {
 	gc, id, err := s.decodeCall(raw)
+	var req gates.Request
+	if err == nil {
+		req = s.callRequest(gc)
+	}
+	return s.decideCall(ctx, gc, id, err, req)
+}
+
+// callRequest is the gates' request for a decoded call.
+func (s *Server) callRequest(gc *gatesCall) gates.Request {
+	return gates.Request{Call: gc.call, Gates: gates.ToolGates, HasUI: gc.hasUI, Input: gc.input,
+		Resolver: resolver{p: gc.policy, session: s.approvals.snapshot()},
+		Current: func() gates.Resolver {
+			return resolver{p: s.loader.Policy(gc.locs), session: s.approvals.snapshot()}
+		}}
+}
+
+// decideCall runs a decoded call (or answers why it could not be decoded).
+func (s *Server) decideCall(ctx context.Context, gc *gatesCall, id string, err error, req gates.Request) any {
 	if err != nil {
 		return s.invalid(protocol.GateTool, id, err)
 	}
 	if isLate(ctx) {
 		return s.refuseShuttingDown(gc)
 	}
-	req := gates.Request{Call: gc.call, Gates: gates.ToolGates, HasUI: gc.hasUI, Input: gc.input,
-		Resolver: resolver{p: gc.policy, session: s.approvals.snapshot()},
-		Current: func() gates.Resolver {
-			return resolver{p: s.loader.Policy(gc.locs), session: s.approvals.snapshot()}
-		}}
 	var notes []any
 	res := s.runner(gc.policy, &notes).Run(s.decideCtx(), req)
 	return answer{result: res, notes: notes}

@@ -76,3 +76,7 @@ func (r resolver) HasExplicitPathRule(a policy.Action) bool { return r.p.HasExpl
 // BrokenNote says which policy file is broken, for every prompt and block
 // reason (gates.noteBroken; SPEC §1.3).
 func (r resolver) BrokenNote() string { return r.p.BrokenNote() }
+
+func (r resolver) HasNarrowRule(surface string, a policy.Action) bool {
+	return r.p.HasNarrowRule(surface, a)
+}

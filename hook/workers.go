@@ -75,41 +75,83 @@ type frameWriter interface {
 type outbox struct {
 	w      frameWriter
 	mu     sync.Mutex
+	idle   *sync.Cond // signalled when writing ends
 	closed bool
-	queue  chan []byte
-	done   chan struct{}
-	onErr  func(error)
+	// writing is true while a frame is being written, by run or by a
+	// direct send; queued counts frames handed to run and not yet written.
+	writing bool
+	queued  int
+	failed  bool
+	queue   chan []byte
+	done    chan struct{}
+	onErr   func(error)
 }
 
 func newOutbox(w frameWriter, onErr func(error)) *outbox {
 	o := &outbox{w: w, queue: make(chan []byte, maxInFlight+1), done: make(chan struct{}), onErr: onErr}
+	o.idle = sync.NewCond(&o.mu)
 	go o.run()
 	return o
 }
 
-// send queues one request's answer; it never blocks (each queued answer
-// holds a slot, and there are no more slots than room in the queue).
+// send hands over one request's answer. When nothing is being written or
+// waiting, the caller writes it itself (the common case of one call in
+// flight: no hand-off to another goroutine; a host that does not read then
+// holds up the caller, which is flow control too). Otherwise it is queued,
+// which never blocks (each queued answer holds a slot, and there are no
+// more slots than room in the queue).
 func (o *outbox) send(frame []byte) {
 	o.mu.Lock()
-	defer o.mu.Unlock()
 	if o.closed {
+		o.mu.Unlock()
 		o.w.Release()
 		return
 	}
-	o.queue <- frame
+	if o.writing || o.queued > 0 {
+		o.queued++
+		o.queue <- frame
+		o.mu.Unlock()
+		return
+	}
+	o.writing = true
+	o.mu.Unlock()
+	o.write(frame)
+}
+
+// write writes one frame (unless an earlier write failed) and frees its
+// slot; the caller has set writing.
+func (o *outbox) write(b []byte) {
+	o.mu.Lock()
+	failed := o.failed
+	o.mu.Unlock()
+	var err error
+	if !failed && len(b) > 0 {
+		err = o.w.WriteFrame(b)
+	}
+	o.mu.Lock()
+	if err != nil {
+		o.failed = true // the host is gone: the rest is dropped
+	}
+	o.writing = false
+	o.idle.Broadcast()
+	o.mu.Unlock()
+	if err != nil {
+		o.onErr(err)
+	}
+	o.w.Release()
 }
 
 func (o *outbox) run() {
 	defer close(o.done)
-	failed := false
 	for b := range o.queue {
-		if !failed && len(b) > 0 {
-			if err := o.w.WriteFrame(b); err != nil {
-				failed = true // the host is gone: the rest is dropped
-				o.onErr(err)
-			}
+		o.mu.Lock()
+		for o.writing {
+			o.idle.Wait()
 		}
-		o.w.Release()
+		o.writing = true
+		o.queued--
+		o.mu.Unlock()
+		o.write(b)
 	}
 }
 
@@ -122,6 +164,11 @@ func (o *outbox) close() {
 	}
 	o.mu.Unlock()
 	<-o.done
+	o.mu.Lock()
+	for o.writing { // a direct send still writing
+		o.idle.Wait()
+	}
+	o.mu.Unlock()
 }
 
 // pending counts the calls read and not yet answered; shutdown waits for

@@ -2,6 +2,7 @@ package policy
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -132,6 +133,7 @@ func merge(files []ScopeFile) []*mergedSurface {
 				out = append(out, cur)
 			}
 			if e.Shorthand == nil && cur.shorthand == nil && ok {
+				cur.patterns = slices.Grow(cur.patterns, len(e.Patterns))
 				for _, pe := range e.Patterns {
 					mergePattern(cur, pe, Origin{Scope: sf.Scope, Path: sf.Path, Line: pe.Line})
 				}
@@ -144,6 +146,8 @@ func merge(files []ScopeFile) []*mergedSurface {
 				cur.shorthand = &st
 				continue
 			}
+			cur.patterns = make([]mergedPattern, 0, len(e.Patterns))
+			cur.at = make(map[string]int, len(e.Patterns))
 			for _, pe := range e.Patterns {
 				mergePattern(cur, pe, Origin{Scope: sf.Scope, Path: sf.Path, Line: pe.Line})
 			}

@@ -133,6 +133,27 @@ func (l *Loader) Policy(loc Locations) *Policy {
 	return p
 }
 
+// WatchedAncestor is the deepest of dir and the directories above it that
+// the policy files' watch sees every change of, with all the directories
+// above it too (so creating, replacing or removing any of its entries is an
+// event), under the watch's generation; ok is false for none.
+func (l *Loader) WatchedAncestor(dir string) (gen uint64, x string, ok bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.watch == nil || l.rearm {
+		return 0, "", false
+	}
+	x = l.watch.deepestWatched(dir)
+	return l.watch.generation(), x, x != ""
+}
+
+// Generation is the watch's generation now (see Watched).
+func (l *Loader) Generation() uint64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.watch.generation()
+}
+
 // appendLocations appends what identifies loc.
 func appendLocations(b []byte, loc Locations) []byte {
 	for _, s := range []string{loc.Home, loc.AgentDir, loc.Cwd, loc.AgentName} {

@@ -89,6 +89,18 @@ func (p *Policy) resolveSet(surface string, values, args []string, session []*Ru
 // with action a (used to decide whether an unknown path word must ask).
 func (p *Policy) HasExplicitPathRule(a Action) bool { return p.explicitPath[a] }
 
+// HasNarrowRule reports whether surface has a config rule with action a
+// whose pattern is not "*": a rule that may hold for some values and not
+// others (used to decide a value that is only known when the tool runs).
+func (p *Policy) HasNarrowRule(surface string, a Action) bool {
+	for _, r := range p.forSurface(surface) {
+		if r.Action == a && !r.IsFallback() && r.Pattern != "*" {
+			return true
+		}
+	}
+	return false
+}
+
 const maxCachedSurfaces = 1024
 
 // surfaceRules are the rules that apply to one surface, in order, with an

@@ -36,6 +36,9 @@ type changeWatch struct {
 	local map[int64]bool    // file system type → inotify sees every change
 	dirty bool
 	buf   []byte
+	// gen counts the times the watch was not quiet: what was learnt of a
+	// watched directory under one generation holds until the next.
+	gen uint64
 }
 
 // Directory events that matter: entries created, removed, renamed or
@@ -79,6 +82,7 @@ func (w *changeWatch) quiet(paths []string) bool {
 		w.dirty = true
 	}
 	if w.dirty {
+		w.gen++
 		return false
 	}
 	for _, p := range paths {
@@ -89,6 +93,37 @@ func (w *changeWatch) quiet(paths []string) bool {
 	return true
 }
 
+// deepestWatched is the deepest of dir and the directories above it that
+// is watched together with every directory above it; "" for none.
+func (w *changeWatch) deepestWatched(dir string) string {
+	if w == nil || !filepath.IsAbs(dir) {
+		return ""
+	}
+	best := ""
+	var chain []string
+	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
+		chain = append(chain, d)
+		if d == "/" {
+			break
+		}
+	}
+	for i := len(chain) - 1; i >= 0; i-- {
+		if _, ok := w.masks[chain[i]]; !ok {
+			break
+		}
+		best = chain[i]
+	}
+	return best
+}
+
+// generation is the watch's generation (see gen).
+func (w *changeWatch) generation() uint64 {
+	if w == nil {
+		return 0
+	}
+	return w.gen
+}
+
 // arm watches the directories of paths. It is called before the files are
 // stat'ed and read, so that a change made while they are read is an event
 // of the next call.
@@ -96,6 +131,7 @@ func (w *changeWatch) arm(paths []string) {
 	if w == nil {
 		return
 	}
+	w.gen++
 	w.dirty = false
 	for _, p := range paths {
 		w.armed[p] = w.armPath(p)

@@ -6,6 +6,8 @@ package policy
 // every policy file.
 type changeWatch struct{}
 
-func newChangeWatch() *changeWatch               { return nil }
-func (w *changeWatch) quiet(paths []string) bool { return false }
-func (w *changeWatch) arm(paths []string)        {}
+func newChangeWatch() *changeWatch                  { return nil }
+func (w *changeWatch) quiet(paths []string) bool    { return false }
+func (w *changeWatch) arm(paths []string)           {}
+func (w *changeWatch) generation() uint64           { return 0 }
+func (w *changeWatch) deepestWatched(string) string { return "" }

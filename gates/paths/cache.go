@@ -13,6 +13,24 @@ import (
 type View struct {
 	lstats map[string]lstatResult
 	links  map[string]linkResult
+	// Dirs, when set, knows real paths of directories across calls.
+	Dirs interface {
+		Canonical(dir string) (real string, ok, hit bool)
+	}
+}
+
+// knownDir reports whether dir is known to be an existing directory whose
+// real path is itself.
+func (v *View) knownDir(dir string) bool {
+	if v == nil || v.Dirs == nil {
+		return false
+	}
+	real, ok, hit := v.Dirs.Canonical(dir)
+	if !hit || !ok || real != dir {
+		return false
+	}
+	info, err := v.lstat(dir) // once per call: the cache also keeps missing directories
+	return err == nil && info.IsDir()
 }
 
 type lstatResult struct {

@@ -38,3 +38,27 @@ func TestViewMatchesFileSystem(t *testing.T) {
 		t.Errorf("nil view: %+v, want %+v", got, want)
 	}
 }
+
+// knownDirs answers like a cross-call cache that knows every directory.
+type knownDirs struct{}
+
+func (knownDirs) Canonical(dir string) (string, bool, bool) {
+	real, ok := Canonical(dir)
+	return real, ok, true
+}
+
+// A view that takes the working directory's real path from a cache of
+// known directories gives the same forms as resolving it.
+func TestViewWithKnownDirs(t *testing.T) {
+	root := fixture(t)
+	for _, cwd := range []string{filepath.Join(root, "proj"), filepath.Join(root, "cwdlink")} {
+		v := NewView()
+		v.Dirs = knownDirs{}
+		for _, in := range []string{"src/a.ts", "inlink/a.ts", "lnreldir/../x", "dangling", "../outside/x", "."} {
+			want := New(in, "", cwd, filepath.Join(root, "home", "u"))
+			if got := v.New(in, "", cwd, filepath.Join(root, "home", "u")); !reflect.DeepEqual(got, want) {
+				t.Errorf("cwd %s, %q:\n known %+v\n fs    %+v", cwd, in, got, want)
+			}
+		}
+	}
+}

@@ -116,7 +116,12 @@ func newPath(v *View, input, base, cwd, home string) Path {
 		cwdClean = path.Clean(cwd)
 		cwdComps = components(cwd)
 		cw = walker{dir: "/", fs: v}
-		p.realCwdKnown = strings.IndexByte(cwd, 0) < 0 && cw.run(cwdComps)
+		if v.knownDir(cwdClean) {
+			// An existing directory whose real path is itself.
+			cw.dir, p.realCwdKnown = cwdClean, true
+		} else {
+			p.realCwdKnown = strings.IndexByte(cwd, 0) < 0 && cw.run(cwdComps)
+		}
 		if p.realCwdKnown {
 			p.realCwd = cw.result()
 		}

@@ -42,7 +42,15 @@ func Analyze(command string, opt Options) Analysis {
 	}
 	a := newAnalyzer(opt)
 	defer parsers.Put(a.parser)
-	f, err := a.parse(command)
+	out := a.analyze(command)
+	if a.cr {
+		restoreCR(&out)
+	}
+	return out
+}
+
+func (a *analyzer) analyze(command string) Analysis {
+	f, command, err := a.parse(command)
 	if err != nil {
 		return Analysis{Unparseable: true, Error: err.Error()}
 	}
@@ -61,10 +69,60 @@ func Analyze(command string, opt Options) Analysis {
 	return Analysis{Units: a.units, Paths: a.paths}
 }
 
-// parse parses a script; the parser is reused, which it allows once it is
-// done with the previous one (the trees it returned stay valid).
-func (a *analyzer) parse(src string) (*syntax.File, error) {
-	return a.parser.Parse(strings.NewReader(src), "")
+// parse parses a script as bash reads it (see bashText) and returns the
+// text the tree's positions refer to. The parser is reused, which it allows
+// once it is done with the previous one (the trees it returned stay valid).
+func (a *analyzer) parse(src string) (*syntax.File, string, error) {
+	f, src, err := a.parseText(src)
+	if err == nil && strings.Contains(src, "\\\n") && strings.Contains(src, "`") {
+		if pos, ok := backquoteContinuation(src, f); ok {
+			return nil, "", fmt.Errorf("%s: a line continuation inside backquotes", pos)
+		}
+	}
+	return f, src, err
+}
+
+func (a *analyzer) parseText(src string) (*syntax.File, string, error) {
+	src, cr, why := bashText(src)
+	if why != "" {
+		return nil, "", fmt.Errorf("1:1: %s", why)
+	}
+	a.cr = a.cr || cr
+	f, err := a.parser.Parse(strings.NewReader(src), "")
+	comments := strings.Contains(src, "\\\n") && strings.Contains(src, "#")
+	dashes := strings.Contains(src, "&-")
+	if err != nil || (!comments && !dashes) {
+		return f, src, err
+	}
+	// Rewrite what the parser reads unlike bash, and parse again, until
+	// nothing is left to rewrite (see bashText).
+	for range maxTextFixes {
+		if comments {
+			if f, err = commentParser().Parse(strings.NewReader(src), ""); err != nil {
+				return nil, "", err
+			}
+		}
+		edits := dashWords(f)
+		if comments {
+			edits = append(edits, commentContinuations(src, f)...)
+		}
+		if len(edits) == 0 {
+			return f, src, nil
+		}
+		src = applyEdits(src, edits)
+		if !comments {
+			if f, err = a.parser.Parse(strings.NewReader(src), ""); err != nil {
+				return nil, "", err
+			}
+		}
+	}
+	return nil, "", fmt.Errorf("1:1: more than %d rewrites for bash", maxTextFixes)
+}
+
+// commentParser is a bash parser that keeps comments, for the rare command
+// whose comments need a look.
+func commentParser() *syntax.Parser {
+	return syntax.NewParser(syntax.Variant(syntax.LangBash), syntax.KeepComments(true))
 }
 
 // parsers keeps bash parsers between analyses: a new one costs about as
@@ -93,6 +151,15 @@ type analyzer struct {
 	nesting int
 	tooDeep bool
 	topPos  syntax.Pos
+	// injected is set once the shell may have had an injection variable
+	// set (see injectAt): every unit from then on is floored.
+	injected bool
+	// readOnly is set while the words of a command known to only read its
+	// arguments are classified: their path words are no writes.
+	readOnly bool
+	// cr is set once a carriage return was replaced for the parser; the
+	// results get them back.
+	cr bool
 }
 
 func newAnalyzer(opt Options) *analyzer {
@@ -115,6 +182,9 @@ func newAnalyzer(opt Options) *analyzer {
 // addUnit appends u and returns its index, so that a handler can floor it
 // after the units it wraps were added.
 func (a *analyzer) addUnit(u Unit) int {
+	if a.injected && floorRank[SentinelIndirection] > floorRank[u.Floor] {
+		u.Floor = SentinelIndirection
+	}
 	if u.Floor != "" || hasByte(u.Text, &wildBytes) {
 		u.ExactSuggestion = true
 	}
@@ -129,6 +199,7 @@ var floorRank = map[string]int{
 	SentinelDynamic:     2,
 	SentinelOpaque:      3,
 	SentinelUnparseable: 4,
+	SentinelArming:      5, // it alone has no session option
 }
 
 // setFloor floors unit i with s unless a stronger floor is already set.
@@ -155,12 +226,12 @@ func (a *analyzer) payload(code string, sc *scope, shared bool) {
 		return
 	}
 	a.payloadBytes += len(code)
-	f, err := a.parse(code)
+	f, text, err := a.parse(code)
 	if err != nil {
 		a.unparseable(code)
 		return
 	}
-	child := sc.inline(code, f, shared)
+	child := sc.inline(text, f, shared)
 	a.stmts(f.Stmts, CtxPayload, child)
 	if shared {
 		sc.dirs = child.dirs
@@ -179,10 +250,16 @@ func (a *analyzer) dataSubsts(value string, sc *scope) {
 		return
 	}
 	a.payloadBytes += len(value)
-	w, err := a.parser.Document(strings.NewReader(value))
+	text, cr, why := bashText(value)
+	if why != "" {
+		a.unparseable(value)
+		return
+	}
+	a.cr = a.cr || cr
+	w, err := a.parser.Document(strings.NewReader(text))
 	if err != nil {
 		return // not code bash could run either
 	}
-	child := sc.inline(value, &syntax.File{}, false)
+	child := sc.inline(text, &syntax.File{}, false)
 	a.substs(w, CtxPayload, child)
 }

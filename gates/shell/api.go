@@ -14,6 +14,10 @@ const (
 	SentinelIndirection = "<indirection-bash-wrapper>"
 	SentinelDynamic     = "<dynamic-bash-command>"
 	SentinelUnparseable = "<unparseable-bash-command>"
+	// SentinelArming floors a command that makes later allowed commands run
+	// code (git config core.pager …, git init --template): asked every time,
+	// with no session option, like a change of toolgate's own files.
+	SentinelArming = "<arming-write>"
 )
 
 // MaxCommandBytes is the longest command analyzed; a longer one is Unparseable.
@@ -58,7 +62,7 @@ type Unit struct {
 	// Context is where the unit stands (innermost construct).
 	Context Context
 	// Floor is a sentinel (SentinelOpaque, SentinelIndirection,
-	// SentinelDynamic) when an allow for this unit must become ask; "" if none.
+	// SentinelDynamic, SentinelArming) when an allow for this unit must become ask; "" if none.
 	// An inline script that could not be analyzed (a syntax error, nested
 	// deeper than Options.MaxDepth, past the size budget) is a unit of its
 	// own with Floor SentinelUnparseable and Context CtxPayload.
@@ -90,6 +94,11 @@ type PathWord struct {
 	Dir string
 	// Redirect is true for redirect targets.
 	Redirect bool
+	// Write is true when the command may create, change or remove the
+	// file: an output redirect target, or any word of a command not known
+	// to only read its arguments (cat, grep, git log … are; unknown
+	// commands are not).
+	Write bool
 }
 
 // Options configure an analysis.

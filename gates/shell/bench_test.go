@@ -78,7 +78,7 @@ func BenchmarkParse64KiB(b *testing.B) {
 	a := newAnalyzer(Options{})
 	b.SetBytes(int64(len(cmd)))
 	for b.Loop() {
-		if _, err := a.parse(cmd); err != nil {
+		if _, _, err := a.parse(cmd); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -49,6 +49,7 @@ func (a *analyzer) call(c *syntax.CallExpr, ctx Context, sc *scope, stdin *synta
 		a.addUnit(Unit{Text: sc.slice(c), Context: ctx})
 	} else {
 		br = a.run(cmd{fields: fields, env: env, ctx: ctx, stdin: stdin}, sc)
+		a.nameArgs(fields, sc)
 	}
 	for _, as := range c.Assigns {
 		a.substs(as, "", sc)
@@ -63,6 +64,9 @@ func (a *analyzer) call(c *syntax.CallExpr, ctx Context, sc *scope, stdin *synta
 // commands it runs in turn (wrapped commands and inline scripts).
 func (a *analyzer) run(c cmd, sc *scope) branch {
 	i := a.addUnit(newUnit(c.fields, c.ctx))
+	saved := a.readOnly
+	a.readOnly = false // until the command is known to only read
+	defer func() { a.readOnly = saved }()
 	if injects(c.env) {
 		a.setFloor(i, SentinelIndirection)
 	}
@@ -83,6 +87,7 @@ func (a *analyzer) run(c cmd, sc *scope) branch {
 		base = ""
 	}
 	k := commandKinds[base]
+	a.readOnly = readOnlyCommand(base, c.args())
 	switch {
 	case k.chdir:
 		return a.cd(base, c, sc)
@@ -136,8 +141,23 @@ func init() {
 		"parallel":      (*analyzer).parallel,
 		"rust-parallel": (*analyzer).parallel,
 		"rush":          (*analyzer).parallel,
+		"cp":            (*analyzer).cp,
+		"sed":           (*analyzer).sed,
+		"awk":           (*analyzer).awk,
+		"gawk":          (*analyzer).awk,
+		"mawk":          (*analyzer).awk,
+		"nawk":          (*analyzer).awk,
 		"hash":          (*analyzer).loader,
 		"enable":        (*analyzer).loader,
+	}
+	for n := range callbacks {
+		specials[n] = (*analyzer).callback
+	}
+	for n := range programSpecs {
+		specials[n] = (*analyzer).programOptions
+	}
+	for n := range vimFamily {
+		specials[n] = (*analyzer).vim
 	}
 	kinds := map[string]commandKind{}
 	set := func(name string, f func(*commandKind)) {
@@ -266,13 +286,16 @@ func (a *analyzer) cd(base string, c cmd, sc *scope) branch {
 	case base == "popd" || (base == "pushd" && len(args) == 0):
 		to = unknownDir
 	case len(args) == 0:
-		a.pathWord(sc.expandTilde(literalField("~")), sc, isFile)
+		a.readPath(sc.expandTilde(literalField("~")), sc, isFile)
 		to = sc.homeDir()
 	default:
 		if v := args[0].value; !args[0].known || (v != "-" && !strings.HasPrefix(v, "+")) {
-			a.pathWord(args[0], sc, isFile)
+			a.readPath(args[0], sc, isFile)
 		}
 		to = sc.chdir(args[0])
+	}
+	if len(args) > 0 && base == "cd" && !sc.facts.cdpath && a.enterable(before, args[0]) {
+		before = to // cd into an existing directory does not fail
 	}
 	return branch{ok: to, fail: before}
 }
@@ -358,6 +381,10 @@ var dangerousEnv = map[string]bool{
 	"BASH_ENV": true, "ENV": true, "PAGER": true, "EDITOR": true, "VISUAL": true,
 	"MANPAGER": true, "LESSOPEN": true, "LESSCLOSE": true, "PROMPT_COMMAND": true,
 	"SHELLOPTS": true, "BASHOPTS": true, "PS4": true,
+	// Where programs find the configuration that runs code (~/.gitconfig,
+	// ~/.config/git/config, zsh's start-up files), and what glibc loads.
+	"HOME": true, "XDG_CONFIG_HOME": true, "XDG_CONFIG_DIRS": true, "ZDOTDIR": true,
+	"BASH_LOADABLES_PATH": true, "GCONV_PATH": true, "LOCPATH": true,
 }
 
 // injectsEnv reports whether setting name floors a command (SPEC §4,

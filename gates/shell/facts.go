@@ -29,6 +29,10 @@ type facts struct {
 	// commands counts the commands written in the script, to size the
 	// list of units.
 	commands int
+	// data marks the variables the script may give a text it cannot know
+	// (a command's output, read, a for item or a value only known at run
+	// time): bash runs such text as code where it reaches arithmetic.
+	data map[string]bool
 }
 
 const manyAssigns = 2
@@ -66,6 +70,11 @@ func scan(file *syntax.File) *facts {
 			f.commands++
 		case *syntax.WordIter:
 			f.taintLit(n.Name)
+			for _, w := range n.Items {
+				if _, ok := quickLit(w); !ok && n.Name != nil {
+					f.markData(n.Name.Value)
+				}
+			}
 		case *syntax.BinaryArithm:
 			if isArithAssign(n.Op) {
 				f.taintArith(n.X)
@@ -77,6 +86,9 @@ func scan(file *syntax.File) *facts {
 		case *syntax.ParamExp:
 			if n.Exp != nil && (n.Exp.Op == syntax.AssignUnset || n.Exp.Op == syntax.AssignUnsetOrNull) {
 				f.taintLit(n.Param)
+				if n.Param != nil && !numericValue(n.Exp.Word) {
+					f.markData(n.Param.Value)
+				}
 			}
 		case *syntax.Redirect:
 			if n.N != nil && strings.HasPrefix(n.N.Value, "{") {
@@ -101,8 +113,11 @@ func (f *facts) call(c *syntax.CallExpr) {
 		} else if as.Name != nil {
 			f.taint(as.Name.Value)
 		}
+		if len(c.Args) == 0 && as.Name != nil && !numericValue(as.Value) {
+			f.markData(as.Name.Value)
+		}
 	}
-	assigning := false
+	assigning, reading := false, false
 	for _, w := range c.Args {
 		switch lit, _ := quickLit(w); lit {
 		case "eval", "source", ".":
@@ -113,14 +128,48 @@ func (f *facts) call(c *syntax.CallExpr) {
 			f.noVars, f.mayChdir = true, true
 		case "shopt":
 			f.dotglob = true
-		case "read", "mapfile", "readarray", "printf", "getopts", "unset", "export",
-			"declare", "local", "typeset", "readonly", "let", "wait":
+		case "read", "mapfile", "readarray", "printf", "getopts":
+			assigning, reading = true, true // these assign text to the variables their arguments name
+		case "unset", "export", "declare", "local", "typeset", "readonly", "let", "wait":
 			assigning = true // these assign the variables their arguments name
 		}
 	}
 	if assigning {
 		f.taintArgs(c.Args)
 	}
+	if reading {
+		for _, w := range c.Args {
+			if lit, ok := quickLit(w); ok && identPrefix(lit+"=") != "" {
+				f.markData(identPrefix(lit + "="))
+			}
+		}
+		f.markData("OPTARG")
+		f.markData("REPLY")
+		f.markData("MAPFILE")
+	}
+}
+
+func (f *facts) markData(name string) {
+	if f.data == nil {
+		f.data = map[string]bool{}
+	}
+	f.data[name] = true
+}
+
+// numericValue reports whether an assigned value is literal text or an
+// arithmetic result: text the script itself wrote.
+func numericValue(w *syntax.Word) bool {
+	if w == nil {
+		return true
+	}
+	if _, ok := quickLit(w); ok {
+		return true
+	}
+	if len(w.Parts) == 1 {
+		_, ok := w.Parts[0].(*syntax.ArithmExp)
+		return ok
+	}
+	return false
 }
 
 // taintArgs taints every argument that names a variable; an argument only
@@ -145,6 +194,9 @@ func (f *facts) decl(d *syntax.DeclClause) {
 	for _, as := range d.Args {
 		if as.Name != nil {
 			f.taint(as.Name.Value)
+			if !numericValue(as.Value) {
+				f.markData(as.Name.Value)
+			}
 			continue
 		}
 		lit, ok := quickLit(as.Value)

@@ -34,9 +34,20 @@ func (v *fsView) exists(dir, name string) (found, ok bool) {
 		return false, false
 	}
 	v.statsLeft--
-	_, err := os.Lstat(resolve(dir, name))
+	_, err := os.Lstat(fsName(resolve(dir, name)))
 	v.stats[e] = err == nil
 	return err == nil, true
+}
+
+// isDir reports whether name, relative to dir, is a directory or a symlink
+// to one; ok is false past the budget.
+func (v *fsView) isDir(dir, name string) (found, ok bool) {
+	if v.statsLeft == 0 {
+		return false, false
+	}
+	v.statsLeft--
+	info, err := os.Stat(fsName(resolve(dir, name)))
+	return err == nil && info.IsDir(), true
 }
 
 // names returns the names in directory dir; ok is false past a budget. A
@@ -55,10 +66,11 @@ func (v *fsView) names(dir string) (names []string, ok bool) {
 		}
 	}()
 	// Stat first: opening a FIFO for reading would block.
-	if info, err := os.Stat(dir); err != nil || !info.IsDir() {
+	real := fsName(dir)
+	if info, err := os.Stat(real); err != nil || !info.IsDir() {
 		return nil, true
 	}
-	f, err := os.Open(dir)
+	f, err := os.Open(real)
 	if err != nil {
 		return nil, true
 	}
@@ -66,6 +78,9 @@ func (v *fsView) names(dir string) (names []string, ok bool) {
 	names, _ = f.Readdirnames(maxDirEntries + 1)
 	if len(names) > maxDirEntries {
 		return nil, false
+	}
+	for i, n := range names {
+		names[i] = analysisName(n)
 	}
 	slices.Sort(names) // the shell sorts its matches
 	return names, true
@@ -77,7 +92,7 @@ func (v *fsView) names(dir string) (names []string, ok bool) {
 // budget, or a pattern filepath.Match does not read like bash.
 func (a *analyzer) glob(pattern, dir string, dotglob bool) (matches []string, ok bool) {
 	abs := strings.HasPrefix(pattern, "/")
-	if (!abs && dir == "") || strings.Contains(pattern, "[:") {
+	if !abs && dir == "" {
 		return nil, false
 	}
 	cands := []string{""}
@@ -103,15 +118,37 @@ func (a *analyzer) glob(pattern, dir string, dotglob bool) (matches []string, ok
 		}
 		check = false
 	}
+	if strings.HasSuffix(pattern, "/") {
+		return a.dirsOnly(cands, dir) // "*/" matches directories only
+	}
 	if !check {
 		return cands, true
 	}
 	return a.existing(cands, dir)
 }
 
+// dirsOnly keeps the candidates that are directories (through symlinks, as
+// the shell does), written with the trailing slash the shell keeps.
+func (a *analyzer) dirsOnly(cands []string, dir string) ([]string, bool) {
+	var out []string
+	for _, c := range cands {
+		isDir, ok := a.fs.isDir(dir, c)
+		if !ok {
+			return nil, false
+		}
+		if isDir {
+			out = append(out, strings.TrimSuffix(c, "/")+"/")
+		}
+	}
+	return out, true
+}
+
 // globComp matches one pattern component in each candidate directory.
 func (a *analyzer) globComp(cands []string, comp, dir string, dotglob bool) ([]string, bool) {
-	pat := bashToGoPattern(comp)
+	pat, ok := bashToGoPattern(comp)
+	if !ok {
+		return nil, false
+	}
 	var next []string
 	for _, c := range cands {
 		names, ok := a.fs.names(resolve(dir, c))
@@ -168,19 +205,67 @@ func resolve(dir, p string) string {
 	return filepath.Join(dir, p)
 }
 
-// bashToGoPattern turns bash's [!…] into filepath.Match's [^…].
-func bashToGoPattern(p string) string {
+// bashToGoPattern turns a bash pattern into filepath.Match's: [!…] into
+// [^…], and the POSIX classes ([[:lower:]]) into ranges. ok is false for
+// what it cannot translate (an unknown class, [=a=], [.a.]).
+func bashToGoPattern(p string) (string, bool) {
 	var sb strings.Builder
+	inClass, negated := false, false
 	for i := 0; i < len(p); i++ {
-		sb.WriteByte(p[i])
+		c := p[i]
 		switch {
-		case p[i] == '\\' && i+1 < len(p):
+		case c == '\\' && i+1 < len(p):
+			sb.WriteByte(c)
 			i++
 			sb.WriteByte(p[i])
-		case p[i] == '[' && i+1 < len(p) && p[i+1] == '!':
-			sb.WriteByte('^')
-			i++
+			continue
+		case !inClass && c == '[':
+			inClass, negated = true, false
+			sb.WriteByte(c)
+			if i+1 < len(p) && (p[i+1] == '!' || p[i+1] == '^') {
+				sb.WriteByte('^')
+				negated = true
+				i++
+			}
+			continue
+		case inClass && c == ']':
+			inClass = false
+		case inClass && c == '[' && i+1 < len(p) && strings.IndexByte(":=.", p[i+1]) >= 0:
+			if p[i+1] != ':' {
+				return "", false
+			}
+			end := strings.Index(p[i+2:], ":]")
+			if end < 0 {
+				return "", false
+			}
+			ranges, ok := posixClasses[p[i+2:i+2+end]]
+			if !ok {
+				return "", false
+			}
+			sb.WriteString(ranges)
+			if !negated && posixNonASCII[p[i+2:i+2+end]] {
+				// Other locales put letters past ASCII in these classes:
+				// matching more keeps the answer on the safe side.
+				sb.WriteString("\u0080-\U0010FFFF")
+			}
+			i += 2 + end + 1
+			continue
 		}
+		sb.WriteByte(c)
 	}
-	return sb.String()
+	return sb.String(), true
+}
+
+// posixClasses are the bracket classes of the C locale as ranges.
+var posixClasses = map[string]string{
+	"lower": "a-z", "upper": "A-Z", "alpha": "a-zA-Z", "digit": "0-9", "alnum": "a-zA-Z0-9",
+	"xdigit": "0-9a-fA-F", "space": " \t\n\v\f\r", "blank": " \t", "word": "a-zA-Z0-9_",
+	"punct": "!-/:-@\\[-`{-~", "graph": "!-~", "print": " -~", "cntrl": "\x00-\x1f\x7f",
+}
+
+// posixNonASCII are the classes that hold letters beyond ASCII in other
+// locales.
+var posixNonASCII = map[string]bool{
+	"lower": true, "upper": true, "alpha": true, "alnum": true, "word": true,
+	"punct": true, "graph": true, "print": true,
 }

@@ -128,6 +128,9 @@ func (f field) cut(n int) field {
 		g.value = src[n:]
 		g.pat = escapeGlob(g.value)
 	}
+	if f.hasOperand && !f.noOperand && strings.HasPrefix(f.operand, prefix) {
+		g.operand, g.hasOperand = f.operand[n:], true
+	}
 	if strings.HasPrefix(f.raw, prefix) && strings.HasPrefix(f.text, prefix) {
 		g.raw, g.text = f.raw[n:], f.text[n:]
 	} else {

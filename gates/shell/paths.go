@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -38,6 +39,9 @@ func (a *analyzer) pathWord(f field, sc *scope, kind wordKind) {
 		return // <(…) is a pipe; its commands are units
 	}
 	if !f.known {
+		if f.hasOperand && !f.noOperand && a.operandPath(f, sc, kind) {
+			return
+		}
 		a.unknownPath(f, sc, kind)
 		return
 	}
@@ -95,6 +99,9 @@ func (a *analyzer) optionValue(f field, sc *scope) {
 		return
 	}
 	for k := 2; k < len(v); k++ {
+		if k > 2 && !strings.ContainsRune(",=:", rune(v[k-1])) {
+			continue // a path starts the value or follows a separator (-Wl,-rpath,/x)
+		}
 		if rest := v[k:]; rest[0] == '/' || strings.HasPrefix(rest, "./") ||
 			strings.HasPrefix(rest, "../") || strings.HasPrefix(rest, "~/") {
 			a.pathWord(sc.expandTilde(f.cut(k)), sc, maybeFile)
@@ -107,18 +114,36 @@ func (a *analyzer) optionValue(f field, sc *scope) {
 // path word when its literal parts contain "/" or it starts with ~ or .
 // ("$DIR/x"); a bare "$F" does not, unless it surely names a file.
 func (a *analyzer) unknownPath(f field, sc *scope, kind wordKind) {
-	if kind < isFile {
+	if kind < isFile && !f.overflow {
 		if strings.HasPrefix(f.raw, "-") && kind == maybeFile {
 			if name, _, ok := strings.Cut(f.lits, "="); ok && strings.HasPrefix(f.raw, name+"=") {
-				a.unknownPath(f.cut(len(name)+1), sc, maybeFile)
+				a.pathWord(f.cut(len(name)+1), sc, maybeFile)
 			}
 			return
 		}
-		if !strings.Contains(f.lits, "/") && !strings.HasPrefix(f.raw, "~") && !strings.HasPrefix(f.raw, ".") {
+		if !f.pathy && !strings.Contains(f.lits, "/") && !strings.HasPrefix(f.raw, "~") && !strings.HasPrefix(f.raw, ".") {
 			return
 		}
 	}
 	a.addPath(PathWord{Raw: f.raw, Dir: sc.dirs[0], Redirect: kind == isRedirect})
+}
+
+// operandPath records the word an unknown field is when the operands of
+// its parameter expansions win ("${F:-~/.ssh/id_rsa}"), and then the field
+// itself as a path word of unknown location: the variable could win. It
+// reports false when the operand is no path word.
+func (a *analyzer) operandPath(f field, sc *scope, kind wordKind) bool {
+	if kind == maybeFile && strings.HasPrefix(f.raw, "-") {
+		return false // an option: its value is cut out first
+	}
+	o := field{raw: f.raw, text: f.text, value: f.operand, pat: escapeGlob(f.operand), lits: f.lits, known: true}
+	n := len(a.paths)
+	a.pathWord(o, sc, kind)
+	if len(a.paths) == n {
+		return false
+	}
+	a.addPath(PathWord{Raw: f.raw, Dir: sc.dirs[0], Redirect: kind == isRedirect})
+	return true
 }
 
 func isURL(v string) bool {
@@ -177,6 +202,7 @@ func (a *analyzer) addPaths(raw, value string, sc *scope, redirect bool) {
 }
 
 func (a *analyzer) addPath(p PathWord) {
+	p.Write = p.Write || !a.readOnly
 	if !a.seen[p] {
 		a.seen[p] = true
 		a.paths = append(a.paths, p)
@@ -228,11 +254,85 @@ func (a *analyzer) redirectPath(r *syntax.Redirect, sc *scope) {
 	if r.Word == nil {
 		return
 	}
-	f := sc.word(r.Word, valueMode)
-	if (r.Op == syntax.DplIn || r.Op == syntax.DplOut) && f.known && isFD(f.value) {
+	saved := a.readOnly
+	a.readOnly = r.Op == syntax.RdrIn || r.Op == syntax.DplIn
+	defer func() { a.readOnly = saved }()
+	// bash brace-expands a redirect target (one word, or an ambiguous
+	// redirect: every word is recorded) and globs it (pathWord).
+	if !hasBraceLit(r.Word) {
+		f := sc.word(r.Word, valueMode)
+		if (r.Op == syntax.DplIn || r.Op == syntax.DplOut) && f.known && isFD(f.value) {
+			return
+		}
+		a.pathWord(f, sc, isRedirect)
 		return
 	}
-	a.pathWord(f, sc, isRedirect)
+	words, ok := braceWords(r.Word, a.bracesLeft)
+	if len(words) > 1 || !ok {
+		a.bracesLeft -= len(words) + 1
+	}
+	if !ok {
+		a.pathWord(sc.unknownWord(r.Word), sc, isRedirect)
+		return
+	}
+	for _, w := range words {
+		f := sc.word(w, valueMode)
+		if (r.Op == syntax.DplIn || r.Op == syntax.DplOut) && f.known && isFD(f.value) {
+			continue
+		}
+		a.pathWord(f, sc, isRedirect)
+	}
+}
+
+// readOnlyCommands are the commands known to only read the files their
+// words name, each with the options that would make it write one.
+var readOnlyCommands = map[string][]string{
+	"cat": nil, "head": nil, "tail": nil, "more": nil, "wc": nil, "grep": nil,
+	"egrep": nil, "fgrep": nil, "rg": nil, "ag": nil, "ls": nil, "stat": nil,
+	"less": {"-o", "-O", "--log-file", "--LOG-FILE"}, // copies its input to a log file
+	"file": {"-C", "--compile"},                      // writes FILE.mgc
+	"diff": nil, "cmp": nil, "jq": nil, "bat": nil, "batcat": nil, "nl": nil, "od": nil, "hexdump": nil,
+	"strings": nil, "readlink": nil, "realpath": nil, "du": nil, "md5sum": nil, "sha1sum": nil,
+	"sha256sum": nil, "sha512sum": nil, "cksum": nil, "b2sum": nil, "column": nil, "cut": nil,
+	"tac": nil, "rev": nil, "basename": nil, "dirname": nil, "test": nil, "[": nil, "echo": nil,
+	"sort": {"-o", "--output"},
+}
+
+// readOnlyGit are the git subcommands that only read the files they name.
+var readOnlyGit = map[string]bool{
+	"log": true, "show": true, "diff": true, "status": true, "blame": true, "grep": true,
+	"ls-files": true, "ls-tree": true, "cat-file": true, "rev-parse": true, "shortlog": true,
+	"describe": true, "whatchanged": true,
+}
+
+// readOnlyCommand reports whether the command base with args only reads
+// the files its words name.
+func readOnlyCommand(base string, args []field) bool {
+	writes, ok := readOnlyCommands[base]
+	if base == "git" {
+		if len(args) == 0 || !args[0].known || !readOnlyGit[args[0].value] {
+			return false
+		}
+		writes, ok, args = []string{"--output"}, true, args[1:]
+	}
+	if !ok {
+		return false
+	}
+	for _, f := range args {
+		if len(writes) > 0 && !f.known {
+			return false // it could be a write option
+		}
+		for _, w := range writes {
+			switch {
+			case f.value == w || strings.HasPrefix(f.value, w+"="):
+				return false
+			case len(w) == 2 && len(f.value) > 1 && f.value[0] == '-' && f.value[1] != '-' &&
+				strings.IndexByte(f.value[1:], w[1]) >= 0:
+				return false // a cluster holding it: sort -uo FILE
+			}
+		}
+	}
+	return true
 }
 
 func isFD(v string) bool {
@@ -304,4 +404,106 @@ func (a *analyzer) patternFirst(i int, spec patternSpec, args []field, sc *scope
 			a.pathWord(f, sc, maybeFile)
 		}
 	}
+}
+
+// physicalChdir returns the directories a program is in after chdir(2) to
+// target from each of dirs (git -C, env -C): the kernel follows symlinks
+// and then "..", so "link/.." is the parent of link's target, not dirs.
+// A directory that cannot be resolved stays as spelled (the program fails
+// there); past the stat budget it is unknown.
+func (a *analyzer) physicalChdir(dirs []string, target field) []string {
+	v := target.value
+	if !target.known || target.glob || v == "" || len(v) > maxDirLen {
+		return unknownDir
+	}
+	var out []string
+	for _, d := range dirs {
+		full := v
+		if !filepath.IsAbs(v) {
+			if d == "" {
+				out = union(out, unknownDir)
+				continue
+			}
+			full = d + "/" + v
+		}
+		out = union(out, []string{a.rebase(a.fs.realDir(full))})
+	}
+	return out
+}
+
+// rebase spells a resolved directory inside the working directory's real
+// form from the working directory as given (which may be reached through a
+// symlink), so that resolving does not make an inside directory look
+// outside.
+func (a *analyzer) rebase(real string) string {
+	if real == "" || a.opt.Cwd == "" {
+		return real
+	}
+	cwdReal := a.fs.realDir(a.opt.Cwd)
+	if rel, err := filepath.Rel(cwdReal, real); err == nil && cwdReal != "" && rel != ".." && !strings.HasPrefix(rel, "../") {
+		return filepath.Join(a.opt.Cwd, rel)
+	}
+	return real
+}
+
+// realDir resolves a directory physically, within the stat budget: "" past
+// it, the cleaned spelling when it cannot be resolved.
+func (v *fsView) realDir(p string) string {
+	if v.statsLeft == 0 {
+		return ""
+	}
+	v.statsLeft--
+	real, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return filepath.Clean(p)
+	}
+	if info, err := os.Stat(real); err != nil || !info.IsDir() {
+		return filepath.Clean(p)
+	}
+	return real
+}
+
+// enterable reports whether cd from each of the directories from to
+// target surely succeeds: target is known and every directory on the way
+// exists and can be entered by anyone (all execute bits set), within the
+// stat budget. A cd that may fail leaves the shell where it was, so the
+// caller then keeps both directories.
+func (a *analyzer) enterable(from []string, target field) bool {
+	v := target.value
+	if !target.known || target.glob || v == "" || v == "-" || strings.HasPrefix(v, "+") {
+		return false
+	}
+	for _, d := range from {
+		base := d
+		if filepath.IsAbs(v) {
+			base = "/"
+		}
+		if base == "" {
+			return false
+		}
+		for _, part := range strings.Split(v, "/") {
+			if part == "" || part == "." {
+				continue
+			}
+			base = filepath.Join(base, part)
+			if a.fs.statsLeft == 0 {
+				return false
+			}
+			a.fs.statsLeft--
+			info, err := os.Stat(base)
+			if err != nil || !info.IsDir() || info.Mode().Perm()&0o111 != 0o111 {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// readPath records a path word that the command only reads or enters (a
+// cd target, git -C DIR): it is no write, whatever the command.
+func (a *analyzer) readPath(f field, sc *scope, kind wordKind) {
+	saved := a.readOnly
+	a.readOnly = true
+	a.pathWord(f, sc, kind)
+	a.readOnly = saved
 }

@@ -25,6 +25,12 @@ func (a *analyzer) find(i int, c cmd, sc *scope) {
 		case findFileTests[v] && k+1 < len(args):
 			a.pathWord(args[k+1], sc, isFile)
 			k += 2
+		case v == "-files0-from" && k+1 < len(args):
+			// The starting points are read from a file: they are unknown.
+			a.setFloor(i, SentinelIndirection)
+			a.pathWord(args[k+1], sc, isFile)
+			a.addPath(PathWord{Raw: "<files listed in " + args[k+1].raw + ">", Dir: sc.dirs[0]})
+			k += 2
 		case strings.HasPrefix(v, "-newer") && len(v) == len("-newerXY") && k+1 < len(args):
 			a.pathWord(args[k+1], sc, maybeFile)
 			k += 2
@@ -44,6 +50,8 @@ func skipFindOptions(args []field) int {
 			k++
 		case v == "-D":
 			k += 2
+		case v == "--":
+			return k + 1
 		default:
 			return k
 		}
@@ -113,112 +121,6 @@ func (a *analyzer) fd(i int, c cmd, sc *scope) {
 	a.patternFirst(i, patternFirstSpecs["fd"], rest, sc)
 }
 
-// git: -c, --config-env and --exec-path let configuration run any program,
-// which floors git; with global options the subcommand is also a unit of
-// its own without them ("git -C . push" is matched as "git push"), run in
-// the directory -C names.
-func (a *analyzer) git(i int, c cmd, sc *scope) {
-	args := c.args()
-	dirs := sc.dirs
-	k := 0
-	for k < len(args) && args[k].known && strings.HasPrefix(args[k].value, "-") {
-		n, floor := a.gitOption(args, k, &dirs, sc)
-		if floor {
-			a.setFloor(i, SentinelIndirection)
-		}
-		k += n
-	}
-	if k > 0 && k < len(args) {
-		sub := append([]field{c.fields[0]}, args[k:]...)
-		sc.withDirs(dirs, func() { a.run(c.with(sub, CtxWrapped), sc) })
-		return
-	}
-	a.gitSubcommand(i, args[k:], c, sc)
-}
-
-// gitOption reads the global option at args[k] and returns the words it
-// used and whether it floors git.
-func (a *analyzer) gitOption(args []field, k int, dirs *[]string, sc *scope) (int, bool) {
-	v := args[k].value
-	name, _, hasValue := strings.Cut(v, "=")
-	next := func() (field, int) {
-		if hasValue {
-			return args[k].cut(len(name) + 1), 1
-		}
-		if k+1 < len(args) {
-			return args[k+1], 2
-		}
-		return field{}, 1
-	}
-	switch name {
-	case "-C":
-		f, n := next()
-		if n == 2 {
-			a.pathWord(f, sc, isFile)
-			*dirs = sc.withDirsChdir(*dirs, f)
-		}
-		return n, false
-	case "-c", "--config-env":
-		_, n := next()
-		return n, true
-	case "--exec-path":
-		return 1, hasValue
-	case "--git-dir", "--work-tree":
-		f, n := next()
-		a.pathWord(f, sc, isFile)
-		return n, false
-	case "--namespace", "--super-prefix", "--list-cmds", "--attr-source":
-		_, n := next()
-		return n, false
-	}
-	return 1, false
-}
-
-// withDirsChdir is chdir from the directories dirs rather than the scope's.
-func (sc *scope) withDirsChdir(dirs []string, target field) []string {
-	var out []string
-	sc.withDirs(dirs, func() { out = sc.chdir(target) })
-	return out
-}
-
-// gitSubcommand handles the subcommands that run a command given to them.
-func (a *analyzer) gitSubcommand(i int, args []field, c cmd, sc *scope) {
-	if len(args) == 0 {
-		return
-	}
-	rest := args[1:]
-	switch args[0].value {
-	case "rebase":
-		list, _ := scanArgs(opts{arg: "xsSXo", long: []string{"--exec", "--strategy", "--onto",
-			"--strategy-option", "--gpg-sign"}}, rest)
-		for _, o := range list {
-			if o.has && (o.name == "-x" || o.name == "--exec") {
-				a.setFloor(i, SentinelIndirection)
-				a.payload(o.value.text, sc, false)
-			}
-		}
-	case "submodule":
-		if j := slices.IndexFunc(rest, func(f field) bool { return f.value == "foreach" }); j >= 0 {
-			a.setFloor(i, SentinelIndirection)
-			run := rest[j+1:]
-			for len(run) > 0 && strings.HasPrefix(run[0].value, "-") {
-				run = run[1:]
-			}
-			a.payload(joinText(run), sc, false)
-			return
-		}
-	case "bisect":
-		if len(rest) > 1 && rest[0].value == "run" {
-			a.setFloor(i, SentinelIndirection)
-			a.run(c.with(rest[1:], CtxWrapped), sc)
-			return
-		}
-	case "filter-branch":
-		a.setFloor(i, SentinelIndirection)
-	}
-	a.argPaths(rest, sc)
-}
-
 // parallel, rust-parallel and rush run a command per input; the command is
 // shell code (rust-parallel runs it directly), and without one every input
 // is a command.
@@ -279,3 +181,371 @@ var parallelOpts = opts{arg: "jPadEILnNsSCJ", long: []string{"--jobs", "--arg-fi
 	"--sshloginfile", "--profile", "--env", "--max-args", "--max-replace-args", "--max-lines", "--block"}}
 
 var parallelFileOpts = []string{"-a", "--arg-file", "--joblog", "--results", "--tmpdir", "--workdir", "--wd"}
+
+// programSpec describes a command with options whose value is a program or
+// shell code it runs (tar --to-command, rsync -e, ssh -o ProxyCommand=…):
+// such an option floors the command like a wrapper, and a literal value is
+// analyzed as code.
+type programSpec struct {
+	opts opts
+	code []string // options whose value is code
+	// prefixed are options whose value is code after a prefix
+	// (tar --checkpoint-action=exec=CMD).
+	prefixed map[string]string
+	// sshOpts is set for -o KEY=VALUE options of the ssh family.
+	sshOpts bool
+}
+
+var sshFamily = programSpec{opts: opts{arg: "bcDEeFIiJLlmOopQRSWw"}, sshOpts: true}
+
+var programSpecs = map[string]programSpec{
+	"tar": {opts: opts{arg: "fIFbCgHKLNTVX", long: []string{"--to-command", "--use-compress-program",
+		"--info-script", "--new-volume-script", "--rsh-command", "--checkpoint-action", "--file", "--directory"}},
+		code:     []string{"--to-command", "-I", "--use-compress-program", "-F", "--info-script", "--new-volume-script", "--rsh-command"},
+		prefixed: map[string]string{"--checkpoint-action": "exec="}},
+	"rsync": {opts: opts{arg: "eBfT", long: []string{"--rsh", "--rsync-path", "--filter", "--temp-dir"}},
+		code: []string{"-e", "--rsh", "--rsync-path"}},
+	"ssh":     sshFamily,
+	"scp":     {opts: opts{arg: "cFiJlOoPSX"}, code: []string{"-S"}, sshOpts: true},
+	"sftp":    {opts: opts{arg: "BbcDFiJloPRSsX"}, code: []string{"-S", "-D"}, sshOpts: true},
+	"zip":     {opts: opts{arg: "bnt", long: []string{"--unzip-command"}}, code: []string{"-TT", "--unzip-command"}},
+	"sort":    {opts: opts{arg: "kotST", long: []string{"--compress-program"}}, code: []string{"--compress-program"}},
+	"man":     {opts: opts{arg: "PCMLms", long: []string{"--pager"}}, code: []string{"-P", "--pager"}},
+	"tcpdump": {opts: opts{arg: "zZwrCFGiMsTWyEBjc"}, code: []string{"-z"}},
+}
+
+// sshCommandOptions are the ssh configuration keys whose value is a
+// command run locally.
+var sshCommandOptions = map[string]bool{"proxycommand": true, "localcommand": true, "knownhostscommand": true}
+
+func (a *analyzer) programOptions(i int, base string, c cmd, sc *scope) {
+	spec := programSpecs[base]
+	args := c.args()
+	if base == "zip" { // zip's -TT is a two-letter option
+		for k, f := range args {
+			if f.known && f.value == "-TT" && k+1 < len(args) {
+				a.setFloor(i, SentinelIndirection)
+				a.payload(args[k+1].text, sc, false)
+			}
+		}
+	}
+	list, _ := scanArgs(spec.opts, args)
+	for _, o := range list {
+		if !o.has {
+			continue
+		}
+		code, ok := "", false
+		switch {
+		case slices.Contains(spec.code, o.name):
+			code, ok = o.value.text, true
+		case spec.prefixed[o.name] != "":
+			code, ok = strings.CutPrefix(o.value.text, spec.prefixed[o.name])
+		case spec.sshOpts && o.name == "-o":
+			key, value, found := strings.Cut(o.value.text, "=")
+			if !found {
+				key, value, _ = strings.Cut(o.value.text, " ")
+			}
+			code, ok = value, sshCommandOptions[strings.ToLower(strings.TrimSpace(key))]
+		}
+		if ok {
+			a.setFloor(i, SentinelIndirection)
+			a.payload(code, sc, false)
+		}
+	}
+	a.argPaths(args, sc)
+}
+
+// cp reads its sources and writes its destination (the last operand, or
+// the -t directory): reading toolgate's own files or a start-up file this
+// way is no change of it.
+func (a *analyzer) cp(i int, _ string, c cmd, sc *scope) {
+	list, operands := scanArgs(cpOpts, c.args())
+	dest := len(operands) - 1
+	for _, o := range list {
+		switch {
+		case o.name == "-t" || o.name == "--target-directory":
+			dest = -1
+			if o.has {
+				a.pathWord(o.value, sc, isFile)
+			}
+		case o.has:
+			a.pathWord(o.value, sc, maybeFile)
+		}
+	}
+	if len(operands) < 2 {
+		dest = -1 // "cp x" fails; nothing is written
+	}
+	for k, f := range operands {
+		if k == dest {
+			a.pathWord(f, sc, maybeOperand)
+		} else {
+			a.readPath(f, sc, maybeOperand)
+		}
+	}
+}
+
+var cpOpts = opts{arg: "St", long: []string{"--suffix", "--target-directory"}}
+
+// vim and its kin run ex commands given with -c, --cmd, -S or +CMD, and
+// an ex command starting with ! is shell code.
+var vimFamily = map[string]bool{"vi": true, "vim": true, "nvim": true, "ex": true, "view": true, "vimdiff": true}
+
+func (a *analyzer) vim(i int, _ string, c cmd, sc *scope) {
+	args := c.args()
+	for k := 0; k < len(args); k++ {
+		f := args[k]
+		var code field
+		switch {
+		case !f.known:
+			continue
+		case f.value == "--":
+			k = len(args)
+			continue
+		case (f.value == "-c" || f.value == "--cmd" || f.value == "-S") && k+1 < len(args):
+			code, k = args[k+1], k+1
+		case strings.HasPrefix(f.value, "+") && len(f.value) > 1:
+			code = f.cut(1)
+		default:
+			continue
+		}
+		if ex := strings.TrimLeft(code.value, ": "); code.known && (strings.Trim(ex, "0123456789") == "" ||
+			strings.HasPrefix(ex, "/") || strings.HasPrefix(ex, "?")) {
+			continue // a line number or a search
+		}
+		a.setFloor(i, SentinelIndirection)
+		if ex, ok := strings.CutPrefix(strings.TrimLeft(code.text, ": "), "!"); ok {
+			a.payload(ex, sc, false)
+		}
+	}
+	a.argPaths(args, sc)
+}
+
+// sed: GNU sed's e command and the e flag of s run shell code; a script
+// that uses either (or cannot be read) floors sed.
+func (a *analyzer) sed(i int, _ string, c cmd, sc *scope) {
+	spec := patternFirstSpecs["sed"]
+	list, operands := scanArgs(spec.opts, c.args())
+	var scripts []field
+	given := false
+	for _, o := range list {
+		switch o.name {
+		case "-e", "--expression":
+			given = true
+			if o.has {
+				scripts = append(scripts, o.value)
+			}
+		case "-f", "--file":
+			given = true
+		case "--sandbox":
+			scripts, given = nil, true // e, r and w are refused
+			a.patternFirst(i, spec, c.args(), sc)
+			return
+		}
+	}
+	if !given && len(operands) > 0 {
+		scripts = append(scripts, operands[0])
+	}
+	// Without -i and with no w command, sed only reads its files.
+	reads := !hasOpt(list, "-i", "--in-place")
+	for _, s := range scripts {
+		runs, writes, files := sedScan(s.value)
+		if !s.known || runs {
+			a.setFloor(i, SentinelIndirection)
+		}
+		reads = reads && s.known && !writes
+		for _, f := range files {
+			if f.name == "/dev/stdout" || f.name == "/dev/stderr" {
+				continue
+			}
+			if f.write {
+				a.pathWord(literalField(f.name), sc, isFile)
+			} else {
+				a.readPath(literalField(f.name), sc, isFile)
+			}
+		}
+	}
+	a.readOnly = reads && !hasOpt(list, "-f", "--file")
+	a.patternFirst(i, spec, c.args(), sc)
+}
+
+// sedRuns reports whether a sed script may run a command (see sedScan).
+func sedRuns(script string) bool {
+	runs, _, _ := sedScan(script)
+	return runs
+}
+
+// sedFile is a file a sed script reads (r, R) or writes (w, W, the w flag).
+type sedFile struct {
+	name  string
+	write bool
+}
+
+// sedScan reports whether a sed script may run a command (an e command,
+// or an s command with the e flag) and whether it may write a file, and
+// lists the files it names. It reads addresses, blocks, labels and text
+// arguments well enough to find the commands; what it cannot read counts
+// as both running and writing.
+func sedScan(script string) (runs, writes bool, files []sedFile) {
+	s := script
+	for len(s) > 0 {
+		s = strings.TrimLeft(s, " \t\n;{}!")
+		if s == "" {
+			break
+		}
+		rest, ok := sedAddress(s)
+		if !ok {
+			return true, true, files
+		}
+		s = strings.TrimLeft(rest, " \t!")
+		if s == "" {
+			break
+		}
+		cmd := s[0]
+		s = s[1:]
+		switch cmd {
+		case 'e':
+			return true, true, files
+		case '}', '=', 'd', 'D', 'g', 'G', 'h', 'H', 'l', 'n', 'N', 'p', 'P', 'x', 'z', 'F':
+		case 'q', 'Q', 'L':
+			s = strings.TrimLeft(s, " \t0123456789")
+		case ':', 'b', 't', 'T', 'v': // a label ends at ";" or a newline
+			s = skipTo(s, ";\n")
+		case 'r', 'R', 'w', 'W': // a file name to the end of the line
+			line := s
+			s = skipTo(s, "\n")
+			write := cmd == 'w' || cmd == 'W'
+			writes = writes || write
+			files = append(files, sedFile{strings.TrimSpace(line[:len(line)-len(s)]), write})
+		case 'a', 'i', 'c', '#': // text to the end of the line
+			s = skipTo(s, "\n")
+		case 's', 'y':
+			var flags, file string
+			s, flags, file, ok = sedSubst(s, cmd == 's')
+			if !ok || strings.ContainsRune(flags, 'e') {
+				return true, true, files
+			}
+			if file != "" {
+				writes = true
+				files = append(files, sedFile{file, true})
+			}
+		default:
+			return true, true, files
+		}
+	}
+	return runs, writes, files
+}
+
+// skipTo returns s from its first byte in stops on, "" if there is none.
+func skipTo(s, stops string) string {
+	if j := strings.IndexAny(s, stops); j >= 0 {
+		return s[j:]
+	}
+	return ""
+}
+
+// sedAddress skips a sed address (a number, $, /re/, \cREc, first~step,
+// and a second one after ",").
+func sedAddress(s string) (string, bool) {
+	for n := 0; n < 2; n++ {
+		switch {
+		case s == "":
+			return s, true
+		case s[0] >= '0' && s[0] <= '9' || s[0] == '$' || s[0] == '+' || s[0] == '~':
+			s = strings.TrimLeft(s[1:], "0123456789~")
+		case s[0] == '/' || s[0] == '\\':
+			delim := byte('/')
+			if s[0] == '\\' {
+				if len(s) < 2 {
+					return s, false
+				}
+				delim, s = s[1], s[1:]
+			}
+			end := sedDelimited(s[1:], delim)
+			if end < 0 {
+				return s, false
+			}
+			s = strings.TrimLeft(s[1+end+1:], "IM")
+		default:
+			return s, true
+		}
+		if n == 0 && strings.HasPrefix(s, ",") {
+			s = s[1:]
+			continue
+		}
+		return s, true
+	}
+	return s, true
+}
+
+// sedSubst skips the parts of an s or y command and returns its flags and
+// the file of a w flag.
+func sedSubst(s string, subst bool) (rest, flags, file string, ok bool) {
+	if s == "" || s[0] == '\n' || s[0] == '\\' {
+		return s, "", "", false
+	}
+	delim := s[0]
+	s = s[1:]
+	for part := 0; part < 2; part++ {
+		end := sedDelimited(s, delim)
+		if end < 0 {
+			return s, "", "", false
+		}
+		s = s[end+1:]
+	}
+	if !subst {
+		return s, "", "", true
+	}
+	j := 0
+	for j < len(s) && s[j] != ';' && s[j] != '\n' && s[j] != '}' && s[j] != '#' {
+		if s[j] == 'w' { // w FILE takes the rest of the line
+			rest := skipTo(s[j+1:], "\n")
+			return rest, s[:j] + "w", strings.TrimSpace(s[j+1 : len(s)-len(rest)]), true
+		}
+		j++
+	}
+	return s[j:], s[:j], "", true
+}
+
+// sedDelimited returns the index of the first unescaped delim in s, -1 if
+// there is none.
+func sedDelimited(s string, delim byte) int {
+	for j := 0; j < len(s); j++ {
+		switch s[j] {
+		case '\\':
+			j++
+		case delim:
+			return j
+		}
+	}
+	return -1
+}
+
+// awk only reads its files when its program has no output redirection,
+// pipe or system() call, comes from the command line, and no extension is
+// loaded (gawk -i inplace edits in place).
+func (a *analyzer) awk(i int, base string, c cmd, sc *scope) {
+	spec := patternFirstSpecs[base]
+	list, operands := scanArgs(spec.opts, c.args())
+	var programs []field
+	given := false
+	for _, o := range list {
+		switch o.name {
+		case "-e", "--source":
+			given = true
+			if o.has {
+				programs = append(programs, o.value)
+			}
+		case "-f", "--file", "-i", "--include", "-l", "--load":
+			given, programs = true, append(programs, field{}) // code from a file
+		}
+	}
+	if !given && len(operands) > 0 {
+		programs = append(programs, operands[0])
+	}
+	reads := len(programs) > 0
+	for _, p := range programs {
+		reads = reads && p.known && !strings.ContainsAny(p.value, ">|") && !strings.Contains(p.value, "system")
+	}
+	a.readOnly = reads
+	a.patternFirst(i, spec, c.args(), sc)
+}

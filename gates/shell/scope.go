@@ -17,6 +17,10 @@ type scope struct {
 	// dirs are the possible effective directories, never empty; "" stands
 	// for a directory that cannot be known.
 	dirs []string
+	// injectAt is the offset in src of the first node that may set an
+	// injection variable in the shell (noInjection if none): from the
+	// statement holding it on, every unit is floored.
+	injectAt int
 	// segBuf is reused by segs.
 	segBuf []seg
 }
@@ -26,7 +30,7 @@ func (a *analyzer) topScope(src string, f *syntax.File) *scope {
 	if a.opt.Home != "" {
 		vars.set("HOME", a.opt.Home)
 	}
-	sc := &scope{src: src, facts: scan(f), vars: vars, dirs: []string{a.opt.Cwd}}
+	sc := &scope{src: src, facts: scan(f), vars: vars, dirs: []string{a.opt.Cwd}, injectAt: injectAt(src, f)}
 	sc.facts.apply(vars)
 	return sc
 }
@@ -36,7 +40,7 @@ func (a *analyzer) topScope(src string, f *syntax.File) *scope {
 // directory; a child shell starts from the caller's directory and knows only
 // HOME.
 func (sc *scope) inline(src string, f *syntax.File, shared bool) *scope {
-	child := &scope{src: src, depth: sc.depth + 1, facts: scan(f), dirs: sc.dirs}
+	child := &scope{src: src, depth: sc.depth + 1, facts: scan(f), dirs: sc.dirs, injectAt: injectAt(src, f)}
 	if shared {
 		child.vars = sc.vars
 	} else {

@@ -259,3 +259,39 @@ func (a *analyzer) alias(i int, c cmd, sc *scope) {
 		}
 	}
 }
+
+// callbackSpec describes a builtin whose option values are code bash runs:
+// mapfile -C CALLBACK, compgen -C COMMAND / -F FUNCTION, and the words of
+// compgen -W, which bash expands (command substitutions included).
+type callbackSpec struct {
+	opts  opts
+	code  []string // options whose value is code run in the current shell
+	words []string // options whose value bash expands
+}
+
+var callbacks = map[string]callbackSpec{
+	"mapfile":   {opts: opts{arg: "dnOsuCc"}, code: []string{"-C"}},
+	"readarray": {opts: opts{arg: "dnOsuCc"}, code: []string{"-C"}},
+	"compgen":   {opts: opts{arg: "oAGWFCXPSV"}, code: []string{"-C", "-F"}, words: []string{"-W"}},
+	"complete":  {opts: opts{arg: "oAGWFCXPS"}, code: []string{"-C", "-F"}, words: []string{"-W"}},
+}
+
+// callback floors a builtin given code to run later and analyzes the code
+// when it is literal, like eval's (SPEC §4, opaque code).
+func (a *analyzer) callback(i int, base string, c cmd, sc *scope) {
+	spec := callbacks[base]
+	list, _ := scanArgs(spec.opts, c.args())
+	for _, o := range list {
+		switch {
+		case !o.has:
+		case slices.Contains(spec.code, o.name):
+			a.setFloor(i, SentinelOpaque)
+			a.payload(o.value.text, sc, true)
+		case slices.Contains(spec.words, o.name):
+			if !o.value.known || strings.ContainsAny(o.value.value, "$`") {
+				a.setFloor(i, SentinelOpaque)
+			}
+			a.dataSubsts(o.value.value, sc)
+		}
+	}
+}

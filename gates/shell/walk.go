@@ -1,6 +1,9 @@
 package shell
 
 import (
+	"slices"
+	"strings"
+
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -22,6 +25,7 @@ func (a *analyzer) stmts(list []*syntax.Stmt, ctx Context, sc *scope) branch {
 		if a.nesting == 1 && sc.depth == 0 {
 			a.topPos = s.Pos()
 		}
+		a.injected = a.injected || (sc.injectAt != noInjection && int(s.End().Offset()) > sc.injectAt)
 		br = a.stmt(s, ctx, sc)
 		sc.dirs = union(br.ok, br.fail)
 	}
@@ -90,10 +94,10 @@ func (a *analyzer) command(s *syntax.Stmt, ctx Context, sc *scope) branch {
 			a.addUnit(Unit{Text: "time", Context: ctx})
 			break
 		}
-		return a.stmt(c.Stmt, CtxWrapped, sc)
+		return a.stmt(timed(c.Stmt), CtxWrapped, sc)
 	case *syntax.CoprocClause:
 		a.substs(c.Name, "", sc)
-		sc.isolate(func() { a.stmt(c.Stmt, CtxSubshell, sc) })
+		sc.isolate(func() { a.stmt(withAssigns(c.Stmt, 0), CtxSubshell, sc) })
 	case *syntax.TestDecl:
 		a.substs(c.Description, "", sc)
 		sc.isolate(func() { a.stmt(c.Body, CtxFunction, sc) })
@@ -101,6 +105,84 @@ func (a *analyzer) command(s *syntax.Stmt, ctx Context, sc *scope) branch {
 		a.addUnit(Unit{Text: sc.slice(s), Context: ctx})
 	}
 	return same(sc)
+}
+
+// timed returns the statement the time keyword runs: bash skips a "--"
+// after "time" (and "time -p"), which the parser leaves as the command name.
+func timed(s *syntax.Stmt) *syntax.Stmt {
+	if b, ok := s.Cmd.(*syntax.BinaryCmd); ok && (b.Op == syntax.Pipe || b.Op == syntax.PipeAll) {
+		// time times a pipeline; the "--" is in its first command.
+		x := timed(b.X)
+		if x == b.X {
+			return s
+		}
+		cp, bin := *s, *b
+		bin.X = x
+		cp.Cmd = &bin
+		return &cp
+	}
+	c, ok := s.Cmd.(*syntax.CallExpr)
+	if !ok || len(c.Args) < 2 {
+		return s
+	}
+	if lit, ok := quickLit(c.Args[0]); !ok || lit != "--" || len(c.Args[0].Parts) != 1 {
+		return s
+	}
+	// What follows "--" is a command of its own: "v=1 git x" assigns.
+	return withAssigns(s, 1)
+}
+
+// withAssigns returns the statement s with its first skip words dropped and
+// the assignments the parser left among its words ("coproc v=1 cmd",
+// "time -- v=1 cmd") read as bash reads them.
+func withAssigns(s *syntax.Stmt, skip int) *syntax.Stmt {
+	c, ok := s.Cmd.(*syntax.CallExpr)
+	if !ok || len(c.Args) <= skip {
+		return s
+	}
+	if _, ok := assignWord(c.Args[skip]); !ok && skip == 0 {
+		return s
+	}
+	cp, call := *s, *c
+	call.Args = c.Args[skip:]
+	call.Assigns = slices.Clone(c.Assigns)
+	for len(call.Args) > 1 {
+		as, ok := assignWord(call.Args[0])
+		if !ok {
+			break
+		}
+		call.Assigns = append(call.Assigns, as)
+		call.Args = call.Args[1:]
+	}
+	cp.Cmd = &call
+	return &cp
+}
+
+// assignWord reads a word the parser took for an argument as the
+// assignment bash reads there ("v=1", "v+=$(a)").
+func assignWord(w *syntax.Word) (*syntax.Assign, bool) {
+	l, ok := w.Parts[0].(*syntax.Lit)
+	if !ok {
+		return nil, false
+	}
+	name := identPrefix(l.Value)
+	rest := l.Value[len(name):]
+	as := &syntax.Assign{}
+	switch {
+	case name == "":
+		return nil, false
+	case strings.HasPrefix(rest, "="):
+	case strings.HasPrefix(rest, "+="):
+		as.Append = true
+	default:
+		return nil, false
+	}
+	k := uint(strings.IndexByte(l.Value, '=') + 1)
+	pos := l.ValuePos
+	as.Name = &syntax.Lit{ValuePos: pos, ValueEnd: syntax.NewPos(pos.Offset()+uint(len(name)), pos.Line(), pos.Col()+uint(len(name))), Value: name}
+	value := &syntax.Lit{ValuePos: syntax.NewPos(pos.Offset()+k, pos.Line(), pos.Col()+k), ValueEnd: l.ValueEnd, Value: l.Value[k:]}
+	as.Value = &syntax.Word{Parts: append([]syntax.WordPart{value}, w.Parts[1:]...)}
+	return as, true
 }
 
 func (a *analyzer) binary(c *syntax.BinaryCmd, ctx Context, sc *scope) branch {
@@ -174,6 +256,9 @@ func (a *analyzer) forClause(c *syntax.ForClause, sc *scope) {
 			// The items are usually file names the body will use.
 			for _, f := range a.appendFields(nil, w, sc) {
 				a.pathWord(f, sc, maybeFile)
+				if f.known {
+					a.dataSubsts(f.value, sc) // the variable may reach arithmetic
+				}
 			}
 			a.substs(w, "", sc)
 		}
@@ -343,7 +428,7 @@ func (a *analyzer) assignment(c *syntax.CallExpr, sc *scope) {
 		if injectsEnv(name) {
 			a.setFloor(i, SentinelIndirection)
 		}
-		f := sc.word(as.Value, valueMode)
+		f := sc.colonTilde(as.Value, sc.word(as.Value, valueMode))
 		a.dataSubsts(f.value, sc)
 		if sc.facts.eligible(name) && plainAssign(as) && f.known {
 			sc.vars.set(name, f.value)
@@ -370,6 +455,8 @@ func (a *analyzer) substs(n syntax.Node, ctx Context, sc *scope) {
 		case *syntax.ProcSubst:
 			sc.isolate(func() { a.stmts(n.Stmts, orCtx(ctx, CtxProcSubst), sc) })
 			return false
+		default:
+			a.codeNode(n, sc)
 		}
 		return true
 	})

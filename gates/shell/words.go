@@ -22,6 +22,17 @@ type field struct {
 	known bool   // every expansion was resolved
 	glob  bool   // an unquoted glob character or extended glob is left
 	proc  bool   // contains a process substitution
+	// operand is the word's value when the operands of its ${x:-…},
+	// ${x:+…} and ${x:=…} expansions win over their unknown variables;
+	// valid when hasOperand is set and noOperand is not.
+	operand               string
+	hasOperand, noOperand bool
+	// overflow is set for a word past an expansion budget: unknown, and a
+	// path word whatever it looks like.
+	overflow bool
+	// pathy is set when an unknown expansion works on a variable whose
+	// value is a path ("${F#a:}"): the word is a path word.
+	pathy bool
 }
 
 // literalField is a field for a word the analysis makes up (xargs' echo).
@@ -36,6 +47,9 @@ type seg struct {
 	lit                   bool // written literally, not an expansion
 	split                 bool // unquoted expansion: subject to field splitting
 	glob, proc            bool
+	operand               string // see field.operand
+	hasOperand            bool
+	pathy                 bool // see field.pathy
 }
 
 func (f *field) add(s seg) {
@@ -49,6 +63,16 @@ func (f *field) add(s seg) {
 	f.known = f.known && s.known
 	f.glob = f.glob || s.glob
 	f.proc = f.proc || s.proc
+	f.pathy = f.pathy || s.pathy
+	switch {
+	case s.hasOperand:
+		f.operand += s.operand
+		f.hasOperand = true
+	case s.known:
+		f.operand += s.value
+	default:
+		f.noOperand = true
+	}
 }
 
 // mode says which expansions a word undergoes where it stands (brace
@@ -128,10 +152,7 @@ func (sc *scope) word(w *syntax.Word, m mode) field {
 // braceWords performs brace expansion; ok is false past maxBraceFields or
 // left words, and the words made so far are returned to be counted.
 func braceWords(w *syntax.Word, left int) ([]*syntax.Word, bool) {
-	if !slices.ContainsFunc(w.Parts, func(p syntax.WordPart) bool {
-		l, ok := p.(*syntax.Lit)
-		return ok && strings.ContainsRune(l.Value, '{')
-	}) {
+	if !hasBraceLit(w) {
 		return []*syntax.Word{w}, true
 	}
 	cp := &syntax.Word{Parts: slices.Clone(w.Parts)}
@@ -148,9 +169,18 @@ func braceWords(w *syntax.Word, left int) ([]*syntax.Word, bool) {
 	return out, true
 }
 
+// hasBraceLit reports whether a literal part of w has a "{", which brace
+// expansion may expand.
+func hasBraceLit(w *syntax.Word) bool {
+	return slices.ContainsFunc(w.Parts, func(p syntax.WordPart) bool {
+		l, ok := p.(*syntax.Lit)
+		return ok && strings.IndexByte(l.Value, '{') >= 0
+	})
+}
+
 func (sc *scope) unknownWord(w *syntax.Word) field {
 	raw := sc.slice(w)
-	return field{raw: raw, text: raw, pat: escapeGlob(raw)}
+	return field{raw: raw, text: raw, pat: escapeGlob(raw), overflow: true}
 }
 
 // slice returns the source text of n, or "" when n has no valid position in
@@ -256,11 +286,42 @@ func (sc *scope) tilde(lit string, more bool) (t seg, rest string, ok bool) {
 	return t, rest, true
 }
 
+// colonTilde expands the tildes bash expands after a ":" in an assignment
+// value written as one unquoted literal ("P=a:~/bin").
+func (sc *scope) colonTilde(w *syntax.Word, f field) field {
+	if w == nil || len(w.Parts) != 1 || !f.known || !strings.Contains(f.value, ":~") {
+		return f
+	}
+	l, ok := w.Parts[0].(*syntax.Lit)
+	home, known := sc.vars.get("HOME")
+	if !ok || !known || strings.ContainsRune(l.Value, '\\') {
+		return f
+	}
+	parts := strings.Split(f.value, ":")
+	for i, p := range parts {
+		if i > 0 && (p == "~" || strings.HasPrefix(p, "~/")) {
+			parts[i] = home + p[1:]
+		}
+	}
+	f.value = strings.Join(parts, ":")
+	f.pat = escapeGlob(f.value)
+	return f
+}
+
 // param expands $name and ${name}: HOME and the script's own literal
 // variables are known, anything else is not.
 func (sc *scope) param(p *syntax.ParamExp, m mode, quoted bool) seg {
 	raw := sc.slice(p)
 	s := seg{raw: raw, text: raw, pat: escapeGlob(raw)}
+	if p.Param != nil {
+		// ${F#x}, ${F:1}…: unknown, but a path word when F's value is one.
+		if v, ok := sc.vars.get(p.Param.Value); ok && (strings.Contains(v, "/") || strings.HasPrefix(v, "~") || strings.HasPrefix(v, ".")) {
+			s.pathy = true
+		}
+	}
+	if p.Exp != nil {
+		return sc.operandParam(p, s, m, quoted)
+	}
 	name, simple := simpleParam(p)
 	v, known := sc.vars.get(name)
 	if !simple || !known {
@@ -270,6 +331,65 @@ func (sc *scope) param(p *syntax.ParamExp, m mode, quoted bool) seg {
 	if name != "HOME" {
 		s.text = v
 	}
+	if quoted || m.doc {
+		s.pat = escapeGlob(v)
+	} else {
+		s.pat, s.split = v, m.split
+	}
+	return s
+}
+
+// operandParam expands ${name:-word}, ${name:+word}, ${name:=word} and
+// ${name:?word} (and their forms without the colon): the operand is a word
+// of its own (SPEC §4, issue 12). With name's value known the result is
+// known; otherwise the result is unknown, and the operand is what the word
+// is when the operand wins (s.operand).
+func (sc *scope) operandParam(p *syntax.ParamExp, s seg, m mode, quoted bool) seg {
+	op := p.Exp.Op
+	var useOperand func(v string) bool // whether the operand wins over value v
+	switch op {
+	case syntax.DefaultUnsetOrNull, syntax.AssignUnsetOrNull:
+		useOperand = func(v string) bool { return v == "" }
+	case syntax.DefaultUnset, syntax.AssignUnset, syntax.ErrorUnset, syntax.ErrorUnsetOrNull:
+		useOperand = func(string) bool { return false }
+	case syntax.AlternateUnsetOrNull:
+		useOperand = func(v string) bool { return v != "" }
+	case syntax.AlternateUnset:
+		useOperand = func(string) bool { return true }
+	default:
+		return s
+	}
+	cp := *p
+	cp.Exp = nil
+	name, simple := simpleParam(&cp)
+	if !simple {
+		return s
+	}
+	// The operand undergoes tilde expansion unless quoted.
+	w := literalField("")
+	if p.Exp.Word != nil {
+		w = field{known: true}
+		for _, o := range sc.appendSegs(nil, p.Exp.Word.Parts, mode{tilde: !quoted && m.tilde}, quoted) {
+			w.add(o)
+		}
+	}
+	v, known := sc.vars.get(name)
+	switch {
+	case !known:
+		if op != syntax.ErrorUnset && op != syntax.ErrorUnsetOrNull && w.known {
+			s.operand, s.hasOperand = w.value, true
+		}
+		return s
+	case !useOperand(v):
+		if op == syntax.AlternateUnsetOrNull || op == syntax.AlternateUnset {
+			v = "" // a set variable's ${v:+…} is empty when null
+		}
+	case !w.known:
+		return s
+	default:
+		v = w.value
+	}
+	s.value, s.text, s.known = v, v, true
 	if quoted || m.doc {
 		s.pat = escapeGlob(v)
 	} else {
