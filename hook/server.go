@@ -666,6 +666,8 @@ func (s *Server) decodeCall(raw []byte) (*gatesCall, string, error) {
 	}
 	if isShell {
 		c.Shell = analyzeShell(cmd, workdir, st.cwd, s.opts.Home)
+	} else if f, ok := protocolHostValues[st.host.Name][name]; ok {
+		c.Value = f(input)
 	}
 	return &gatesCall{call: c, hasUI: st.hasUI, policy: pol, input: boundedInput(inputRaw), locs: locs}, id, nil
 }

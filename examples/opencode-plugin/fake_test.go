@@ -1,0 +1,140 @@
+package opencodeplugin_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// step is one turn of the fake model: a tool call, or text.
+type step struct {
+	Tool string
+	Args map[string]any
+	Text string
+}
+
+// fakeOpenAI is a scripted OpenAI-compatible chat completions API (SSE, as
+// OpenCode's @ai-sdk/openai-compatible provider needs) on 127.0.0.1. The
+// step it plays is the number of tool results already in the conversation;
+// a request whose tools lack the step's tool (the title call) gets text.
+// The tool call of step N has the id call_N.
+type fakeOpenAI struct {
+	url    string
+	script []step
+
+	mu       sync.Mutex
+	requests []chatRequest
+	raw      []string
+}
+
+type chatRequest struct {
+	Messages []struct {
+		Role       string `json:"role"`
+		Content    any    `json:"content"`
+		ToolCallID string `json:"tool_call_id"`
+	} `json:"messages"`
+	Tools []struct {
+		Function struct {
+			Name string `json:"name"`
+		} `json:"function"`
+	} `json:"tools"`
+}
+
+func startFakeOpenAI(t *testing.T, script []step) *fakeOpenAI {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &fakeOpenAI{url: "http://" + ln.Addr().String() + "/v1", script: script}
+	srv := &http.Server{Handler: http.HandlerFunc(f.serve)}
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(func() { _ = srv.Close() })
+	return f
+}
+
+func (f *fakeOpenAI) serve(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/chat/completions") {
+		w.WriteHeader(http.StatusNotFound)
+		return
+	}
+	var req chatRequest
+	if err := json.Unmarshal(body, &req); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	f.mu.Lock()
+	f.requests = append(f.requests, req)
+	f.raw = append(f.raw, string(body))
+	f.mu.Unlock()
+
+	results := 0
+	for _, m := range req.Messages {
+		if m.Role == "tool" {
+			results++
+		}
+	}
+	st := f.script[min(results, len(f.script)-1)]
+	has := false
+	for _, tl := range req.Tools {
+		has = has || tl.Function.Name == st.Tool
+	}
+	w.Header().Set("content-type", "text/event-stream")
+	chunk := func(delta map[string]any, finish any) {
+		j, _ := json.Marshal(map[string]any{"id": "fake", "object": "chat.completion.chunk", "created": 1, "model": "fake-model",
+			"choices": []any{map[string]any{"index": 0, "delta": delta, "finish_reason": finish}}})
+		fmt.Fprintf(w, "data: %s\n\n", j)
+	}
+	chunk(map[string]any{"role": "assistant", "content": ""}, nil)
+	if st.Tool != "" && has {
+		args, _ := json.Marshal(st.Args)
+		chunk(map[string]any{"tool_calls": []any{map[string]any{"index": 0, "id": fmt.Sprintf("call_%d", results), "type": "function",
+			"function": map[string]any{"name": st.Tool, "arguments": string(args)}}}}, nil)
+		chunk(map[string]any{}, "tool_calls")
+	} else {
+		text := st.Text
+		if text == "" {
+			text = "ok"
+		}
+		chunk(map[string]any{"content": text}, nil)
+		chunk(map[string]any{}, "stop")
+	}
+	fmt.Fprint(w, "data: [DONE]\n\n")
+}
+
+// toolResult is what the model was told about tool call id, from the
+// latest request that carries it ("" if none did).
+func (f *fakeOpenAI) toolResult(id string) string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for i := len(f.requests) - 1; i >= 0; i-- {
+		for _, m := range f.requests[i].Messages {
+			if m.Role == "tool" && m.ToolCallID == id {
+				if s, ok := m.Content.(string); ok {
+					return s
+				}
+				j, _ := json.Marshal(m.Content)
+				return string(j)
+			}
+		}
+	}
+	return ""
+}
+
+// anyRequestContains reports whether any request body contains s.
+func (f *fakeOpenAI) anyRequestContains(s string) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, r := range f.raw {
+		if strings.Contains(r, s) {
+			return true
+		}
+	}
+	return false
+}
