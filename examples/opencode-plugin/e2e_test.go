@@ -51,7 +51,7 @@ func TestOpenCodeE2E(t *testing.T) {
 		t.Fatal(err)
 	}
 	native := nativeBinary()
-	hoste2e.NPMCI(t, dir, npm, native)
+	hoste2e.NPMInstallLocked(t, dir, npm, native)
 	e := &ocEnv{opencode: filepath.Join(dir, native), pluginDir: dir, binDir: binDir, sysPath: hoste2e.SystemPath(node)}
 
 	// The cases run in parallel: each OpenCode takes a few seconds to start.

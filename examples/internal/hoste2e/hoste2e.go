@@ -140,6 +140,41 @@ func NPMCI(t *testing.T, dir, npm, probe string) {
 	}
 }
 
+// NPMInstallLocked is NPMCI for a package whose lock cannot name every
+// platform's optional binary (the registry this project reaches serves
+// only some of them, and npm ci refuses a lock without them): `npm
+// install`, which installs the locked versions, and the lock file must come
+// out unchanged — anything else would be an unpinned install.
+func NPMInstallLocked(t *testing.T, dir, npm, probe string) {
+	t.Helper()
+	if upToDate(dir, probe) {
+		return
+	}
+	lock := filepath.Join(dir, "package-lock.json")
+	before, err := os.ReadFile(lock)
+	if err != nil {
+		t.Fatalf("the lock file: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), NPMCITimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, npm, "install", "--ignore-scripts", "--prefer-offline", "--no-audit", "--no-fund")
+	cmd.Dir = dir
+	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+	cmd.WaitDelay = 5 * time.Second
+	start := time.Now()
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("npm install (in %s): %v", dir, err)
+	}
+	t.Logf("npm install took %s", time.Since(start).Round(time.Millisecond))
+	if after, err := os.ReadFile(lock); err != nil || !bytes.Equal(before, after) {
+		_ = os.WriteFile(lock, before, 0o644)
+		t.Fatalf("npm install changed %s: the installed versions are not the pinned ones (lock restored)", lock)
+	}
+	if _, err := os.Stat(filepath.Join(dir, probe)); err != nil {
+		t.Fatalf("npm install did not install %s: %v", probe, err)
+	}
+}
+
 func upToDate(dir, probe string) bool {
 	installed, err := os.Stat(filepath.Join(dir, "node_modules", ".package-lock.json"))
 	if err != nil {
