@@ -276,9 +276,27 @@ func TestHostHookReplayAndExplain(t *testing.T) {
 	if code := run([]string{"replay", "--config", cfg, auditLog}, nil, &out, &out); code != 0 || !strings.Contains(out.String(), "5 calls decided again, 0 would change") {
 		t.Fatalf("replay with the same policy: exit %d\n%s", code, out.String())
 	}
+	// The recorded hook calls pin as test cases, decided as their hosts
+	// decide them (issue 15 item 5).
+	casesFile := filepath.Join(dir, "pinned.jsonl")
+	out.Reset()
+	if code := run([]string{"test", "--config", cfg, "--from-audit", auditLog, "-o", casesFile}, nil, &out, &out); code != 0 {
+		t.Fatalf("test --from-audit: exit %d\n%s", code, out.String())
+	}
+	if data, err := os.ReadFile(casesFile); err != nil || !strings.Contains(string(data), `"host":"claude-code"`) || !strings.Contains(string(data), `"host":"gemini-cli"`) {
+		t.Fatalf("pinned cases do not name their hosts: %v\n%s", err, data)
+	}
+	out.Reset()
+	if code := run([]string{"test", "--config", cfg, casesFile}, nil, &out, &out); code != 0 || !strings.Contains(out.String(), "5 passed, 0 failed") {
+		t.Fatalf("pinned host cases: exit %d\n%s", code, out.String())
+	}
 	// Today's policy denies the URL, the todo list and git status: every
 	// recorded call would change, each for its own rule.
 	write(`{"permission": {"*": "ask", "bash": {"git *": "deny"}, "WebFetch": {"https://docs.example/*": "deny"}, "web_fetch": {"https://docs.example/*": "deny"}, "TodoWrite": "deny"}}`)
+	out.Reset()
+	if code := run([]string{"test", "--config", cfg, casesFile}, nil, &out, &out); code != 1 || !strings.Contains(out.String(), "0 passed, 5 failed") {
+		t.Fatalf("pinned host cases against a stricter policy: exit %d\n%s", code, out.String())
+	}
 	out.Reset()
 	if code := run([]string{"replay", "--config", cfg, auditLog}, nil, &out, &out); code != 0 || !strings.Contains(out.String(), "5 calls decided again, 5 would change") ||
 		!strings.Contains(out.String(), `WebFetch "https://docs.example/a"`) || !strings.Contains(out.String(), `web_fetch "https://docs.example/b"`) {

@@ -161,13 +161,13 @@ func casesFromAudit(opts hook.Options, log, outFile string, stdout, stderr io.Wr
 			skipped++
 			continue
 		}
-		ex, err := cr.Decide(r.ToolName, r.Input, r.Cwd, r.AgentName)
+		ex, err := cr.DecideAs(r.Host, r.ToolName, r.Input, r.Cwd, r.AgentName)
 		if err != nil {
 			skipped++
 			continue
 		}
 		c := hook.TestCase{Name: fmt.Sprintf("%s line %d (%s)", filepath.Base(log), r.Line, r.ToolCallID), Tool: r.ToolName,
-			Input: r.Input, Cwd: r.Cwd, Agent: r.AgentName, Expect: ex.State}
+			Input: r.Input, Cwd: r.Cwd, Agent: r.AgentName, Host: r.Host, Expect: ex.State}
 		line, err := json.Marshal(c)
 		if err != nil {
 			skipped++

@@ -18,6 +18,9 @@ type Recorded struct {
 	Resolution string
 	Cwd        string
 	Input      json.RawMessage
+	// Host is the hook host that recorded the call ("" for a protocol
+	// host such as pi): its tool names and values.
+	Host string
 	// Decidable is false when the record lacks what deciding it again
 	// needs: an input (one cut short for the log does not count). A
 	// record without cwd is decided in the caller's working directory.
@@ -49,6 +52,7 @@ type auditRecord struct {
 	Surface    string          `json:"surface"`
 	Value      string          `json:"value"`
 	Choice     string          `json:"choice"`
+	Host       string          `json:"host"`
 }
 
 // ReadRecorded reads the tool calls of an audit log in order; lines that
@@ -71,7 +75,7 @@ func ReadRecorded(r io.Reader) ([]Recorded, error) {
 			if rec.ToolName == "" {
 				continue // an input event
 			}
-			c := Recorded{Line: line, SessionID: rec.SessionID, ToolCallID: rec.ToolCallID, ToolName: rec.ToolName,
+			c := Recorded{Line: line, Host: rec.Host, SessionID: rec.SessionID, ToolCallID: rec.ToolCallID, ToolName: rec.ToolName,
 				AgentName: rec.AgentName, State: rec.State, Resolution: rec.Resolution, Cwd: rec.Cwd, Input: rec.Input,
 				Answers: pending[key]}
 			delete(pending, key)

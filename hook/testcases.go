@@ -26,6 +26,11 @@ type TestCase struct {
 	// folder of the cases file. Empty: the runner's default.
 	Cwd   string `json:"cwd,omitempty"`
 	Agent string `json:"agent,omitempty"`
+	// Host, when set, decides the call as that host's adapter does
+	// ("claude-code", "gemini-cli": their tool names, values and built-in
+	// allows; "opencode": its tools' values), so a recorded Claude Code
+	// call is a case like a pi call.
+	Host string `json:"host,omitempty"`
 	// Expect is allow, ask or deny.
 	Expect string `json:"expect"`
 	// Gate and Pattern, when set, must be the deciding gate and matched
@@ -96,6 +101,9 @@ func caseProblem(c TestCase) string {
 	if err := CheckInputJSON(c.Input); err != nil {
 		return `"input" ` + err.Error()
 	}
+	if c.Host != "" && !IsHost(c.Host) && c.Host != HostOpenCode && c.Host != "pi" {
+		return fmt.Sprintf(`"host" %q is not a host toolgate knows (claude-code, gemini-cli, opencode, pi)`, c.Host)
+	}
 	return ""
 }
 
@@ -114,6 +122,8 @@ func ReadCasesFile(path string) ([]TestCase, error) {
 type CaseRunner struct {
 	opts Options
 	s    *Server
+	// hosts are the runners of cases that name a hook host.
+	hosts map[string]*Server
 }
 
 // NewCaseRunner decides with opts; opts.Cwd is the working directory of
@@ -124,11 +134,28 @@ func NewCaseRunner(opts Options) *CaseRunner {
 
 // Decide decides one call (what explain prints).
 func (cr *CaseRunner) Decide(tool string, input json.RawMessage, cwd, agent string) (Explanation, error) {
+	return cr.DecideAs("", tool, input, cwd, agent)
+}
+
+// DecideAs decides one call as the hook host names it ("" for none).
+func (cr *CaseRunner) DecideAs(host, tool string, input json.RawMessage, cwd, agent string) (Explanation, error) {
 	if cwd == "" {
 		cwd = cr.opts.Cwd
 	}
-	cr.s.st.cwd, cr.s.st.agentName = cwd, agent
-	return cr.s.explain(tool, input)
+	s := cr.s
+	if host != "" && host != cr.opts.Host {
+		if s = cr.hosts[host]; s == nil {
+			opts := cr.opts
+			opts.Host = host
+			s = New(opts)
+			if cr.hosts == nil {
+				cr.hosts = map[string]*Server{}
+			}
+			cr.hosts[host] = s
+		}
+	}
+	s.st.cwd, s.st.agentName = cwd, agent
+	return s.explain(tool, input)
 }
 
 // Run decides one case and compares.
@@ -151,7 +178,7 @@ func (cr *CaseRunner) Run(c TestCase) CaseResult {
 			cwd = abs
 		}
 	}
-	ex, err := cr.Decide(c.Tool, input, cwd, c.Agent)
+	ex, err := cr.DecideAs(c.Host, c.Tool, input, cwd, c.Agent)
 	if err != nil {
 		res.Reason = err.Error()
 		return res
