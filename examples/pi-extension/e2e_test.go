@@ -7,16 +7,15 @@ package piextension_test
 import (
 	"context"
 	"fmt"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
+
+	"github.com/toolgate/toolgate/examples/internal/hoste2e"
 )
 
 const (
@@ -35,9 +34,9 @@ func TestPiExtensionE2E(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	root := filepath.Join(dir, "..", "..")
-	recordInputs(t, root)
-	bin := buildToolgate(t, root)
+	root := hoste2e.ModuleRoot(t)
+	hoste2e.RecordInputs(t, root)
+	bin := filepath.Join(hoste2e.BuildToolgate(t, root), "toolgate")
 	installPi(t, dir, npm)
 
 	ctx, cancel := context.WithTimeout(t.Context(), suiteTimeout)
@@ -52,37 +51,6 @@ func TestPiExtensionE2E(t *testing.T) {
 		t.Fatalf("node --test test/ (in %s) failed after %s: %v", dir, time.Since(start).Round(time.Millisecond), err)
 	}
 	t.Logf("node --test test/ passed in %s", time.Since(start).Round(time.Millisecond))
-}
-
-// recordInputs opens every file of the module (toolgate's sources, this
-// directory's TypeScript, scripts and lock file), skipping node_modules and
-// hidden directories. The suite reads them from child processes, which go
-// test's result cache cannot see; opening them here is what makes an edit
-// to any of them invalidate a cached pass.
-func recordInputs(t *testing.T, root string) {
-	t.Helper()
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if path != root && (d.Name() == "node_modules" || strings.HasPrefix(d.Name(), ".")) {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !d.Type().IsRegular() {
-			return nil
-		}
-		f, err := os.Open(path)
-		if err != nil {
-			return err
-		}
-		return f.Close()
-	})
-	if err != nil {
-		t.Fatalf("listing the module's files: %v", err)
-	}
 }
 
 // requireNode finds node and npm. Without them the suite cannot run: that
@@ -119,26 +87,6 @@ func requireNode(t *testing.T) (node, npm string) {
 		missing("node %s is too old", out)
 	}
 	return node, npm
-}
-
-// buildToolgate builds the module's main package (the repository root) into
-// a temporary directory.
-func buildToolgate(t *testing.T, root string) string {
-	t.Helper()
-	if _, err := os.Stat(filepath.Join(root, "go.mod")); err != nil {
-		t.Fatalf("module root not found two directories up: %v", err)
-	}
-	bin := filepath.Join(t.TempDir(), "toolgate")
-	if runtime.GOOS == "windows" {
-		bin += ".exe"
-	}
-	cmd := exec.Command("go", "build", "-o", bin, ".")
-	cmd.Dir = root
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0") // static, as the README builds it
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build -o %s . (in %s): %v\n%s", bin, root, err, out)
-	}
-	return bin
 }
 
 // installPi runs `npm ci` unless node_modules is already installed from the

@@ -121,23 +121,7 @@ func BuildToolgate(t *testing.T, root string) (binDir string) {
 // not run: the suites start the CLIs' own files directly.
 func NPMCI(t *testing.T, dir, npm, probe string) {
 	t.Helper()
-	if upToDate(dir, probe) {
-		return
-	}
-	ctx, cancel := context.WithTimeout(t.Context(), NPMCITimeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, npm, "ci", "--ignore-scripts", "--prefer-offline", "--no-audit", "--no-fund")
-	cmd.Dir = dir
-	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
-	cmd.WaitDelay = 5 * time.Second
-	start := time.Now()
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("npm ci (in %s): %v", dir, err)
-	}
-	t.Logf("npm ci took %s", time.Since(start).Round(time.Millisecond))
-	if _, err := os.Stat(filepath.Join(dir, probe)); err != nil {
-		t.Fatalf("npm ci did not install %s: %v", probe, err)
-	}
+	npmInstall(t, dir, npm, probe, "ci", false)
 }
 
 // NPMInstallLocked is NPMCI for a package whose lock cannot name every
@@ -146,6 +130,11 @@ func NPMCI(t *testing.T, dir, npm, probe string) {
 // install`, which installs the locked versions, and the lock file must come
 // out unchanged — anything else would be an unpinned install.
 func NPMInstallLocked(t *testing.T, dir, npm, probe string) {
+	t.Helper()
+	npmInstall(t, dir, npm, probe, "install", true)
+}
+
+func npmInstall(t *testing.T, dir, npm, probe, verb string, lockMustStay bool) {
 	t.Helper()
 	if upToDate(dir, probe) {
 		return
@@ -157,21 +146,21 @@ func NPMInstallLocked(t *testing.T, dir, npm, probe string) {
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), NPMCITimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, npm, "install", "--ignore-scripts", "--prefer-offline", "--no-audit", "--no-fund")
+	cmd := exec.CommandContext(ctx, npm, verb, "--ignore-scripts", "--prefer-offline", "--no-audit", "--no-fund")
 	cmd.Dir = dir
 	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
 	cmd.WaitDelay = 5 * time.Second
 	start := time.Now()
 	if err := cmd.Run(); err != nil {
-		t.Fatalf("npm install (in %s): %v", dir, err)
+		t.Fatalf("npm %s (in %s): %v", verb, dir, err)
 	}
-	t.Logf("npm install took %s", time.Since(start).Round(time.Millisecond))
-	if after, err := os.ReadFile(lock); err != nil || !bytes.Equal(before, after) {
+	t.Logf("npm %s took %s", verb, time.Since(start).Round(time.Millisecond))
+	if after, err := os.ReadFile(lock); lockMustStay && (err != nil || !bytes.Equal(before, after)) {
 		_ = os.WriteFile(lock, before, 0o644)
-		t.Fatalf("npm install changed %s: the installed versions are not the pinned ones (lock restored)", lock)
+		t.Fatalf("npm %s changed %s: the installed versions are not the pinned ones (lock restored)", verb, lock)
 	}
 	if _, err := os.Stat(filepath.Join(dir, probe)); err != nil {
-		t.Fatalf("npm install did not install %s: %v", probe, err)
+		t.Fatalf("npm %s did not install %s: %v", verb, probe, err)
 	}
 }
 
