@@ -170,6 +170,8 @@ func hookServer(opts Options, host, cwd, sessionID string) (*Server, error) {
 	}
 	opts.Host = host
 	s := New(opts)
+	s.loader = policy.NewOneShotLoader() // one event per process: nothing to watch
+	s.dirs = newDirCache(s.loader)
 	s.st.sessionID = sessionID
 	s.openAudit(s.currentPolicy())
 	if err := s.auditErr(); err != nil {

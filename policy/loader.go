@@ -106,6 +106,12 @@ type Loader struct {
 	rearm     bool
 }
 
+// NewOneShotLoader returns a loader for a process that decides once (a
+// hook host's event): it does not watch the files for changes.
+func NewOneShotLoader() *Loader {
+	return &Loader{files: map[string]cached{}, good: map[string]*File{}}
+}
+
 // NewLoader returns an empty loader.
 func NewLoader() *Loader {
 	return &Loader{files: map[string]cached{}, good: map[string]*File{}, watch: newChangeWatch()}
