@@ -8,7 +8,7 @@ import (
 	"github.com/toolgate/toolgate/gates/paths"
 	"github.com/toolgate/toolgate/gates/shell"
 	"github.com/toolgate/toolgate/policy"
-	"github.com/toolgate/toolgate/protocol"
+	"github.com/toolgate/toolgate/verdict"
 )
 
 // bashPath is one path word of a shell command with its forms.
@@ -82,14 +82,14 @@ func BashExternalDirectory(c *Call, r Resolver) Outcome {
 	}
 	if len(uncovered) == 0 {
 		if len(covered) == 0 {
-			return Outcome{Gate: protocol.GateBashExternalDirectory, Note: "no path outside the working directory"}
+			return Outcome{Gate: verdict.GateBashExternalDirectory, Note: "no path outside the working directory"}
 		}
-		o := checked(protocol.GateBashExternalDirectory, "external_directory", covered[0].Value, covered[0])
+		o := checked(verdict.GateBashExternalDirectory, "external_directory", covered[0].Value, covered[0])
 		o.D.Command, o.D.Forms = c.Shell.Command, forms
 		return o
 	}
 	var shown []string
-	var patterns []protocol.SessionPattern
+	var patterns []verdict.SessionPattern
 	for _, bp := range uncovered {
 		shown = append(shown, bp.shown())
 		if ps := pathSessionPatterns("external_directory", bp.path, c.Home); bp.known && len(ps) > 0 {
@@ -105,7 +105,7 @@ func BashExternalDirectory(c *Call, r Resolver) Outcome {
 	if value == "" {
 		value = uncovered[0].word.Raw
 	}
-	o := checked(protocol.GateBashExternalDirectory, "external_directory", value, deciding)
+	o := checked(verdict.GateBashExternalDirectory, "external_directory", value, deciding)
 	o.D.Command, o.D.Forms, o.D.SessionPatterns = c.Shell.Command, forms, patterns
 	what := fmt.Sprintf("bash command %s, which touches paths outside the working directory %s: %s",
 		shownCommand(c.Shell.Command, &c.Shell.Analysis), quote(c.Cwd), strings.Join(shown, ", "))
@@ -131,7 +131,7 @@ func unknownOutside(r Resolver, bp bashPath) policy.Result {
 	return res
 }
 
-func appendPattern(ps []protocol.SessionPattern, p protocol.SessionPattern) []protocol.SessionPattern {
+func appendPattern(ps []verdict.SessionPattern, p verdict.SessionPattern) []verdict.SessionPattern {
 	for _, q := range ps {
 		if q == p {
 			return ps
@@ -157,15 +157,15 @@ func BashPath(c *Call, r Resolver) Outcome {
 		var o Outcome
 		switch {
 		case ok:
-			o = checked(protocol.GateBashPath, "path", bp.word.Raw, res)
+			o = checked(verdict.GateBashPath, "path", bp.word.Raw, res)
 			if bp.known {
 				o.D.SessionPatterns = pathSessionPatterns("path", bp.path, c.Home)
 			}
 		case !bp.known && (r.HasExplicitPathRule(policy.Deny) || r.HasExplicitPathRule(policy.Ask)):
-			o = Outcome{Gate: protocol.GateBashPath, Kind: Checked, D: Descriptor{
+			o = Outcome{Gate: verdict.GateBashPath, Kind: Checked, D: Descriptor{
 				Surface: "path", Value: bp.word.Raw, State: policy.Ask, Sentinel: SentinelUnknownPath}}
 		case g != "":
-			o = Outcome{Gate: protocol.GateBashPath, Kind: Checked, D: Descriptor{Surface: "path", Value: bp.word.Raw, State: policy.Allow}}
+			o = Outcome{Gate: verdict.GateBashPath, Kind: Checked, D: Descriptor{Surface: "path", Value: bp.word.Raw, State: policy.Allow}}
 		default:
 			continue
 		}
@@ -179,7 +179,7 @@ func BashPath(c *Call, r Resolver) Outcome {
 		}
 	}
 	if best < 0 {
-		return Outcome{Gate: protocol.GateBashPath, Note: "no path rule matches"}
+		return Outcome{Gate: verdict.GateBashPath, Note: "no path rule matches"}
 	}
 	o := all[best].o
 	o.D.Command = c.Shell.Command
@@ -192,7 +192,7 @@ func BashPath(c *Call, r Resolver) Outcome {
 		// Every path that asks is named, and "allow for this session"
 		// records a pattern for each (or none, if one cannot have one).
 		var lines []string
-		var patterns []protocol.SessionPattern
+		var patterns []verdict.SessionPattern
 		recordable := true
 		for _, cp := range all {
 			if cp.o.D.State != policy.Ask {

@@ -7,7 +7,7 @@ import (
 
 	"github.com/toolgate/toolgate/gates/paths"
 	"github.com/toolgate/toolgate/policy"
-	"github.com/toolgate/toolgate/protocol"
+	"github.com/toolgate/toolgate/verdict"
 )
 
 // readOnlyTools may read the host's own directories without the external
@@ -20,7 +20,7 @@ var readOnlyTools = map[string]bool{"read": true, "grep": true, "find": true, "l
 func ExternalDirectory(c *Call, r Resolver) Outcome {
 	o := externalToolPath(c, r)
 	glob, _ := toolGlob(c)
-	return withGlob(c, r, o, protocol.GateExternalDirectory, func(p paths.Path) (Outcome, bool) {
+	return withGlob(c, r, o, verdict.GateExternalDirectory, func(p paths.Path) (Outcome, bool) {
 		if !p.Outside(c.Cwd) || readOnlyTools[c.ToolName] && infrastructure(c, p) {
 			return Outcome{}, false
 		}
@@ -31,19 +31,19 @@ func ExternalDirectory(c *Call, r Resolver) Outcome {
 // externalToolPath checks the tool's own path (input.path).
 func externalToolPath(c *Call, r Resolver) Outcome {
 	if c.Shell != nil {
-		return Outcome{Gate: protocol.GateExternalDirectory}
+		return Outcome{Gate: verdict.GateExternalDirectory}
 	}
 	p, ok := toolPath(c)
 	if !ok {
-		return Outcome{Gate: protocol.GateExternalDirectory}
+		return Outcome{Gate: verdict.GateExternalDirectory}
 	}
 	if !p.Outside(c.Cwd) {
-		return Outcome{Gate: protocol.GateExternalDirectory, Note: "inside the working directory"}
+		return Outcome{Gate: verdict.GateExternalDirectory, Note: "inside the working directory"}
 	}
 	if readOnlyTools[c.ToolName] && infrastructure(c, p) {
-		return Outcome{Gate: protocol.GateExternalDirectory, Kind: Bypass, Note: "read-only access to the host's own files",
+		return Outcome{Gate: verdict.GateExternalDirectory, Kind: Bypass, Note: "read-only access to the host's own files",
 			D: Descriptor{Surface: c.ToolName, Value: p.Input, State: policy.Allow,
-				Resolution: protocol.ResInfrastructureAutoAllow, Forms: allForms(p)}}
+				Resolution: verdict.ResInfrastructureAutoAllow, Forms: allForms(p)}}
 	}
 	what := fmt.Sprintf("tool %s on path %s%s outside the working directory %s", quote(c.ToolName), quote(p.Input), resolvesTo(p), quote(c.Cwd))
 	return externalOutcome(c, r, p, what)
@@ -53,7 +53,7 @@ func externalToolPath(c *Call, r Resolver) Outcome {
 // external_directory surface.
 func externalOutcome(c *Call, r Resolver, p paths.Path, what string) Outcome {
 	res, _ := resolvePath(r, "external_directory", p)
-	o := checked(protocol.GateExternalDirectory, "external_directory", p.Input, res)
+	o := checked(verdict.GateExternalDirectory, "external_directory", p.Input, res)
 	o.D.Forms = allForms(p)
 	o.D.SessionPatterns = pathSessionPatterns("external_directory", p, c.Home)
 	fillTexts(&o.D, c.AgentName, what, "", "Allow this access outside the project?")

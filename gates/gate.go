@@ -9,7 +9,7 @@ import (
 	"github.com/toolgate/toolgate/gates/paths"
 	"github.com/toolgate/toolgate/gates/shell"
 	"github.com/toolgate/toolgate/policy"
-	"github.com/toolgate/toolgate/protocol"
+	"github.com/toolgate/toolgate/verdict"
 )
 
 // Resolver answers policy queries. Implementations apply the session
@@ -37,7 +37,7 @@ type Call struct {
 	Home       string
 	AgentDir   string
 	AgentName  string
-	Skills     []protocol.Skill
+	Skills     []verdict.Skill
 	MCPServers []string
 	// InfraDirs are read-only directories exempt from the external
 	// directory gate for read-only tools (host dirs and the global
@@ -130,7 +130,7 @@ type Descriptor struct {
 	Resolution string
 	// SessionPatterns are what "allow for this session" records; empty
 	// means the prompt offers no session option.
-	SessionPatterns []protocol.SessionPattern
+	SessionPatterns []verdict.SessionPattern
 	Prompt          PromptText
 	Text            Texts
 	// Unshowable is the block reason when the prompt would be too long to
@@ -173,15 +173,15 @@ func (d *Descriptor) MatchedPattern() *string {
 }
 
 // Origin is the origin reported for a descriptor.
-func (d *Descriptor) Origin() *protocol.Origin {
+func (d *Descriptor) Origin() *verdict.Origin {
 	if d.Rule == nil {
 		if d.Sentinel != "" {
-			return &protocol.Origin{Scope: policy.ScopeBuiltin}
+			return &verdict.Origin{Scope: policy.ScopeBuiltin}
 		}
 		return nil
 	}
 	o := d.Rule.Origin
-	return &protocol.Origin{Scope: o.Scope, Path: o.Path, Line: o.Line}
+	return &verdict.Origin{Scope: o.Scope, Path: o.Path, Line: o.Line}
 }
 
 // Gate is one gate: a pure function of the call.
@@ -192,11 +192,11 @@ type Gate struct {
 
 // ToolGates are the gates of a tool_call, in order (SPEC §3).
 var ToolGates = []Gate{
-	{protocol.GateSkillRead, SkillRead},
-	{protocol.GateExternalDirectory, ExternalDirectory},
-	{protocol.GateBashExternalDirectory, BashExternalDirectory},
-	{protocol.GateBashPath, BashPath},
-	{protocol.GateTool, Tool},
+	{verdict.GateSkillRead, SkillRead},
+	{verdict.GateExternalDirectory, ExternalDirectory},
+	{verdict.GateBashExternalDirectory, BashExternalDirectory},
+	{verdict.GateBashPath, BashPath},
+	{verdict.GateTool, Tool},
 }
 
 // checked builds a Checked outcome from a resolved result.

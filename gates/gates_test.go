@@ -9,7 +9,7 @@ import (
 
 	"github.com/toolgate/toolgate/gates/shell"
 	"github.com/toolgate/toolgate/policy"
-	"github.com/toolgate/toolgate/protocol"
+	"github.com/toolgate/toolgate/verdict"
 )
 
 // testResolver applies a policy composed from one global file.
@@ -163,14 +163,14 @@ func TestToolAndPathGates(t *testing.T) {
 func TestSessionPatternsPerSurface(t *testing.T) {
 	s := newSandbox(t)
 	r := compose(t, s.home, `{"permission": {"*": "ask"}}`)
-	sp := func(surface, pattern string, exact bool) []protocol.SessionPattern {
-		return []protocol.SessionPattern{{Surface: surface, Pattern: pattern, Exact: exact}}
+	sp := func(surface, pattern string, exact bool) []verdict.SessionPattern {
+		return []verdict.SessionPattern{{Surface: surface, Pattern: pattern, Exact: exact}}
 	}
 	cases := []struct {
 		gate  func(*Call, Resolver) Outcome
 		tool  string
 		input map[string]any
-		want  []protocol.SessionPattern // nil: no session option
+		want  []verdict.SessionPattern // nil: no session option
 	}{
 		{Tool, "edit", map[string]any{"path": "src/a.ts"}, sp("edit", s.work+"/src/*", false)},
 		{Tool, "write", map[string]any{"path": "index.html"}, sp("write", s.work+"/*", false)},
@@ -266,7 +266,7 @@ func TestSkillGates(t *testing.T) {
 	}
 	r := compose(t, s.home, `{"permission": {"*": "allow", "skill": {"*": "ask", "my-skill": "deny", "helper": "allow"}}}`)
 	c := s.call("read", map[string]any{"path": ".pi/skills/my-skill/scripts/x.sh"})
-	c.Skills = []protocol.Skill{{Name: "my-skill", Path: filepath.Join(skillDir, "SKILL.md")}}
+	c.Skills = []verdict.Skill{{Name: "my-skill", Path: filepath.Join(skillDir, "SKILL.md")}}
 	if o := SkillRead(c, r); o.Kind != Checked || o.D.State != policy.Deny || o.D.Value != "my-skill" {
 		t.Fatalf("skill read: %+v", o)
 	}

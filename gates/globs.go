@@ -11,7 +11,7 @@ import (
 
 	"github.com/toolgate/toolgate/gates/paths"
 	"github.com/toolgate/toolgate/policy"
-	"github.com/toolgate/toolgate/protocol"
+	"github.com/toolgate/toolgate/verdict"
 )
 
 // SentinelGlobIncomplete is reported when a path tool's glob selects more
@@ -291,7 +291,7 @@ func globTool(c *Call, r Resolver) Outcome {
 		o = extensionTool(c, r, nil)
 	}
 	glob, _ := toolGlob(c)
-	return withGlob(c, r, o, protocol.GateTool, func(sp paths.Path) (Outcome, bool) {
+	return withGlob(c, r, o, verdict.GateTool, func(sp paths.Path) (Outcome, bool) {
 		g := pathTool(c, r, sp)
 		if g.D.State != policy.Allow {
 			// Re-word: the person must read which glob selected the path.

@@ -6,7 +6,7 @@ import (
 
 	"github.com/toolgate/toolgate/gates/paths"
 	"github.com/toolgate/toolgate/policy"
-	"github.com/toolgate/toolgate/protocol"
+	"github.com/toolgate/toolgate/verdict"
 )
 
 // resolvePath decides a path on surface (SPEC §2): the spelled identity
@@ -88,7 +88,7 @@ func allForms(p paths.Path) []string {
 // holds a wildcard character, or a parent directory that covers "/" or the
 // parent of home, is recorded as an exact rule for the path itself. A path
 // of unknown place records nothing.
-func pathSessionPatterns(surface string, p paths.Path, home string) []protocol.SessionPattern {
+func pathSessionPatterns(surface string, p paths.Path, home string) []verdict.SessionPattern {
 	if p.Abs == "" {
 		return nil
 	}
@@ -100,7 +100,7 @@ func pathSessionPatterns(surface string, p paths.Path, home string) []protocol.S
 	case strings.ContainsAny(p.Abs, "*?["),
 		dir == "" || dir == "/",
 		home != "" && paths.Within(path.Dir(path.Clean(home)), dir):
-		return []protocol.SessionPattern{{Surface: surface, Pattern: p.Abs, Exact: true}}
+		return []verdict.SessionPattern{{Surface: surface, Pattern: p.Abs, Exact: true}}
 	}
-	return []protocol.SessionPattern{{Surface: surface, Pattern: pat}}
+	return []verdict.SessionPattern{{Surface: surface, Pattern: pat}}
 }

@@ -6,7 +6,7 @@ import (
 
 	"github.com/toolgate/toolgate/gates/shell"
 	"github.com/toolgate/toolgate/policy"
-	"github.com/toolgate/toolgate/protocol"
+	"github.com/toolgate/toolgate/verdict"
 )
 
 func (s sandbox) bash(cmd string) *Call {
@@ -140,10 +140,10 @@ func TestUnshowablePromptBlocks(t *testing.T) {
 		if o.D.State != policy.Ask || o.D.Unshowable == "" {
 			t.Fatalf("%.40s…: state %v, unshowable %q", cmd, o.D.State, o.D.Unshowable)
 		}
-		p := &fakePrompter{answer: Answer{Choice: protocol.ChoiceAllowOnce}}
+		p := &fakePrompter{answer: Answer{Choice: verdict.ChoiceAllowOnce}}
 		rn := &Runner{Prompter: p, Session: &fakeRecorder{}, Reporter: &fakeReporter{}}
 		res := rn.Run(t.Context(), Request{Call: c, Gates: ToolGates, Resolver: r, HasUI: true})
-		if res.Action != protocol.ActionBlock || len(p.asked) != 0 || !strings.Contains(res.Reason, "too long to show") {
+		if res.Action != verdict.ActionBlock || len(p.asked) != 0 || !strings.Contains(res.Reason, "too long to show") {
 			t.Errorf("%.40s…: %s %q, prompted %d", cmd, res.Action, res.Reason, len(p.asked))
 		}
 	}
@@ -156,7 +156,7 @@ func TestInvisibleCharactersEscapedEverywhere(t *testing.T) {
 	r := compose(t, s.home, `{"permission": {"*": "ask", "bash": {"*": "ask", "rm*\u202e*": {"action": "deny", "reason": "no\u202e\\u001b[2J"}}}}`)
 	for _, cmd := range []string{"touch a\u202eb\u200b\x1b[31m", "rm x\u202e y"} {
 		for _, hasUI := range []bool{true, false} {
-			p := &fakePrompter{answer: Answer{Choice: protocol.ChoiceDenyWithReason, Reason: "because\x1b[2J\u2066"}}
+			p := &fakePrompter{answer: Answer{Choice: verdict.ChoiceDenyWithReason, Reason: "because\x1b[2J\u2066"}}
 			rn := &Runner{Prompter: p, Session: &fakeRecorder{}, Reporter: &fakeReporter{}}
 			res := rn.Run(t.Context(), Request{Call: s.bash(cmd), Gates: ToolGates, Resolver: r, HasUI: hasUI})
 			texts := []string{res.Reason}

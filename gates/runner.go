@@ -10,13 +10,13 @@ import (
 
 	"github.com/toolgate/toolgate/gates/paths"
 	"github.com/toolgate/toolgate/policy"
-	"github.com/toolgate/toolgate/protocol"
+	"github.com/toolgate/toolgate/verdict"
 )
 
 // Prompter asks the person. It never fails with an error: a prompt that
 // could not be answered comes back with Failed set.
 type Prompter interface {
-	Ask(ctx context.Context, p protocol.PromptParams) Answer
+	Ask(ctx context.Context, p verdict.PromptParams) Answer
 }
 
 // Answer is the person's answer to a prompt.
@@ -34,13 +34,13 @@ type Answer struct {
 
 // SessionRecorder records "allow for this session" approvals.
 type SessionRecorder interface {
-	Record(patterns []protocol.SessionPattern)
+	Record(patterns []verdict.SessionPattern)
 }
 
 // Reporter writes the runner's side effects to the outside.
 type Reporter interface {
 	// Notify sends a decision notification.
-	Notify(d protocol.DecisionParams)
+	Notify(d verdict.DecisionParams)
 	// Audit appends one audit record and flushes it; an error blocks the call.
 	Audit(r AuditRecord) error
 }
@@ -59,8 +59,8 @@ type AuditRecord struct {
 	Value          string
 	State          string
 	MatchedPattern *string
-	Origin         *protocol.Origin
-	Trace          []protocol.TraceEntry
+	Origin         *verdict.Origin
+	Trace          []verdict.TraceEntry
 	Input          any
 	Choice         string
 	Cwd            string
@@ -128,7 +128,7 @@ func (r Request) allowAction() string {
 	if r.AllowAction != "" {
 		return r.AllowAction
 	}
-	return protocol.ActionAllow
+	return verdict.ActionAllow
 }
 
 func (r Request) noun() string {
@@ -183,7 +183,7 @@ type decided struct {
 // every ask is worked through in gate order (session hit, prompt or
 // confirmation_unavailable, session recording); then the audit record is
 // written and the decisions notified, before the answer is returned.
-func (rn *Runner) Run(ctx context.Context, req Request) protocol.ToolCallResult {
+func (rn *Runner) Run(ctx context.Context, req Request) verdict.ToolCallResult {
 	outcomes, failed, err := req.Evaluated, (*Outcome)(nil), error(nil)
 	if outcomes == nil {
 		outcomes, failed, err = Evaluate(req)
@@ -191,12 +191,12 @@ func (rn *Runner) Run(ctx context.Context, req Request) protocol.ToolCallResult 
 	trace := Trace(outcomes, req.Gates)
 	if err != nil {
 		reason := "toolgate: a permission gate failed, so the " + req.noun() + " is blocked (fail-closed): " + firstLine(err.Error())
-		return rn.finish(ctx, req, trace, []decided{{o: *failed, resolution: protocol.ResGateError, reason: reason}}, false, err.Error())
+		return rn.finish(ctx, req, trace, []decided{{o: *failed, resolution: verdict.ResGateError, reason: reason}}, false, err.Error())
 	}
 	// Deny first: nobody is asked a question whose answer cannot matter.
 	for _, o := range outcomes {
 		if o.Kind == Checked && o.D.State == policy.Deny {
-			d := decided{o: o, resolution: protocol.ResPolicyDeny, reason: o.D.Text.Deny}
+			d := decided{o: o, resolution: verdict.ResPolicyDeny, reason: o.D.Text.Deny}
 			return rn.finish(ctx, req, trace, []decided{d}, false, "")
 		}
 	}
@@ -225,8 +225,8 @@ func (rn *Runner) Run(ctx context.Context, req Request) protocol.ToolCallResult 
 	if len(done) == 0 {
 		// Every call has a tool gate; a list of gates that decided nothing
 		// is a bug, and a bug blocks.
-		bad := Outcome{Gate: protocol.GateTool, Kind: Checked, D: Descriptor{State: policy.Deny}}
-		return rn.finish(ctx, req, trace, []decided{{o: bad, resolution: protocol.ResGateError,
+		bad := Outcome{Gate: verdict.GateTool, Kind: Checked, D: Descriptor{State: policy.Deny}}
+		return rn.finish(ctx, req, trace, []decided{{o: bad, resolution: verdict.ResGateError,
 			reason: "toolgate: no gate decided this " + req.noun() + ", so it is blocked (fail-closed)"}}, false, "")
 	}
 	return rn.finish(ctx, req, trace, done, true, "")
@@ -247,12 +247,12 @@ func (rn *Runner) redecide(ctx context.Context, req Request, done []decided, ans
 		now.Resolver = req.Current()
 		outcomes, failed, err := Evaluate(now)
 		if err != nil {
-			return nil, &decided{o: *failed, resolution: protocol.ResGateError,
+			return nil, &decided{o: *failed, resolution: verdict.ResGateError,
 				reason: "toolgate: a permission gate failed, so the " + req.noun() + " is blocked (fail-closed): " + firstLine(err.Error())}
 		}
 		for _, o := range outcomes {
 			if o.Kind == Checked && o.D.State == policy.Deny {
-				return nil, &decided{o: o, resolution: protocol.ResPolicyDeny,
+				return nil, &decided{o: o, resolution: verdict.ResPolicyDeny,
 					reason: o.D.Text.Deny + " (The policy changed while the prompt was open; the answer is checked against the policy of now.)"}
 			}
 		}
@@ -274,7 +274,7 @@ func (rn *Runner) redecide(ctx context.Context, req Request, done []decided, ans
 			done = replaceGate(done, d)
 		}
 	}
-	bad := decided{o: Outcome{Gate: protocol.GateTool, Kind: Checked, D: Descriptor{State: policy.Deny}}, resolution: protocol.ResGateError,
+	bad := decided{o: Outcome{Gate: verdict.GateTool, Kind: Checked, D: Descriptor{State: policy.Deny}}, resolution: verdict.ResGateError,
 		reason: "toolgate: the policy kept changing while the " + req.noun() + " was asked about, so it is blocked (fail-closed)"}
 	return nil, &bad
 }
@@ -309,30 +309,30 @@ func (rn *Runner) resolve(ctx context.Context, req Request, o Outcome) decided {
 		d.resolution = o.D.Resolution
 		return d
 	case o.D.State == policy.Allow && o.D.Session:
-		d.resolution = protocol.ResSessionApproved
+		d.resolution = verdict.ResSessionApproved
 		return d
 	case o.D.State == policy.Allow && o.D.Rule != nil && o.D.Rule.Origin.Scope == policy.ScopeYolo:
-		d.resolution = protocol.ResAutoApproved
+		d.resolution = verdict.ResAutoApproved
 		return d
 	case o.D.State == policy.Allow:
-		d.resolution = protocol.ResPolicyAllow
+		d.resolution = verdict.ResPolicyAllow
 		return d
 	}
 	d.allowed = false
 	if !req.HasUI {
-		d.resolution, d.reason = protocol.ResConfirmationUnavailable, o.D.Text.Unavailable
+		d.resolution, d.reason = verdict.ResConfirmationUnavailable, o.D.Text.Unavailable
 		return d
 	}
 	if o.D.Unshowable != "" {
 		// What cannot be shown cannot be allowed (SPEC §5).
-		d.resolution, d.reason = protocol.ResConfirmationUnavailable, o.D.Unshowable
+		d.resolution, d.reason = verdict.ResConfirmationUnavailable, o.D.Unshowable
 		return d
 	}
 	params := rn.promptParams(req, o)
 	if err := rn.Reporter.Audit(AuditRecord{Event: "prompt", ToolCallID: req.Call.ToolCallID, ToolName: req.Call.ToolName,
 		AgentName: req.Call.AgentName, Gate: o.Gate, Surface: o.D.Surface, Value: o.D.Value, State: o.D.State.String(),
 		MatchedPattern: o.D.MatchedPattern(), Origin: o.D.Origin()}); err != nil {
-		d.resolution, d.reason = protocol.ResGateError, "toolgate: the audit log cannot be written, so the call is blocked: "+err.Error()
+		d.resolution, d.reason = verdict.ResGateError, "toolgate: the audit log cannot be written, so the call is blocked: "+err.Error()
 		return d
 	}
 	ans := rn.Prompter.Ask(ctx, params)
@@ -341,43 +341,43 @@ func (rn *Runner) resolve(ctx context.Context, req Request, o Outcome) decided {
 		Reason: firstNonEmpty(ans.Failed, ans.Reason)})
 	switch {
 	case ans.NotAsked:
-		d.resolution = protocol.ResGateError
+		d.resolution = verdict.ResGateError
 		d.reason = fmt.Sprintf("toolgate: the session is shutting down (%s), so the %s that needs a prompt is blocked. It was about %s", ans.Failed, req.noun(), lowerFirst(strings.TrimPrefix(o.D.Text.UserDenied, "toolgate: the user denied ")))
 	case ans.Failed != "":
-		d.resolution = protocol.ResPromptFailed
+		d.resolution = verdict.ResPromptFailed
 		d.reason = VisibleText(fmt.Sprintf("toolgate: the prompt failed (%s), so the %s is blocked. It was about %s", ans.Failed, req.noun(), lowerFirst(strings.TrimPrefix(o.D.Text.UserDenied, "toolgate: the user denied "))))
 	case auditErr != nil:
-		d.resolution, d.reason = protocol.ResGateError, "toolgate: the audit log cannot be written, so the call is blocked: "+auditErr.Error()
-	case ans.Choice == protocol.ChoiceAllowOnce:
-		d.allowed, d.resolution, d.prompted = true, protocol.ResUserApproved, true
-	case ans.Choice == protocol.ChoiceAllowSession && len(o.D.SessionPatterns) > 0:
+		d.resolution, d.reason = verdict.ResGateError, "toolgate: the audit log cannot be written, so the call is blocked: "+auditErr.Error()
+	case ans.Choice == verdict.ChoiceAllowOnce:
+		d.allowed, d.resolution, d.prompted = true, verdict.ResUserApproved, true
+	case ans.Choice == verdict.ChoiceAllowSession && len(o.D.SessionPatterns) > 0:
 		rn.Session.Record(o.D.SessionPatterns)
-		d.allowed, d.resolution, d.prompted = true, protocol.ResUserApprovedForSession, true
-	case ans.Choice == protocol.ChoiceAllowSession:
-		d.allowed, d.resolution, d.prompted = true, protocol.ResUserApproved, true
-	case ans.Choice == protocol.ChoiceDeny:
-		d.resolution, d.reason = protocol.ResUserDenied, o.D.Text.UserDenied
-	case ans.Choice == protocol.ChoiceDenyWithReason:
-		d.resolution, d.reason = protocol.ResUserDenied, o.D.Text.UserDenied
+		d.allowed, d.resolution, d.prompted = true, verdict.ResUserApprovedForSession, true
+	case ans.Choice == verdict.ChoiceAllowSession:
+		d.allowed, d.resolution, d.prompted = true, verdict.ResUserApproved, true
+	case ans.Choice == verdict.ChoiceDeny:
+		d.resolution, d.reason = verdict.ResUserDenied, o.D.Text.UserDenied
+	case ans.Choice == verdict.ChoiceDenyWithReason:
+		d.resolution, d.reason = verdict.ResUserDenied, o.D.Text.UserDenied
 		if r := strings.TrimSpace(ans.Reason); r != "" {
 			d.reason += " Reason: " + VisibleText(r)
 		}
 	default:
-		d.resolution = protocol.ResPromptFailed
+		d.resolution = verdict.ResPromptFailed
 		d.reason = fmt.Sprintf("toolgate: the prompt got an unknown choice %s, so the %s is blocked.", quote(ans.Choice), req.noun())
 	}
 	return d
 }
 
-func (rn *Runner) promptParams(req Request, o Outcome) protocol.PromptParams {
-	opts := []protocol.PromptOption{{ID: protocol.ChoiceAllowOnce, Label: "Yes, once"}}
+func (rn *Runner) promptParams(req Request, o Outcome) verdict.PromptParams {
+	opts := []verdict.PromptOption{{ID: verdict.ChoiceAllowOnce, Label: "Yes, once"}}
 	if len(o.D.SessionPatterns) > 0 {
-		opts = append(opts, protocol.PromptOption{ID: protocol.ChoiceAllowSession, Label: sessionLabel(o.D.SessionPatterns)})
+		opts = append(opts, verdict.PromptOption{ID: verdict.ChoiceAllowSession, Label: sessionLabel(o.D.SessionPatterns)})
 	}
 	opts = append(opts,
-		protocol.PromptOption{ID: protocol.ChoiceDeny, Label: "No"},
-		protocol.PromptOption{ID: protocol.ChoiceDenyWithReason, Label: "No, and tell the agent why"})
-	return protocol.PromptParams{
+		verdict.PromptOption{ID: verdict.ChoiceDeny, Label: "No"},
+		verdict.PromptOption{ID: verdict.ChoiceDenyWithReason, Label: "No, and tell the agent why"})
+	return verdict.PromptParams{
 		ToolCallID: req.Call.ToolCallID, Gate: o.Gate, Surface: o.D.Surface, Value: o.D.Value,
 		Title: VisibleText(o.D.Prompt.Title), Message: VisibleText(o.D.Prompt.Message), Options: opts,
 		SessionPatterns: o.D.SessionPatterns, TimeoutMs: rn.PromptTimeoutMs, Subject: subjectOf(req.Call),
@@ -395,7 +395,7 @@ func subjectOf(c *Call) string {
 }
 
 // sessionLabel says exactly which rules "allow for this session" records.
-func sessionLabel(ps []protocol.SessionPattern) string {
+func sessionLabel(ps []verdict.SessionPattern) string {
 	var parts []string
 	for _, p := range ps {
 		switch {
@@ -412,28 +412,28 @@ func sessionLabel(ps []protocol.SessionPattern) string {
 
 // finish writes the audit record, then the notifications, and returns the
 // answer. A failed audit write turns any answer into a block.
-func (rn *Runner) finish(ctx context.Context, req Request, trace []protocol.TraceEntry, ds []decided, allowed bool, detail string) protocol.ToolCallResult {
-	if err := ctx.Err(); err != nil && (allowed || ds[len(ds)-1].resolution != protocol.ResPromptFailed) {
+func (rn *Runner) finish(ctx context.Context, req Request, trace []verdict.TraceEntry, ds []decided, allowed bool, detail string) verdict.ToolCallResult {
+	if err := ctx.Err(); err != nil && (allowed || ds[len(ds)-1].resolution != verdict.ResPromptFailed) {
 		last := ds[len(ds)-1]
-		last.resolution, last.allowed = protocol.ResGateError, false
+		last.resolution, last.allowed = verdict.ResGateError, false
 		last.reason = "toolgate: the session is shutting down, so the " + req.noun() + " is blocked"
 		ds, allowed = []decided{last}, false
 	}
 	final := ds[len(ds)-1]
 	markTrace(trace, ds)
-	res := protocol.ToolCallResult{Action: req.allowAction(), Decision: decisionOf(final), Trace: trace}
+	res := verdict.ToolCallResult{Action: req.allowAction(), Decision: decisionOf(final), Trace: trace}
 	if !allowed {
-		res.Action, res.Reason = protocol.ActionBlock, VisibleText(final.reason)
+		res.Action, res.Reason = verdict.ActionBlock, VisibleText(final.reason)
 	}
 	rec := AuditRecord{Event: "decision", ToolCallID: req.Call.ToolCallID, ToolName: req.Call.ToolName, AgentName: req.Call.AgentName,
 		Action: res.Action, Reason: firstNonEmpty(res.Reason, detail), Resolution: final.resolution, Gate: final.o.Gate,
 		Surface: final.o.D.Surface, Value: final.o.D.Value, State: res.Decision.State,
 		MatchedPattern: res.Decision.MatchedPattern, Origin: res.Decision.Origin, Trace: trace, Input: req.Input, Cwd: req.Call.Cwd}
 	if err := rn.Reporter.Audit(rec); err != nil {
-		final = decided{o: final.o, resolution: protocol.ResGateError,
+		final = decided{o: final.o, resolution: verdict.ResGateError,
 			reason: "toolgate: the audit log cannot be written, so the call is blocked: " + err.Error()}
 		ds, allowed = []decided{final}, false
-		res = protocol.ToolCallResult{Action: protocol.ActionBlock, Reason: final.reason, Decision: decisionOf(final), Trace: trace}
+		res = verdict.ToolCallResult{Action: verdict.ActionBlock, Reason: final.reason, Decision: decisionOf(final), Trace: trace}
 	}
 	if !allowed {
 		ds = ds[len(ds)-1:]
@@ -444,8 +444,8 @@ func (rn *Runner) finish(ctx context.Context, req Request, trace []protocol.Trac
 	return res
 }
 
-func decisionOf(d decided) *protocol.Decision {
-	dec := &protocol.Decision{
+func decisionOf(d decided) *verdict.Decision {
+	dec := &verdict.Decision{
 		Gate: d.o.Gate, Surface: d.o.D.Surface, Value: d.o.D.Value, State: stateString(d.o.D.State),
 		Resolution: d.resolution, MatchedPattern: d.o.D.MatchedPattern(), Origin: d.o.D.Origin(),
 	}
@@ -462,12 +462,12 @@ func stateString(a policy.Action) string {
 	return a.String()
 }
 
-func notification(c *Call, d decided) protocol.DecisionParams {
+func notification(c *Call, d decided) verdict.DecisionParams {
 	result := "deny"
 	if d.allowed {
 		result = "allow"
 	}
-	return protocol.DecisionParams{
+	return verdict.DecisionParams{
 		ToolCallID: c.ToolCallID, Gate: d.o.Gate, Surface: d.o.D.Surface, Value: d.o.D.Value, Result: result,
 		State: stateString(d.o.D.State), Resolution: d.resolution, MatchedPattern: d.o.D.MatchedPattern(),
 		Origin: d.o.D.Origin(), AgentName: c.AgentName,
@@ -475,11 +475,11 @@ func notification(c *Call, d decided) protocol.DecisionParams {
 }
 
 // Trace lists every gate, applied or not, in gate order.
-func Trace(outcomes []Outcome, gates []Gate) []protocol.TraceEntry {
-	trace := make([]protocol.TraceEntry, 0, len(gates))
+func Trace(outcomes []Outcome, gates []Gate) []verdict.TraceEntry {
+	trace := make([]verdict.TraceEntry, 0, len(gates))
 	for _, g := range gates {
 		o, ok := outcomeOf(outcomes, g.ID)
-		e := protocol.TraceEntry{Gate: g.ID}
+		e := verdict.TraceEntry{Gate: g.ID}
 		if !ok {
 			e.Note = "not run"
 			trace = append(trace, e)
@@ -508,7 +508,7 @@ func outcomeOf(outcomes []Outcome, id string) (*Outcome, bool) {
 	return nil, false
 }
 
-func markTrace(trace []protocol.TraceEntry, ds []decided) {
+func markTrace(trace []verdict.TraceEntry, ds []decided) {
 	for _, d := range ds {
 		for i := range trace {
 			if trace[i].Gate == d.o.Gate {
@@ -521,12 +521,12 @@ func markTrace(trace []protocol.TraceEntry, ds []decided) {
 // Check is the dry run: the most restrictive state across all gates and
 // that gate's decision (the first in gate order on a tie). Nothing is
 // prompted, recorded, notified or logged.
-func Check(req Request) protocol.CheckResult {
+func Check(req Request) verdict.CheckResult {
 	outcomes, failed, err := Evaluate(req)
 	trace := Trace(outcomes, req.Gates)
 	if err != nil {
-		d := decided{o: *failed, resolution: protocol.ResGateError}
-		return protocol.CheckResult{State: "deny", Decision: decisionOf(d), Trace: trace}
+		d := decided{o: *failed, resolution: verdict.ResGateError}
+		return verdict.CheckResult{State: "deny", Decision: decisionOf(d), Trace: trace}
 	}
 	var best *Outcome
 	for i := range outcomes {
@@ -539,22 +539,22 @@ func Check(req Request) protocol.CheckResult {
 		}
 	}
 	if best == nil {
-		return protocol.CheckResult{State: "deny", Decision: &protocol.Decision{Gate: protocol.GateTool, State: "deny", Resolution: protocol.ResGateError}, Trace: trace}
+		return verdict.CheckResult{State: "deny", Decision: &verdict.Decision{Gate: verdict.GateTool, State: "deny", Resolution: verdict.ResGateError}, Trace: trace}
 	}
 	d := decided{o: *best}
 	switch {
 	case best.Kind == Bypass:
 		d.resolution = best.D.Resolution
 	case best.D.State == policy.Deny:
-		d.resolution = protocol.ResPolicyDeny
+		d.resolution = verdict.ResPolicyDeny
 	case best.D.State == policy.Allow && best.D.Session:
-		d.resolution = protocol.ResSessionApproved
+		d.resolution = verdict.ResSessionApproved
 	case best.D.State == policy.Allow && best.D.Rule != nil && best.D.Rule.Origin.Scope == policy.ScopeYolo:
-		d.resolution = protocol.ResAutoApproved
+		d.resolution = verdict.ResAutoApproved
 	case best.D.State == policy.Allow:
-		d.resolution = protocol.ResPolicyAllow
+		d.resolution = verdict.ResPolicyAllow
 	}
-	res := protocol.CheckResult{State: stateString(best.D.State), Decision: decisionOf(d), Trace: trace}
+	res := verdict.CheckResult{State: stateString(best.D.State), Decision: decisionOf(d), Trace: trace}
 	switch best.D.State {
 	case policy.Deny:
 		res.Reason = best.D.Text.Deny

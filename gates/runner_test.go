@@ -8,31 +8,31 @@ import (
 	"testing"
 
 	"github.com/toolgate/toolgate/policy"
-	"github.com/toolgate/toolgate/protocol"
+	"github.com/toolgate/toolgate/verdict"
 )
 
 type fakePrompter struct {
 	answer Answer
-	asked  []protocol.PromptParams
+	asked  []verdict.PromptParams
 }
 
-func (f *fakePrompter) Ask(_ context.Context, p protocol.PromptParams) Answer {
+func (f *fakePrompter) Ask(_ context.Context, p verdict.PromptParams) Answer {
 	f.asked = append(f.asked, p)
 	return f.answer
 }
 
-type fakeRecorder struct{ recorded []protocol.SessionPattern }
+type fakeRecorder struct{ recorded []verdict.SessionPattern }
 
-func (f *fakeRecorder) Record(ps []protocol.SessionPattern) { f.recorded = append(f.recorded, ps...) }
+func (f *fakeRecorder) Record(ps []verdict.SessionPattern) { f.recorded = append(f.recorded, ps...) }
 
 type fakeReporter struct {
 	events   []string // "audit:<event>" and "notify:<gate>" in order
 	auditErr error
 	records  []AuditRecord
-	notes    []protocol.DecisionParams
+	notes    []verdict.DecisionParams
 }
 
-func (f *fakeReporter) Notify(d protocol.DecisionParams) {
+func (f *fakeReporter) Notify(d verdict.DecisionParams) {
 	f.events = append(f.events, "notify:"+d.Gate)
 	f.notes = append(f.notes, d)
 }
@@ -54,12 +54,12 @@ func fixed(id string, kind Kind, state policy.Action, r *policy.Rule) Gate {
 			return Outcome{}
 		}
 		return Outcome{Kind: kind, D: Descriptor{Surface: "bash", Value: id + "-value", State: state, Rule: r,
-			SessionPatterns: []protocol.SessionPattern{{Surface: "bash", Pattern: id + " *"}},
+			SessionPatterns: []verdict.SessionPattern{{Surface: "bash", Pattern: id + " *"}},
 			Text:            Texts{Deny: id + " denied", Unavailable: id + " unavailable", UserDenied: id + " user-denied"}}}
 	}}
 }
 
-func run(t *testing.T, gs []Gate, hasUI bool, p *fakePrompter, rep *fakeReporter) (protocol.ToolCallResult, *fakeRecorder) {
+func run(t *testing.T, gs []Gate, hasUI bool, p *fakePrompter, rep *fakeReporter) (verdict.ToolCallResult, *fakeRecorder) {
 	t.Helper()
 	rec := &fakeRecorder{}
 	rn := &Runner{Prompter: p, Session: rec, Reporter: rep}
@@ -68,9 +68,9 @@ func run(t *testing.T, gs []Gate, hasUI bool, p *fakePrompter, rep *fakeReporter
 }
 
 func TestRunnerDenyBeatsAskWithoutPrompting(t *testing.T) {
-	p, rep := &fakePrompter{answer: Answer{Choice: protocol.ChoiceAllowOnce}}, &fakeReporter{}
+	p, rep := &fakePrompter{answer: Answer{Choice: verdict.ChoiceAllowOnce}}, &fakeReporter{}
 	res, _ := run(t, []Gate{fixed("a", Checked, policy.Ask, rule(policy.Ask, "x")), fixed("b", Checked, policy.Deny, rule(policy.Deny, "y"))}, true, p, rep)
-	if res.Action != protocol.ActionBlock || res.Decision.Gate != "b" || res.Decision.Resolution != protocol.ResPolicyDeny {
+	if res.Action != verdict.ActionBlock || res.Decision.Gate != "b" || res.Decision.Resolution != verdict.ResPolicyDeny {
 		t.Fatalf("got %+v / %+v", res, res.Decision)
 	}
 	if len(p.asked) != 0 {
@@ -94,13 +94,13 @@ func TestRunnerAskResolutions(t *testing.T) {
 		reason     string
 		recorded   int
 	}{
-		{"no UI", false, Answer{}, protocol.ActionBlock, protocol.ResConfirmationUnavailable, "a unavailable", 0},
-		{"allow once", true, Answer{Choice: protocol.ChoiceAllowOnce}, protocol.ActionAllow, protocol.ResUserApproved, "", 0},
-		{"allow session", true, Answer{Choice: protocol.ChoiceAllowSession}, protocol.ActionAllow, protocol.ResUserApprovedForSession, "", 1},
-		{"deny", true, Answer{Choice: protocol.ChoiceDeny}, protocol.ActionBlock, protocol.ResUserDenied, "a user-denied", 0},
-		{"deny with reason", true, Answer{Choice: protocol.ChoiceDenyWithReason, Reason: "frozen"}, protocol.ActionBlock, protocol.ResUserDenied, "a user-denied Reason: frozen", 0},
-		{"failed", true, Answer{Failed: "no answer within 1s"}, protocol.ActionBlock, protocol.ResPromptFailed, "no answer within 1s", 0},
-		{"unknown choice", true, Answer{Choice: "maybe"}, protocol.ActionBlock, protocol.ResPromptFailed, "maybe", 0},
+		{"no UI", false, Answer{}, verdict.ActionBlock, verdict.ResConfirmationUnavailable, "a unavailable", 0},
+		{"allow once", true, Answer{Choice: verdict.ChoiceAllowOnce}, verdict.ActionAllow, verdict.ResUserApproved, "", 0},
+		{"allow session", true, Answer{Choice: verdict.ChoiceAllowSession}, verdict.ActionAllow, verdict.ResUserApprovedForSession, "", 1},
+		{"deny", true, Answer{Choice: verdict.ChoiceDeny}, verdict.ActionBlock, verdict.ResUserDenied, "a user-denied", 0},
+		{"deny with reason", true, Answer{Choice: verdict.ChoiceDenyWithReason, Reason: "frozen"}, verdict.ActionBlock, verdict.ResUserDenied, "a user-denied Reason: frozen", 0},
+		{"failed", true, Answer{Failed: "no answer within 1s"}, verdict.ActionBlock, verdict.ResPromptFailed, "no answer within 1s", 0},
+		{"unknown choice", true, Answer{Choice: "maybe"}, verdict.ActionBlock, verdict.ResPromptFailed, "maybe", 0},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -129,7 +129,7 @@ func TestRunnerAskResolutions(t *testing.T) {
 }
 
 func TestRunnerPromptOptions(t *testing.T) {
-	p, rep := &fakePrompter{answer: Answer{Choice: protocol.ChoiceDeny}}, &fakeReporter{}
+	p, rep := &fakePrompter{answer: Answer{Choice: verdict.ChoiceDeny}}, &fakeReporter{}
 	run(t, []Gate{fixed("a", Checked, policy.Ask, rule(policy.Ask, "x"))}, true, p, rep)
 	var ids []string
 	for _, o := range p.asked[0].Options {
@@ -150,7 +150,7 @@ func TestRunnerAllowNotifiesEveryDecidedGate(t *testing.T) {
 		fixed("b", Checked, policy.Allow, rule(policy.Allow, "x")),
 		fixed("c", Checked, policy.Allow, rule(policy.Allow, "y")),
 	}, true, p, rep)
-	if res.Action != protocol.ActionAllow || res.Decision.Gate != "c" || res.Decision.Resolution != protocol.ResPolicyAllow {
+	if res.Action != verdict.ActionAllow || res.Decision.Gate != "c" || res.Decision.Resolution != verdict.ResPolicyAllow {
 		t.Fatalf("got %+v", res.Decision)
 	}
 	if got := strings.Join(rep.events, ","); got != "audit:decision,notify:b,notify:c" {
@@ -164,7 +164,7 @@ func TestRunnerAllowNotifiesEveryDecidedGate(t *testing.T) {
 func TestRunnerAuditFailureBlocks(t *testing.T) {
 	p, rep := &fakePrompter{}, &fakeReporter{auditErr: errors.New("disk full")}
 	res, _ := run(t, []Gate{fixed("a", Checked, policy.Allow, rule(policy.Allow, "x"))}, true, p, rep)
-	if res.Action != protocol.ActionBlock || res.Decision.Resolution != protocol.ResGateError || !strings.Contains(res.Reason, "disk full") {
+	if res.Action != verdict.ActionBlock || res.Decision.Resolution != verdict.ResGateError || !strings.Contains(res.Reason, "disk full") {
 		t.Fatalf("got %+v %q", res.Decision, res.Reason)
 	}
 	if rep.notes[0].Result != "deny" {
@@ -176,7 +176,7 @@ func TestRunnerPanicIsGateError(t *testing.T) {
 	boom := Gate{ID: "boom", Check: func(*Call, Resolver) Outcome { panic("bad") }}
 	p, rep := &fakePrompter{}, &fakeReporter{}
 	res, _ := run(t, []Gate{fixed("a", Checked, policy.Allow, rule(policy.Allow, "x")), boom}, true, p, rep)
-	if res.Action != protocol.ActionBlock || res.Decision.Resolution != protocol.ResGateError || res.Decision.Gate != "boom" {
+	if res.Action != verdict.ActionBlock || res.Decision.Resolution != verdict.ResGateError || res.Decision.Gate != "boom" {
 		t.Fatalf("got %+v", res.Decision)
 	}
 	if !strings.Contains(res.Reason, "fail-closed") {
@@ -189,7 +189,7 @@ func TestRunnerShutdownBlocks(t *testing.T) {
 	cancel()
 	rn := &Runner{Prompter: &fakePrompter{}, Session: &fakeRecorder{}, Reporter: &fakeReporter{}}
 	res := rn.Run(ctx, Request{Call: &Call{ToolCallID: "c1"}, Gates: []Gate{fixed("a", Checked, policy.Allow, rule(policy.Allow, "x"))}})
-	if res.Action != protocol.ActionBlock || !strings.Contains(res.Reason, "shutting down") || res.Decision.Resolution != protocol.ResGateError {
+	if res.Action != verdict.ActionBlock || !strings.Contains(res.Reason, "shutting down") || res.Decision.Resolution != verdict.ResGateError {
 		t.Fatalf("got %+v %q", res.Decision, res.Reason)
 	}
 }
@@ -208,7 +208,7 @@ func TestCheckIsDryRun(t *testing.T) {
 func TestRunnerNoDecisionBlocks(t *testing.T) {
 	p, rep := &fakePrompter{}, &fakeReporter{}
 	res, _ := run(t, []Gate{fixed("a", NotApplied, 0, nil)}, true, p, rep)
-	if res.Action != protocol.ActionBlock || res.Decision.Resolution != protocol.ResGateError {
+	if res.Action != verdict.ActionBlock || res.Decision.Resolution != verdict.ResGateError {
 		t.Fatalf("got %+v", res.Decision)
 	}
 }
@@ -235,7 +235,7 @@ func TestRunnerNotesBrokenFile(t *testing.T) {
 	}{
 		{"deny", policy.Deny, false, Answer{}, "g denied" + note},
 		{"ask without UI", policy.Ask, false, Answer{}, "g unavailable" + note},
-		{"prompt", policy.Ask, true, Answer{Choice: protocol.ChoiceDeny}, "g asks" + note},
+		{"prompt", policy.Ask, true, Answer{Choice: verdict.ChoiceDeny}, "g asks" + note},
 	} {
 		g := Gate{ID: "g", Check: func(*Call, Resolver) Outcome {
 			return Outcome{Kind: Checked, D: Descriptor{Surface: "bash", Value: "v", State: c.state, Rule: rule(c.state, "x"),
@@ -260,7 +260,7 @@ func TestRunnerNotesBrokenFile(t *testing.T) {
 	}
 	allow := fixed("a", Checked, policy.Allow, rule(policy.Allow, "x"))
 	rn := &Runner{Prompter: &fakePrompter{}, Session: &fakeRecorder{}, Reporter: &fakeReporter{}}
-	if out := rn.Run(context.Background(), Request{Call: &Call{ToolCallID: "c1", ToolName: "bash"}, Gates: []Gate{allow}, Resolver: res}); out.Action != protocol.ActionAllow || out.Reason != "" {
+	if out := rn.Run(context.Background(), Request{Call: &Call{ToolCallID: "c1", ToolName: "bash"}, Gates: []Gate{allow}, Resolver: res}); out.Action != verdict.ActionAllow || out.Reason != "" {
 		t.Errorf("allow: %+v", out)
 	}
 }
@@ -269,11 +269,11 @@ func TestRunnerNotesBrokenFile(t *testing.T) {
 // (SPEC §5): a prompter that swaps the policy while its prompt is open.
 type reloadingPrompter struct {
 	answer Answer
-	asked  []protocol.PromptParams
+	asked  []verdict.PromptParams
 	onAsk  func(n int) // called with the number of prompts so far
 }
 
-func (f *reloadingPrompter) Ask(_ context.Context, p protocol.PromptParams) Answer {
+func (f *reloadingPrompter) Ask(_ context.Context, p verdict.PromptParams) Answer {
 	f.asked = append(f.asked, p)
 	if f.onAsk != nil {
 		f.onAsk(len(f.asked))
@@ -294,17 +294,17 @@ func TestRunnerRedecidesAfterTheAnswer(t *testing.T) {
 		prompts int
 	}{
 		{"a deny added while the prompt was open wins", "make deploy", `{"permission": {"bash": {"*": "ask", "make *": "deny"}}}`,
-			protocol.ChoiceAllowOnce, protocol.ActionBlock, protocol.ResPolicyDeny, 1},
+			verdict.ChoiceAllowOnce, verdict.ActionBlock, verdict.ResPolicyDeny, 1},
 		{"a deny on another unit wins", "make deploy && git push", `{"permission": {"bash": {"*": "ask", "git push*": "deny"}}}`,
-			protocol.ChoiceAllowOnce, protocol.ActionBlock, protocol.ResPolicyDeny, 1},
+			verdict.ChoiceAllowOnce, verdict.ActionBlock, verdict.ResPolicyDeny, 1},
 		{"a deny wins over allow for the session", "make deploy", `{"permission": {"bash": {"*": "ask", "make *": "deny"}}}`,
-			protocol.ChoiceAllowSession, protocol.ActionBlock, protocol.ResPolicyDeny, 1},
+			verdict.ChoiceAllowSession, verdict.ActionBlock, verdict.ResPolicyDeny, 1},
 		{"the same ask is not asked twice", "make deploy", `{"permission": {"*": "ask", "bash": {"*": "ask", "ls": "allow"}}}`,
-			protocol.ChoiceAllowOnce, protocol.ActionAllow, protocol.ResUserApproved, 1},
+			verdict.ChoiceAllowOnce, verdict.ActionAllow, verdict.ResUserApproved, 1},
 		{"an allow removed: the new ask is put to the person", "make deploy && git push", `{"permission": {"*": "ask"}}`,
-			protocol.ChoiceAllowOnce, protocol.ActionAllow, protocol.ResUserApproved, 2},
+			verdict.ChoiceAllowOnce, verdict.ActionAllow, verdict.ResUserApproved, 2},
 		{"an unchanged policy asks once", "make deploy", before,
-			protocol.ChoiceAllowOnce, protocol.ActionAllow, protocol.ResUserApproved, 1},
+			verdict.ChoiceAllowOnce, verdict.ActionAllow, verdict.ResUserApproved, 1},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -340,25 +340,25 @@ func TestRunnerRedecideIsBounded(t *testing.T) {
 		return compose(t, s.home, `{"permission": {"*": "ask", "bash": {`+strings.Join(rules, ", ")+`}}}`)
 	}
 	current := policyAsking(0)
-	p := &reloadingPrompter{answer: Answer{Choice: protocol.ChoiceAllowOnce}, onAsk: func(n int) { current = policyAsking(n) }}
+	p := &reloadingPrompter{answer: Answer{Choice: verdict.ChoiceAllowOnce}, onAsk: func(n int) { current = policyAsking(n) }}
 	rn := &Runner{Prompter: p, Session: &fakeRecorder{}, Reporter: &fakeReporter{}}
 	res := rn.Run(context.Background(), Request{Call: s.bash(strings.Join(units, " && ")), Gates: ToolGates, Resolver: current, HasUI: true,
 		Current: func() Resolver { return current }})
-	if res.Action != protocol.ActionBlock || len(p.asked) != 1+maxRedecide || !strings.Contains(res.Reason, "kept changing") {
+	if res.Action != verdict.ActionBlock || len(p.asked) != 1+maxRedecide || !strings.Contains(res.Reason, "kept changing") {
 		t.Fatalf("got %s after %d prompts: %s", res.Action, len(p.asked), res.Reason)
 	}
 }
 
 func TestSessionLabelNamesEveryPattern(t *testing.T) {
 	for _, tc := range []struct {
-		ps   []protocol.SessionPattern
+		ps   []verdict.SessionPattern
 		want string
 	}{
-		{[]protocol.SessionPattern{{Surface: "bash", Pattern: "git checkout *"}}, `Yes, and allow bash matching 'git checkout *' for this session`},
-		{[]protocol.SessionPattern{{Surface: "bash", Pattern: "make *"}, {Surface: "bash", Pattern: "python3 -c x", Exact: true}},
+		{[]verdict.SessionPattern{{Surface: "bash", Pattern: "git checkout *"}}, `Yes, and allow bash matching 'git checkout *' for this session`},
+		{[]verdict.SessionPattern{{Surface: "bash", Pattern: "make *"}, {Surface: "bash", Pattern: "python3 -c x", Exact: true}},
 			`Yes, and allow bash matching 'make *', bash exactly 'python3 -c x' for this session`},
-		{[]protocol.SessionPattern{{Surface: "acme_deploy", Pattern: "*", Exact: true}}, `Yes, and allow every call of tool 'acme_deploy' for this session`},
-		{[]protocol.SessionPattern{{Surface: "bash", Pattern: "echo \x1b[2J\u202e", Exact: true}}, `Yes, and allow bash exactly 'echo \x1b[2J<U+202E>' for this session`},
+		{[]verdict.SessionPattern{{Surface: "acme_deploy", Pattern: "*", Exact: true}}, `Yes, and allow every call of tool 'acme_deploy' for this session`},
+		{[]verdict.SessionPattern{{Surface: "bash", Pattern: "echo \x1b[2J\u202e", Exact: true}}, `Yes, and allow bash exactly 'echo \x1b[2J<U+202E>' for this session`},
 	} {
 		if got := sessionLabel(tc.ps); got != tc.want {
 			t.Errorf("sessionLabel(%v) = %q, want %q", tc.ps, got, tc.want)

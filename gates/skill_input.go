@@ -5,11 +5,11 @@ import (
 	"strings"
 
 	"github.com/toolgate/toolgate/policy"
-	"github.com/toolgate/toolgate/protocol"
+	"github.com/toolgate/toolgate/verdict"
 )
 
 // InputGates are the gates of an input event.
-var InputGates = []Gate{{protocol.GateSkillInput, SkillInput}}
+var InputGates = []Gate{{verdict.GateSkillInput, SkillInput}}
 
 // SkillName returns the skill a "/skill:NAME …" input invokes, if any.
 func SkillName(text string) (string, bool) {
@@ -30,10 +30,10 @@ func SkillInput(c *Call, r Resolver) Outcome {
 	text, _ := c.Input["text"].(string)
 	name, ok := SkillName(text)
 	if !ok {
-		return Outcome{Gate: protocol.GateSkillInput, Note: "not a skill invocation"}
+		return Outcome{Gate: verdict.GateSkillInput, Note: "not a skill invocation"}
 	}
 	res := r.Resolve(policy.Query{Surface: "skill", Values: []string{name}})
-	o := checked(protocol.GateSkillInput, "skill", name, res)
+	o := checked(verdict.GateSkillInput, "skill", name, res)
 	fillTexts(&o.D, c.AgentName, "skill "+quote(name), "", "Allow loading this skill?")
 	if o.D.State != policy.Allow {
 		o.D.Prompt.Message = VisibleText(fmt.Sprintf("The input invokes skill %s. It is asked by %s.\nAllow loading this skill?", quote(name), ruleRef(&o.D)))

@@ -6,7 +6,7 @@ import (
 
 	"github.com/toolgate/toolgate/gates/paths"
 	"github.com/toolgate/toolgate/policy"
-	"github.com/toolgate/toolgate/protocol"
+	"github.com/toolgate/toolgate/verdict"
 )
 
 // SkillRead checks a read of an active skill's SKILL.md, or of a file in its
@@ -15,18 +15,18 @@ import (
 // cannot hide a skill file.
 func SkillRead(c *Call, r Resolver) Outcome {
 	if c.ToolName != "read" || len(c.Skills) == 0 {
-		return Outcome{Gate: protocol.GateSkillRead}
+		return Outcome{Gate: verdict.GateSkillRead}
 	}
 	p, ok := toolPath(c)
 	if !ok {
-		return Outcome{Gate: protocol.GateSkillRead}
+		return Outcome{Gate: verdict.GateSkillRead}
 	}
 	skill, found := matchSkill(c, p)
 	if !found {
-		return Outcome{Gate: protocol.GateSkillRead, Note: "not a skill file"}
+		return Outcome{Gate: verdict.GateSkillRead, Note: "not a skill file"}
 	}
 	res := r.Resolve(policy.Query{Surface: "skill", Values: []string{skill.Name}})
-	o := checked(protocol.GateSkillRead, "skill", skill.Name, res)
+	o := checked(verdict.GateSkillRead, "skill", skill.Name, res)
 	o.D.Forms = allForms(p)
 	fillTexts(&o.D, c.AgentName, fmt.Sprintf("skill %s by reading %s%s", quote(skill.Name), quote(p.Input), resolvesTo(p)), "", "Allow this read?")
 	return o
@@ -34,8 +34,8 @@ func SkillRead(c *Call, r Resolver) Outcome {
 
 // matchSkill finds the skill whose SKILL.md is p or whose folder holds p;
 // the longest folder wins.
-func matchSkill(c *Call, p paths.Path) (protocol.Skill, bool) {
-	var best protocol.Skill
+func matchSkill(c *Call, p paths.Path) (verdict.Skill, bool) {
+	var best verdict.Skill
 	bestLen := -1
 	var candidates []string
 	for _, q := range withHost(p) {

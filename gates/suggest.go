@@ -3,7 +3,7 @@ package gates
 import (
 	"github.com/toolgate/toolgate/gates/shell"
 	"github.com/toolgate/toolgate/policy"
-	"github.com/toolgate/toolgate/protocol"
+	"github.com/toolgate/toolgate/verdict"
 )
 
 // UnitDecision is one command unit of a shell call decided on its own, with
@@ -11,7 +11,7 @@ import (
 type UnitDecision struct {
 	Unit    shell.Unit
 	State   policy.Action
-	Pattern protocol.SessionPattern
+	Pattern verdict.SessionPattern
 }
 
 // ShellUnits decides every unit of c's shell command on its own, as the

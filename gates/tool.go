@@ -8,7 +8,7 @@ import (
 	"github.com/toolgate/toolgate/gates/paths"
 	"github.com/toolgate/toolgate/gates/shell"
 	"github.com/toolgate/toolgate/policy"
-	"github.com/toolgate/toolgate/protocol"
+	"github.com/toolgate/toolgate/verdict"
 )
 
 // pathTools are the built-in tools whose input.path is their subject.
@@ -66,12 +66,12 @@ func bashTool(c *Call, r Resolver) Outcome {
 	a := &sc.Analysis
 	if a.Unparseable {
 		res := r.Resolve(policy.Query{Surface: "bash", Values: []string{sc.Command}})
-		o := checked(protocol.GateTool, "bash", sc.Command, res)
+		o := checked(verdict.GateTool, "bash", sc.Command, res)
 		if res.Action != policy.Deny && !(res.Session && res.Rule.Exact) {
 			o.D.State, o.D.Rule, o.D.Session, o.D.Sentinel = policy.Ask, nil, false, shell.SentinelUnparseable
 		}
 		o.D.Command = sc.Command
-		o.D.SessionPatterns = []protocol.SessionPattern{{Surface: "bash", Pattern: sc.Command, Exact: true}}
+		o.D.SessionPatterns = []verdict.SessionPattern{{Surface: "bash", Pattern: sc.Command, Exact: true}}
 		what := "bash command " + quote(sc.Command)
 		if a.Error != "" {
 			what += " (" + Visible(a.Error) + ")"
@@ -82,9 +82,9 @@ func bashTool(c *Call, r Resolver) Outcome {
 	if len(a.Units) == 0 {
 		text := stripComments(sc.Command)
 		res := r.Resolve(policy.Query{Surface: "bash", Values: []string{text}})
-		o := checked(protocol.GateTool, "bash", text, res)
+		o := checked(verdict.GateTool, "bash", text, res)
 		o.D.Command = sc.Command
-		o.D.SessionPatterns = []protocol.SessionPattern{{Surface: "bash", Pattern: text, Exact: true}}
+		o.D.SessionPatterns = []verdict.SessionPattern{{Surface: "bash", Pattern: text, Exact: true}}
 		fillTexts(&o.D, c.AgentName, "bash command "+shownCommand(text, a), fullCommandLine(sc.Command, text, a), "Allow this command?")
 		return o
 	}
@@ -110,7 +110,7 @@ func bashTool(c *Call, r Resolver) Outcome {
 	// records a pattern for each of them: one answer covers exactly what
 	// the person read (SPEC §5).
 	var lines []string
-	var patterns []protocol.SessionPattern
+	var patterns []verdict.SessionPattern
 	noSession := false // a unit asked every time (arming, own files): no session option at all
 	for i, u := range a.Units {
 		if outs[i].D.State != policy.Ask {
@@ -206,7 +206,7 @@ func bashUnit(u shell.Unit, r Resolver) Outcome {
 			res = ar
 		}
 	}
-	o := checked(protocol.GateTool, "bash", u.Text, res)
+	o := checked(verdict.GateTool, "bash", u.Text, res)
 	if res.Canonical {
 		o.D.MatchedAs = res.Value
 		o.Note = "matched as " + quote(res.Value) + " (the options' canonical spelling)"
@@ -225,7 +225,7 @@ func bashUnit(u shell.Unit, r Resolver) Outcome {
 	if exact || u.ExactSuggestion || u.Floor != "" || strings.ContainsAny(u.Text, "*?[") {
 		pattern, exact = u.Text, true
 	}
-	o.D.SessionPatterns = []protocol.SessionPattern{{Surface: "bash", Pattern: pattern, Exact: exact}}
+	o.D.SessionPatterns = []verdict.SessionPattern{{Surface: "bash", Pattern: pattern, Exact: exact}}
 	return o
 }
 
@@ -244,7 +244,7 @@ func stripComments(cmd string) string {
 func mcpTool(c *Call, r Resolver) Outcome {
 	targets := MCPTargets(c.Input, c.MCPServers)
 	res := r.Resolve(policy.Query{Surface: "mcp", Values: targets, FirstCandidate: true})
-	o := checked(protocol.GateTool, "mcp", res.Value, res)
+	o := checked(verdict.GateTool, "mcp", res.Value, res)
 	o.D.Forms = targets // the candidates are forms of one target (SPEC §2)
 	o.D.SessionPatterns = mcpSessionPatterns(c.Input, c.MCPServers)
 	what := "MCP target " + quote(res.Value)
@@ -261,7 +261,7 @@ func mcpTool(c *Call, r Resolver) Outcome {
 // a write to toolgate's own files is floored to ask.
 func withPathRule(c *Call, r Resolver, o Outcome, p paths.Path) Outcome {
 	if pr, ok := explicitPath(r, p); ok && moreRestrictive(pr.Action, o.D.State) {
-		o = checked(protocol.GateTool, "path", p.Input, pr)
+		o = checked(verdict.GateTool, "path", p.Input, pr)
 		o.D.SessionPatterns = pathSessionPatterns("path", p, c.Home)
 	}
 	if g := guard(c, p); g != "" && !readOnlyTools[c.ToolName] {
@@ -280,13 +280,13 @@ func withPathRule(c *Call, r Resolver, o Outcome, p paths.Path) Outcome {
 // listing and status calls get no session option: every pattern that would
 // cover them also covers calls the prompt did not name. A name holding a
 // wildcard character is recorded exactly.
-func mcpSessionPatterns(input map[string]any, servers []string) []protocol.SessionPattern {
+func mcpSessionPatterns(input map[string]any, servers []string) []verdict.SessionPattern {
 	field := func(k string) string {
 		s, _ := input[k].(string)
 		return strings.TrimSpace(s)
 	}
-	exact := func(p string) []protocol.SessionPattern {
-		return []protocol.SessionPattern{{Surface: "mcp", Pattern: p, Exact: true}}
+	exact := func(p string) []verdict.SessionPattern {
+		return []verdict.SessionPattern{{Surface: "mcp", Pattern: p, Exact: true}}
 	}
 	tool := field("tool")
 	if tool == "" {
@@ -305,7 +305,7 @@ func mcpSessionPatterns(input map[string]any, servers []string) []protocol.Sessi
 		}
 		return exact(server + ":" + tool)
 	}
-	return []protocol.SessionPattern{{Surface: "mcp", Pattern: server + ":*"}}
+	return []verdict.SessionPattern{{Surface: "mcp", Pattern: server + ":*"}}
 }
 
 // mcpServerOf is the one server an mcp tool reference names: the server
@@ -338,7 +338,7 @@ func skillTool(c *Call, r Resolver) Outcome {
 		name = "*"
 	}
 	res := r.Resolve(policy.Query{Surface: "skill", Values: []string{name}})
-	o := checked(protocol.GateTool, "skill", name, res)
+	o := checked(verdict.GateTool, "skill", name, res)
 	if p, ok := toolPath(c); ok {
 		o = withPathRule(c, r, o, p)
 		o.D.SessionPatterns = nil // skills get no session option
@@ -352,7 +352,7 @@ func skillTool(c *Call, r Resolver) Outcome {
 // the more restrictive decides and is reported.
 func pathTool(c *Call, r Resolver, p paths.Path) Outcome {
 	res, _ := resolvePath(r, c.ToolName, p)
-	o := checked(protocol.GateTool, c.ToolName, p.Input, res)
+	o := checked(verdict.GateTool, c.ToolName, p.Input, res)
 	o.D.SessionPatterns = pathSessionPatterns(c.ToolName, p, c.Home)
 	o = withPathRule(c, r, o, p)
 	fillTexts(&o.D, c.AgentName, fmt.Sprintf("tool %s on path %s%s", quote(c.ToolName), quote(p.Input), resolvesTo(p)), "", "Allow this call?")
@@ -377,9 +377,9 @@ func extensionTool(c *Call, r Resolver, p *paths.Path) Outcome {
 		value, shown = c.Value, c.Value
 	}
 	res := r.Resolve(policy.Query{Surface: c.ToolName, Values: []string{value}})
-	o := checked(protocol.GateTool, c.ToolName, shown, res)
+	o := checked(verdict.GateTool, c.ToolName, shown, res)
 	if !reservedSurfaces[c.ToolName] && strings.TrimSpace(c.ToolName) != "" {
-		o.D.SessionPatterns = []protocol.SessionPattern{{Surface: c.ToolName, Pattern: value, Exact: true}}
+		o.D.SessionPatterns = []verdict.SessionPattern{{Surface: c.ToolName, Pattern: value, Exact: true}}
 	}
 	what := "tool " + quote(c.ToolName)
 	if c.Value != "" {
