@@ -39,7 +39,7 @@ func newDirCache(l *policy.Loader) *dirCache {
 // deepest watched directory above it has no entry on the way to it, whose
 // creation would be an event.
 func (d *dirCache) Canonical(dir string) (string, bool, bool) {
-	gen, x, watched := d.loader.WatchedAncestor(dir)
+	gen := d.loader.Generation()
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if gen != d.gen {
@@ -49,7 +49,8 @@ func (d *dirCache) Canonical(dir string) (string, bool, bool) {
 	if r, hit := d.known[dir]; hit {
 		return r.real, r.ok, true
 	}
-	if !watched {
+	wgen, x, watched := d.loader.WatchedAncestor(dir)
+	if !watched || wgen != gen {
 		return "", false, false
 	}
 	clean := filepath.Clean(dir)
