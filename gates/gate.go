@@ -58,6 +58,9 @@ type Call struct {
 	// directories), across calls.
 	Dirs DirCache
 
+	// protectedDirs are protectedPaths, built once per call.
+	protectedDirs []string
+
 	// fs answers the file system questions of one evaluation (each lstat
 	// and readlink once); Evaluate starts it afresh, and nil asks the file
 	// system every time.

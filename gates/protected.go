@@ -21,6 +21,9 @@ const SentinelProtected = "<toolgate-own-files>"
 // that could write it unasked could grant itself anything the global
 // policy merely asks for.
 func protectedPaths(c *Call) []string {
+	if c.protectedDirs != nil {
+		return c.protectedDirs
+	}
 	out := append([]string(nil), c.Protected...)
 	if c.AgentDir != "" {
 		out = append(out,
@@ -35,6 +38,7 @@ func protectedPaths(c *Call) []string {
 			filepath.Join(c.Cwd, ".pi", "agents"),
 			filepath.Join(c.Cwd, ".pi", "agent", "pi-permissions.jsonc"))
 	}
+	c.protectedDirs = out
 	return out
 }
 
@@ -88,10 +92,14 @@ func floorProtected(o *Outcome, sentinel string) {
 // run code when written (issue 12.5): git configuration and hooks, shell
 // start-up files, and the like.
 func arming(p paths.Path) bool {
-	dir := false // a directory named config (Rails' config/) is no configuration file
-	if p.Real != "" {
+	// A directory named config (Rails' config/) is no configuration file;
+	// whether it is one is asked only of a path named like one.
+	dir := func() bool {
+		if p.Real == "" {
+			return false
+		}
 		info, err := os.Stat(p.Real)
-		dir = err == nil && info.IsDir()
+		return err == nil && info.IsDir()
 	}
 	for _, s := range []string{p.Abs, p.Real, p.Literal} {
 		if s != "" && armingPath(s, dir) {
@@ -122,11 +130,11 @@ var armingDirs = []string{"/etc/profile.d", "/etc/zsh", "/.config/fish"}
 
 // armingPath matches without regard to letter case: on a case-insensitive
 // file system (macOS) .GIT/CONFIG is .git/config.
-func armingPath(s string, dir bool) bool {
+func armingPath(s string, isDir func() bool) bool {
 	s = strings.ToLower(path.Clean(s))
 	comps := strings.Split(s, "/")
 	base := comps[len(comps)-1]
-	if armingNames[base] && !(dir && (base == "config" || base == "config.worktree")) ||
+	if armingNames[base] && !((base == "config" || base == "config.worktree") && isDir()) ||
 		s == "/etc/profile" || s == "/etc/environment" {
 		return true
 	}
