@@ -625,6 +625,13 @@ var analyzeRows = []row{
 	{cmd: `hash -p /tmp/evil ls; ls`, units: us(u(`hash -p /tmp/evil ls`, ind), u(`ls`, ind)), paths: ps(p(`/tmp/evil`, `/tmp/evil`))},
 	{cmd: `enable -f ./evil.so ls`, units: us(u(`enable -f ./evil.so ls`, opq)), paths: ps(p(`./evil.so`, `./evil.so`))},
 	{cmd: `hash -r`, units: us(u(`hash -r`))},
+	// Only a real trap or alias command forgets the variables (HOME too):
+	// the word alias or trap as an argument defines nothing.
+	{cmd: `grep -n alias ~/.gitconfig`, units: us(u(`grep -n alias ~/.gitconfig`)), paths: ps(p(`~/.gitconfig`, `@HOME@/.gitconfig`))},
+	{cmd: `echo trap; cat ~/.gitconfig`, units: us(u(`echo trap`), u(`cat ~/.gitconfig`)), paths: ps(p(`~/.gitconfig`, `@HOME@/.gitconfig`))},
+	{cmd: `command -p trap 'X=1' DEBUG; cat ~/.gitconfig`, units: us(u(`command -p trap X=1 DEBUG`), u(`trap X=1 DEBUG`, CtxWrapped, opq), u(`X=1`, CtxAssignment), u(`cat ~/.gitconfig`)), paths: ps(pu(`~/.gitconfig`))},
+	{cmd: `builtin alias x=y; cat ~/.gitconfig`, units: us(u(`builtin alias x=y`), u(`alias x=y`, CtxWrapped, opq), u(`y`, CtxPayload), u(`cat ~/.gitconfig`)), paths: ps(pu(`~/.gitconfig`))},
+	{cmd: `tra{p,} 'X=1' DEBUG; cat ~/.gitconfig`, units: us(u(`trap tra X=1 DEBUG`, opq), u(`tra`, CtxPayload), u(`cat ~/.gitconfig`)), paths: ps(pu(`~/.gitconfig`))},
 	{cmd: `alias x=1; X=ls; $X`, units: us(u(`alias x=1`, opq), u(`1`, CtxPayload), u(`X=ls`, CtxAssignment), u(`$X`, dyn))},
 	{cmd: `S=sudo; $S rm -rf /`, units: us(u(`S=sudo`, CtxAssignment), u(`sudo rm -rf /`, ind), u(`rm -rf /`, CtxWrapped)), paths: ps(p(`/`, `/`))},
 	{cmd: "sudo -s <<'EOF'\nrm -rf /\nEOF\n", units: us(u(`sudo -s`, ind), u(`sh`, CtxWrapped, opq), u(`rm -rf /`, CtxPayload)), paths: ps(p(`/`, `/`))},

@@ -131,6 +131,8 @@ func init() {
 	specials = map[string]specialFunc{
 		"su":            (*analyzer).su,
 		"runuser":       (*analyzer).su,
+		"sg":            (*analyzer).su,
+		"nix-shell":     (*analyzer).su,
 		"script":        func(a *analyzer, i int, _ string, c cmd, sc *scope) { a.script(i, c, sc) },
 		"trap":          func(a *analyzer, i int, _ string, c cmd, sc *scope) { a.trap(i, c, sc) },
 		"alias":         func(a *analyzer, i int, _ string, c cmd, sc *scope) { a.alias(i, c, sc) },

@@ -117,6 +117,9 @@ func (f *facts) call(c *syntax.CallExpr) {
 			f.markData(as.Name.Value)
 		}
 	}
+	if f.codeLater(c.Args) { // trap and alias: code run later, anywhere
+		f.noVars, f.mayChdir = true, true
+	}
 	assigning, reading := false, false
 	for _, w := range c.Args {
 		switch lit, _ := quickLit(w); lit {
@@ -124,8 +127,6 @@ func (f *facts) call(c *syntax.CallExpr) {
 			f.clobber, f.mayChdir = true, true
 		case "cd", "pushd", "popd":
 			f.mayChdir = true
-		case "trap", "alias": // code run later, anywhere
-			f.noVars, f.mayChdir = true, true
 		case "shopt":
 			f.dotglob = true
 		case "read", "mapfile", "readarray", "printf", "getopts":
@@ -147,6 +148,36 @@ func (f *facts) call(c *syntax.CallExpr) {
 		f.markData("REPLY")
 		f.markData("MAPFILE")
 	}
+}
+
+// codeLater reports whether the command args may be trap or alias, whose
+// strings the shell runs later, anywhere. Only the command name counts
+// (grep alias ~/.gitconfig defines nothing), looked up through command and
+// builtin, the wrappers that run a builtin in this shell; a name brace
+// expansion can change could be either.
+func (f *facts) codeLater(args []*syntax.Word) bool {
+	for i := 0; i < len(args); i++ {
+		lit, ok := quickLit(args[i])
+		switch {
+		case !ok:
+			// Only known at run time: the walk substitutes a known value
+			// (X=trap; $X …) and floors an unknown one as dynamic.
+			return false
+		case strings.ContainsAny(lit, "{}") || lit == "trap" || lit == "alias":
+			return true
+		case lit == "command" || lit == "builtin":
+			for i+1 < len(args) {
+				if l, ok := quickLit(args[i+1]); ok && strings.HasPrefix(l, "-") {
+					i++ // command -p trap …, command -- trap …
+					continue
+				}
+				break
+			}
+			continue
+		}
+		return false
+	}
+	return false
 }
 
 func (f *facts) markData(name string) {
