@@ -625,6 +625,13 @@ var analyzeRows = []row{
 	{cmd: `hash -p /tmp/evil ls; ls`, units: us(u(`hash -p /tmp/evil ls`, ind), u(`ls`, ind)), paths: ps(p(`/tmp/evil`, `/tmp/evil`))},
 	{cmd: `enable -f ./evil.so ls`, units: us(u(`enable -f ./evil.so ls`, opq)), paths: ps(p(`./evil.so`, `./evil.so`))},
 	{cmd: `hash -r`, units: us(u(`hash -r`))},
+	// More programs that run their operands, or a string, as a command.
+	{cmd: `valgrind --tool=memcheck rm -rf x`, units: us(u(`valgrind --tool=memcheck rm -rf x`, ind), u(`rm -rf x`, CtxWrapped)), paths: ps(p(`x`, `x`))},
+	{cmd: `faketime '2020-01-01' rm -rf x`, units: us(u(`faketime 2020-01-01 rm -rf x`, ind), u(`rm -rf x`, CtxWrapped)), paths: ps(p(`x`, `x`))},
+	{cmd: `nsenter -t 1 -m rm -rf x`, units: us(u(`nsenter -t 1 -m rm -rf x`, ind), u(`rm -rf x`, CtxWrapped)), paths: ps(p(`x`, `x`))},
+	{cmd: `sg wheel -c 'rm -rf x'`, units: us(u(`sg wheel -c rm -rf x`, opq), u(`rm -rf x`, CtxPayload)), paths: ps(p(`x`, `x`))},
+	{cmd: `nix-shell -p jq --run 'rm -rf x'`, units: us(u(`nix-shell -p jq --run rm -rf x`, opq), u(`rm -rf x`, CtxPayload)), paths: ps(p(`x`, `x`))},
+	{cmd: `nix-shell -p jq`, units: us(u(`nix-shell -p jq`, opq))},
 	// Only a real trap or alias command forgets the variables (HOME too):
 	// the word alias or trap as an argument defines nothing.
 	{cmd: `grep -n alias ~/.gitconfig`, units: us(u(`grep -n alias ~/.gitconfig`)), paths: ps(p(`~/.gitconfig`, `@HOME@/.gitconfig`))},
