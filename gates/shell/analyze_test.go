@@ -632,6 +632,14 @@ var analyzeRows = []row{
 	{cmd: `sg wheel -c 'rm -rf x'`, units: us(u(`sg wheel -c rm -rf x`, opq), u(`rm -rf x`, CtxPayload)), paths: ps(p(`x`, `x`))},
 	{cmd: `nix-shell -p jq --run 'rm -rf x'`, units: us(u(`nix-shell -p jq --run rm -rf x`, opq), u(`rm -rf x`, CtxPayload)), paths: ps(p(`x`, `x`))},
 	{cmd: `nix-shell -p jq`, units: us(u(`nix-shell -p jq`, opq))},
+	// A for list of numbers ($(seq N) with decimal operands, $((…))) cannot
+	// be code where the variable reaches arithmetic; other output can.
+	{cmd: `for i in $(seq 3); do echo $((i+1)); done`, units: us(u(`seq 3`, CtxCmdSubst), u(`echo $((i+1))`, CtxLoop))},
+	{cmd: `for i in 0 $(seq -w 1 10) $((n+1)); do echo $((i*2)); done`, units: us(u(`seq -w 1 10`, CtxCmdSubst), u(`echo $((i*2))`, CtxLoop))},
+	{cmd: `for i in $(seq $n); do echo $((i+1)); done`, units: us(u(`seq $n`, CtxCmdSubst), u(`echo $((i+1))`, CtxLoop), u(`i+1`, CtxArithmetic, dyn))},
+	{cmd: `for i in $(seq -s, 3); do echo $((i+1)); done`, units: us(u(`seq -s, 3`, CtxCmdSubst), u(`echo $((i+1))`, CtxLoop), u(`i+1`, CtxArithmetic, dyn))},
+	{cmd: `for i in $(cat n); do echo $((i+1)); done`, units: us(u(`cat n`, CtxCmdSubst), u(`echo $((i+1))`, CtxLoop), u(`i+1`, CtxArithmetic, dyn))},
+	{cmd: `seq() { :; }; for i in $(seq 3); do echo $((i+1)); done`, units: us(u(`:`, CtxFunction), u(`seq 3`, CtxCmdSubst), u(`echo $((i+1))`, CtxLoop), u(`i+1`, CtxArithmetic, dyn))},
 	// Only a real trap or alias command forgets the variables (HOME too):
 	// the word alias or trap as an argument defines nothing.
 	{cmd: `grep -n alias ~/.gitconfig`, units: us(u(`grep -n alias ~/.gitconfig`)), paths: ps(p(`~/.gitconfig`, `@HOME@/.gitconfig`))},

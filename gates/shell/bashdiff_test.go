@@ -444,6 +444,8 @@ var storedCode = []string{
 	"x=$(echo 'q[$(c twentyeight)]'); [[ $x -eq 1 ]]",
 	"read x <<< 'q[$(c twentynine)]'; a ${!x}",
 	"mapfile -t m <<< 'q[$(c thirty)]'; y=$m; a $((y))",
+	"for i in $(echo 'q[$(c${IFS}forty)]'); do a $((i+1)); done",
+	"seq() { echo 'q[$(c${IFS}fortyone)]'; }; for i in $(seq 3); do a $((i+1)); done",
 }
 
 // FuzzBashDifferential runs arbitrary scripts in restricted bash (no command

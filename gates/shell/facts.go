@@ -33,6 +33,10 @@ type facts struct {
 	// (a command's output, read, a for item or a value only known at run
 	// time): bash runs such text as code where it reaches arithmetic.
 	data map[string]bool
+	// iters are the for loops over words; seqFunc is set when the script
+	// defines a function named seq, so $(seq 3) may print anything.
+	iters   []*syntax.WordIter
+	seqFunc bool
 }
 
 const manyAssigns = 2
@@ -71,9 +75,16 @@ func scan(file *syntax.File) *facts {
 		case *syntax.WordIter:
 			f.taintLit(n.Name)
 			for _, w := range n.Items {
-				if _, ok := quickLit(w); !ok && n.Name != nil {
+				if _, ok := quickLit(w); !ok && n.Name != nil && !numbersOnly(w) {
 					f.markData(n.Name.Value)
 				}
+			}
+			if n.Name != nil {
+				f.iters = append(f.iters, n)
+			}
+		case *syntax.FuncDecl:
+			if n.Name != nil && n.Name.Value == "seq" { // shadows the command
+				f.seqFunc = true
 			}
 		case *syntax.BinaryArithm:
 			if isArithAssign(n.Op) {
@@ -102,7 +113,78 @@ func scan(file *syntax.File) *facts {
 		}
 		return true
 	})
+	if f.seqFunc { // a for list's $(seq …) is no longer known to be numbers
+		for _, n := range f.iters {
+			for _, w := range n.Items {
+				if _, ok := quickLit(w); !ok {
+					f.markData(n.Name.Value)
+				}
+			}
+		}
+	}
 	return f
+}
+
+// numbersOnly reports whether w expands to decimal numbers only: its parts
+// are literal digits, arithmetic results and $(seq N…) with literal
+// decimal operands and no option but -w (seq -f and -s print any text).
+// Text like that cannot be code where it reaches arithmetic.
+func numbersOnly(w *syntax.Word) bool {
+	for _, p := range w.Parts {
+		switch p := p.(type) {
+		case *syntax.ArithmExp:
+		case *syntax.CmdSubst:
+			if !seqOfNumbers(p) {
+				return false
+			}
+		case *syntax.Lit:
+			if !decimal(p.Value, true) {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return len(w.Parts) > 0
+}
+
+func seqOfNumbers(c *syntax.CmdSubst) bool {
+	if len(c.Stmts) != 1 || c.Stmts[0].Background || c.Stmts[0].Negated || len(c.Stmts[0].Redirs) > 0 {
+		return false
+	}
+	call, ok := c.Stmts[0].Cmd.(*syntax.CallExpr)
+	if !ok || len(call.Assigns) > 0 || len(call.Args) < 2 {
+		return false
+	}
+	if name, ok := quickLit(call.Args[0]); !ok || name != "seq" {
+		return false
+	}
+	for _, a := range call.Args[1:] {
+		lit, ok := quickLit(a)
+		if !ok || (lit != "-w" && !decimal(lit, false)) {
+			return false
+		}
+	}
+	return true
+}
+
+// decimal reports whether s is a decimal number ("-3", "1.5"); with
+// digitsOnly any run of digits and signs (a literal beside an expansion).
+func decimal(s string, digitsOnly bool) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case '0' <= c && c <= '9':
+		case !digitsOnly && c == '.' && i > 0:
+		case (c == '-' || c == '+') && (i == 0 || digitsOnly):
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 func (f *facts) call(c *syntax.CallExpr) {
