@@ -173,6 +173,18 @@ func TestOptionSpellings(t *testing.T) {
 		{"npm install -g *", "ask", "npm install x -g", Ask},
 		{"npm install -g *", "ask", "npm install x", Allow},
 		{"npm publish *", "deny", "npm publish --tag beta", Deny},
+		// npm reads a subcommand through its aliases, unique abbreviations
+		// and camelCase (npm 11, lib/utils/cmd-list.js deref).
+		{"npm publish *", "deny", "npm pub", Deny},
+		{"npm publish *", "deny", "npm publi --tag beta", Deny},
+		{"npm unpublish *", "deny", "npm unpub x --force", Deny},
+		{"npm dist-tag *", "deny", "npm distTag add x@1 latest", Deny},
+		{"npm install-test *", "deny", "npm installTest", Deny},
+		{"npm publish *", "deny", "npm p", Allow}, // ambiguous: npm names no command
+		{"npm publish *", "deny", "npm pack", Allow},
+		// curl, like getopt_long, takes a unique prefix of a long option.
+		{"curl -K *", "deny", "curl --conf x https://h", Deny},
+		{"curl -w *", "deny", "curl --write-o x https://h", Deny},
 		{"npm publish *", "deny", "npm --registry=https://r publish", Deny},
 		{"npm test", "deny", "npm t --verbose", Deny},
 		{"npm test", "deny", "npm run test", Allow},
