@@ -88,6 +88,9 @@ func floorProtected(o *Outcome, sentinel string) {
 // run code when written (issue 12.5): git configuration and hooks, shell
 // start-up files, and the like.
 func arming(p paths.Path) bool {
+	if h, ok := p.Host(); ok && arming(h) { // the file the host really writes
+		return true
+	}
 	dir := false // a directory named config (Rails' config/) is no configuration file
 	if p.Real != "" {
 		info, err := os.Stat(p.Real)
@@ -130,17 +133,19 @@ func armingPath(s string, dir bool) bool {
 		s == "/etc/profile" || s == "/etc/environment" {
 		return true
 	}
+	inGit := false // below a .git directory (its modules and worktrees too)
 	for i, part := range comps {
 		switch part {
 		case ".git":
+			inGit = true
 			// The .git entry itself (a gitfile that points elsewhere), its
 			// hooks, and its worktree and module links.
 			if i == len(comps)-1 || comps[i+1] == "hooks" || comps[i+1] == "commondir" {
 				return true
 			}
 		case ".husky", "hooks":
-			if part == ".husky" || (i > 0 && strings.HasSuffix(comps[i-1], ".git")) {
-				return true // a bare repository's hooks: x.git/hooks
+			if part == ".husky" || inGit || (i > 0 && strings.HasSuffix(comps[i-1], ".git")) {
+				return true // a bare repository's hooks: x.git/hooks; a submodule's: .git/modules/m/hooks
 			}
 		}
 	}

