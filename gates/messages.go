@@ -168,7 +168,7 @@ func noteBroken(o *Outcome, res Resolver) {
 	if !ok || o.Kind != Checked || o.D.State == policy.Allow {
 		return
 	}
-	note := bn.BrokenNote()
+	note := Visible(bn.BrokenNote()) // a file's path (the project's directory) and problem, for a person
 	if note == "" {
 		return
 	}
