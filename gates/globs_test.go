@@ -44,6 +44,12 @@ func TestGlobSelectsPaths(t *testing.T) {
 		{"glob leaving the project asks outside", `{"permission": {"*": "allow", "external_directory": "deny"}}`, ExternalDirectory, "grep", map[string]any{"pattern": "x", "glob": "../outside/*"}, policy.Deny, "external_directory"},
 		{"absolute glob outside", `{"permission": {"*": "allow", "external_directory": "deny"}}`, ExternalDirectory, "find", map[string]any{"pattern": s.outside + "/*.txt"}, policy.Deny, "external_directory"},
 		{"home glob on the path surface", `{"permission": {"*": "allow", "external_directory": "allow", "path": {"~/.ssh/*": "deny"}}}`, Tool, "grep", map[string]any{"pattern": "x", "glob": "~/.ssh/*"}, policy.Deny, "path"},
+		{"grep glob with a backslash escape", envDeny, Tool, "grep", map[string]any{"pattern": "KEY", "glob": `.\env`}, policy.Deny, "path"},
+		{"grep star matches a leading dot as ripgrep's does", envDeny, Tool, "grep", map[string]any{"pattern": "KEY", "path": "config/deep", "glob": "*"}, policy.Deny, "path"},
+		{"find star matches a leading dot as fd's does", envDeny, Tool, "find", map[string]any{"pattern": "config/*/*"}, policy.Deny, "path"},
+		{"grep negated glob selects every other file", envDeny, Tool, "grep", map[string]any{"pattern": "KEY", "glob": "!*.ts"}, policy.Deny, "path"},
+		{"grep negated glob excluding the denied file", envDeny, Tool, "grep", map[string]any{"pattern": "KEY", "glob": "!*.env"}, policy.Allow, "grep"},
+		{"find has no negated glob", envDeny, Tool, "find", map[string]any{"pattern": "!*.ts"}, policy.Allow, "find"},
 		{"glob inside needs no external check", `{"permission": {"*": "allow", "external_directory": "deny"}}`, ExternalDirectory, "grep", map[string]any{"pattern": "x", "glob": "**/*.ts"}, 0, ""},
 	}
 	for _, tc := range cases {
