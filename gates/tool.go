@@ -243,7 +243,7 @@ func stripComments(cmd string) string {
 
 func mcpTool(c *Call, r Resolver) Outcome {
 	targets := MCPTargets(c.Input, c.MCPServers)
-	res := r.Resolve(policy.Query{Surface: "mcp", Values: targets, FirstCandidate: true})
+	res := r.Resolve(policy.Query{Surface: "mcp", Values: targets, FirstCandidate: true, SessionValues: mcpSessionValues(c.Input, c.MCPServers)})
 	o := checked(protocol.GateTool, "mcp", res.Value, res)
 	o.D.Forms = targets // the candidates are forms of one target (SPEC §2)
 	o.D.SessionPatterns = mcpSessionPatterns(c.Input, c.MCPServers)
@@ -306,6 +306,36 @@ func mcpSessionPatterns(input map[string]any, servers []string) []protocol.Sessi
 		return exact(server + ":" + tool)
 	}
 	return []protocol.SessionPattern{{Surface: "mcp", Pattern: server + ":*"}}
+}
+
+// mcpSessionValues are the forms of an mcp tool call a session approval
+// may match: the server's own target (server_tool, server:tool) when one
+// server is named, so that approving github:* never allows
+// {tool: "github:x", server: "gitlab"}, which runs gitlab's tool; nil (every
+// form) otherwise.
+func mcpSessionValues(input map[string]any, servers []string) []string {
+	field := func(k string) string {
+		s, _ := input[k].(string)
+		return strings.TrimSpace(s)
+	}
+	ref := field("tool")
+	if ref == "" {
+		ref = field("describe")
+	}
+	if ref == "" {
+		return nil
+	}
+	server := mcpServerOf(ref, field("server"), servers)
+	if server == "" {
+		return nil
+	}
+	tool := ref
+	if i := strings.Index(ref, ":"); i > 0 && i < len(ref)-1 {
+		if qs, qt := strings.TrimSpace(ref[:i]), strings.TrimSpace(ref[i+1:]); qs != "" && qt != "" {
+			tool = qt
+		}
+	}
+	return []string{server + "_" + tool, server + ":" + tool}
 }
 
 // mcpServerOf is the one server an mcp tool reference names: the server

@@ -17,6 +17,10 @@ type Query struct {
 	Args []string
 	// Session are the session approvals to consult (nil for none).
 	Session []*Rule
+	// SessionValues, when not nil, are the only forms a session approval
+	// may match: the ones naming the target the person approved (an MCP
+	// call's server and tool, not a raw reference naming another server).
+	SessionValues []string
 }
 
 // Result is the decision for a query.
@@ -43,10 +47,14 @@ func (p *Policy) Resolve(q Query) Result {
 	if len(values) == 0 {
 		values = []string{"*"}
 	}
-	return p.resolveSet(q.Surface, values, q.Args, q.Session)
+	sessionValues := values
+	if q.SessionValues != nil {
+		sessionValues = q.SessionValues
+	}
+	return p.resolveSet(q.Surface, values, q.Args, q.Session, sessionValues)
 }
 
-func (p *Policy) resolveSet(surface string, values, args []string, session []*Rule) Result {
+func (p *Policy) resolveSet(surface string, values, args []string, session []*Rule, sessionValues []string) Result {
 	set := p.surfaceSet(surface)
 	var r *Rule
 	var v string
@@ -78,7 +86,7 @@ func (p *Policy) resolveSet(surface string, values, args []string, session []*Ru
 	}
 	// A session approval never overrides a deny from a policy file.
 	if res.Action != Deny && len(session) > 0 {
-		if s, sv := Evaluate(surface, values, session); s != nil {
+		if s, sv := Evaluate(surface, sessionValues, session); s != nil {
 			res = Result{Action: Allow, Rule: s, Value: sv, Session: true}
 		}
 	}
