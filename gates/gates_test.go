@@ -25,6 +25,10 @@ func (r testResolver) Resolve(q policy.Query) policy.Result {
 
 func (r testResolver) HasExplicitPathRule(a policy.Action) bool { return r.p.HasExplicitPathRule(a) }
 
+func (r testResolver) HasCommandRule(args []string, above policy.Action) bool {
+	return r.p.HasCommandRule(args, above)
+}
+
 func (r testResolver) HasNarrowRule(surface string, a policy.Action) bool {
 	return r.p.HasNarrowRule(surface, a)
 }

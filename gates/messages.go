@@ -103,7 +103,7 @@ func sentinelMeaning(s string) string {
 	case shell.SentinelIndirection:
 		return s + " (a command that runs another command is always asked)"
 	case shell.SentinelDynamic:
-		return s + " (the command name is only known when it runs)"
+		return s + " (part of it is only known when it runs: the command name, words that could be options a rule for this command names, or text bash runs as arithmetic)"
 	case shell.SentinelUnparseable:
 		return s + " (the command could not be parsed)"
 	case SentinelGlobIncomplete:

@@ -196,6 +196,20 @@ func shellPathLines(c *Call) string {
 	return "\nPaths outside the working directory or resolving elsewhere: " + strings.Join(shown, ", ")
 }
 
+// commandRuler is a Resolver that knows which commands its bash rules
+// name.
+type commandRuler interface {
+	HasCommandRule(args []string, above policy.Action) bool
+}
+
+// restrictsCommand reports whether a bash rule more restrictive than allow
+// names the command of the unit's words (as written or by its base name);
+// a resolver that cannot say is taken to have one (fail closed).
+func restrictsCommand(r Resolver, args []string) bool {
+	cr, ok := r.(commandRuler)
+	return !ok || cr.HasCommandRule(args, policy.Allow)
+}
+
 // bashUnit decides one command unit: its text and every other spelling,
 // the most restrictive wins; a floor turns an allow into an ask unless the
 // person approved exactly this unit for the session.
@@ -220,6 +234,11 @@ func bashUnit(u shell.Unit, r Resolver) Outcome {
 	exactApproval := res.Session && res.Rule.Exact && res.Rule.Pattern == u.Text
 	if u.Floor != "" && res.Action == policy.Allow && !exactApproval {
 		o.D.State, o.D.Rule, o.D.Session, o.D.Sentinel = policy.Ask, nil, false, u.Floor
+	}
+	if u.OpenArgs && o.D.State == policy.Allow && !exactApproval && len(u.Args) > 0 && restrictsCommand(r, u.Args) {
+		// Words only known at run time may be the options a deny or ask
+		// rule for this command names (rm $o x with rm -rf * denied).
+		o.D.State, o.D.Rule, o.D.Session, o.D.Sentinel = policy.Ask, nil, false, shell.SentinelDynamic
 	}
 	pattern, exact := shell.SuggestPattern(u.Text)
 	if exact || u.ExactSuggestion || u.Floor != "" || strings.ContainsAny(u.Text, "*?[") {

@@ -453,3 +453,29 @@ func FuzzCanonicalize(f *testing.F) {
 		}
 	})
 }
+
+// TestHasCommandRule: which rules could hold for a unit whose other words
+// are only known at run time (gates floor it to ask then).
+func TestHasCommandRule(t *testing.T) {
+	p := global(t, `{"permission": {"*": "allow", "bash": {"*": "allow", "rm -rf *": "deny", "git push --force *": "deny", "kubectl delete *": "ask", "npm *": "allow"}}}`)
+	rows := []struct {
+		args []string
+		want bool
+	}{
+		{[]string{"rm", "$o", "x"}, true},
+		{[]string{"/bin/rm", "$o"}, true},
+		{[]string{"git", "push", "$o"}, true},
+		{[]string{"git", "-C", ".", "push", "$o"}, true},
+		{[]string{"git", "$sub", "-f"}, true},
+		{[]string{"git", "commit", "-m", "$msg"}, false},
+		{[]string{"kubectl", "delete", "$kind"}, true},
+		{[]string{"kubectl", "get", "$kind"}, false},
+		{[]string{"npm", "$x"}, false}, // only allows name npm
+		{[]string{"ls", "$d"}, false},
+	}
+	for _, r := range rows {
+		if got := p.HasCommandRule(r.args, Allow); got != r.want {
+			t.Errorf("%q: %t, want %t", r.args, got, r.want)
+		}
+	}
+}

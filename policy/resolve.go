@@ -1,5 +1,10 @@
 package policy
 
+import (
+	"path"
+	"strings"
+)
+
 // Query asks for the decision on one surface.
 type Query struct {
 	Surface string
@@ -105,6 +110,41 @@ func (p *Policy) HasNarrowRule(surface string, a Action) bool {
 		if r.Action == a && !r.IsFallback() && r.Pattern != "*" {
 			return true
 		}
+	}
+	return false
+}
+
+// HasCommandRule reports whether a bash rule of the files (not the
+// fallback) with an action more restrictive than above names the command
+// whose words are args (args[0] the name): its first word is the name or
+// its base name, or a wildcard matching either, and where both read as a
+// command with a subcommand (git push), the same one, or the unit's is only
+// known at run time. Used when some of the unit's words are only known at
+// run time: such a rule could hold for them.
+func (p *Policy) HasCommandRule(args []string, above Action) bool {
+	if len(args) == 0 {
+		return false
+	}
+	name := args[0]
+	base := path.Base(name)
+	unit, unitOK := canonicalize(args, false)
+	for _, r := range p.forSurface("bash") {
+		if r.Action <= above || r.IsFallback() {
+			continue
+		}
+		pat := strings.TrimSpace(r.pattern.expanded)
+		if pat == "*" {
+			continue // names no command, and matched the unit's text already
+		}
+		first, _, _ := strings.Cut(pat, " ")
+		if first != name && first != base && !(strings.ContainsAny(first, "*?") && (globMatch(first, name) || globMatch(first, base))) {
+			continue
+		}
+		if c := canonRuleOf(r); c != nil && c.sub != "" && unitOK && unit.sub != "" &&
+			unit.sub != c.sub && !strings.ContainsAny(unit.sub, "$`") {
+			continue // git commit -m "$msg" is no git push
+		}
+		return true
 	}
 	return false
 }

@@ -223,8 +223,15 @@ func newUnit(fields []field, ctx Context) Unit {
 	u.Text = joinFields(first, fields[1:])
 	u.Args = make([]string, len(fields))
 	u.Args[0] = first
+	ended := false
 	for i, f := range fields[1:] {
 		u.Args[i+1] = f.text
+		switch {
+		case f.known && f.value == "--":
+			ended = true
+		case !ended && !f.known && (f.raw == "" || strings.IndexByte("$`-", f.raw[0]) >= 0):
+			u.OpenArgs = true
+		}
 	}
 	if u.Floor != "" {
 		return u
