@@ -1,12 +1,19 @@
 package shell
 
-import "testing"
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
 
 // TestOpenArgs: a unit is marked when a word after its name (before "--")
 // is only known at run time and could start with "-" (so it may be options
 // no rule saw); a word whose literal start is not "-" cannot be an option.
 func TestOpenArgs(t *testing.T) {
 	fx := newFixture(t)
+	if err := os.WriteFile(filepath.Join(fx.cwd, "-rf"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	rows := []struct {
 		cmd  string
 		open bool
@@ -22,6 +29,9 @@ func TestOpenArgs(t *testing.T) {
 		{`rm "src/$f"`, false},
 		{`rm -rf x`, false},
 		{`O=-rf; rm $O x`, false}, // a known value: the unit reads rm -rf x
+		{`rm *`, true},             // the fixture holds a file named -rf
+		{`rm -- *`, false},
+		{`rm *.txt`, false},
 	}
 	for _, r := range rows {
 		a := Analyze(r.cmd, fx.options())
