@@ -29,7 +29,7 @@ func TestOpenArgs(t *testing.T) {
 		{`rm "src/$f"`, false},
 		{`rm -rf x`, false},
 		{`O=-rf; rm $O x`, false}, // a known value: the unit reads rm -rf x
-		{`rm *`, true},             // the fixture holds a file named -rf
+		{`rm *`, true},            // the fixture holds a file named -rf
 		{`rm -- *`, false},
 		{`rm *.txt`, false},
 	}
