@@ -425,3 +425,37 @@ func init() {
 		std(`cat $f`, A),
 	)
 }
+
+func init() {
+	for _, c := range []string{
+		`npm run build`, `go test ./...`, `make -j4`, `docker ps`, `python3 -m pytest -q`, `cargo build --release`, `ls -la src`,
+		`find . -name '*.ts' -not -path './node_modules/*'`, `grep -rn TODO src`, `git diff --stat`, `git log --oneline -n 5`,
+		`sed -n 1,20p src/a.ts`, `awk '{print $1}' src/a.ts`, `cat web/package.json | jq .scripts`, `echo "$PATH"`,
+		`export FOO=bar && npm test`, `cd src && ls`, `mkdir -p build && cp src/a.ts build/`, `tar -czf out.tgz src`,
+		`for f in $(git ls-files '*.ts'); do wc -l $f; done`, `git checkout -b feature/x`, `git add -A && git commit -m "fix: x"`,
+		`npx tsc --noEmit`, `pnpm install`, `yarn test`, `node -e 'console.log(1)'`, `git stash && git pull --rebase && git stash pop`,
+		`ls ~/.gitconfig`, `head -n 5 ~/.gitconfig`, `wc -l src/*.ts | sort -n`, `test -f x && echo yes`, `[ -d web ] && cd web && npm ci`,
+		`git rev-parse --show-toplevel`, `echo $((1+2))`, `i=0; while [ $i -lt 3 ]; do i=$((i+1)); done`, `date +%s`,
+	} {
+		rtProbes = append(rtProbes, probe{global: rtPaths, tool: "bash", input: bc(c), want: A})
+	}
+}
+
+func init() {
+	g := `{"permission": {"*": "ask", "mcp": {"*": "ask", "github:delete_repo": "deny"}, "bash": {"*": "ask", "git push --force *": "deny"}, "path": {"*.env": "deny"}}}`
+	for _, pr := range []string{`{"mcp": {"github_delete_repo": "allow"}}`, `{"mcp": {"*": "allow"}}`, `{"mcp": {"delete_repo": "allow"}}`, `{"mcp": {"github": "allow"}}`, `{"mcp": {"mcp_call": "allow"}}`, `{"mcp": {"github:*": "allow"}}`} {
+		for _, in := range []string{`{"tool": "github:delete_repo"}`, `{"tool": "delete_repo", "server": "github"}`, `{"tool": "github_delete_repo", "server": "github"}`} {
+			rtProbes = append(rtProbes, probe{global: g, project: `{"permission": ` + pr + `}`, tool: "mcp", input: in, want: D})
+		}
+	}
+	for _, pr := range []string{`{"bash": {"git push -f *": "allow"}}`, `{"bash": {"git *": "allow"}}`, `{"bash": {"git push *": "allow"}}`} {
+		for _, c := range []string{`git push -f origin main`, `git push origin +main`, `git push --force`, `git push origin main --force`} {
+			rtProbes = append(rtProbes, probe{global: g, project: `{"permission": ` + pr + `}`, tool: "bash", input: bc(c), want: D})
+		}
+	}
+	for _, pr := range []string{`{"path": {"*": "allow"}}`, `{"path": {".env": "allow"}}`, `{"read": {"*.env": "allow"}}`} {
+		for _, p := range []string{".env", "./.env", "web/../.env", "@.env"} {
+			rtProbes = append(rtProbes, probe{global: g, project: `{"permission": ` + pr + `}`, tool: "read", input: js(map[string]string{"path": p}), want: D})
+		}
+	}
+}

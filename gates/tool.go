@@ -262,7 +262,18 @@ func stripComments(cmd string) string {
 
 func mcpTool(c *Call, r Resolver) Outcome {
 	targets := MCPTargets(c.Input, c.MCPServers)
-	res := r.Resolve(policy.Query{Surface: "mcp", Values: targets, FirstCandidate: true, SessionValues: mcpSessionValues(c.Input, c.MCPServers)})
+	sv := mcpSessionValues(c.Input, c.MCPServers)
+	res := r.Resolve(policy.Query{Surface: "mcp", Values: targets, FirstCandidate: true, SessionValues: sv})
+	if more := mcpPrefixedForms(c.Input, c.MCPServers); len(more) > 0 {
+		// A tool named with its server's prefix (github_delete_repo) is
+		// also read as that server's tool (github:delete_repo); like the
+		// canonical spelling of options, this only adds restriction.
+		all := append(append([]string(nil), targets...), more...)
+		if pr := r.Resolve(policy.Query{Surface: "mcp", Values: all, FirstCandidate: true, SessionValues: sv}); moreRestrictive(pr.Action, res.Action) {
+			res = pr
+		}
+		targets = all
+	}
 	o := checked(protocol.GateTool, "mcp", res.Value, res)
 	o.D.Forms = targets // the candidates are forms of one target (SPEC §2)
 	o.D.SessionPatterns = mcpSessionPatterns(c.Input, c.MCPServers)
@@ -325,6 +336,44 @@ func mcpSessionPatterns(input map[string]any, servers []string) []protocol.Sessi
 		return exact(server + ":" + tool)
 	}
 	return []protocol.SessionPattern{{Surface: "mcp", Pattern: server + ":*"}}
+}
+
+// mcpPrefixedForms are the forms of an mcp tool call whose tool name
+// starts with a server's prefix ({tool: "github_delete_repo"} with server
+// github given or configured): that server's tool without the prefix,
+// github:delete_repo and github_delete_repo ... as adapters expose tools
+// under prefixed names.
+func mcpPrefixedForms(input map[string]any, servers []string) []string {
+	field := func(k string) string {
+		s, _ := input[k].(string)
+		return strings.TrimSpace(s)
+	}
+	ref := field("tool")
+	if ref == "" {
+		ref = field("describe")
+	}
+	if ref == "" {
+		return nil
+	}
+	tool := ref
+	if i := strings.Index(ref, ":"); i > 0 && i < len(ref)-1 {
+		if qs, qt := strings.TrimSpace(ref[:i]), strings.TrimSpace(ref[i+1:]); qs != "" && qt != "" {
+			tool = qt
+		}
+	}
+	names := servers
+	if hint := field("server"); hint != "" {
+		names = []string{hint}
+	} else if s := mcpServerOf(ref, "", servers); s != "" {
+		names = append([]string{s}, servers...)
+	}
+	var out []string
+	for _, n := range names {
+		if rest, ok := strings.CutPrefix(tool, n+"_"); ok && n != "" && rest != "" {
+			out = append(out, n+"_"+rest, n+":"+rest, n)
+		}
+	}
+	return out
 }
 
 // mcpSessionValues are the forms of an mcp tool call a session approval
