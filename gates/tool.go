@@ -235,13 +235,15 @@ func bashUnit(u shell.Unit, r Resolver) Outcome {
 	if u.Floor != "" && res.Action == policy.Allow && !exactApproval {
 		o.D.State, o.D.Rule, o.D.Session, o.D.Sentinel = policy.Ask, nil, false, u.Floor
 	}
+	openFloor := false
 	if u.OpenArgs && o.D.State == policy.Allow && !exactApproval && len(u.Args) > 0 && restrictsCommand(r, u.Args) {
 		// Words only known at run time may be the options a deny or ask
 		// rule for this command names (rm $o x with rm -rf * denied).
 		o.D.State, o.D.Rule, o.D.Session, o.D.Sentinel = policy.Ask, nil, false, shell.SentinelDynamic
+		openFloor = true
 	}
 	pattern, exact := shell.SuggestPattern(u.Text)
-	if exact || u.ExactSuggestion || u.Floor != "" || strings.ContainsAny(u.Text, "*?[") {
+	if exact || u.ExactSuggestion || u.Floor != "" || openFloor || strings.ContainsAny(u.Text, "*?[") {
 		pattern, exact = u.Text, true
 	}
 	o.D.SessionPatterns = []protocol.SessionPattern{{Surface: "bash", Pattern: pattern, Exact: exact}}
