@@ -120,8 +120,21 @@ var armingNames = map[string]bool{
 }
 
 // armingDirs are directories every file in which arms: git hooks (and
-// husky's), shell start-up directories.
-var armingDirs = []string{"/etc/profile.d", "/etc/zsh", "/.config/fish"}
+// husky's), shell start-up directories, and the directories on a usual
+// PATH (a file written there, ~/.local/bin/git, runs for the next allowed
+// git). Those starting with "/" and a system directory are matched from
+// the root, the others anywhere.
+var armingDirs = []string{"/etc/profile.d", "/etc/zsh", "/.config/fish", "/.local/bin",
+	"/usr/local/bin", "/usr/local/sbin", "/usr/bin", "/usr/sbin", "/bin", "/sbin"}
+
+func systemDir(d string) bool {
+	for _, root := range []string{"/etc/", "/usr/", "/bin", "/sbin"} {
+		if strings.HasPrefix(d, root) {
+			return true
+		}
+	}
+	return false
+}
 
 // armingPath matches without regard to letter case: on a case-insensitive
 // file system (macOS) .GIT/CONFIG is .git/config.
@@ -150,7 +163,7 @@ func armingPath(s string, dir bool) bool {
 		}
 	}
 	for _, d := range armingDirs {
-		if strings.HasPrefix(d, "/etc") && paths.Within(s, d) || strings.Contains(s+"/", d+"/") {
+		if systemDir(d) && paths.Within(s, d) || !systemDir(d) && strings.Contains(s+"/", d+"/") {
 			return true
 		}
 	}
