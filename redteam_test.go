@@ -459,3 +459,11 @@ func init() {
 		}
 	}
 }
+
+func init() {
+	g := `{"permission": {"*": "allow", "bash": {"*": "allow", "rm -r*": "deny", "git push --force*": "deny"}}}`
+	for _, c := range []string{`rm -fr x`, `rm -R x`, `rm --recursive x`, `sudo rm -f -r x`, `git push -f`, `git push origin main -f`} {
+		rtProbes = append(rtProbes, probe{global: g, tool: "bash", input: bc(c), want: D})
+	}
+	rtProbes = append(rtProbes, probe{global: g, tool: "bash", input: bc(`rm -f x`), want: A})
+}

@@ -173,6 +173,15 @@ func TestOptionSpellings(t *testing.T) {
 		{"npm install -g *", "ask", "npm install x -g", Ask},
 		{"npm install -g *", "ask", "npm install x", Allow},
 		{"npm publish *", "deny", "npm publish --tag beta", Deny},
+		// A last option word with a glued star ("rm -r*") is those options
+		// and then anything.
+		{"rm -r*", "deny", "rm -fr x", Deny},
+		{"rm -r*", "deny", "rm -R x", Deny},
+		{"rm -r*", "deny", "rm --recursive x", Deny},
+		{"rm -rf*", "deny", "rm -f -r x", Deny},
+		{"rm -r*", "deny", "rm -f x", Allow},
+		{"git push --force*", "deny", "git push -f origin", Deny},
+		{"git push --force*", "deny", "git push origin main", Allow},
 		// npm reads a subcommand through its aliases, unique abbreviations
 		// and camelCase (npm 11, lib/utils/cmd-list.js deref).
 		{"npm publish *", "deny", "npm pub", Deny},
