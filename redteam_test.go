@@ -467,3 +467,17 @@ func init() {
 	}
 	rtProbes = append(rtProbes, probe{global: g, tool: "bash", input: bc(`rm -f x`), want: A})
 }
+
+func init() {
+	for _, c := range []string{
+		`function rm { command rm -rf "$@"; }; rm x`, `rm() { /bin/rm -rf "$@"; }; rm x`, `bash <<< 'rm -fr x'`, `source <(echo 'rm -fr x')`,
+		`eval "$(echo rm -fr x)"`, `$'rm' -fr x`, `r\m -fr x`, `rm -f""r x`, `rm -f$'r' x`, `rm -fr${IFS}x`, `R=rm; $R -fr x`,
+		`x=-fr; rm $x y`, `declare -a A=(-f -r); rm "${A[@]}" y`, `printf -- '-rf\0x' | xargs -0 rm`, `echo 'rm -fr x' | sh`, `sh -c "$0 -fr x" rm`,
+		`git -c alias.x='!rm -fr y' x`, `find . -maxdepth 0 -exec sh -c 'rm -fr "$1"' _ {} \;`, `time (rm -fr x)`, `! rm -fr x`, `{ rm -fr x; }`,
+		`if rm -fr x; then :; fi`, `while rm -fr x; do break; done`, `case a in a) rm -fr x;; esac`, `echo $(rm -fr x)`, "echo `rm -fr x`", `cat <(rm -fr x)`,
+		`[[ $(rm -fr x) ]]`, `(( $(rm -fr x) ))`, `x=$(rm -fr y)`, `export X=$(rm -fr y)`, `local X=$(rm -fr y)`, `: ${X:=$(rm -fr y)}`,
+		`coproc rm -fr x`, `rm -fr x &`, `nohup rm -fr x &>/dev/null &`, "rm -fr x\n", "\nrm -fr x", "echo ok;\trm -fr x", "echo ok\r\nrm -fr x",
+	} {
+		rtProbes = append(rtProbes, probe{global: rtStd, tool: "bash", input: bc(c), want: 13})
+	}
+}
