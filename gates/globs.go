@@ -77,10 +77,24 @@ func selectGlob(c *Call) (globSelection, bool) {
 		// other file below the directory.
 		negate, g = true, g[1:]
 	}
-	base := c.Cwd
+	bases := []string{c.Cwd}
 	if p, ok := toolPath(c); ok && p.Abs != "" {
-		base = p.Abs
+		bases[0] = p.Abs
+		if h, ok := p.Host(); ok && h.Abs != "" && h.Abs != p.Abs {
+			// The host opens the directory as it spells it (a no-break
+			// space made plain): the glob selects there too.
+			bases = append(bases, h.Abs)
+		}
 	}
+	for _, base := range bases {
+		selectBelow(c, &sel, g, base, negate)
+	}
+	return sel, true
+}
+
+// selectBelow adds to sel what glob g (negated: everything it does not
+// match) selects below the directory base.
+func selectBelow(c *Call, sel *globSelection, g, base string, negate bool) {
 	root, rest := base, g // a negated glob moves no root: it only excludes
 	if !negate {
 		root, rest = globRoot(g, base, c.Home)
@@ -90,7 +104,7 @@ func selectGlob(c *Call) (globSelection, bool) {
 	}
 	if rest == "" {
 		// No wildcard at all: the glob names one path.
-		return sel, true
+		return
 	}
 	full, err1 := compileGlob(rest)
 	var name *regexp.Regexp
@@ -100,11 +114,10 @@ func selectGlob(c *Call) (globSelection, bool) {
 	}
 	if err1 != nil || err2 != nil {
 		sel.Incomplete = true
-		return sel, true
+		return
 	}
-	w := globWalk{sel: &sel, full: full, name: name, negate: negate, cwd: c.Cwd, home: c.Home, fs: c.fs, left: maxGlobEntries}
+	w := globWalk{sel: sel, full: full, name: name, negate: negate, cwd: c.Cwd, home: c.Home, fs: c.fs, left: maxGlobEntries}
 	w.walk(root, "", 0)
-	return sel, true
 }
 
 // globRoot splits g into the directory its literal leading components name

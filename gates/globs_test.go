@@ -94,3 +94,26 @@ func TestGlobSelectionBudget(t *testing.T) {
 		t.Fatalf("over budget without path rules: %s %q", o.D.State, o.D.Sentinel)
 	}
 }
+
+// A path tool's directory spelled with a no-break space is opened by the
+// host with a plain space (SPEC §2): its glob selects below that directory
+// too.
+func TestGlobBelowHostSpelling(t *testing.T) {
+	s := newSandbox(t)
+	if err := os.MkdirAll(filepath.Join(s.work, "a b"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(s.work, "a b", "prod.env"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := compose(t, s.home, `{"permission": {"*": "allow", "path": {"*.env": "deny"}}}`)
+	for _, c := range []struct {
+		glob string
+		want policy.Action
+	}{{"*", policy.Deny}, {"*.env", policy.Deny}, {"!*.ts", policy.Deny}, {"*.ts", policy.Allow}} {
+		o := Tool(s.call("grep", map[string]any{"pattern": "K", "path": "a\u00a0b", "glob": c.glob}), r)
+		if o.D.State != c.want {
+			t.Errorf("glob %q below a\\u00a0b: %s, want %s", c.glob, o.D.State, c.want)
+		}
+	}
+}
