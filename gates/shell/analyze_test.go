@@ -639,6 +639,11 @@ var analyzeRows = []row{
 	{cmd: `for i in $(seq $n); do echo $((i+1)); done`, units: us(u(`seq $n`, CtxCmdSubst), u(`echo $((i+1))`, CtxLoop), u(`i+1`, CtxArithmetic, dyn))},
 	{cmd: `for i in $(seq -s, 3); do echo $((i+1)); done`, units: us(u(`seq -s, 3`, CtxCmdSubst), u(`echo $((i+1))`, CtxLoop), u(`i+1`, CtxArithmetic, dyn))},
 	{cmd: `for i in $(cat n); do echo $((i+1)); done`, units: us(u(`cat n`, CtxCmdSubst), u(`echo $((i+1))`, CtxLoop), u(`i+1`, CtxArithmetic, dyn))},
+	{cmd: `n=$(wc -l < f); echo $((n+1))`, units: us(u(`n=$(wc -l < f)`, CtxAssignment), u(`wc -l`, CtxCmdSubst), u(`echo $((n+1))`)), paths: ps(p(`f`, `f`, redir))},
+	{cmd: `n=$(git ls-files | wc -l); [[ $n -gt 3 ]]`, units: us(u(`n=$(git ls-files | wc -l)`, CtxAssignment), u(`git ls-files`, CtxCmdSubst), u(`wc -l`, CtxCmdSubst), u(`[[ $n -gt 3 ]]`, CtxTest))},
+	{cmd: `n=$(wc -l f); echo $((n+1))`, units: us(u(`n=$(wc -l f)`, CtxAssignment), u(`wc -l f`, CtxCmdSubst), u(`echo $((n+1))`), u(`n+1`, CtxArithmetic, dyn))}, // wc prints the file name
+	{cmd: `n=$(cat f | head -1); echo $((n+1))`, units: us(u(`n=$(cat f | head -1)`, CtxAssignment), u(`cat f`, CtxCmdSubst), u(`head -1`, CtxCmdSubst), u(`echo $((n+1))`), u(`n+1`, CtxArithmetic, dyn))},
+	{cmd: `wc() { cat f; }; n=$(wc -l); echo $((n+1))`, units: us(u(`cat f`, CtxFunction), u(`n=$(wc -l)`, CtxAssignment), u(`wc -l`, CtxCmdSubst), u(`echo $((n+1))`), u(`n+1`, CtxArithmetic, dyn))},
 	{cmd: `seq() { :; }; for i in $(seq 3); do echo $((i+1)); done`, units: us(u(`:`, CtxFunction), u(`seq 3`, CtxCmdSubst), u(`echo $((i+1))`, CtxLoop), u(`i+1`, CtxArithmetic, dyn))},
 	// After a cd into a dot directory (or out of the project), a bare word
 	// of a command that may write is a path word: it may create a hook.

@@ -33,9 +33,8 @@ type facts struct {
 	// (a command's output, read, a for item or a value only known at run
 	// time): bash runs such text as code where it reaches arithmetic.
 	data map[string]bool
-	// iters are the for loops over words; seqFunc is set when the script
-	// defines a function named seq, so $(seq 3) may print anything.
-	iters   []*syntax.WordIter
+	// seqFunc is set when the script defines a function named like a
+	// command of numberCommands, so $(seq 3) may print anything.
 	seqFunc bool
 }
 
@@ -63,6 +62,12 @@ func (f *facts) apply(t *varTable) {
 func scan(file *syntax.File) *facts {
 	f := &facts{assigns: map[string]int{}}
 	inspect(file, func(n syntax.Node) bool {
+		if d, ok := n.(*syntax.FuncDecl); ok && d.Name != nil && numberCommands[d.Name.Value] != nil {
+			f.seqFunc = true // a function shadows the command: $(seq 3) may print anything
+		}
+		return !f.seqFunc
+	})
+	inspect(file, func(n syntax.Node) bool {
 		switch n := n.(type) {
 		case *syntax.CallExpr:
 			f.commands++
@@ -75,16 +80,9 @@ func scan(file *syntax.File) *facts {
 		case *syntax.WordIter:
 			f.taintLit(n.Name)
 			for _, w := range n.Items {
-				if _, ok := quickLit(w); !ok && n.Name != nil && !numbersOnly(w) {
+				if _, ok := quickLit(w); !ok && n.Name != nil && !f.numericValue(w) {
 					f.markData(n.Name.Value)
 				}
-			}
-			if n.Name != nil {
-				f.iters = append(f.iters, n)
-			}
-		case *syntax.FuncDecl:
-			if n.Name != nil && n.Name.Value == "seq" { // shadows the command
-				f.seqFunc = true
 			}
 		case *syntax.BinaryArithm:
 			if isArithAssign(n.Op) {
@@ -97,7 +95,7 @@ func scan(file *syntax.File) *facts {
 		case *syntax.ParamExp:
 			if n.Exp != nil && (n.Exp.Op == syntax.AssignUnset || n.Exp.Op == syntax.AssignUnsetOrNull) {
 				f.taintLit(n.Param)
-				if n.Param != nil && !numericValue(n.Exp.Word) {
+				if n.Param != nil && !f.numericValue(n.Exp.Word) {
 					f.markData(n.Param.Value)
 				}
 			}
@@ -113,15 +111,6 @@ func scan(file *syntax.File) *facts {
 		}
 		return true
 	})
-	if f.seqFunc { // a for list's $(seq …) is no longer known to be numbers
-		for _, n := range f.iters {
-			for _, w := range n.Items {
-				if _, ok := quickLit(w); !ok {
-					f.markData(n.Name.Value)
-				}
-			}
-		}
-	}
 	return f
 }
 
@@ -148,24 +137,62 @@ func numbersOnly(w *syntax.Word) bool {
 	return len(w.Parts) > 0
 }
 
+// seqOfNumbers reports whether a command substitution prints decimal
+// numbers only: one command, or a pipeline whose last command is one, of
+// the table numberCommands with literal arguments it allows, redirected
+// at most from a file (wc -l < f) or with errors to /dev/null. The
+// script must not define a function of that name (see seqFunc).
 func seqOfNumbers(c *syntax.CmdSubst) bool {
-	if len(c.Stmts) != 1 || c.Stmts[0].Background || c.Stmts[0].Negated || len(c.Stmts[0].Redirs) > 0 {
+	if len(c.Stmts) != 1 || c.Stmts[0].Background || c.Stmts[0].Negated || c.Stmts[0].Coprocess {
 		return false
 	}
-	call, ok := c.Stmts[0].Cmd.(*syntax.CallExpr)
-	if !ok || len(call.Assigns) > 0 || len(call.Args) < 2 {
+	st := c.Stmts[0]
+	for {
+		b, ok := st.Cmd.(*syntax.BinaryCmd)
+		if !ok {
+			break
+		}
+		if b.Op != syntax.Pipe || b.Y == nil {
+			return false
+		}
+		st = b.Y // a pipeline prints what its last command prints
+	}
+	for _, r := range st.Redirs {
+		if !(r.Op == syntax.RdrIn || (r.Op == syntax.RdrOut && r.N != nil && r.N.Value == "2")) {
+			return false
+		}
+	}
+	call, ok := st.Cmd.(*syntax.CallExpr)
+	if !ok || len(call.Assigns) > 0 || len(call.Args) == 0 {
 		return false
 	}
-	if name, ok := quickLit(call.Args[0]); !ok || name != "seq" {
+	name, ok := quickLit(call.Args[0])
+	allowed, known := numberCommands[name]
+	if !ok || !known {
 		return false
 	}
-	for _, a := range call.Args[1:] {
+	args := call.Args[1:]
+	if name == "seq" && len(args) == 0 {
+		return false
+	}
+	for _, a := range args {
 		lit, ok := quickLit(a)
-		if !ok || (lit != "-w" && !decimal(lit, false)) {
+		if !ok || !(allowed[lit] || name == "seq" && decimal(lit, false)) {
 			return false
 		}
 	}
 	return true
+}
+
+// numberCommands print only decimal numbers with the arguments listed
+// (seq also takes decimal operands; wc no file operand, so no name is
+// printed).
+var numberCommands = map[string]map[string]bool{
+	"seq":   {"-w": true},
+	"wc":    {"-l": true, "-c": true, "-w": true, "-m": true, "--lines": true, "--bytes": true, "--words": true, "--chars": true},
+	"nproc": {},
+	"id":    {"-u": true, "-g": true, "-ur": true, "-gr": true},
+	"date":  {"+%s": true},
 }
 
 // decimal reports whether s is a decimal number ("-3", "1.5"); with
@@ -195,7 +222,7 @@ func (f *facts) call(c *syntax.CallExpr) {
 		} else if as.Name != nil {
 			f.taint(as.Name.Value)
 		}
-		if len(c.Args) == 0 && as.Name != nil && !numericValue(as.Value) {
+		if len(c.Args) == 0 && as.Name != nil && !f.numericValue(as.Value) {
 			f.markData(as.Name.Value)
 		}
 	}
@@ -271,7 +298,7 @@ func (f *facts) markData(name string) {
 
 // numericValue reports whether an assigned value is literal text or an
 // arithmetic result: text the script itself wrote.
-func numericValue(w *syntax.Word) bool {
+func (f *facts) numericValue(w *syntax.Word) bool {
 	if w == nil {
 		return true
 	}
@@ -279,10 +306,11 @@ func numericValue(w *syntax.Word) bool {
 		return true
 	}
 	if len(w.Parts) == 1 {
-		_, ok := w.Parts[0].(*syntax.ArithmExp)
-		return ok
+		if _, ok := w.Parts[0].(*syntax.ArithmExp); ok {
+			return true
+		}
 	}
-	return false
+	return !f.seqFunc && numbersOnly(w)
 }
 
 // taintArgs taints every argument that names a variable; an argument only
@@ -307,7 +335,7 @@ func (f *facts) decl(d *syntax.DeclClause) {
 	for _, as := range d.Args {
 		if as.Name != nil {
 			f.taint(as.Name.Value)
-			if !numericValue(as.Value) {
+			if !f.numericValue(as.Value) {
 				f.markData(as.Name.Value)
 			}
 			continue
