@@ -466,7 +466,7 @@ func FuzzCanonicalize(f *testing.F) {
 // TestHasCommandRule: which rules could hold for a unit whose other words
 // are only known at run time (gates floor it to ask then).
 func TestHasCommandRule(t *testing.T) {
-	p := global(t, `{"permission": {"*": "allow", "bash": {"*": "allow", "rm -rf *": "deny", "git push --force *": "deny", "kubectl delete *": "ask", "npm *": "allow"}}}`)
+	p := global(t, `{"permission": {"*": "allow", "bash": {"*": "allow", "rm -rf *": "deny", "git push --force *": "deny", "kubectl delete *": "ask", "npm *": "allow", "docker run --privileged *": "deny"}}}`)
 	rows := []struct {
 		args []string
 		want bool
@@ -481,6 +481,10 @@ func TestHasCommandRule(t *testing.T) {
 		{[]string{"kubectl", "get", "$kind"}, false},
 		{[]string{"npm", "$x"}, false}, // only allows name npm
 		{[]string{"ls", "$d"}, false},
+		{[]string{"docker", "run", "-v", "$PWD:/app", "img"}, false}, // an option's value
+		{[]string{"docker", "run", "$o", "img"}, true},
+		{[]string{"rm", "-$X", "x"}, true},
+		{[]string{"rm", "${X}-rf", "x"}, true},
 	}
 	for _, r := range rows {
 		if got := p.HasCommandRule(r.args, Allow); got != r.want {

@@ -128,6 +128,9 @@ func (p *Policy) HasCommandRule(args []string, above Action) bool {
 	name := args[0]
 	base := path.Base(name)
 	unit, unitOK := canonicalize(args, false)
+	if unitOK && !openUnit(&unit) {
+		return false // every run-time word is the value of an option (docker run -v "$PWD:/app")
+	}
 	for _, r := range p.forSurface("bash") {
 		if r.Action <= above || r.IsFallback() {
 			continue
@@ -145,6 +148,28 @@ func (p *Policy) HasCommandRule(args []string, above Action) bool {
 			continue // git commit -m "$msg" is no git push
 		}
 		return true
+	}
+	return false
+}
+
+// openUnit reports whether a word of u only known at run time ($ or `
+// at its start) stands where an option could: as an operand, or in an
+// option's name. The value of an option (-v=$PWD:/app) is no option.
+func openUnit(u *canonUnit) bool {
+	dynamic := func(w string) bool { return strings.HasPrefix(w, "$") || strings.HasPrefix(w, "`") }
+	if dynamic(u.sub) {
+		return true
+	}
+	for _, w := range u.operands {
+		if dynamic(w) {
+			return true
+		}
+	}
+	for _, o := range u.opts {
+		name, _, _ := strings.Cut(o, "=")
+		if strings.ContainsAny(name, "$`") {
+			return true
+		}
 	}
 	return false
 }
