@@ -153,15 +153,16 @@ func (p *Policy) HasCommandRule(args []string, above Action) bool {
 }
 
 // openUnit reports whether a word of u only known at run time ($ or `
-// at its start) stands where an option could: as an operand, or in an
-// option's name. The value of an option (-v=$PWD:/app) is no option.
+// at its start, or a glob) stands where an option could: as an operand,
+// or in an option's name. The value of an option (-v=$PWD:/app) is no
+// option.
 func openUnit(u *canonUnit) bool {
 	dynamic := func(w string) bool { return strings.HasPrefix(w, "$") || strings.HasPrefix(w, "`") }
 	if dynamic(u.sub) {
 		return true
 	}
 	for _, w := range u.operands {
-		if dynamic(w) {
+		if dynamic(w) || strings.ContainsAny(w, "*?[") { // a glob may match a name starting with "-"
 			return true
 		}
 	}
