@@ -326,3 +326,29 @@ func TestTestShowsABrokenPolicyFirst(t *testing.T) {
 		t.Fatalf("exit %d:\n%s", code, got)
 	}
 }
+
+// A policy file in a directory whose name holds bidi and control
+// characters (a cloned project's name) is named escaped by validate and
+// explain, its warnings included (SPEC §5).
+func TestPolicyWarningsEscapedForAPerson(t *testing.T) {
+	dir := isolatedHome(t)
+	sub := filepath.Join(dir, "proj\u202e\x1b[2J")
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cfg := filepath.Join(sub, "p.json")
+	if err := os.WriteFile(cfg, []byte(`{"permission": {"bash": {"ls *": "alow"}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"validate", cfg},
+		{"explain", "--cwd", dir, "--config", cfg, "--tool", "bash", "--input", `{"command":"ls x"}`},
+	} {
+		var out bytes.Buffer
+		run(args, nil, &out, &out)
+		got := out.String()
+		if strings.ContainsAny(got, "\u202e\x1b") || !strings.Contains(got, `proj<U+202E>\x1b[2J`) {
+			t.Errorf("%s: the path is not shown escaped:\n%q", args[0], got)
+		}
+	}
+}

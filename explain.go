@@ -158,7 +158,7 @@ func ruleWords(pattern *string, origin *protocol.Origin) string {
 
 func originWords(o *protocol.Origin) string {
 	if o.Path != "" {
-		return fmt.Sprintf(", %s %s:%d", o.Scope, o.Path, o.Line)
+		return fmt.Sprintf(", %s %s:%d", o.Scope, gates.Visible(o.Path), o.Line)
 	}
 	return ", " + o.Scope
 }

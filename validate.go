@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/toolgate/toolgate/gates"
 	"github.com/toolgate/toolgate/hook"
 	"github.com/toolgate/toolgate/policy"
 )
@@ -156,7 +157,12 @@ func readScope(scope, path string, trusted bool) policy.ScopeFile {
 	return sf
 }
 
-func printValidate(w io.Writer, rep validateReport) {
+func printValidate(out io.Writer, rep validateReport) {
+	// For a person: control, bidi and invisible characters in a path (a
+	// project directory's name) or a message are shown escaped (SPEC §5).
+	var text strings.Builder
+	defer func() { _, _ = io.WriteString(out, gates.VisibleText(text.String())) }()
+	w := &text
 	if len(rep.Files) == 0 {
 		fmt.Fprintln(w, "no policy files found (everything falls to the built-in \"*\": \"ask\"); looked for:")
 		for _, p := range rep.LookedFor {

@@ -25,6 +25,10 @@ func (r testResolver) Resolve(q policy.Query) policy.Result {
 
 func (r testResolver) HasExplicitPathRule(a policy.Action) bool { return r.p.HasExplicitPathRule(a) }
 
+func (r testResolver) HasCommandRule(args []string, above policy.Action) bool {
+	return r.p.HasCommandRule(args, above)
+}
+
 func (r testResolver) HasNarrowRule(surface string, a policy.Action) bool {
 	return r.p.HasNarrowRule(surface, a)
 }
@@ -109,6 +113,12 @@ func TestToolAndPathGates(t *testing.T) {
 		{"arming: envrc floored", `{"permission": {"*": "allow"}}`, Tool, "write", ".envrc", Checked, policy.Ask, "write", SentinelArming},
 		{"arming: gitfile floored", `{"permission": {"*": "allow"}}`, Tool, "write", "src/.git", Checked, policy.Ask, "write", SentinelArming},
 		{"arming: bare repo hook floored", `{"permission": {"*": "allow"}}`, Tool, "write", "x.git/hooks/post-update", Checked, policy.Ask, "write", SentinelArming},
+		{"arming: submodule hook floored", `{"permission": {"*": "allow"}}`, Tool, "write", ".git/modules/sub/hooks/post-checkout", Checked, policy.Ask, "write", SentinelArming},
+		{"arming: worktree hook floored", `{"permission": {"*": "allow"}}`, Tool, "write", ".git/worktrees/w/hooks/pre-commit", Checked, policy.Ask, "write", SentinelArming},
+		{"arming: a program on the PATH floored", `{"permission": {"*": "allow"}}`, Tool, "write", "~/.local/bin/git", Checked, policy.Ask, "write", SentinelArming},
+		{"arming: a system PATH directory floored", `{"permission": {"*": "allow"}}`, Tool, "write", "/usr/local/bin/ls", Checked, policy.Ask, "write", SentinelArming},
+		{"arming: a project bin directory is none", `{"permission": {"*": "allow"}}`, Tool, "write", "bin/build.sh", Checked, policy.Allow, "write", ""},
+		{"arming: hooks outside .git is no hook", `{"permission": {"*": "allow"}}`, Tool, "write", "src/hooks/useThing.ts", Checked, policy.Allow, "write", ""},
 		{"arming: extension tool floored", `{"permission": {"*": "allow"}}`, Tool, "acme_upload", "$HOME/.zshrc", Checked, policy.Ask, "acme_upload", SentinelArming},
 		{"arming: letter case does not matter", `{"permission": {"*": "allow"}}`, Tool, "write", ".GIT/Hooks/pre-commit", Checked, policy.Ask, "write", SentinelArming},
 		{"arming: read allowed", `{"permission": {"*": "allow"}}`, Tool, "read", ".git/config", Checked, policy.Allow, "read", ""},

@@ -71,17 +71,40 @@ func selectGlob(c *Call) (globSelection, bool) {
 		return globSelection{}, false
 	}
 	sel := globSelection{Glob: g}
-	base := c.Cwd
-	if p, ok := toolPath(c); ok && p.Abs != "" {
-		base = p.Abs
+	negate := false
+	if c.ToolName == "grep" && strings.HasPrefix(g, "!") {
+		// ripgrep's !GLOB excludes what it matches and so selects every
+		// other file below the directory.
+		negate, g = true, g[1:]
 	}
-	root, rest := globRoot(g, base, c.Home)
+	bases := []string{c.Cwd}
+	if p, ok := toolPath(c); ok && p.Abs != "" {
+		bases[0] = p.Abs
+		if h, ok := p.Host(); ok && h.Abs != "" && h.Abs != p.Abs {
+			// The host opens the directory as it spells it (a no-break
+			// space made plain): the glob selects there too.
+			bases = append(bases, h.Abs)
+		}
+	}
+	for _, base := range bases {
+		selectBelow(c, &sel, g, base, negate)
+	}
+	return sel, true
+}
+
+// selectBelow adds to sel what glob g (negated: everything it does not
+// match) selects below the directory base.
+func selectBelow(c *Call, sel *globSelection, g, base string, negate bool) {
+	root, rest := base, g // a negated glob moves no root: it only excludes
+	if !negate {
+		root, rest = globRoot(g, base, c.Home)
+	}
 	if root != base {
 		sel.Paths = append(sel.Paths, c.fs.New(root, "", c.Cwd, c.Home))
 	}
 	if rest == "" {
 		// No wildcard at all: the glob names one path.
-		return sel, true
+		return
 	}
 	full, err1 := compileGlob(rest)
 	var name *regexp.Regexp
@@ -91,11 +114,10 @@ func selectGlob(c *Call) (globSelection, bool) {
 	}
 	if err1 != nil || err2 != nil {
 		sel.Incomplete = true
-		return sel, true
+		return
 	}
-	w := globWalk{sel: &sel, full: full, name: name, cwd: c.Cwd, home: c.Home, fs: c.fs, left: maxGlobEntries}
+	w := globWalk{sel: sel, full: full, name: name, negate: negate, cwd: c.Cwd, home: c.Home, fs: c.fs, left: maxGlobEntries}
 	w.walk(root, "", 0)
-	return sel, true
 }
 
 // globRoot splits g into the directory its literal leading components name
@@ -105,7 +127,9 @@ func globRoot(g, base, home string) (root, rest string) {
 	parts := strings.Split(g, "/")
 	i := 0
 	for ; i < len(parts); i++ {
-		if pattern.HasMeta(parts[i], 0) || strings.ContainsAny(parts[i], "{}") {
+		// A backslash escapes in a ripgrep or fd glob (.\env is .env): such
+		// a part is matched, not taken literally.
+		if pattern.HasMeta(parts[i], 0) || strings.ContainsAny(parts[i], "{}\\") {
 			break
 		}
 	}
@@ -131,14 +155,17 @@ func joinRoot(p, base, home string) string {
 }
 
 // compileGlob turns a file glob into a matcher of whole slash-separated
-// paths ("*" and "?" stay within one name; "**" crosses directories);
+// paths ("*" and "?" stay within one name, leading dots included; "**"
+// crosses directories);
 // braces are expanded the way ripgrep's globs read them.
 func compileGlob(g string) (*regexp.Regexp, error) {
 	alts := expandBraces(g, 64)
 	var sb strings.Builder
 	sb.WriteString("^(?:")
 	for i, a := range alts {
-		expr, err := pattern.Regexp(a, pattern.EntireString|pattern.Filenames)
+		// ripgrep's and fd's globs (globset) have no rule for a leading
+		// dot: * matches .env as it matches env.
+		expr, err := pattern.Regexp(a, pattern.EntireString|pattern.Filenames|pattern.GlobLeadingDot)
 		if err != nil {
 			return nil, err
 		}
@@ -196,6 +223,7 @@ func expandBraces(g string, budget int) []string {
 type globWalk struct {
 	sel        *globSelection
 	full, name *regexp.Regexp
+	negate     bool // select what does not match (ripgrep's !GLOB)
 	cwd, home  string
 	fs         *paths.View
 	left       int
@@ -232,7 +260,7 @@ func (w *globWalk) walk(dir, rel string, depth int) {
 			r = rel + "/" + r
 		}
 		full := path.Join(dir, e.Name())
-		if w.full.MatchString(r) || w.name != nil && w.name.MatchString(e.Name()) {
+		if (w.full.MatchString(r) || w.name != nil && w.name.MatchString(e.Name())) != w.negate {
 			if len(w.sel.Paths) >= maxGlobChecked {
 				w.sel.Incomplete = true
 				return

@@ -44,6 +44,12 @@ func TestGlobSelectsPaths(t *testing.T) {
 		{"glob leaving the project asks outside", `{"permission": {"*": "allow", "external_directory": "deny"}}`, ExternalDirectory, "grep", map[string]any{"pattern": "x", "glob": "../outside/*"}, policy.Deny, "external_directory"},
 		{"absolute glob outside", `{"permission": {"*": "allow", "external_directory": "deny"}}`, ExternalDirectory, "find", map[string]any{"pattern": s.outside + "/*.txt"}, policy.Deny, "external_directory"},
 		{"home glob on the path surface", `{"permission": {"*": "allow", "external_directory": "allow", "path": {"~/.ssh/*": "deny"}}}`, Tool, "grep", map[string]any{"pattern": "x", "glob": "~/.ssh/*"}, policy.Deny, "path"},
+		{"grep glob with a backslash escape", envDeny, Tool, "grep", map[string]any{"pattern": "KEY", "glob": `.\env`}, policy.Deny, "path"},
+		{"grep star matches a leading dot as ripgrep's does", envDeny, Tool, "grep", map[string]any{"pattern": "KEY", "path": "config/deep", "glob": "*"}, policy.Deny, "path"},
+		{"find star matches a leading dot as fd's does", envDeny, Tool, "find", map[string]any{"pattern": "config/*/*"}, policy.Deny, "path"},
+		{"grep negated glob selects every other file", envDeny, Tool, "grep", map[string]any{"pattern": "KEY", "glob": "!*.ts"}, policy.Deny, "path"},
+		{"grep negated glob excluding the denied file", envDeny, Tool, "grep", map[string]any{"pattern": "KEY", "glob": "!*.env"}, policy.Allow, "grep"},
+		{"find has no negated glob", envDeny, Tool, "find", map[string]any{"pattern": "!*.ts"}, policy.Allow, "find"},
 		{"glob inside needs no external check", `{"permission": {"*": "allow", "external_directory": "deny"}}`, ExternalDirectory, "grep", map[string]any{"pattern": "x", "glob": "**/*.ts"}, 0, ""},
 	}
 	for _, tc := range cases {
@@ -86,5 +92,28 @@ func TestGlobSelectionBudget(t *testing.T) {
 	r = compose(t, s.home, `{"permission": {"*": "allow"}}`)
 	if o := Tool(s.call("grep", in), r); o.D.State != policy.Allow {
 		t.Fatalf("over budget without path rules: %s %q", o.D.State, o.D.Sentinel)
+	}
+}
+
+// A path tool's directory spelled with a no-break space is opened by the
+// host with a plain space (SPEC §2): its glob selects below that directory
+// too.
+func TestGlobBelowHostSpelling(t *testing.T) {
+	s := newSandbox(t)
+	if err := os.MkdirAll(filepath.Join(s.work, "a b"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(s.work, "a b", "prod.env"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := compose(t, s.home, `{"permission": {"*": "allow", "path": {"*.env": "deny"}}}`)
+	for _, c := range []struct {
+		glob string
+		want policy.Action
+	}{{"*", policy.Deny}, {"*.env", policy.Deny}, {"!*.ts", policy.Deny}, {"*.ts", policy.Allow}} {
+		o := Tool(s.call("grep", map[string]any{"pattern": "K", "path": "a\u00a0b", "glob": c.glob}), r)
+		if o.D.State != c.want {
+			t.Errorf("glob %q below a\\u00a0b: %s, want %s", c.glob, o.D.State, c.want)
+		}
 	}
 }

@@ -136,3 +136,36 @@ func TestMCPRowsResolve(t *testing.T) {
 		}
 	}
 }
+
+// A tool named with its server's prefix is also read as that server's
+// tool, which only adds restriction: a github:delete_repo deny holds for
+// {tool: "github_delete_repo"} (server given or configured), an allow of
+// github:delete_repo is not widened to it, and other tools stay as they
+// were.
+func TestMCPPrefixedForms(t *testing.T) {
+	s := newSandbox(t)
+	deny := `{"permission": {"*": "ask", "mcp": {"*": "allow", "github:delete_repo": "deny"}}}`
+	allow := `{"permission": {"*": "ask", "mcp": {"*": "ask", "github:delete_repo": "allow"}}}`
+	rows := []struct {
+		policy  string
+		input   map[string]any
+		servers []string
+		want    policy.Action
+	}{
+		{deny, map[string]any{"tool": "github_delete_repo", "server": "github"}, nil, policy.Deny},
+		{deny, map[string]any{"tool": "github_delete_repo"}, []string{"github"}, policy.Deny},
+		{deny, map[string]any{"tool": "github:github_delete_repo"}, nil, policy.Deny},
+		{deny, map[string]any{"tool": "github_list_repos", "server": "github"}, nil, policy.Allow},
+		{deny, map[string]any{"tool": "github_delete_repo"}, nil, policy.Allow}, // no server known: no prefix to strip
+		{allow, map[string]any{"tool": "github_delete_repo", "server": "github"}, nil, policy.Ask},
+		{allow, map[string]any{"tool": "delete_repo", "server": "github"}, nil, policy.Allow},
+	}
+	for _, r := range rows {
+		c := s.call("mcp", r.input)
+		c.MCPServers = r.servers
+		o := Tool(c, compose(t, s.home, r.policy))
+		if o.D.State != r.want {
+			t.Errorf("%v (servers %v): %s, want %s", r.input, r.servers, o.D.State, r.want)
+		}
+	}
+}

@@ -103,7 +103,7 @@ func sentinelMeaning(s string) string {
 	case shell.SentinelIndirection:
 		return s + " (a command that runs another command is always asked)"
 	case shell.SentinelDynamic:
-		return s + " (the command name is only known when it runs)"
+		return s + " (part of it is only known when it runs: the command name, words that could be options a rule for this command names, or text bash runs as arithmetic)"
 	case shell.SentinelUnparseable:
 		return s + " (the command could not be parsed)"
 	case SentinelGlobIncomplete:
@@ -168,7 +168,7 @@ func noteBroken(o *Outcome, res Resolver) {
 	if !ok || o.Kind != Checked || o.D.State == policy.Allow {
 		return
 	}
-	note := bn.BrokenNote()
+	note := Visible(bn.BrokenNote()) // a file's path (the project's directory) and problem, for a person
 	if note == "" {
 		return
 	}

@@ -189,3 +189,27 @@ func TestHostSpellingDecides(t *testing.T) {
 		}
 	}
 }
+
+// brokenResolver is a Resolver whose broken-file note names a file in a
+// directory spelled with control and bidi characters (a cloned project's
+// name).
+type brokenResolver struct{ Resolver }
+
+func (brokenResolver) BrokenNote() string {
+	return " (note: policy file /w/proj\u202e\x1b[2J\n/.pi/config.json:3 is broken: x)"
+}
+
+// The broken-file note a prompt and a block reason carry is shown escaped
+// like every other text a person reads (SPEC §5).
+func TestBrokenNoteEscaped(t *testing.T) {
+	for _, state := range []policy.Action{policy.Ask, policy.Deny} {
+		o := checked("tool", "bash", "ls", policy.Result{Action: state})
+		o.D.Prompt.Message, o.D.Text.Deny = "Allow?", "blocked"
+		noteBroken(&o, brokenResolver{})
+		for _, txt := range []string{o.D.Prompt.Message, o.D.Text.Deny, o.D.Text.Unavailable} {
+			if !strings.Contains(txt, `<U+202E>\x1b[2J\n/.pi`) {
+				t.Errorf("%v: the note is not escaped: %q", state, txt)
+			}
+		}
+	}
+}

@@ -92,6 +92,9 @@ func floorProtected(o *Outcome, sentinel string) {
 // run code when written (issue 12.5): git configuration and hooks, shell
 // start-up files, and the like.
 func arming(p paths.Path) bool {
+	if h, ok := p.Host(); ok && arming(h) { // the file the host really writes
+		return true
+	}
 	// A directory named config (Rails' config/) is no configuration file;
 	// whether it is one is asked only of a path named like one.
 	dir := func() bool {
@@ -125,8 +128,21 @@ var armingNames = map[string]bool{
 }
 
 // armingDirs are directories every file in which arms: git hooks (and
-// husky's), shell start-up directories.
-var armingDirs = []string{"/etc/profile.d", "/etc/zsh", "/.config/fish"}
+// husky's), shell start-up directories, and the directories on a usual
+// PATH (a file written there, ~/.local/bin/git, runs for the next allowed
+// git). Those starting with "/" and a system directory are matched from
+// the root, the others anywhere.
+var armingDirs = []string{"/etc/profile.d", "/etc/zsh", "/.config/fish", "/.local/bin",
+	"/usr/local/bin", "/usr/local/sbin", "/usr/bin", "/usr/sbin", "/bin", "/sbin"}
+
+func systemDir(d string) bool {
+	for _, root := range []string{"/etc/", "/usr/", "/bin", "/sbin"} {
+		if strings.HasPrefix(d, root) {
+			return true
+		}
+	}
+	return false
+}
 
 // armingPath matches without regard to letter case: on a case-insensitive
 // file system (macOS) .GIT/CONFIG is .git/config.
@@ -138,22 +154,24 @@ func armingPath(s string, isDir func() bool) bool {
 		s == "/etc/profile" || s == "/etc/environment" {
 		return true
 	}
+	inGit := false // below a .git directory (its modules and worktrees too)
 	for i, part := range comps {
 		switch part {
 		case ".git":
+			inGit = true
 			// The .git entry itself (a gitfile that points elsewhere), its
 			// hooks, and its worktree and module links.
 			if i == len(comps)-1 || comps[i+1] == "hooks" || comps[i+1] == "commondir" {
 				return true
 			}
 		case ".husky", "hooks":
-			if part == ".husky" || (i > 0 && strings.HasSuffix(comps[i-1], ".git")) {
-				return true // a bare repository's hooks: x.git/hooks
+			if part == ".husky" || inGit || (i > 0 && strings.HasSuffix(comps[i-1], ".git")) {
+				return true // a bare repository's hooks: x.git/hooks; a submodule's: .git/modules/m/hooks
 			}
 		}
 	}
 	for _, d := range armingDirs {
-		if strings.HasPrefix(d, "/etc") && paths.Within(s, d) || strings.Contains(s+"/", d+"/") {
+		if systemDir(d) && paths.Within(s, d) || !systemDir(d) && strings.Contains(s+"/", d+"/") {
 			return true
 		}
 	}

@@ -196,6 +196,20 @@ func shellPathLines(c *Call) string {
 	return "\nPaths outside the working directory or resolving elsewhere: " + strings.Join(shown, ", ")
 }
 
+// commandRuler is a Resolver that knows which commands its bash rules
+// name.
+type commandRuler interface {
+	HasCommandRule(args []string, above policy.Action) bool
+}
+
+// restrictsCommand reports whether a bash rule more restrictive than allow
+// names the command of the unit's words (as written or by its base name);
+// a resolver that cannot say is taken to have one (fail closed).
+func restrictsCommand(r Resolver, args []string) bool {
+	cr, ok := r.(commandRuler)
+	return !ok || cr.HasCommandRule(args, policy.Allow)
+}
+
 // bashUnit decides one command unit: its text and every other spelling,
 // the most restrictive wins; a floor turns an allow into an ask unless the
 // person approved exactly this unit for the session.
@@ -221,8 +235,15 @@ func bashUnit(u shell.Unit, r Resolver) Outcome {
 	if u.Floor != "" && res.Action == policy.Allow && !exactApproval {
 		o.D.State, o.D.Rule, o.D.Session, o.D.Sentinel = policy.Ask, nil, false, u.Floor
 	}
+	openFloor := false
+	if u.OpenArgs && o.D.State == policy.Allow && !exactApproval && len(u.Args) > 0 && restrictsCommand(r, u.Args) {
+		// Words only known at run time may be the options a deny or ask
+		// rule for this command names (rm $o x with rm -rf * denied).
+		o.D.State, o.D.Rule, o.D.Session, o.D.Sentinel = policy.Ask, nil, false, shell.SentinelDynamic
+		openFloor = true
+	}
 	pattern, exact := shell.SuggestPattern(u.Text)
-	if exact || u.ExactSuggestion || u.Floor != "" || strings.ContainsAny(u.Text, "*?[") {
+	if exact || u.ExactSuggestion || u.Floor != "" || openFloor || strings.ContainsAny(u.Text, "*?[") {
 		pattern, exact = u.Text, true
 	}
 	o.D.SessionPatterns = []verdict.SessionPattern{{Surface: "bash", Pattern: pattern, Exact: exact}}
@@ -243,7 +264,18 @@ func stripComments(cmd string) string {
 
 func mcpTool(c *Call, r Resolver) Outcome {
 	targets := MCPTargets(c.Input, c.MCPServers)
-	res := r.Resolve(policy.Query{Surface: "mcp", Values: targets, FirstCandidate: true})
+	sv := mcpSessionValues(c.Input, c.MCPServers)
+	res := r.Resolve(policy.Query{Surface: "mcp", Values: targets, FirstCandidate: true, SessionValues: sv})
+	if more := mcpPrefixedForms(c.Input, c.MCPServers); len(more) > 0 {
+		// A tool named with its server's prefix (github_delete_repo) is
+		// also read as that server's tool (github:delete_repo); like the
+		// canonical spelling of options, this only adds restriction.
+		all := append(append([]string(nil), targets...), more...)
+		if pr := r.Resolve(policy.Query{Surface: "mcp", Values: all, FirstCandidate: true, SessionValues: sv}); moreRestrictive(pr.Action, res.Action) {
+			res = pr
+		}
+		targets = all
+	}
 	o := checked(verdict.GateTool, "mcp", res.Value, res)
 	o.D.Forms = targets // the candidates are forms of one target (SPEC §2)
 	o.D.SessionPatterns = mcpSessionPatterns(c.Input, c.MCPServers)
@@ -306,6 +338,74 @@ func mcpSessionPatterns(input map[string]any, servers []string) []verdict.Sessio
 		return exact(server + ":" + tool)
 	}
 	return []verdict.SessionPattern{{Surface: "mcp", Pattern: server + ":*"}}
+}
+
+// mcpPrefixedForms are the forms of an mcp tool call whose tool name
+// starts with a server's prefix ({tool: "github_delete_repo"} with server
+// github given or configured): that server's tool without the prefix,
+// github:delete_repo and github_delete_repo ... as adapters expose tools
+// under prefixed names.
+func mcpPrefixedForms(input map[string]any, servers []string) []string {
+	field := func(k string) string {
+		s, _ := input[k].(string)
+		return strings.TrimSpace(s)
+	}
+	ref := field("tool")
+	if ref == "" {
+		ref = field("describe")
+	}
+	if ref == "" {
+		return nil
+	}
+	tool := ref
+	if i := strings.Index(ref, ":"); i > 0 && i < len(ref)-1 {
+		if qs, qt := strings.TrimSpace(ref[:i]), strings.TrimSpace(ref[i+1:]); qs != "" && qt != "" {
+			tool = qt
+		}
+	}
+	names := servers
+	if hint := field("server"); hint != "" {
+		names = []string{hint}
+	} else if s := mcpServerOf(ref, "", servers); s != "" {
+		names = append([]string{s}, servers...)
+	}
+	var out []string
+	for _, n := range names {
+		if rest, ok := strings.CutPrefix(tool, n+"_"); ok && n != "" && rest != "" {
+			out = append(out, n+"_"+rest, n+":"+rest, n)
+		}
+	}
+	return out
+}
+
+// mcpSessionValues are the forms of an mcp tool call a session approval
+// may match: the server's own target (server_tool, server:tool) when one
+// server is named, so that approving github:* never allows
+// {tool: "github:x", server: "gitlab"}, which runs gitlab's tool; nil (every
+// form) otherwise.
+func mcpSessionValues(input map[string]any, servers []string) []string {
+	field := func(k string) string {
+		s, _ := input[k].(string)
+		return strings.TrimSpace(s)
+	}
+	ref := field("tool")
+	if ref == "" {
+		ref = field("describe")
+	}
+	if ref == "" {
+		return nil
+	}
+	server := mcpServerOf(ref, field("server"), servers)
+	if server == "" {
+		return nil
+	}
+	tool := ref
+	if i := strings.Index(ref, ":"); i > 0 && i < len(ref)-1 {
+		if qs, qt := strings.TrimSpace(ref[:i]), strings.TrimSpace(ref[i+1:]); qs != "" && qt != "" {
+			tool = qt
+		}
+	}
+	return []string{server + "_" + tool, server + ":" + tool}
 }
 
 // mcpServerOf is the one server an mcp tool reference names: the server

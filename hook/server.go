@@ -495,13 +495,15 @@ func (s *Server) policyInfo(p *policy.Policy) protocol.PolicyInfo {
 	for _, src := range p.Sources {
 		info.Sources = append(info.Sources, protocol.Source{Scope: src.Scope, Path: src.Path, Exists: src.Exists, Loaded: src.Loaded})
 	}
+	// A warning is for a person (hosts show it, explain prints it): its
+	// path (the project's directory) and message are shown escaped.
 	for _, w := range p.Warnings {
-		info.Warnings = append(info.Warnings, protocol.Warning{Path: w.Path, Line: w.Line, Column: w.Column, Message: w.Message})
+		info.Warnings = append(info.Warnings, protocol.Warning{Path: gates.Visible(w.Path), Line: w.Line, Column: w.Column, Message: gates.Visible(w.Message)})
 	}
 	s.mu.RLock()
 	if s.auditProblem != nil {
 		w := s.auditProblem
-		info.Warnings = append(info.Warnings, protocol.Warning{Path: w.Path, Message: w.Message})
+		info.Warnings = append(info.Warnings, protocol.Warning{Path: gates.Visible(w.Path), Message: gates.Visible(w.Message)})
 	}
 	s.mu.RUnlock()
 	return info

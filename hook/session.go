@@ -77,6 +77,13 @@ func (r resolver) HasExplicitPathRule(a policy.Action) bool { return r.p.HasExpl
 // reason (gates.noteBroken; SPEC §1.3).
 func (r resolver) BrokenNote() string { return r.p.BrokenNote() }
 
+// HasCommandRule reports whether a bash rule of the policy files names the
+// command (args[0], with its words) with an action more restrictive than
+// above.
+func (r resolver) HasCommandRule(args []string, above policy.Action) bool {
+	return r.p.HasCommandRule(args, above)
+}
+
 func (r resolver) HasNarrowRule(surface string, a policy.Action) bool {
 	return r.p.HasNarrowRule(surface, a)
 }

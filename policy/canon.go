@@ -106,6 +106,14 @@ func canonRuleOf(r *Rule) *canonRule {
 	// Words split on single spaces, as the plain index splits the first
 	// word, and as a unit's text is joined.
 	words := strings.FieldsFunc(r.pattern.expanded, func(c rune) bool { return c == ' ' })
+	if n := len(words); n > 1 {
+		// A last word "-rf*" or "--force*" is those options and then
+		// anything (the plain reading: "rm -r*" is meant for rm -rf x), so
+		// rm -fr x and rm -R x are held by it too.
+		if opt, ok := strings.CutSuffix(words[n-1], "*"); ok && len(opt) > 1 && opt[0] == '-' && !hasWild(opt) && isOptWord(opt) {
+			words = append(words[:n-1:n-1], opt, "*")
+		}
+	}
 	p, ok := parseWords(words, true)
 	if !ok {
 		return nil
@@ -123,6 +131,21 @@ func canonRuleOf(r *Rule) *canonRule {
 		c.opts = append(c.opts, ruleOpt{name: name, val: val, hasVal: hasVal, wild: hasWild(val)})
 	}
 	return c
+}
+
+// isOptWord reports whether w is "-letters" or "--name": an option
+// spelling with nothing glued that could be a value.
+func isOptWord(w string) bool {
+	name := strings.TrimPrefix(strings.TrimPrefix(w, "-"), "-")
+	if name == "" {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		if c := name[i]; !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c == '-' && i > 0 && w[1] == '-') {
+			return false
+		}
+	}
+	return true
 }
 
 // matches reports whether c matches the unit u (whose operands, joined,

@@ -3,6 +3,7 @@ package policy
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -456,13 +457,72 @@ func (p *parser) permission(v *hujson.Value) {
 			entry.Patterns, _ = p.patternMap(&m.Value, "permission."+surface, fmt.Sprintf("surface %q has an empty pattern key", surface),
 				func(pat string) string { return fmt.Sprintf("%s pattern %q", surface, pat) })
 			p.file.Permission = append(p.file.Permission, entry)
+			p.misspeltSurface(entry, m.Name.StartOffset)
 			continue
 		default:
 			st = p.problem(m.Value.StartOffset, "permission.%s must be a state or an object of patterns, not %s", surface, kindName(&m.Value))
 		}
 		entry.Shorthand = &st
 		p.file.Permission = append(p.file.Permission, entry)
+		p.misspeltSurface(entry, m.Name.StartOffset)
 	}
+}
+
+// misspeltSurface keeps the denies and asks of an entry whose surface key
+// is a likely typo of a surface toolgate uses ("bahs", "Bash", "bash ",
+// "external_directroy"): besides applying to the surface as written (an
+// extension tool may have that name), they apply at the same position to
+// the surface meant, with a warning, so that a typo never drops a deny
+// (SPEC §1.3). Its allows are not copied: a typo never loosens.
+func (p *parser) misspeltSurface(e SurfaceEntry, offset int) {
+	meant := misspeltSurfaceOf(e.Surface)
+	if meant == "" {
+		return
+	}
+	kept := SurfaceEntry{Surface: meant, Line: e.Line}
+	if e.Shorthand != nil && e.Shorthand.Action != Allow {
+		st := *e.Shorthand
+		kept.Shorthand = &st
+	}
+	for _, pe := range e.Patterns {
+		if pe.State.Action != Allow {
+			kept.Patterns = append(kept.Patterns, pe)
+		}
+	}
+	line, col := p.position(offset)
+	msg := fmt.Sprintf("surface %q is not one toolgate uses (did you mean %q?)", e.Surface, meant)
+	if kept.Shorthand != nil || len(kept.Patterns) > 0 {
+		p.file.Permission = append(p.file.Permission, kept)
+		msg += fmt.Sprintf("; its deny and ask rules also apply to %q until it is fixed, its allows do not", meant)
+	}
+	p.file.Notes = append(p.file.Notes, Warning{Path: p.file.Path, Line: line, Column: col, Message: msg})
+}
+
+// misspeltSurfaceOf is the surface toolgate uses that key is a likely typo
+// of: a host's own tool name (Bash), the same letters in another case or
+// with spaces around, or a near miss (NearestWord) of a surface of three
+// or more letters (mpc, pth, bahs); "" for none. Keys with a wildcard are
+// surface patterns, not typos.
+func misspeltSurfaceOf(key string) string {
+	if key == "" || strings.ContainsAny(key, "*?") || slices.Contains(KnownSurfaces, key) {
+		return ""
+	}
+	if s, ok := hostMapped[key]; ok {
+		return s
+	}
+	t := strings.ToLower(strings.TrimSpace(key))
+	for _, s := range KnownSurfaces {
+		if t == s {
+			return s
+		}
+	}
+	if len([]rune(t)) < 3 {
+		return ""
+	}
+	if s, _ := NearestWord(t, KnownSurfaces); len(s) >= 3 {
+		return s
+	}
+	return ""
 }
 
 // isObjectState reports whether a surface's object value is a state

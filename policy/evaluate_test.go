@@ -460,3 +460,24 @@ func TestResolveIsPureAndCached(t *testing.T) {
 		t.Errorf("surface cache holds %d entries, bound is %d", n, maxCachedSurfaces)
 	}
 }
+
+// SessionValues narrow what a session approval may match: the MCP gate
+// passes the forms naming the server the person approved, so github:*
+// approved for the session does not allow a call that names github only in
+// a raw reference while its server is gitlab.
+func TestSessionValuesNarrowSessionMatch(t *testing.T) {
+	p := global(t, `{"permission": {"*": "ask"}}`)
+	sess := []*Rule{sessionRule("mcp", "github:*")}
+	cands := []string{"gitlab_list", "gitlab:list", "gitlab", "list", "github:list", "mcp_call", "mcp"}
+	if r := p.Resolve(Query{Surface: "mcp", Values: cands, Session: sess}); !r.Session {
+		t.Fatalf("without SessionValues every form may match: %+v", r)
+	}
+	r := p.Resolve(Query{Surface: "mcp", Values: cands, Session: sess, SessionValues: []string{"gitlab_list", "gitlab:list"}})
+	if r.Session || r.Action != Ask {
+		t.Fatalf("a session approval matched a form outside SessionValues: %+v", r)
+	}
+	r = p.Resolve(Query{Surface: "mcp", Values: []string{"github_list", "github:list"}, Session: sess, SessionValues: []string{"github_list", "github:list"}})
+	if !r.Session || r.Action != Allow {
+		t.Fatalf("the approved server's target is not approved: %+v", r)
+	}
+}

@@ -31,14 +31,17 @@ type cmdSpec struct {
 	alias map[byte][]string
 	// subs are the subcommands (the first operand is one); anySub is the
 	// spec of a subcommand not listed.
-	subs       map[string]*cmdSpec
-	anySub     *cmdSpec
-	subAlias   map[string]string // npm i → install
-	nested     map[string]bool   // subcommands whose first operand is a subcommand too (docker container rm)
-	nestedSame bool              // a nested subcommand is read with the parent's subs (docker container rm is docker rm)
-	find       bool              // find: the expression's primaries are options
-	tarOld     bool              // tar: a first word without a dash is a cluster (tar xzf f)
-	plusForce  bool              // git push: an operand "+ref" forces
+	subs     map[string]*cmdSpec
+	anySub   *cmdSpec
+	subAlias map[string]string // npm i → install
+	// deref maps a subcommand as the command itself reads it (npm: aliases,
+	// unique abbreviations, camelCase); "" when it names none.
+	deref      func(string) string
+	nested     map[string]bool // subcommands whose first operand is a subcommand too (docker container rm)
+	nestedSame bool            // a nested subcommand is read with the parent's subs (docker container rm is docker rm)
+	find       bool            // find: the expression's primaries are options
+	tarOld     bool            // tar: a first word without a dash is a cluster (tar xzf f)
+	plusForce  bool            // git push: an operand "+ref" forces
 	// kinds maps the first operand's short and plural names to one
 	// (kubectl delete ns x is kubectl delete namespace x); a first operand
 	// "kind/name" is read as "kind name".
@@ -122,7 +125,7 @@ func buildSpecs() map[string]*cmdSpec {
 		"grep":     opt(gnu, "efmABCdD", "recursive:-r dereference-recursive:-R ignore-case:-i regexp=:-e file=:-f files-with-matches:-l files-without-match:-L line-number:-n invert-match:-v extended-regexp:-E fixed-strings:-F basic-regexp:-G perl-regexp:-P word-regexp:-w line-regexp:-x count:-c no-filename:-h with-filename:-H only-matching:-o quiet:-q silent:-q no-messages:-s max-count=:-m after-context=:-A before-context=:-B context=:-C include= exclude= exclude-dir= null:-Z text:-a", "y:-i"),
 		"sed":      opt(gnu, "efl", "expression=:-e file=:-f in-place:-i quiet:-n silent:-n regexp-extended:-E separate:-s null-data:-z unbuffered:-u line-length=:-l posix sandbox debug follow-symlinks", "r:-E"),
 		"tar":      opt(gnu, "fCTXbKNgLVIF", "extract:-x get:-x create:-c list:-t append:-r update:-u file=:-f directory=:-C gzip:-z gunzip:-z ungzip:-z bzip2:-j xz:-J zstd verbose:-v keep-old-files:-k overwrite remove-files absolute-names:-P to-stdout:-O preserve-permissions:-p same-permissions:-p exclude= files-from=:-T exclude-from=:-X listed-incremental=:-g use-compress-program=:-I auto-compress:-a diff:-d compare:-d delete concatenate:-A catenate:-A wildcards strip-components= no-same-owner same-owner dereference:-h touch:-m interactive:-w one-file-system numeric-owner transform= xform= owner= group= mode= mtime= null unlink-first:-U recursive-unlink skip-old-files keep-newer-files to-command= checkpoint-action= sparse:-S verify:-W multi-volume:-M info-script=:-F tape-length=:-L label=:-V blocking-factor=:-b newer=:-N after-date=:-N starting-file=:-K", ""),
-		"curl":     opt("cp", "odHXuAebcTFxwmrEKCYyzUQt", "output=:-o data=:-d header=:-H request=:-X user=:-u user-agent=:-A referer=:-e cookie=:-b cookie-jar=:-c upload-file=:-T form=:-F proxy=:-x write-out=:-w max-time=:-m range=:-r cert=:-E config=:-K continue-at=:-C silent:-s show-error:-S location:-L insecure:-k remote-name:-O include:-i head:-I verbose:-v fail:-f get:-G compressed data-binary= data-raw= data-urlencode= data-ascii= json= output-dir= url= create-dirs remote-name-all", ""),
+		"curl":     opt("cpa", "odHXuAebcTFxwmrEKCYyzUQt", "output=:-o data=:-d header=:-H request=:-X user=:-u user-agent=:-A referer=:-e cookie=:-b cookie-jar=:-c upload-file=:-T form=:-F proxy=:-x write-out=:-w max-time=:-m range=:-r cert=:-E config=:-K continue-at=:-C silent:-s show-error:-S location:-L insecure:-k remote-name:-O include:-i head:-I verbose:-v fail:-f get:-G compressed data-binary= data-raw= data-urlencode= data-ascii= json= output-dir= url= create-dirs remote-name-all", ""),
 		"wget":     opt(gnu, "OoaPtTUeiBwQlARDIXn", "output-document=:-O output-file=:-o append-output=:-a directory-prefix=:-P tries=:-t timeout=:-T user-agent=:-U execute=:-e input-file=:-i base=:-B wait=:-w quota=:-Q level=:-l accept=:-A reject=:-R domains=:-D include-directories=:-I exclude-directories=:-X recursive:-r mirror:-m quiet:-q verbose:-v no-verbose:-n=v continue:-c no-clobber:-n=c no-parent:-n=p no-directories:-n=d no-host-directories:-n=H page-requisites:-p convert-links:-k background:-b timestamping:-N spider delete-after no-check-certificate post-data= post-file= body-data= body-file= method= header= user= password=", ""),
 		"rsync":    opt(gnu, "eBfT", "archive:-a,-r verbose:-v compress:-z recursive:-r dry-run:-n rsh=:-e delete delete-before delete-after delete-during delete-excluded remove-source-files exclude= include= exclude-from= include-from= filter=:-f force links:-l perms:-p times:-t group:-g owner:-o checksum:-c update:-u inplace partial progress human-readable:-h relative:-R", "a:-a,-r"),
 		"kill":     opt("", "sn", "signal=:-s", ""),
@@ -222,6 +225,7 @@ func buildSpecs() map[string]*cmdSpec {
 		"run-script": "run", "rum": "run", "urn": "run", "t": "test", "tst": "test", "x": "exec",
 		"clean-install": "ci", "ic": "ci", "install-clean": "ci", "isntall-clean": "ci", "up": "update", "upgrade": "update", "udpate": "update",
 	}
+	npm.deref = npmDeref
 	m["npm"] = npm
 	pnpm := opt("cp", "C", "global:-g save-dev:-D save-prod:-P save-optional:-O save-exact:-E recursive:-r filter= dir=:-C force", "")
 	subs(pnpm, opt("cp", "C", "global:-g save-dev:-D save-prod:-P save-optional:-O save-exact:-E recursive:-r filter= dir=:-C force", ""), map[string]*cmdSpec{})
@@ -334,6 +338,10 @@ func (p *optParser) read(spec *cmdSpec, args []string) bool {
 	}
 	if a, ok := spec.subAlias[sub]; ok {
 		sub = a
+	} else if spec.deref != nil && !strings.Contains(sub, " ") {
+		if d := spec.deref(sub); d != "" {
+			sub = d
+		}
 	}
 	p.u.sub = sub
 	next := spec.anySub
@@ -635,4 +643,138 @@ func (u *canonUnit) dashOperand() bool {
 		}
 	}
 	return false
+}
+
+// npmDeref reads an npm subcommand as npm does (lib/utils/cmd-list.js
+// deref): camelCase as kebab-case, a command, an alias, or a unique
+// abbreviation of a command or alias ("npm pub" is npm publish).
+func npmDeref(c string) string {
+	if strings.ContainsAny(c, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") {
+		var sb strings.Builder
+		for _, r := range c {
+			if 'A' <= r && r <= 'Z' {
+				sb.WriteByte('-')
+				r += 'a' - 'A'
+			}
+			sb.WriteRune(r)
+		}
+		c = sb.String()
+	}
+	if slices.Contains(npmCommands, c) {
+		return c
+	}
+	if a, ok := npmAliases[c]; ok {
+		return a
+	}
+	match := ""
+	consider := func(w string) bool {
+		if w == c {
+			match = w
+			return false
+		}
+		if strings.HasPrefix(w, c) {
+			if match != "" && match != w {
+				match = "-"
+				return false
+			}
+			match = w
+		}
+		return true
+	}
+	for _, w := range npmCommands {
+		if !consider(w) {
+			break
+		}
+	}
+	if match != "-" {
+		for w := range npmAliases {
+			if !consider(w) {
+				break
+			}
+		}
+	}
+	if match == "-" || match == "" {
+		return ""
+	}
+	for i := 0; i < 4; i++ {
+		a, ok := npmAliases[match]
+		if !ok {
+			break
+		}
+		match = a
+	}
+	return match
+}
+
+// npmCommands and npmAliases are npm 11's command list and aliases
+// (lib/utils/cmd-list.js), for npmDeref.
+var npmCommands = []string{
+	"access", "adduser", "approve-scripts", "audit", "bugs", "cache", "ci", "completion", "config",
+	"dedupe", "deny-scripts", "deprecate", "diff", "dist-tag", "docs", "doctor", "edit", "exec",
+	"explain", "explore", "find-dupes", "fund", "get", "help", "help-search", "init", "install",
+	"install-ci-test", "install-scripts", "install-test", "link", "ll", "login", "logout", "ls",
+	"org", "outdated", "owner", "pack", "ping", "pkg", "prefix", "profile", "prune", "publish",
+	"query", "rebuild", "repo", "restart", "root", "run", "sbom", "search", "set", "shrinkwrap",
+	"stage", "star", "stars", "start", "stop", "team", "test", "token", "trust", "undeprecate",
+	"uninstall", "unpublish", "unstar", "update", "version", "view", "whoami",
+}
+
+var npmAliases = map[string]string{
+	"author":             "owner",
+	"home":               "docs",
+	"issues":             "bugs",
+	"info":               "view",
+	"show":               "view",
+	"find":               "search",
+	"add":                "install",
+	"unlink":             "uninstall",
+	"remove":             "uninstall",
+	"rm":                 "uninstall",
+	"r":                  "uninstall",
+	"un":                 "uninstall",
+	"rb":                 "rebuild",
+	"list":               "ls",
+	"ln":                 "link",
+	"create":             "init",
+	"i":                  "install",
+	"it":                 "install-test",
+	"cit":                "install-ci-test",
+	"u":                  "update",
+	"up":                 "update",
+	"c":                  "config",
+	"s":                  "search",
+	"se":                 "search",
+	"tst":                "test",
+	"t":                  "test",
+	"ddp":                "dedupe",
+	"v":                  "view",
+	"run-script":         "run",
+	"clean-install":      "ci",
+	"clean-install-test": "install-ci-test",
+	"x":                  "exec",
+	"why":                "explain",
+	"la":                 "ll",
+	"verison":            "version",
+	"ic":                 "ci",
+	"innit":              "init",
+	"in":                 "install",
+	"ins":                "install",
+	"inst":               "install",
+	"insta":              "install",
+	"instal":             "install",
+	"isnt":               "install",
+	"isnta":              "install",
+	"isntal":             "install",
+	"isntall":            "install",
+	"install-clean":      "ci",
+	"isntall-clean":      "ci",
+	"hlep":               "help",
+	"dist-tags":          "dist-tag",
+	"upgrade":            "update",
+	"udpate":             "update",
+	"rum":                "run",
+	"sit":                "install-ci-test",
+	"urn":                "run",
+	"ogr":                "org",
+	"add-user":           "adduser",
 }

@@ -173,6 +173,27 @@ func TestOptionSpellings(t *testing.T) {
 		{"npm install -g *", "ask", "npm install x -g", Ask},
 		{"npm install -g *", "ask", "npm install x", Allow},
 		{"npm publish *", "deny", "npm publish --tag beta", Deny},
+		// A last option word with a glued star ("rm -r*") is those options
+		// and then anything.
+		{"rm -r*", "deny", "rm -fr x", Deny},
+		{"rm -r*", "deny", "rm -R x", Deny},
+		{"rm -r*", "deny", "rm --recursive x", Deny},
+		{"rm -rf*", "deny", "rm -f -r x", Deny},
+		{"rm -r*", "deny", "rm -f x", Allow},
+		{"git push --force*", "deny", "git push -f origin", Deny},
+		{"git push --force*", "deny", "git push origin main", Allow},
+		// npm reads a subcommand through its aliases, unique abbreviations
+		// and camelCase (npm 11, lib/utils/cmd-list.js deref).
+		{"npm publish *", "deny", "npm pub", Deny},
+		{"npm publish *", "deny", "npm publi --tag beta", Deny},
+		{"npm unpublish *", "deny", "npm unpub x --force", Deny},
+		{"npm dist-tag *", "deny", "npm distTag add x@1 latest", Deny},
+		{"npm install-test *", "deny", "npm installTest", Deny},
+		{"npm publish *", "deny", "npm p", Allow}, // ambiguous: npm names no command
+		{"npm publish *", "deny", "npm pack", Allow},
+		// curl, like getopt_long, takes a unique prefix of a long option.
+		{"curl -K *", "deny", "curl --conf x https://h", Deny},
+		{"curl -w *", "deny", "curl --write-o x https://h", Deny},
 		{"npm publish *", "deny", "npm --registry=https://r publish", Deny},
 		{"npm test", "deny", "npm t --verbose", Deny},
 		{"npm test", "deny", "npm run test", Allow},
@@ -440,4 +461,34 @@ func FuzzCanonicalize(f *testing.F) {
 			t.Fatalf("%q: canonical %q reads back as another command: %q", s, text, again.text())
 		}
 	})
+}
+
+// TestHasCommandRule: which rules could hold for a unit whose other words
+// are only known at run time (gates floor it to ask then).
+func TestHasCommandRule(t *testing.T) {
+	p := global(t, `{"permission": {"*": "allow", "bash": {"*": "allow", "rm -rf *": "deny", "git push --force *": "deny", "kubectl delete *": "ask", "npm *": "allow", "docker run --privileged *": "deny"}}}`)
+	rows := []struct {
+		args []string
+		want bool
+	}{
+		{[]string{"rm", "$o", "x"}, true},
+		{[]string{"/bin/rm", "$o"}, true},
+		{[]string{"git", "push", "$o"}, true},
+		{[]string{"git", "-C", ".", "push", "$o"}, true},
+		{[]string{"git", "$sub", "-f"}, true},
+		{[]string{"git", "commit", "-m", "$msg"}, false},
+		{[]string{"kubectl", "delete", "$kind"}, true},
+		{[]string{"kubectl", "get", "$kind"}, false},
+		{[]string{"npm", "$x"}, false}, // only allows name npm
+		{[]string{"ls", "$d"}, false},
+		{[]string{"docker", "run", "-v", "$PWD:/app", "img"}, false}, // an option's value
+		{[]string{"docker", "run", "$o", "img"}, true},
+		{[]string{"rm", "-$X", "x"}, true},
+		{[]string{"rm", "${X}-rf", "x"}, true},
+	}
+	for _, r := range rows {
+		if got := p.HasCommandRule(r.args, Allow); got != r.want {
+			t.Errorf("%q: %t, want %t", r.args, got, r.want)
+		}
+	}
 }

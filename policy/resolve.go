@@ -1,5 +1,10 @@
 package policy
 
+import (
+	"path"
+	"strings"
+)
+
 // Query asks for the decision on one surface.
 type Query struct {
 	Surface string
@@ -17,6 +22,10 @@ type Query struct {
 	Args []string
 	// Session are the session approvals to consult (nil for none).
 	Session []*Rule
+	// SessionValues, when not nil, are the only forms a session approval
+	// may match: the ones naming the target the person approved (an MCP
+	// call's server and tool, not a raw reference naming another server).
+	SessionValues []string
 }
 
 // Result is the decision for a query.
@@ -43,10 +52,14 @@ func (p *Policy) Resolve(q Query) Result {
 	if len(values) == 0 {
 		values = []string{"*"}
 	}
-	return p.resolveSet(q.Surface, values, q.Args, q.Session)
+	sessionValues := values
+	if q.SessionValues != nil {
+		sessionValues = q.SessionValues
+	}
+	return p.resolveSet(q.Surface, values, q.Args, q.Session, sessionValues)
 }
 
-func (p *Policy) resolveSet(surface string, values, args []string, session []*Rule) Result {
+func (p *Policy) resolveSet(surface string, values, args []string, session []*Rule, sessionValues []string) Result {
 	set := p.surfaceSet(surface)
 	var r *Rule
 	var v string
@@ -78,7 +91,7 @@ func (p *Policy) resolveSet(surface string, values, args []string, session []*Ru
 	}
 	// A session approval never overrides a deny from a policy file.
 	if res.Action != Deny && len(session) > 0 {
-		if s, sv := Evaluate(surface, values, session); s != nil {
+		if s, sv := Evaluate(surface, sessionValues, session); s != nil {
 			res = Result{Action: Allow, Rule: s, Value: sv, Session: true}
 		}
 	}
@@ -95,6 +108,67 @@ func (p *Policy) HasExplicitPathRule(a Action) bool { return p.explicitPath[a] }
 func (p *Policy) HasNarrowRule(surface string, a Action) bool {
 	for _, r := range p.forSurface(surface) {
 		if r.Action == a && !r.IsFallback() && r.Pattern != "*" {
+			return true
+		}
+	}
+	return false
+}
+
+// HasCommandRule reports whether a bash rule of the files (not the
+// fallback) with an action more restrictive than above names the command
+// whose words are args (args[0] the name): its first word is the name or
+// its base name, or a wildcard matching either, and where both read as a
+// command with a subcommand (git push), the same one, or the unit's is only
+// known at run time. Used when some of the unit's words are only known at
+// run time: such a rule could hold for them.
+func (p *Policy) HasCommandRule(args []string, above Action) bool {
+	if len(args) == 0 {
+		return false
+	}
+	name := args[0]
+	base := path.Base(name)
+	unit, unitOK := canonicalize(args, false)
+	if unitOK && !openUnit(&unit) {
+		return false // every run-time word is the value of an option (docker run -v "$PWD:/app")
+	}
+	for _, r := range p.forSurface("bash") {
+		if r.Action <= above || r.IsFallback() {
+			continue
+		}
+		pat := strings.TrimSpace(r.pattern.expanded)
+		if pat == "*" {
+			continue // names no command, and matched the unit's text already
+		}
+		first, _, _ := strings.Cut(pat, " ")
+		if first != name && first != base && !(strings.ContainsAny(first, "*?") && (globMatch(first, name) || globMatch(first, base))) {
+			continue
+		}
+		if c := canonRuleOf(r); c != nil && c.sub != "" && unitOK && unit.sub != "" &&
+			unit.sub != c.sub && !strings.ContainsAny(unit.sub, "$`") {
+			continue // git commit -m "$msg" is no git push
+		}
+		return true
+	}
+	return false
+}
+
+// openUnit reports whether a word of u only known at run time ($ or `
+// at its start, or a glob) stands where an option could: as an operand,
+// or in an option's name. The value of an option (-v=$PWD:/app) is no
+// option.
+func openUnit(u *canonUnit) bool {
+	dynamic := func(w string) bool { return strings.HasPrefix(w, "$") || strings.HasPrefix(w, "`") }
+	if dynamic(u.sub) {
+		return true
+	}
+	for _, w := range u.operands {
+		if dynamic(w) || strings.ContainsAny(w, "*?[") { // a glob may match a name starting with "-"
+			return true
+		}
+	}
+	for _, o := range u.opts {
+		name, _, _ := strings.Cut(o, "=")
+		if strings.ContainsAny(name, "$`") {
 			return true
 		}
 	}

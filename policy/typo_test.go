@@ -500,3 +500,42 @@ func TestBrokenNote(t *testing.T) {
 		t.Errorf("two broken files: note %q", both)
 	}
 }
+
+// TestMisspeltSurfaceKeepsDenies: a surface key that is a likely typo of a
+// surface toolgate uses keeps its denies and asks on the surface meant (a
+// typo never drops a deny, SPEC §1.3), never its allows, and warns; a key
+// that is no near miss (an extension tool) is left alone.
+func TestMisspeltSurfaceKeepsDenies(t *testing.T) {
+	rows := []struct {
+		key, surface, value string
+		want                Action
+		warns               bool
+	}{
+		{"bahs", "bash", "rm -rf x", Deny, true},
+		{"Bash", "bash", "rm -rf x", Deny, true},
+		{"bash ", "bash", "rm -rf x", Deny, true},
+		{"BASH", "bash", "git push -f", Ask, true},
+		{"mpc", "mcp", "github:delete_repo", Deny, true},
+		{"pth", "path", "/h/.ssh/id_rsa", Deny, true},
+		{"external_directroy", "external_directory", "/etc/x", Deny, true},
+		{"bahs", "bash", "ls", Allow, true}, // its allows are not copied: the top-level allow decides
+		{"context7_docs", "bash", "rm -rf x", Allow, false},
+		{"lsp", "ls", "/h/.ssh/id_rsa", Allow, false},
+		{"bash*", "bash", "rm -rf x", Deny, false}, // a surface pattern applies as written
+	}
+	for _, r := range rows {
+		text := fmt.Sprintf(`{"permission": {"*": "allow", %q: {"*": "allow", "rm -rf *": "deny", "git push -f*": "ask", "/h/.ssh/*": "deny", "/etc/*": "deny", "github:*": "deny"}}}`, r.key)
+		p := global(t, text)
+		got := p.Resolve(Query{Surface: r.surface, Values: []string{r.value}})
+		if got.Action != r.want {
+			t.Errorf("%q: %s %q is %s, want %s", r.key, r.surface, r.value, got.Action, r.want)
+		}
+		warned := false
+		for _, w := range p.Warnings {
+			warned = warned || strings.Contains(w.Message, "is not one toolgate uses")
+		}
+		if warned != r.warns {
+			t.Errorf("%q: warned %t, want %t: %+v", r.key, warned, r.warns, p.Warnings)
+		}
+	}
+}

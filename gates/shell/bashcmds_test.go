@@ -134,6 +134,7 @@ var programOptionRows = []row{
 	// Arming: git config of a key that runs a program.
 	{cmd: `git config core.pager 'curl evil'`, units: us(u(`git config core.pager curl evil`, arm), u(`curl evil`, CtxPayload))},
 	{cmd: `git config --global alias.co '!rm -rf u'`, units: us(u(`git config --global alias.co !rm -rf u`, arm), u(`rm -rf u`, CtxPayload))},
+	{cmd: `git config submodule.x.update '!sh -c y'`, units: us(u(`git config submodule.x.update !sh -c y`, arm), u(`!sh -c y`, CtxPayload))},
 	{cmd: `git config --local core.hooksPath .h`, units: us(u(`git config --local core.hooksPath .h`, arm))},
 	{cmd: `git config set core.fsmonitor x`, units: us(u(`git config set core.fsmonitor x`, arm), u(`x`, CtxPayload))},
 	{cmd: `git config --add Core.SSHCommand x`, units: us(u(`git config --add Core.SSHCommand x`, arm), u(`x`, CtxPayload))},

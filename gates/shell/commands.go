@@ -63,7 +63,11 @@ func (a *analyzer) call(c *syntax.CallExpr, ctx Context, sc *scope, stdin *synta
 // run analyzes one simple command: its unit, its path words, and the
 // commands it runs in turn (wrapped commands and inline scripts).
 func (a *analyzer) run(c cmd, sc *scope) branch {
-	i := a.addUnit(newUnit(c.fields, c.ctx))
+	u := newUnit(c.fields, c.ctx)
+	if !u.OpenArgs && a.dashMatch(c.fields, sc) {
+		u.OpenArgs = true
+	}
+	i := a.addUnit(u)
 	saved := a.readOnly
 	a.readOnly = false // until the command is known to only read
 	defer func() { a.readOnly = saved }()
@@ -131,6 +135,8 @@ func init() {
 	specials = map[string]specialFunc{
 		"su":            (*analyzer).su,
 		"runuser":       (*analyzer).su,
+		"sg":            (*analyzer).su,
+		"nix-shell":     (*analyzer).su,
 		"script":        func(a *analyzer, i int, _ string, c cmd, sc *scope) { a.script(i, c, sc) },
 		"trap":          func(a *analyzer, i int, _ string, c cmd, sc *scope) { a.trap(i, c, sc) },
 		"alias":         func(a *analyzer, i int, _ string, c cmd, sc *scope) { a.alias(i, c, sc) },
@@ -207,6 +213,33 @@ func (a *analyzer) loader(i int, base string, c cmd, sc *scope) {
 	a.argPaths(c.args()[k:], sc)
 }
 
+// dashMatch reports whether an unquoted glob among the words after the
+// command name (before "--") matches a name starting with "-" (or cannot
+// be expanded): bash passes it as an option (rm * with a file named -rf
+// is rm -rf …).
+func (a *analyzer) dashMatch(fields []field, sc *scope) bool {
+	for _, f := range fields[1:] {
+		if f.known && f.value == "--" {
+			return false
+		}
+		if !f.glob || !f.known {
+			continue
+		}
+		for _, d := range sc.dirs {
+			matches, ok := a.glob(f.pat, d, sc.facts.dotglob)
+			if !ok {
+				return true
+			}
+			for _, m := range matches {
+				if strings.HasPrefix(m, "-") {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
 // newUnit builds the unit of a command: its words joined by single spaces,
 // the command name expanded; a name written with a path is also matched by
 // its base name; a name only known at run time floors the unit.
@@ -221,8 +254,15 @@ func newUnit(fields []field, ctx Context) Unit {
 	u.Text = joinFields(first, fields[1:])
 	u.Args = make([]string, len(fields))
 	u.Args[0] = first
+	ended := false
 	for i, f := range fields[1:] {
 		u.Args[i+1] = f.text
+		switch {
+		case f.known && f.value == "--":
+			ended = true
+		case !ended && !f.known && (f.raw == "" || strings.IndexByte("$`-", f.raw[0]) >= 0):
+			u.OpenArgs = true
+		}
 	}
 	if u.Floor != "" {
 		return u

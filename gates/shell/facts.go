@@ -33,6 +33,9 @@ type facts struct {
 	// (a command's output, read, a for item or a value only known at run
 	// time): bash runs such text as code where it reaches arithmetic.
 	data map[string]bool
+	// seqFunc is set when the script defines a function named like a
+	// command of numberCommands, so $(seq 3) may print anything.
+	seqFunc bool
 }
 
 const manyAssigns = 2
@@ -59,6 +62,12 @@ func (f *facts) apply(t *varTable) {
 func scan(file *syntax.File) *facts {
 	f := &facts{assigns: map[string]int{}}
 	inspect(file, func(n syntax.Node) bool {
+		if d, ok := n.(*syntax.FuncDecl); ok && d.Name != nil && numberCommands[d.Name.Value] != nil {
+			f.seqFunc = true // a function shadows the command: $(seq 3) may print anything
+		}
+		return !f.seqFunc
+	})
+	inspect(file, func(n syntax.Node) bool {
 		switch n := n.(type) {
 		case *syntax.CallExpr:
 			f.commands++
@@ -71,7 +80,7 @@ func scan(file *syntax.File) *facts {
 		case *syntax.WordIter:
 			f.taintLit(n.Name)
 			for _, w := range n.Items {
-				if _, ok := quickLit(w); !ok && n.Name != nil {
+				if _, ok := quickLit(w); !ok && n.Name != nil && !f.numericValue(w) {
 					f.markData(n.Name.Value)
 				}
 			}
@@ -86,7 +95,7 @@ func scan(file *syntax.File) *facts {
 		case *syntax.ParamExp:
 			if n.Exp != nil && (n.Exp.Op == syntax.AssignUnset || n.Exp.Op == syntax.AssignUnsetOrNull) {
 				f.taintLit(n.Param)
-				if n.Param != nil && !numericValue(n.Exp.Word) {
+				if n.Param != nil && !f.numericValue(n.Exp.Word) {
 					f.markData(n.Param.Value)
 				}
 			}
@@ -105,6 +114,106 @@ func scan(file *syntax.File) *facts {
 	return f
 }
 
+// numbersOnly reports whether w expands to decimal numbers only: its parts
+// are literal digits, arithmetic results and $(seq N…) with literal
+// decimal operands and no option but -w (seq -f and -s print any text).
+// Text like that cannot be code where it reaches arithmetic.
+func numbersOnly(w *syntax.Word) bool {
+	for _, p := range w.Parts {
+		switch p := p.(type) {
+		case *syntax.ArithmExp:
+		case *syntax.CmdSubst:
+			if !seqOfNumbers(p) {
+				return false
+			}
+		case *syntax.Lit:
+			if !decimal(p.Value, true) {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return len(w.Parts) > 0
+}
+
+// seqOfNumbers reports whether a command substitution prints decimal
+// numbers only: one command, or a pipeline whose last command is one, of
+// the table numberCommands with literal arguments it allows, redirected
+// at most from a file (wc -l < f) or with errors to /dev/null. The
+// script must not define a function of that name (see seqFunc).
+func seqOfNumbers(c *syntax.CmdSubst) bool {
+	if len(c.Stmts) != 1 || c.Stmts[0].Background || c.Stmts[0].Negated || c.Stmts[0].Coprocess {
+		return false
+	}
+	st := c.Stmts[0]
+	for {
+		b, ok := st.Cmd.(*syntax.BinaryCmd)
+		if !ok {
+			break
+		}
+		if b.Op != syntax.Pipe || b.Y == nil {
+			return false
+		}
+		st = b.Y // a pipeline prints what its last command prints
+	}
+	for _, r := range st.Redirs {
+		if !(r.Op == syntax.RdrIn || (r.Op == syntax.RdrOut && r.N != nil && r.N.Value == "2")) {
+			return false
+		}
+	}
+	call, ok := st.Cmd.(*syntax.CallExpr)
+	if !ok || len(call.Assigns) > 0 || len(call.Args) == 0 {
+		return false
+	}
+	name, ok := quickLit(call.Args[0])
+	allowed, known := numberCommands[name]
+	if !ok || !known {
+		return false
+	}
+	args := call.Args[1:]
+	if name == "seq" && len(args) == 0 {
+		return false
+	}
+	for _, a := range args {
+		lit, ok := quickLit(a)
+		if !ok || !(allowed[lit] || name == "seq" && decimal(lit, false)) {
+			return false
+		}
+	}
+	return true
+}
+
+// numberCommands print only decimal numbers with the arguments listed
+// (seq also takes decimal operands; wc no file operand, so no name is
+// printed).
+var numberCommands = map[string]map[string]bool{
+	"seq":   {"-w": true},
+	"wc":    {"-l": true, "-c": true, "-w": true, "-m": true, "--lines": true, "--bytes": true, "--words": true, "--chars": true},
+	"nproc": {},
+	"id":    {"-u": true, "-g": true, "-ur": true, "-gr": true},
+	"date":  {"+%s": true},
+}
+
+// decimal reports whether s is a decimal number ("-3", "1.5"); with
+// digitsOnly any run of digits and signs (a literal beside an expansion).
+func decimal(s string, digitsOnly bool) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case '0' <= c && c <= '9':
+		case !digitsOnly && c == '.' && i > 0:
+		case (c == '-' || c == '+') && (i == 0 || digitsOnly):
+		default:
+			return false
+		}
+	}
+	return true
+}
+
 func (f *facts) call(c *syntax.CallExpr) {
 	for _, as := range c.Assigns {
 		if len(c.Args) == 0 && plainAssign(as) {
@@ -113,9 +222,12 @@ func (f *facts) call(c *syntax.CallExpr) {
 		} else if as.Name != nil {
 			f.taint(as.Name.Value)
 		}
-		if len(c.Args) == 0 && as.Name != nil && !numericValue(as.Value) {
+		if len(c.Args) == 0 && as.Name != nil && !f.numericValue(as.Value) {
 			f.markData(as.Name.Value)
 		}
+	}
+	if f.codeLater(c.Args) { // trap and alias: code run later, anywhere
+		f.noVars, f.mayChdir = true, true
 	}
 	assigning, reading := false, false
 	for _, w := range c.Args {
@@ -124,8 +236,6 @@ func (f *facts) call(c *syntax.CallExpr) {
 			f.clobber, f.mayChdir = true, true
 		case "cd", "pushd", "popd":
 			f.mayChdir = true
-		case "trap", "alias": // code run later, anywhere
-			f.noVars, f.mayChdir = true, true
 		case "shopt":
 			f.dotglob = true
 		case "read", "mapfile", "readarray", "printf", "getopts":
@@ -149,6 +259,36 @@ func (f *facts) call(c *syntax.CallExpr) {
 	}
 }
 
+// codeLater reports whether the command args may be trap or alias, whose
+// strings the shell runs later, anywhere. Only the command name counts
+// (grep alias ~/.gitconfig defines nothing), looked up through command and
+// builtin, the wrappers that run a builtin in this shell; a name brace
+// expansion can change could be either.
+func (f *facts) codeLater(args []*syntax.Word) bool {
+	for i := 0; i < len(args); i++ {
+		lit, ok := quickLit(args[i])
+		switch {
+		case !ok:
+			// Only known at run time: the walk substitutes a known value
+			// (X=trap; $X …) and floors an unknown one as dynamic.
+			return false
+		case strings.ContainsAny(lit, "{}") || lit == "trap" || lit == "alias":
+			return true
+		case lit == "command" || lit == "builtin":
+			for i+1 < len(args) {
+				if l, ok := quickLit(args[i+1]); ok && strings.HasPrefix(l, "-") {
+					i++ // command -p trap …, command -- trap …
+					continue
+				}
+				break
+			}
+			continue
+		}
+		return false
+	}
+	return false
+}
+
 func (f *facts) markData(name string) {
 	if f.data == nil {
 		f.data = map[string]bool{}
@@ -158,7 +298,7 @@ func (f *facts) markData(name string) {
 
 // numericValue reports whether an assigned value is literal text or an
 // arithmetic result: text the script itself wrote.
-func numericValue(w *syntax.Word) bool {
+func (f *facts) numericValue(w *syntax.Word) bool {
 	if w == nil {
 		return true
 	}
@@ -166,10 +306,11 @@ func numericValue(w *syntax.Word) bool {
 		return true
 	}
 	if len(w.Parts) == 1 {
-		_, ok := w.Parts[0].(*syntax.ArithmExp)
-		return ok
+		if _, ok := w.Parts[0].(*syntax.ArithmExp); ok {
+			return true
+		}
 	}
-	return false
+	return !f.seqFunc && numbersOnly(w)
 }
 
 // taintArgs taints every argument that names a variable; an argument only
@@ -194,7 +335,7 @@ func (f *facts) decl(d *syntax.DeclClause) {
 	for _, as := range d.Args {
 		if as.Name != nil {
 			f.taint(as.Name.Value)
-			if !numericValue(as.Value) {
+			if !f.numericValue(as.Value) {
 				f.markData(as.Name.Value)
 			}
 			continue

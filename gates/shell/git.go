@@ -168,6 +168,8 @@ func gitProgramKey(section, name string) bool {
 		return name == "directory" || name == "barerepository"
 	case "protocol": // protocol.ext.allow lets ext:: URLs run commands
 		return name == "allow"
+	case "submodule": // submodule.<name>.update = !command runs on git submodule update
+		return name == "update"
 	case "url": // url.<ext::…>.insteadOf rewrites a URL into one
 		return name == "insteadof" || name == "pushinsteadof"
 	}

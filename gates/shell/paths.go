@@ -68,7 +68,10 @@ func (a *analyzer) pathWord(f field, sc *scope, kind wordKind) {
 	case v == "":
 	case f.glob:
 		a.globPaths(f, sc, kind == isRedirect)
-	case kind >= isFile || looksLikePath(f) || a.exists(v, sc):
+	case kind >= isFile || looksLikePath(f) || a.exists(v, sc) || (!a.readOnly && a.specialDir(sc) && !strings.ContainsAny(v, " \t\n")):
+		// A command that may write names a new file by a bare word too:
+		// after a cd into a dot directory or out of the project (cd
+		// .git/hooks; cp f pre-commit), where it lands matters.
 		a.addPaths(f.raw, v, sc, kind == isRedirect)
 	case slices.Contains(sc.dirs, ""):
 		// Where the shell is cannot be known, so neither can whether a
@@ -211,6 +214,22 @@ func (a *analyzer) addPath(p PathWord) {
 
 // exists reports whether a bare word names an entry relative to an effective
 // directory. Past the stat budget it answers yes: the word is then checked.
+// specialDir reports whether a folded cd may have taken the shell out of
+// the directory the command starts in, or into a directory of it with a
+// dot in its path (.git/hooks, .husky, .config/git).
+func (a *analyzer) specialDir(sc *scope) bool {
+	for _, d := range sc.dirs {
+		if d == "" || d == a.opt.Cwd {
+			continue
+		}
+		rel, ok := strings.CutPrefix(d, strings.TrimSuffix(a.opt.Cwd, "/")+"/")
+		if !ok || a.opt.Cwd == "" || strings.HasPrefix(rel, ".") || strings.Contains(rel, "/.") {
+			return true
+		}
+	}
+	return false
+}
+
 func (a *analyzer) exists(v string, sc *scope) bool {
 	for _, d := range sc.dirs {
 		if d == "" {

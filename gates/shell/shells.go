@@ -186,11 +186,16 @@ func codeOption(args []field, short byte, long ...string) (field, bool) {
 	return field{}, false
 }
 
-// su floors su and runuser: both start a shell, with -c code or reading
-// standard input, except "runuser -u USER CMD", which runs CMD directly.
+// su floors su and runuser (and sg, nix-shell): they start a shell, with
+// -c code (nix-shell: --run/--command) or reading standard input, except
+// "runuser -u USER CMD", which runs CMD directly.
 func (a *analyzer) su(i int, base string, c cmd, sc *scope) {
 	args := c.args()
-	if code, ok := codeOption(args, 'c', "--command", "--session-command"); ok {
+	short, long := byte('c'), []string{"--command", "--session-command"}
+	if base == "nix-shell" { // nix-shell --run/--command CODE; no -c
+		short, long = 0, []string{"--command", "--run"}
+	}
+	if code, ok := codeOption(args, short, long...); ok {
 		a.setFloor(i, SentinelOpaque)
 		a.payload(code.text, sc, false)
 		return
