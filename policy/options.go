@@ -4,6 +4,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Option identity (SPEC §4): a command's words are also read as
@@ -104,7 +105,7 @@ func subs(parent *cmdSpec, any *cmdSpec, m map[string]*cmdSpec) *cmdSpec {
 
 // commandSpecs are the commands whose options toolgate knows. It is built
 // once and never changed.
-var commandSpecs = buildSpecs()
+var commandSpecs = sync.OnceValue(buildSpecs)
 
 func buildSpecs() map[string]*cmdSpec {
 	gnu := "cpa"
@@ -292,7 +293,7 @@ func parseWords(words []string, rule bool) (optParser, bool) {
 			p.u.base, key = b, b
 		}
 	}
-	spec := commandSpecs[key]
+	spec := commandSpecs()[key]
 	if !p.read(spec, words[1:]) {
 		return p, false
 	}
