@@ -1,7 +1,7 @@
 // Package integration_test is the outside view of toolgate: it builds the
 // binary and replays the transcripts under testdata/ against it, with the
-// semantics of shared/TRANSCRIPTS.md and the reference runner
-// shared/tools/replay.py. See README.md.
+// semantics of the transcript format (README.md) and the project's reference runner
+// (its copy of the format and the runner sit outside the repository).
 package integration_test
 
 import (

@@ -1,6 +1,6 @@
 package integration_test
 
-// JSON values as the reference runner (shared/tools/replay.py) sees them.
+// JSON values as the project's reference runner sees them.
 //
 // Transcripts are read into plain values: nil, bool, json.Number, string,
 // []any and *object. Objects keep their keys in document order, as Python's

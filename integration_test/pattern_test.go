@@ -1,7 +1,7 @@
 package integration_test
 
-// The transcript matcher (shared/TRANSCRIPTS.md, "Matching"), kept in step
-// with match() in shared/tools/replay.py: the same operators, checked in the
+// The transcript matcher (README.md, the matching operators), kept in step
+// with the reference runner's match(): the same operators, checked in the
 // same order, failing on the same first mismatch.
 //
 // One deliberate difference: replay.py compares scalars with Python's ==, so

@@ -1,7 +1,7 @@
 package integration_test
 
-// Replaying one transcript (shared/TRANSCRIPTS.md) against the plugin, with
-// the semantics of shared/tools/replay.py. Where this runner is stricter,
+// Replaying one transcript (the format in README.md) against the plugin, with
+// the semantics of the project's reference runner. Where this runner is stricter,
 // it says so at the spot:
 //   - stdout purity: every line the plugin writes to stdout, including lines
 //     no step reads and blank lines, must be a JSON object with
