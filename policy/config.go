@@ -116,11 +116,22 @@ const MaxReasonLength = 500
 // ParseFile parses the JSONC text of a policy file. It never panics; every
 // problem is an Error with line and column.
 func ParseFile(path string, data []byte) *File {
+	f, p, v := parseJSONC(path, data, "cannot parse JSONC: ")
+	if v != nil {
+		p.top(v)
+	}
+	return f
+}
+
+// parseJSONC is the front end every JSONC file shares: the nesting bound,
+// the parse, and the error with its position (what names the problem).
+// v is nil when the file has an error already.
+func parseJSONC(path string, data []byte, what string) (*File, *parser, *hujson.Value) {
 	f := &File{Path: path, keyLines: map[string][2]int{}}
 	p := &parser{file: f, lines: lineStarts(data)}
 	if off := tooDeep(data); off >= 0 {
 		p.errorf(off, "objects and arrays nest deeper than %d levels", maxNesting)
-		return f
+		return f, p, nil
 	}
 	v, err := hujson.Parse(data)
 	if err != nil && !bytes.HasSuffix(data, []byte("\n")) {
@@ -132,11 +143,10 @@ func ParseFile(path string, data []byte) *File {
 	}
 	if err != nil {
 		line, col, msg := hujsonErrorPosition(err)
-		f.Errors = append(f.Errors, Warning{Path: path, Line: line, Column: col, Message: "cannot parse JSONC: " + msg})
-		return f
+		f.Errors = append(f.Errors, Warning{Path: path, Line: line, Column: col, Message: what + msg})
+		return f, p, nil
 	}
-	p.top(&v)
-	return f
+	return f, p, &v
 }
 
 // maxNesting bounds how deeply objects and arrays may nest: the JSONC

@@ -18,30 +18,17 @@ const scopeMCPFile = "mcp.json"
 // adapter's and are not looked at. A file that cannot be parsed, or whose
 // server map is not an object, has an Error with line and column.
 func ParseMCPFile(path string, data []byte) *File {
-	f := &File{Path: path, keyLines: map[string][2]int{}}
 	// A byte order mark is common in hand-edited JSON and says nothing:
 	// dropping it keeps such a file from failing closed for no reason.
 	// (Offsets then count from after it.)
 	data = bytes.TrimPrefix(data, []byte("\ufeff"))
-	p := &parser{file: f, lines: lineStarts(data)}
-	if off := tooDeep(data); off >= 0 {
-		p.errorf(off, "objects and arrays nest deeper than %d levels", maxNesting)
-		return f
-	}
-	v, err := hujson.Parse(data)
-	if err != nil && !bytes.HasSuffix(data, []byte("\n")) {
-		if v2, err2 := hujson.Parse(append(data[:len(data):len(data)], '\n')); err2 == nil {
-			v, err = v2, nil
-		}
-	}
-	if err != nil {
-		line, col, msg := hujsonErrorPosition(err)
-		f.Errors = append(f.Errors, Warning{Path: path, Line: line, Column: col, Message: "cannot parse mcp.json: " + msg})
+	f, p, v := parseJSONC(path, data, "cannot parse mcp.json: ")
+	if v == nil {
 		return f
 	}
 	obj, ok := v.Value.(*hujson.Object)
 	if !ok {
-		p.errorf(v.StartOffset, "mcp.json must be an object, not %s", kindName(&v))
+		p.errorf(v.StartOffset, "mcp.json must be an object, not %s", kindName(v))
 		return f
 	}
 	seen := map[string]bool{}

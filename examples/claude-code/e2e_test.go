@@ -40,7 +40,7 @@ type claudeEnv struct {
 }
 
 func TestClaudeCodeE2E(t *testing.T) {
-	node, npm := hoste2e.RequireNode(t, 18)
+	node, npm := hoste2e.RequireNode(t, 18, 0)
 	root := hoste2e.ModuleRoot(t)
 	hoste2e.RecordInputs(t, root)
 	bin := hoste2e.BuildToolgate(t, root)

@@ -38,7 +38,7 @@ type geminiEnv struct {
 }
 
 func TestGeminiCLIE2E(t *testing.T) {
-	node, npm := hoste2e.RequireNode(t, 20)
+	node, npm := hoste2e.RequireNode(t, 20, 0)
 	root := hoste2e.ModuleRoot(t)
 	hoste2e.RecordInputs(t, root)
 	bin := hoste2e.BuildToolgate(t, root)

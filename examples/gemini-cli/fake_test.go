@@ -4,11 +4,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/toolgate/toolgate/examples/internal/hoste2e"
 )
 
 // step is one turn of the fake model: a function call, or text.
@@ -60,14 +61,8 @@ func (r generateRequest) functionResponses() []string {
 
 func startFakeGemini(t *testing.T, script []step) *fakeGemini {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	f := &fakeGemini{url: "http://" + ln.Addr().String(), script: script}
-	srv := &http.Server{Handler: http.HandlerFunc(f.serve)}
-	go func() { _ = srv.Serve(ln) }()
-	t.Cleanup(func() { _ = srv.Close() })
+	f := &fakeGemini{script: script}
+	f.url = hoste2e.Serve(t, http.HandlerFunc(f.serve))
 	return f
 }
 

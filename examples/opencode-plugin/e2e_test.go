@@ -42,7 +42,7 @@ type ocEnv struct {
 }
 
 func TestOpenCodeE2E(t *testing.T) {
-	node, npm := hoste2e.RequireNode(t, 18)
+	node, npm := hoste2e.RequireNode(t, 18, 0)
 	root := hoste2e.ModuleRoot(t)
 	hoste2e.RecordInputs(t, root)
 	binDir := hoste2e.BuildToolgate(t, root)

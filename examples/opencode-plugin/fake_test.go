@@ -4,11 +4,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/toolgate/toolgate/examples/internal/hoste2e"
 )
 
 // step is one turn of the fake model: a tool call, or text.
@@ -47,14 +48,8 @@ type chatRequest struct {
 
 func startFakeOpenAI(t *testing.T, script []step) *fakeOpenAI {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	f := &fakeOpenAI{url: "http://" + ln.Addr().String() + "/v1", script: script}
-	srv := &http.Server{Handler: http.HandlerFunc(f.serve)}
-	go func() { _ = srv.Serve(ln) }()
-	t.Cleanup(func() { _ = srv.Close() })
+	f := &fakeOpenAI{script: script}
+	f.url = hoste2e.Serve(t, http.HandlerFunc(f.serve)) + "/v1"
 	return f
 }
 

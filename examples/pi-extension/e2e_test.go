@@ -6,12 +6,9 @@ package piextension_test
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
-	"strconv"
 	"testing"
 	"time"
 
@@ -28,7 +25,7 @@ const (
 )
 
 func TestPiExtensionE2E(t *testing.T) {
-	node, npm := requireNode(t)
+	node, npm := hoste2e.RequireNode(t, minNodeMajor, minNodeMinor)
 
 	dir, err := os.Getwd() // go test runs in the package directory
 	if err != nil {
@@ -51,42 +48,6 @@ func TestPiExtensionE2E(t *testing.T) {
 		t.Fatalf("node --test test/ (in %s) failed after %s: %v", dir, time.Since(start).Round(time.Millisecond), err)
 	}
 	t.Logf("node --test test/ passed in %s", time.Since(start).Round(time.Millisecond))
-}
-
-// requireNode finds node and npm. Without them the suite cannot run: that
-// fails under CI (the suite must not silently vanish there) and skips
-// elsewhere.
-func requireNode(t *testing.T) (node, npm string) {
-	t.Helper()
-	missing := func(format string, args ...any) {
-		msg := fmt.Sprintf(format, args...) + "; the pi end-to-end suite needs Node >= 20.6 and npm"
-		if os.Getenv("CI") != "" {
-			t.Fatal(msg + " (CI is set, so this is a failure, not a skip)")
-		}
-		t.Skip(msg)
-	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		missing("node not found on PATH")
-	}
-	npm, err = exec.LookPath("npm")
-	if err != nil {
-		missing("npm not found on PATH")
-	}
-	out, err := exec.Command(node, "--version").Output()
-	if err != nil {
-		missing("%s --version: %v", node, err)
-	}
-	m := regexp.MustCompile(`^v(\d+)\.(\d+)\.`).FindSubmatch(out)
-	if m == nil {
-		missing("unexpected node version %q", out)
-	}
-	major, _ := strconv.Atoi(string(m[1]))
-	minor, _ := strconv.Atoi(string(m[2]))
-	if major < minNodeMajor || major == minNodeMajor && minor < minNodeMinor {
-		missing("node %s is too old", out)
-	}
-	return node, npm
 }
 
 // installPi runs `npm ci` unless node_modules is already installed from the

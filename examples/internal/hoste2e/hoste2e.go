@@ -9,6 +9,8 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
+	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -23,13 +25,13 @@ import (
 // registry; a second or two from npm's cache).
 const NPMCITimeout = 5 * time.Minute
 
-// RequireNode finds node and npm (at least minMajor). Without them the
-// suite cannot run: that fails under CI (the suite must not silently
-// vanish there) and skips elsewhere.
-func RequireNode(t *testing.T, minMajor int) (node, npm string) {
+// RequireNode finds node and npm (at least minMajor.minMinor). Without
+// them the suite cannot run: that fails under CI (the suite must not
+// silently vanish there) and skips elsewhere.
+func RequireNode(t *testing.T, minMajor, minMinor int) (node, npm string) {
 	t.Helper()
 	missing := func(format string, args ...any) {
-		msg := fmt.Sprintf(format, args...) + fmt.Sprintf("; this end-to-end suite needs Node >= %d and npm", minMajor)
+		msg := fmt.Sprintf(format, args...) + fmt.Sprintf("; this end-to-end suite needs Node >= %d.%d and npm", minMajor, minMinor)
 		if os.Getenv("CI") != "" {
 			t.Fatal(msg + " (CI is set, so this is a failure, not a skip)")
 		}
@@ -47,11 +49,13 @@ func RequireNode(t *testing.T, minMajor int) (node, npm string) {
 	if err != nil {
 		missing("%s --version: %v", node, err)
 	}
-	m := regexp.MustCompile(`^v(\d+)\.`).FindSubmatch(out)
+	m := regexp.MustCompile(`^v(\d+)\.(\d+)\.`).FindSubmatch(out)
 	if m == nil {
 		missing("unexpected node version %q", out)
 	}
-	if major, _ := strconv.Atoi(string(m[1])); major < minMajor {
+	major, _ := strconv.Atoi(string(m[1]))
+	minor, _ := strconv.Atoi(string(m[2]))
+	if major < minMajor || major == minMajor && minor < minMinor {
 		missing("node %s is too old", bytes.TrimSpace(out))
 	}
 	return node, npm
@@ -238,4 +242,18 @@ func CrashingToolgate(t *testing.T, script string) string {
 		t.Fatal(err)
 	}
 	return dir
+}
+
+// Serve serves h on a free port of 127.0.0.1 — the only address a fake
+// model may listen on — until the test ends, and returns its base URL.
+func Serve(t *testing.T, h http.Handler) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: h}
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(func() { _ = srv.Close() })
+	return "http://" + ln.Addr().String()
 }
