@@ -17,6 +17,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/toolgate/toolgate/internal/modroot"
 )
 
 func main() {
@@ -27,7 +29,7 @@ func main() {
 }
 
 func run(w io.Writer) (tmp string, err error) {
-	root, err := moduleRoot()
+	root, err := modroot.Find()
 	if err != nil {
 		return tmp, err
 	}
@@ -176,22 +178,5 @@ func printAnswer(w io.Writer, line string, req request) {
 	fmt.Fprintln(w)
 	if msg.Result.Reason != "" {
 		fmt.Fprintf(w, "    %s\n", msg.Result.Reason)
-	}
-}
-
-func moduleRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", fmt.Errorf("run this from inside the toolgate checkout")
-		}
-		dir = parent
 	}
 }

@@ -30,6 +30,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/toolgate/toolgate/internal/modroot"
 )
 
 func main() {
@@ -45,7 +47,7 @@ func main() {
 }
 
 func run(calls int, rulesFlag string, starts int, keep bool) error {
-	root, err := moduleRoot()
+	root, err := modroot.Find()
 	if err != nil {
 		return err
 	}
@@ -454,20 +456,3 @@ func pct(ds []time.Duration, p float64) time.Duration {
 
 func us(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e3 }
 func ms(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
-
-func moduleRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("go.mod not found: run from inside the repository")
-		}
-		dir = parent
-	}
-}
