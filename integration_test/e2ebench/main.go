@@ -12,6 +12,11 @@
 // call of each process (user + system, from the kernel's accounting of the
 // child), start to `initialize` answered, and the CPU of one `claude-hook`
 // process.
+//
+// E2EBENCH_PROFILE=FILE builds toolgate with -tags profile and writes a CPU
+// profile of the first serve process to FILE (go tool pprof FILE);
+// E2EBENCH_STRACE=FILE runs that process under strace -c (a count of its
+// system calls; the timings of that size are then strace's, not toolgate's).
 package main
 
 import (
@@ -81,7 +86,11 @@ func run(calls int, rulesFlag string, starts int, keep bool) error {
 }
 
 func build(root, pkg, out string) error {
-	cmd := exec.Command("go", "build", "-o", out, pkg)
+	args := []string{"build", "-o", out}
+	if os.Getenv("E2EBENCH_PROFILE") != "" && pkg == "." {
+		args = append(args, "-tags", "profile") // profile_on.go
+	}
+	cmd := exec.Command("go", append(args, pkg)...)
 	cmd.Dir, cmd.Stdout, cmd.Stderr = root, os.Stderr, os.Stderr
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if err := cmd.Run(); err != nil {
@@ -217,7 +226,7 @@ func corpus() []map[string]any {
 	return out
 }
 
-var profiled bool
+var profiled, straced bool
 
 // proc is a spawned plugin (toolgate or the echo).
 type proc struct {
@@ -228,6 +237,12 @@ type proc struct {
 
 func start(bin string, args []string, s sandbox) (*proc, error) {
 	cmd := exec.Command(bin, args...)
+	if out := os.Getenv("E2EBENCH_STRACE"); out != "" && strings.HasSuffix(bin, "toolgate") && !straced && !slices.Contains(args, "claude-hook") {
+		// The serve process of the first policy size runs under
+		// strace -c: the system calls it makes, to divide by the calls.
+		straced = true
+		cmd = exec.Command("strace", append([]string{"-f", "-c", "-o", out, bin}, args...)...)
+	}
 	cmd.Dir = s.work
 	cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + s.home}
 	if prof := os.Getenv("E2EBENCH_PROFILE"); prof != "" && strings.HasSuffix(bin, "toolgate") && !profiled {

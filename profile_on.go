@@ -1,0 +1,27 @@
+//go:build profile
+
+package main
+
+import (
+	"os"
+	"runtime/pprof"
+)
+
+// startProfile writes a CPU profile of the serve loop to
+// $TOOLGATE_CPUPROFILE. It exists only in a binary built with -tags profile
+// (the end-to-end benchmark's E2EBENCH_PROFILE), never in a release build.
+func startProfile() (stop func()) {
+	p := os.Getenv("TOOLGATE_CPUPROFILE")
+	if p == "" {
+		return func() {}
+	}
+	f, err := os.Create(p)
+	if err != nil {
+		return func() {}
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return func() {}
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }
+}
