@@ -1,11 +1,16 @@
 package hook
 
 import (
+	stdjson "encoding/json"
+	"fmt"
+	"strconv"
+
 	json "github.com/goccy/go-json"
-	"github.com/rs/zerolog"
 
 	"github.com/toolgate/toolgate/gates"
+	"github.com/toolgate/toolgate/hook/audit"
 	"github.com/toolgate/toolgate/protocol"
+	"github.com/toolgate/toolgate/verdict"
 )
 
 // reporter sends the runner's notifications and audit records. With notes
@@ -32,48 +37,130 @@ func (r reporter) Notify(d protocol.DecisionParams) {
 func (r reporter) Audit(rec gates.AuditRecord) error {
 	st := r.s.snapshot()
 	sessionID, host := st.sessionID, st.host.Name
-	return r.s.appendAudit(rec.Event, func(e *zerolog.Event) {
-		e.Str("sessionId", sessionID).Str("toolCallId", rec.ToolCallID)
-		if host != "" {
-			e.Str("host", host)
+	r.s.mu.RLock()
+	l := r.s.audit
+	r.s.mu.RUnlock()
+	if l == nil {
+		return fmt.Errorf("no audit log is open")
+	}
+	return l.AppendEnc(rec.Event, func(e *audit.Enc) { appendAuditFields(e, sessionID, host, &rec) })
+}
+
+// appendAuditFields appends the fields of an audit record. The bytes are
+// the ones of zerolog's Str for the strings and of goccy/go-json's Marshal
+// for origin, trace and input (RawJSON), built by hand: the record format
+// does not change (report_test.go compares the two).
+func appendAuditFields(e *audit.Enc, sessionID, host string, rec *gates.AuditRecord) {
+	e.Str("sessionId", sessionID).Str("toolCallId", rec.ToolCallID)
+	if host != "" {
+		e.Str("host", host)
+	}
+	if rec.ToolName != "" {
+		e.Str("toolName", rec.ToolName)
+	}
+	if rec.AgentName != "" {
+		e.Str("agentName", rec.AgentName)
+	}
+	if rec.Action != "" {
+		e.Str("action", rec.Action)
+	}
+	for _, f := range [...]struct{ k, v string }{{"reason", rec.Reason}, {"resolution", rec.Resolution}, {"gate", rec.Gate},
+		{"surface", rec.Surface}, {"value", rec.Value}} {
+		if f.v != "" {
+			e.Str(f.k, f.v)
 		}
-		if rec.ToolName != "" {
-			e.Str("toolName", rec.ToolName)
-		}
-		if rec.AgentName != "" {
-			e.Str("agentName", rec.AgentName)
-		}
-		if rec.Action != "" {
-			e.Str("action", rec.Action)
-		}
-		for _, f := range [][2]string{{"reason", rec.Reason}, {"resolution", rec.Resolution}, {"gate", rec.Gate},
-			{"surface", rec.Surface}, {"value", rec.Value}} {
-			if f[1] != "" {
-				e.Str(f[0], f[1])
-			}
-		}
-		if rec.State != "" {
-			e.Str("state", rec.State)
-		}
-		if rec.MatchedPattern != nil {
-			e.Str("matchedPattern", *rec.MatchedPattern)
-		}
-		if rec.Origin != nil {
-			e.RawJSON("origin", mustJSON(rec.Origin))
-		}
-		if rec.Choice != "" {
-			e.Str("choice", rec.Choice)
-		}
-		if rec.Trace != nil {
-			e.RawJSON("trace", mustJSON(rec.Trace))
-		}
-		if rec.Cwd != "" {
-			e.Str("cwd", rec.Cwd)
-		}
-		if rec.Input != nil {
+	}
+	if rec.State != "" {
+		e.Str("state", rec.State)
+	}
+	if rec.MatchedPattern != nil {
+		e.Str("matchedPattern", *rec.MatchedPattern)
+	}
+	if rec.Origin != nil {
+		e.Field("origin")
+		e.SetBuf(appendOrigin(e.Buf(), rec.Origin))
+	}
+	if rec.Choice != "" {
+		e.Str("choice", rec.Choice)
+	}
+	if rec.Trace != nil {
+		e.Field("trace")
+		e.SetBuf(appendTrace(e.Buf(), rec.Trace))
+	}
+	if rec.Cwd != "" {
+		e.Str("cwd", rec.Cwd)
+	}
+	if rec.Input != nil {
+		if raw, ok := rec.Input.(stdjson.RawMessage); ok && audit.CompactPlainJSON(raw) {
+			e.RawJSON("input", raw) // what Marshal writes of it: itself
+		} else {
 			e.RawJSON("input", mustJSON(rec.Input))
 		}
-	})
+	}
+}
+
+// appendOrigin appends o as Marshal writes a verdict.Origin.
+func appendOrigin(b []byte, o *verdict.Origin) []byte {
+	b = append(b, `{"scope":`...)
+	b = audit.AppendJSONString(b, o.Scope)
+	if o.Path != "" {
+		b = append(b, `,"path":`...)
+		b = audit.AppendJSONString(b, o.Path)
+	}
+	if o.Line != 0 {
+		b = append(b, `,"line":`...)
+		b = strconv.AppendInt(b, int64(o.Line), 10)
+	}
+	return append(b, '}')
+}
+
+// appendTrace appends t as Marshal writes a []verdict.TraceEntry (the
+// fields in their order, omitempty as tagged).
+func appendTrace(b []byte, t []verdict.TraceEntry) []byte {
+	b = append(b, '[')
+	for i := range t {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		te := &t[i]
+		b = append(b, `{"gate":`...)
+		b = audit.AppendJSONString(b, te.Gate)
+		b = append(b, `,"applied":`...)
+		b = strconv.AppendBool(b, te.Applied)
+		b = appendOmitEmpty(b, `,"surface":`, te.Surface)
+		b = appendOmitEmpty(b, `,"value":`, te.Value)
+		b = appendOmitEmpty(b, `,"state":`, te.State)
+		b = appendOmitEmpty(b, `,"resolution":`, te.Resolution)
+		if te.MatchedPattern != nil {
+			b = append(b, `,"matchedPattern":`...)
+			b = audit.AppendJSONString(b, *te.MatchedPattern)
+		}
+		if te.Origin != nil {
+			b = append(b, `,"origin":`...)
+			b = appendOrigin(b, te.Origin)
+		}
+		b = appendOmitEmpty(b, `,"command":`, te.Command)
+		if len(te.Forms) > 0 {
+			b = append(b, `,"forms":[`...)
+			for j, f := range te.Forms {
+				if j > 0 {
+					b = append(b, ',')
+				}
+				b = audit.AppendJSONString(b, f)
+			}
+			b = append(b, ']')
+		}
+		b = appendOmitEmpty(b, `,"note":`, te.Note)
+		b = append(b, '}')
+	}
+	return append(b, ']')
+}
+
+func appendOmitEmpty(b []byte, key, v string) []byte {
+	if v == "" {
+		return b
+	}
+	return audit.AppendJSONString(append(b, key...), v)
 }
 
 func mustJSON(v any) []byte {

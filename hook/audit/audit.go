@@ -16,9 +16,11 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -53,13 +55,13 @@ type Log struct {
 	mu   sync.Mutex
 	path string
 	f    *os.File
-	info os.FileInfo // of f: a stat of path must still name it
-	head *os.File    // <path>.head; nil when it cannot be opened
-	err  error       // set when the log could not be opened: every append fails
+	id   fileID   // of f: a stat of path must still name it
+	head *os.File // <path>.head; nil when it cannot be opened
+	err  error    // set when the log could not be opened: every append fails
 
 	seq  uint64
-	prev string
-	size int64 // the file size after our last write, to notice other writers
+	prev [64]byte // the last record's hash (hex)
+	size int64    // the file size after our last write, to notice other writers
 
 	failed    int    // writes that failed since the last record
 	failedErr string // the first of them
@@ -68,9 +70,12 @@ type Log struct {
 	// write writes one record (the file's Write; a test may fail it).
 	write func(b []byte) (int, error)
 
-	// buf and line are reused from record to record (under mu).
-	buf  bytes.Buffer
-	line []byte
+	// enc (the record being built), sha and sum are reused from record to
+	// record (under mu).
+	enc Enc
+	sha hash.Hash
+	sum [sha256.Size]byte
+	hb  [headSize]byte
 }
 
 // HeadPath is the head file of the log at path.
@@ -84,7 +89,8 @@ const headSize = 20 + 1 + 64 + 1
 // cannot be opened is returned with the error too: its Append always fails,
 // so calls block.
 func Open(path string) (*Log, error) {
-	l := &Log{path: path, prev: Genesis}
+	l := &Log{path: path, sha: sha256.New()}
+	copy(l.prev[:], Genesis)
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		l.err = fmt.Errorf("cannot create the directory of the audit log %s: %w", path, err)
 		return l, l.err
@@ -115,10 +121,10 @@ func (l *Log) open() error {
 			l.f = nil
 			return fmt.Errorf("cannot lock the audit log %s: %w", l.path, err)
 		}
-		mine, err1 := f.Stat()
-		named, err2 := os.Stat(l.path)
-		if err1 == nil && err2 == nil && os.SameFile(mine, named) {
-			l.info, l.size = mine, -1 // -1: read the tail
+		mine, err1 := fstatID(f)
+		named, _, err2 := statPath(l.path)
+		if err1 == nil && err2 == nil && mine.same(named) {
+			l.id, l.size = mine, -1 // -1: read the tail
 			if l.head != nil {
 				l.head.Close()
 			}
@@ -156,9 +162,9 @@ type restart struct {
 // failed: l.f is nil). It returns the file's size.
 func (l *Log) current() (int64, error) {
 	if l.f != nil {
-		named, err := os.Stat(l.path)
-		if err == nil && os.SameFile(l.info, named) {
-			return named.Size(), nil
+		named, size, err := statPath(l.path)
+		if err == nil && named.same(l.id) {
+			return size, nil
 		}
 		why := "the audit log was replaced while toolgate had it open"
 		if errors.Is(err, os.ErrNotExist) {
@@ -167,7 +173,7 @@ func (l *Log) current() (int64, error) {
 			return 0, fmt.Errorf("cannot stat the audit log %s: %w", l.path, err)
 		}
 		if l.restart == nil {
-			l.restart = &restart{why: why, seq: l.seq, hash: l.prev}
+			l.restart = &restart{why: why, seq: l.seq, hash: string(l.prev[:])}
 		}
 		l.unlock()
 		l.f.Close()
@@ -183,7 +189,7 @@ func (l *Log) current() (int64, error) {
 		return 0, err
 	}
 	if r := l.restart; r != nil {
-		if err := l.record("log_restarted", func(e *zerolog.Event) {
+		if err := l.record("log_restarted", func(e *Enc) {
 			e.Str("reason", r.why+"; it is started again here").Uint64("previousSeq", r.seq).Str("previousHash", r.hash)
 		}); err != nil {
 			return 0, err
@@ -209,7 +215,7 @@ func (l *Log) resync(size int64) error {
 		size = info.Size()
 	}
 	shrank := l.size > 0 && size < l.size
-	prevSeq, prevHash := l.seq, l.prev
+	prevSeq, prevHash := l.seq, string(l.prev[:])
 	seq, hash, keep, err := lastRecord(l.f, l.path, size)
 	if err != nil {
 		return err
@@ -222,20 +228,21 @@ func (l *Log) resync(size int64) error {
 			return fmt.Errorf("cannot cut the torn end of the audit log %s: %w", l.path, err)
 		}
 	}
-	l.seq, l.prev, l.size = seq, hash, keep
+	l.seq, l.size = seq, keep
+	copy(l.prev[:], hash)
 	if cut != nil {
 		reason := "a partial record at the end of the log was cut off"
 		if len(bytes.TrimSpace(cut)) == 0 {
 			reason = "blank lines at the end of the log were cut off"
 		}
-		if err := l.record("log_repaired", func(e *zerolog.Event) {
+		if err := l.record("log_repaired", func(e *Enc) {
 			e.Str("reason", reason).Int64("cutBytes", size-keep).Str("cut", string(cut))
 		}); err != nil {
 			return err
 		}
 	}
 	if shrank && seq < prevSeq {
-		if err := l.record("log_restarted", func(e *zerolog.Event) {
+		if err := l.record("log_restarted", func(e *Enc) {
 			e.Str("reason", "the audit log was cut short while toolgate had it open; it goes on from its last record").
 				Uint64("previousSeq", prevSeq).Str("previousHash", prevHash)
 		}); err != nil {
@@ -283,12 +290,35 @@ func lastRecord(f *os.File, path string, size int64) (uint64, string, int64, err
 	return 0, Genesis, 0, nil
 }
 
-// Fields is one record's content; the log adds time, seq, prev and hash.
+// Fields is one record's content, written with zerolog; the log adds
+// time, seq, prev and hash.
 type Fields func(e *zerolog.Event)
 
 // Append writes one record built by fill and flushes it to the file. It
 // returns only when the record is in the file (or failed to get there).
 func (l *Log) Append(event string, fill Fields) error {
+	if fill == nil {
+		return l.AppendEnc(event, nil)
+	}
+	return l.AppendEnc(event, func(e *Enc) { e.zerolog(fill) })
+}
+
+// zerolog appends the fields that fill writes with zerolog.
+func (e *Enc) zerolog(fill Fields) {
+	var buf bytes.Buffer
+	lg := zerolog.New(&buf)
+	ev := lg.Log()
+	fill(ev)
+	ev.Send()
+	b := bytes.TrimRight(buf.Bytes(), "\n")
+	if len(b) > 2 && b[0] == '{' && b[len(b)-1] == '}' {
+		e.b = append(append(e.b, ','), b[1:len(b)-1]...)
+	}
+}
+
+// AppendEnc is Append of a record whose fields fill appends with Enc (the
+// bytes zerolog would write, built directly).
+func (l *Log) AppendEnc(event string, fill func(e *Enc)) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.err != nil {
@@ -312,7 +342,7 @@ func (l *Log) Append(event string, fill Fields) error {
 	}
 	if l.failed > 0 {
 		n, first := l.failed, l.failedErr
-		if err := l.record("log_write_failed", func(e *zerolog.Event) {
+		if err := l.record("log_write_failed", func(e *Enc) {
 			e.Int("failedWrites", n).Str("firstError", first).Str("reason", "records could not be written, so their calls were blocked")
 		}); err != nil {
 			return err
@@ -324,34 +354,38 @@ func (l *Log) Append(event string, fill Fields) error {
 
 // record builds, writes and chains one record; the lock is held. A write
 // that fails part way is cut back at once, so nothing torn stays behind.
-func (l *Log) record(event string, fill Fields) error {
-	if l.buf.Cap() > maxKeptLine {
-		l.buf = bytes.Buffer{}
+//
+// The record is what zerolog wrote for Log().Str("time", …).Uint64("seq",
+// …).Str("event", …), the fields, then Str("prev", …).Send(), built in one
+// reused buffer; its hash goes in the same buffer, so the line is written
+// from where it was built.
+func (l *Log) record(event string, fill func(e *Enc)) error {
+	if cap(l.enc.b) > maxKeptLine {
+		l.enc.b = nil
 	}
-	l.buf.Reset()
-	lg := zerolog.New(&l.buf)
-	e := lg.Log().
-		Str("time", time.Now().UTC().Format(time.RFC3339Nano)).
-		Uint64("seq", l.seq+1).
-		Str("event", event)
+	b := append(l.enc.b[:0], `{"time":"`...)
+	b = time.Now().UTC().AppendFormat(b, time.RFC3339Nano)
+	b = append(b, `","seq":`...)
+	b = strconv.AppendUint(b, l.seq+1, 10)
+	b = append(b, `,"event":`...)
+	l.enc.b = AppendZerologString(b, event)
 	if fill != nil {
-		fill(e)
+		fill(&l.enc)
 	}
-	e.Str("prev", l.prev).Send()
-	body := bytes.TrimRight(l.buf.Bytes(), "\n")
-	if len(body) < 2 || body[len(body)-1] != '}' {
-		return errors.New("audit record could not be encoded")
-	}
-	hash := Hash(l.prev, body)
-	line := append(l.line[:0], body[:len(body)-1]...)
-	line = append(line, `,"hash":"`...)
-	line = append(line, hash...)
-	line = append(line, "\"}\n"...)
-	if cap(line) <= maxKeptLine {
-		l.line = line
-	}
-	n, err := l.write(line)
-	if err == nil && n != len(line) {
+	b = append(l.enc.b, `,"prev":"`...)
+	b = append(b, l.prev[:]...)
+	b = append(b, '"', '}')
+	l.sha.Reset()
+	l.sha.Write(l.prev[:])
+	l.sha.Write(b)
+	sum := l.sha.Sum(l.sum[:0])
+	b = append(b[:len(b)-1], `,"hash":"`...)
+	at := len(b)
+	b = hex.AppendEncode(b, sum)
+	b = append(b, "\"}\n"...)
+	l.enc.b = b
+	n, err := l.write(b)
+	if err == nil && n != len(b) {
 		err = io.ErrShortWrite
 	}
 	if err != nil {
@@ -367,7 +401,7 @@ func (l *Log) record(event string, fill Fields) error {
 		return fmt.Errorf("cannot write the audit log %s: %w", l.path, err)
 	}
 	l.seq++
-	l.prev = hash
+	copy(l.prev[:], b[at:at+64])
 	l.size += int64(n)
 	l.writeHead()
 	return nil
@@ -380,11 +414,20 @@ func (l *Log) writeHead() {
 	if l.head == nil {
 		return
 	}
-	var b [headSize]byte
-	rec := fmt.Appendf(b[:0], "%020d %s\n", l.seq, l.prev)
-	if len(rec) == headSize {
+	if rec := appendHead(l.hb[:0], l.seq, l.prev[:]); len(rec) == headSize {
 		_, _ = l.head.WriteAt(rec, 0)
 	}
+}
+
+// appendHead appends the head record of seq and hash: fmt's "%020d %s\n".
+func appendHead(b []byte, seq uint64, hash []byte) []byte {
+	var d [20]byte
+	n := strconv.AppendUint(d[:0], seq, 10)
+	for i := len(n); i < 20; i++ {
+		b = append(b, '0')
+	}
+	b = append(append(b, n...), ' ')
+	return append(append(b, hash...), '\n')
 }
 
 // Head is what a head file says: the last record's seq and hash.

@@ -1,0 +1,381 @@
+package audit
+
+import (
+	"strconv"
+	"unicode/utf8"
+)
+
+// Enc appends a record's fields. Its methods write exactly the bytes that
+// zerolog's Event methods of the same name write (zerolog stays the
+// definition of the format: its field order, its escaping); it only
+// builds them directly into the record, without an event or a writer.
+type Enc struct {
+	b []byte
+}
+
+// Bytes is what was appended so far (the record up to here).
+func (e *Enc) Bytes() []byte { return e.b }
+
+func (e *Enc) key(k string) {
+	if n := len(e.b); n > 0 && e.b[n-1] != '{' {
+		e.b = append(e.b, ',')
+	}
+	e.b = AppendZerologString(e.b, k)
+	e.b = append(e.b, ':')
+}
+
+// Str adds the string field key, escaped as zerolog escapes it.
+func (e *Enc) Str(key, val string) *Enc {
+	e.key(key)
+	e.b = AppendZerologString(e.b, val)
+	return e
+}
+
+// Int adds the integer field key.
+func (e *Enc) Int(key string, v int) *Enc {
+	e.key(key)
+	e.b = strconv.AppendInt(e.b, int64(v), 10)
+	return e
+}
+
+// Int64 adds the integer field key.
+func (e *Enc) Int64(key string, v int64) *Enc {
+	e.key(key)
+	e.b = strconv.AppendInt(e.b, v, 10)
+	return e
+}
+
+// Uint64 adds the unsigned integer field key.
+func (e *Enc) Uint64(key string, v uint64) *Enc {
+	e.key(key)
+	e.b = strconv.AppendUint(e.b, v, 10)
+	return e
+}
+
+// RawJSON adds the field key with b, which must be one JSON value, as it
+// is (zerolog's RawJSON).
+func (e *Enc) RawJSON(key string, b []byte) *Enc {
+	e.key(key)
+	e.b = append(e.b, b...)
+	return e
+}
+
+// Field starts the field key: its value is appended next, by the caller,
+// to Buf (e.g. a value encoded by hand, as RawJSON would add it).
+func (e *Enc) Field(key string) { e.key(key) }
+
+// Buf is the record being built, for a value appended after Field; the
+// caller sets it back with SetBuf.
+func (e *Enc) Buf() []byte { return e.b }
+
+// SetBuf sets the record being built to b (Buf with a value appended).
+func (e *Enc) SetBuf(b []byte) { e.b = b }
+
+const hexDigits = "0123456789abcdef"
+
+// zerologPlain is whether a byte is written as it is by zerolog (its
+// noEscapeTable): printable ASCII but '"' and '\\'; DEL is escaped.
+var zerologPlain = func() (t [256]bool) {
+	for i := 0x20; i <= 0x7e; i++ {
+		t[i] = i != '\\' && i != '"'
+	}
+	return t
+}()
+
+// AppendZerologString appends s as a JSON string exactly as zerolog's
+// encoder does: '"', '\\' and the control characters (and DEL) escaped,
+// \b \f \n \r \t by their short escapes, every byte of invalid UTF-8
+// replaced by \ufffd, and the rest as it is (no HTML escapes).
+func AppendZerologString(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	for i := 0; i < len(s); i++ {
+		if !zerologPlain[s[i]] {
+			dst = appendZerologComplex(dst, s, i)
+			return append(dst, '"')
+		}
+	}
+	dst = append(dst, s...)
+	return append(dst, '"')
+}
+
+func appendZerologComplex(dst []byte, s string, i int) []byte {
+	start := 0
+	for i < len(s) {
+		b := s[i]
+		if b >= utf8.RuneSelf {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if r == utf8.RuneError && size == 1 {
+				dst = append(dst, s[start:i]...)
+				dst = append(dst, `\ufffd`...)
+				i++
+				start = i
+				continue
+			}
+			i += size
+			continue
+		}
+		if zerologPlain[b] {
+			i++
+			continue
+		}
+		dst = append(dst, s[start:i]...)
+		switch b {
+		case '"', '\\':
+			dst = append(dst, '\\', b)
+		case '\b':
+			dst = append(dst, '\\', 'b')
+		case '\f':
+			dst = append(dst, '\\', 'f')
+		case '\n':
+			dst = append(dst, '\\', 'n')
+		case '\r':
+			dst = append(dst, '\\', 'r')
+		case '\t':
+			dst = append(dst, '\\', 't')
+		default:
+			dst = append(dst, '\\', 'u', '0', '0', hexDigits[b>>4], hexDigits[b&0xF])
+		}
+		i++
+		start = i
+	}
+	return append(dst, s[start:]...)
+}
+
+// htmlSafe is whether a byte of ASCII is written as it is by
+// encoding/json with HTML escaping (and by goccy/go-json's Marshal, which
+// writes what encoding/json writes): printable ASCII and DEL, but '"',
+// '\\', '<', '>' and '&'.
+var htmlSafe = func() (t [utf8.RuneSelf]bool) {
+	for i := 0x20; i < utf8.RuneSelf; i++ {
+		t[i] = i != '"' && i != '\\' && i != '<' && i != '>' && i != '&'
+	}
+	return t
+}()
+
+// AppendJSONString appends s as a JSON string exactly as encoding/json's
+// Marshal (and goccy/go-json's) writes a Go string: '"', '\\', the control
+// characters and '<', '>', '&' escaped, every byte of invalid UTF-8
+// replaced by \ufffd, U+2028 and U+2029 escaped.
+func AppendJSONString(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		if b := s[i]; b < utf8.RuneSelf {
+			if htmlSafe[b] {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch b {
+			case '\\', '"':
+				dst = append(dst, '\\', b)
+			case '\b':
+				dst = append(dst, '\\', 'b')
+			case '\f':
+				dst = append(dst, '\\', 'f')
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hexDigits[b>>4], hexDigits[b&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
+
+// CompactPlainJSON reports whether b is one JSON value that goccy/go-json
+// (and encoding/json) write as it is when it is the output of a
+// MarshalJSON (a json.RawMessage): valid, with no space between its
+// tokens, and nothing they would escape or normalize ('<', '>', '&',
+// control characters, any byte that is not ASCII). It is conservative: a
+// value it refuses is written by the marshaler instead.
+func CompactPlainJSON(b []byte) bool {
+	i, ok := plainValue(b, 0, 0)
+	return ok && i == len(b)
+}
+
+// maxPlainDepth bounds the nesting CompactPlainJSON follows.
+const maxPlainDepth = 64
+
+func plainValue(b []byte, i, depth int) (int, bool) {
+	if i >= len(b) {
+		return i, false
+	}
+	switch c := b[i]; {
+	case c == '"':
+		return plainString(b, i+1)
+	case c == '{':
+		if depth == maxPlainDepth {
+			return i, false
+		}
+		i++
+		if i < len(b) && b[i] == '}' {
+			return i + 1, true
+		}
+		for {
+			if i >= len(b) || b[i] != '"' {
+				return i, false
+			}
+			var ok bool
+			if i, ok = plainString(b, i+1); !ok {
+				return i, false
+			}
+			if i >= len(b) || b[i] != ':' {
+				return i, false
+			}
+			if i, ok = plainValue(b, i+1, depth+1); !ok {
+				return i, false
+			}
+			if i >= len(b) {
+				return i, false
+			}
+			if b[i] == '}' {
+				return i + 1, true
+			}
+			if b[i] != ',' {
+				return i, false
+			}
+			i++
+		}
+	case c == '[':
+		if depth == maxPlainDepth {
+			return i, false
+		}
+		i++
+		if i < len(b) && b[i] == ']' {
+			return i + 1, true
+		}
+		for {
+			var ok bool
+			if i, ok = plainValue(b, i, depth+1); !ok {
+				return i, false
+			}
+			if i >= len(b) {
+				return i, false
+			}
+			if b[i] == ']' {
+				return i + 1, true
+			}
+			if b[i] != ',' {
+				return i, false
+			}
+			i++
+		}
+	case c == 't':
+		return plainLiteral(b, i, "true")
+	case c == 'f':
+		return plainLiteral(b, i, "false")
+	case c == 'n':
+		return plainLiteral(b, i, "null")
+	case c == '-' || c >= '0' && c <= '9':
+		return plainNumber(b, i)
+	}
+	return i, false
+}
+
+func plainLiteral(b []byte, i int, lit string) (int, bool) {
+	if len(b)-i < len(lit) || string(b[i:i+len(lit)]) != lit {
+		return i, false
+	}
+	return i + len(lit), true
+}
+
+func digits(b []byte, i int) int {
+	for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+		i++
+	}
+	return i
+}
+
+func plainNumber(b []byte, i int) (int, bool) {
+	if b[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(b) && b[i] == '0':
+		i++
+	case i < len(b) && b[i] >= '1' && b[i] <= '9':
+		i = digits(b, i+1)
+	default:
+		return i, false
+	}
+	if i < len(b) && b[i] == '.' {
+		j := digits(b, i+1)
+		if j == i+1 {
+			return i, false
+		}
+		i = j
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		j := digits(b, i)
+		if j == i {
+			return i, false
+		}
+		i = j
+	}
+	return i, true
+}
+
+// plainString checks a string from after its opening quote and returns
+// the index after its closing one.
+func plainString(b []byte, i int) (int, bool) {
+	for i < len(b) {
+		c := b[i]
+		switch {
+		case c == '"':
+			return i + 1, true
+		case c == '\\':
+			if i+1 >= len(b) {
+				return i, false
+			}
+			switch b[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i += 2
+			case 'u':
+				if len(b)-i < 6 || !isHex(b[i+2]) || !isHex(b[i+3]) || !isHex(b[i+4]) || !isHex(b[i+5]) {
+					return i, false
+				}
+				i += 6
+			default:
+				return i, false
+			}
+		case c < 0x20 || c >= utf8.RuneSelf || c == '<' || c == '>' || c == '&':
+			return i, false
+		default:
+			i++
+		}
+	}
+	return i, false
+}
+
+func isHex(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}
