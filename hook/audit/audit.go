@@ -55,9 +55,9 @@ type Log struct {
 	mu   sync.Mutex
 	path string
 	f    *os.File
-	id   fileID   // of f: a stat of path must still name it
-	head *os.File // <path>.head; nil when it cannot be opened
-	err  error    // set when the log could not be opened: every append fails
+	id   fileID    // of f: a stat of path must still name it
+	head *headFile // <path>.head; nil when it cannot be opened
+	err  error     // set when the log could not be opened: every append fails
 
 	seq  uint64
 	prev [64]byte // the last record's hash (hex)
@@ -126,9 +126,9 @@ func (l *Log) open() error {
 		if err1 == nil && err2 == nil && mine.same(named) {
 			l.id, l.size = mine, -1 // -1: read the tail
 			if l.head != nil {
-				l.head.Close()
+				l.head.close()
 			}
-			l.head, _ = os.OpenFile(HeadPath(l.path), os.O_RDWR|os.O_CREATE, 0o600)
+			l.head = openHead(l.path)
 			return nil
 		}
 		l.unlock()
@@ -407,15 +407,16 @@ func (l *Log) record(event string, fill func(e *Enc)) error {
 	return nil
 }
 
-// writeHead rewrites the head file in place (one pwrite of a fixed size,
-// which needs no new disk space). It is best effort: the log is the
-// record, the head only lets verify see a cut-off tail.
+// writeHead rewrites the head file in place (a fixed size, which needs no
+// new disk space: a pwrite the first time, then a store into the file's
+// shared mapping, see headFile). It is best effort: the log is the record,
+// the head only lets verify see a cut-off tail.
 func (l *Log) writeHead() {
 	if l.head == nil {
 		return
 	}
 	if rec := appendHead(l.hb[:0], l.seq, l.prev[:]); len(rec) == headSize {
-		_, _ = l.head.WriteAt(rec, 0)
+		l.head.write(rec)
 	}
 }
 
@@ -476,7 +477,7 @@ func (l *Log) Close() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.head != nil {
-		l.head.Close()
+		l.head.close()
 		l.head = nil
 	}
 	if l.err == nil {

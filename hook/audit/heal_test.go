@@ -285,3 +285,54 @@ func verifyQuick(path string) (int, *Problem) {
 	defer f.Close()
 	return Verify(f)
 }
+
+// The head names the last record after every record, also once it is
+// written through its mapping, and also when it was cut short, emptied or
+// overwritten by someone else in between (the mapped store faults; the
+// fault is caught and the head written again).
+func TestHeadFollowsEveryRecord(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "audit.jsonl")
+	l := openLog(t, path)
+	check := func(when string, n int) {
+		t.Helper()
+		recs := records(t, path)
+		h, err := ReadHead(path)
+		if err != nil || h == nil || h.Seq != uint64(n) || h.Hash != recs[n-1]["hash"] || len(recs) != n {
+			t.Fatalf("%s: head %+v (%v) after %d records, want the last one", when, h, err, len(recs))
+		}
+		mustVerify(t, path, n)
+	}
+	n := 0
+	for i := 0; i < 5; i++ {
+		appendN(t, l, 1, "x")
+		n++
+		check("record", n)
+	}
+	for _, how := range []string{"emptied", "cut short", "overwritten", "removed", "grown"} {
+		switch how {
+		case "emptied":
+			os.Truncate(HeadPath(path), 0)
+		case "cut short":
+			os.Truncate(HeadPath(path), 10)
+		case "overwritten":
+			os.WriteFile(HeadPath(path), []byte(fmt.Sprintf("%020d %s\n", 99, strings.Repeat("b", 64))), 0o600)
+		case "removed": // the open head file goes on unnamed; nothing to check but that appends go on
+			os.Remove(HeadPath(path))
+			appendN(t, l, 1, "x")
+			n++
+			if _, err := os.Stat(HeadPath(path)); !os.IsNotExist(err) {
+				t.Fatalf("a head file came back: %v", err)
+			}
+			l.Close()
+			l = openLog(t, path)
+		case "grown": // a shorter one mapped by another writer, grown past the record again
+			os.WriteFile(HeadPath(path), nil, 0o600)
+		}
+		appendN(t, l, 1, "x")
+		n++
+		check(how, n)
+		appendN(t, l, 1, "x")
+		n++
+		check(how+", then another record", n)
+	}
+}
