@@ -4,6 +4,7 @@ package audit
 
 import (
 	"os"
+	"runtime"
 	"runtime/debug"
 	"syscall"
 )
@@ -11,9 +12,18 @@ import (
 // headFile is the open head file. After its first write it is mapped
 // (shared), so that the head of a later record is stored into the file's
 // page cache, which every reader and writer of the file sees as it sees a
-// pwrite, after an fstat (much cheaper than a pwrite, which updates the
-// file's times) shows the file is still a whole head: a store into a
-// mapping past the end of a file cut shorter would be lost.
+// pwrite, without a system call. A store past the end of a file that was
+// cut shorter would be lost, so the file must still be a whole head:
+//
+//   - on Linux, cutting a file zeroes its page cache past the new end (and
+//     a mapped page past the end faults), so a mapping whose last byte is
+//     still a head's newline is a file at least a head long;
+//   - elsewhere, an fstat tells (still cheaper than a pwrite, which
+//     updates the file's times).
+//
+// A file that is not whole is written with pwrite, which makes it whole
+// again, as is one whose store faults (cut to nothing: the fault is
+// caught).
 type headFile struct {
 	f *os.File
 	m []byte // the first headSize bytes, mapped; nil: write with pwrite
@@ -27,12 +37,9 @@ func openHead(path string) *headFile {
 	return &headFile{f: f}
 }
 
-// write rewrites the head record in place. A file that is not headSize
-// long (cut shorter or emptied by someone else) is written with pwrite,
-// which makes it whole again, as is one that faults (cut to nothing
-// between the fstat and the store: the fault is caught).
+// write rewrites the head record rec (headSize bytes) in place.
 func (h *headFile) write(rec []byte) {
-	if h.m != nil && h.whole() && h.store(rec) {
+	if h.m != nil && h.store(rec) {
 		return
 	}
 	h.unmap()
@@ -44,9 +51,16 @@ func (h *headFile) write(rec []byte) {
 	}
 }
 
-// store copies rec into the mapping; false when that faulted (SIGBUS: the
-// file is shorter than the mapping now).
+// store copies rec into the mapping when the file is whole; false when it
+// is not, or when touching the mapping faulted (SIGBUS: the file is
+// shorter than the mapping now).
 func (h *headFile) store(rec []byte) (ok bool) {
+	if runtime.GOOS != "linux" {
+		var st syscall.Stat_t
+		if syscall.Fstat(int(h.f.Fd()), &st) != nil || st.Size != headSize {
+			return false
+		}
+	}
 	old := debug.SetPanicOnFault(true)
 	defer func() {
 		debug.SetPanicOnFault(old)
@@ -54,14 +68,11 @@ func (h *headFile) store(rec []byte) (ok bool) {
 			ok = false
 		}
 	}()
+	if h.m[headSize-1] != '\n' {
+		return false // cut shorter (the rest was zeroed), or not a head
+	}
 	copy(h.m, rec)
 	return true
-}
-
-// whole reports whether the file is a head's size.
-func (h *headFile) whole() bool {
-	var st syscall.Stat_t
-	return syscall.Fstat(int(h.f.Fd()), &st) == nil && st.Size == headSize
 }
 
 func (h *headFile) unmap() {
