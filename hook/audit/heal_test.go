@@ -336,3 +336,59 @@ func TestHeadFollowsEveryRecord(t *testing.T) {
 		check(how+", then another record", n)
 	}
 }
+
+// The path is what names the log: a log moved away (rotated), or its
+// directory moved away and made again, is noticed at the next record as
+// a deleted or replaced one is (a watch of the log's directory would miss
+// the second; a stat of the path does not).
+func TestMovedLogOrDirectoryStartsAgain(t *testing.T) {
+	for _, how := range []string{"log moved away", "directory moved away", "directory replaced"} {
+		t.Run(how, func(t *testing.T) {
+			root := t.TempDir()
+			dir := filepath.Join(root, "logs")
+			path := filepath.Join(dir, "audit.jsonl")
+			l := openLog(t, path)
+			appendN(t, l, 3, "x")
+			last := records(t, path)[2]["hash"]
+			switch how {
+			case "log moved away":
+				os.Rename(path, filepath.Join(dir, "audit.1.jsonl"))
+			case "directory moved away":
+				os.Rename(dir, filepath.Join(root, "old"))
+			case "directory replaced":
+				os.Rename(dir, filepath.Join(root, "old"))
+				os.Mkdir(dir, 0o700)
+				os.WriteFile(path, nil, 0o600)
+			}
+			appendN(t, l, 2, "after")
+			recs := records(t, path)
+			mustVerify(t, path, 3)
+			if recs[0]["event"] != "log_restarted" || recs[0]["previousSeq"] != float64(3) || recs[0]["previousHash"] != last {
+				t.Fatalf("first record %v, want log_restarted after seq 3", recs[0])
+			}
+			if old := filepath.Join(root, "old", "audit.jsonl"); how != "log moved away" {
+				mustVerify(t, old, 3) // the old log is left as it was
+			}
+		})
+	}
+}
+
+// Two writers share the head file (each through its own mapping): after
+// every record of either, it names the last record.
+func TestTwoWritersShareTheHead(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "audit.jsonl")
+	a, b := openLog(t, path), openLog(t, path)
+	for i := 1; i <= 20; i++ {
+		l := a
+		if i%3 == 0 {
+			l = b
+		}
+		appendN(t, l, 1, "w")
+		recs := records(t, path)
+		h, err := ReadHead(path)
+		if err != nil || h == nil || h.Seq != uint64(len(recs)) || h.Hash != recs[len(recs)-1]["hash"] {
+			t.Fatalf("after record %d: head %+v (%v), want the last of %d", i, h, err, len(recs))
+		}
+	}
+	mustVerify(t, path, 20)
+}
