@@ -1,7 +1,13 @@
 // Package audit writes toolgate's tamper-evident audit log: one JSON line
-// per record, written with zerolog, appended and flushed before the answer
-// it records is sent, and chained by SHA-256 so that an edited, reordered or
-// deleted line is detectable (SPEC §5).
+// per record, appended and flushed before the answer it records is sent,
+// and chained by SHA-256 so that an edited, reordered or deleted line is
+// detectable (SPEC §5).
+//
+// Format: a record is the line zerolog writes for Log().Str("time",
+// RFC 3339 nano, UTC).Uint64("seq", …).Str("event", …), the record's
+// fields, Str("prev", …) — zerolog is the definition of the format (its
+// field order, its escaping); Enc builds the same bytes directly, in one
+// reused buffer (enc_test.go compares the two).
 //
 // Chain: every record has "seq" (1, 2, … within the file), "prev" (the
 // previous record's hash, 64 zeros for the first) and, always last,
@@ -45,12 +51,16 @@ var Genesis = strings.Repeat("0", 64)
 //     (the path no longer names the open file) and started again by path
 //     with a "log_restarted" record naming the previous seq and hash;
 //   - beside the log, <log>.head holds the last record's seq and hash
-//     (rewritten in place after every record), so that `audit verify` can
+//     (rewritten in place after every record, through a shared mapping of
+//     the file where that is safe), so that `audit verify` can
 //     tell a cut-off tail. It shows accidents and careless edits, not a
 //     determined editor: whoever can rewrite the log can rewrite the head.
 //
 // Every record is on disk before Append returns, and processes sharing a log
-// keep one chain (flock).
+// keep one chain (flock). A record costs four system calls: flock, a stat
+// of the path (the one look that tells both that the path still names the
+// open file, whatever was renamed on the way to it, and whether another
+// writer appended: its size), the write, and unlock.
 type Log struct {
 	mu   sync.Mutex
 	path string
