@@ -27,6 +27,9 @@ import (
 type headFile struct {
 	f *os.File
 	m []byte // the first headSize bytes, mapped; nil: write with pwrite
+	// written counts the pwrites: the file is mapped at the second, so
+	// that a process that writes one record (claude-hook) maps nothing.
+	written int
 }
 
 func openHead(path string) *headFile {
@@ -44,6 +47,9 @@ func (h *headFile) write(rec []byte) {
 	}
 	h.unmap()
 	if _, err := h.f.WriteAt(rec, 0); err != nil {
+		return
+	}
+	if h.written++; h.written < 2 {
 		return
 	}
 	if info, err := h.f.Stat(); err == nil && info.Size() >= headSize {

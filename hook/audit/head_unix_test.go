@@ -17,8 +17,12 @@ func TestHeadStoreFaultIsCaught(t *testing.T) {
 	defer h.close()
 	rec := appendHead(nil, 7, []byte(strings.Repeat("c", 64)))
 	h.write(rec)
+	if h.m != nil {
+		t.Fatal("the head file was mapped at its first write")
+	}
+	h.write(rec)
 	if h.m == nil {
-		t.Fatal("the head file was not mapped after its first write")
+		t.Fatal("the head file was not mapped at its second write")
 	}
 	if !h.store(rec) {
 		t.Fatal("a store into a whole head failed")
