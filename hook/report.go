@@ -91,11 +91,16 @@ func appendAuditFields(e *audit.Enc, sessionID, host string, rec *gates.AuditRec
 		e.Str("cwd", rec.Cwd)
 	}
 	if rec.Input != nil {
-		if raw, ok := rec.Input.(stdjson.RawMessage); ok && audit.CompactPlainJSON(raw) {
-			e.RawJSON("input", raw) // what Marshal writes of it: itself
-		} else {
-			e.RawJSON("input", mustJSON(rec.Input))
+		e.Field("input")
+		raw, ok := rec.Input.(stdjson.RawMessage)
+		b, done := e.Buf(), false
+		if ok {
+			b, done = audit.AppendCompactJSON(b, raw) // what Marshal writes of it
 		}
+		if !done {
+			b = append(b, mustJSON(rec.Input)...)
+		}
+		e.SetBuf(b)
 	}
 }
 

@@ -106,7 +106,7 @@ func randomPattern(r *rand.Rand) *string {
 func randomInput(r *rand.Rand) any {
 	raws := []string{`{"command":"git status"}`, `{"command":"echo \"a<b\" \u0026\u0026 x","timeout":1.5e3}`, `{"path":"src/main.go","offset":0,"limit":-1}`,
 		`{ "command" : "ls" }`, "{\"text\":\"\xff\"}", `{"text":"é"}`, `{"a":[true,false,null,{}],"b":[]}`, `"just a string"`, `12`, `[1,2`, ``, `{"x":"\u2028"}`,
-		`{"x":"` + strings.Repeat("y", 5000) + `"}`, `{"a":"\ud800"}`, "{\"k\":\"v\"}\n"}
+		`{"x":"` + strings.Repeat("y", 5000) + `"}`, `{"a":"\ud800"}`, "{\"k\":\"v\"}\n", `{"command":"make 2>&1 | tee log && echo <done>"}`, "{\"p\":\"caf\u00e9 \u2028\"}"}
 	switch r.IntN(7) {
 	case 0:
 		return nil

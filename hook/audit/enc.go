@@ -207,18 +207,37 @@ func AppendJSONString(dst []byte, s string) []byte {
 	return append(dst, '"')
 }
 
-// CompactPlainJSON reports whether b is one JSON value that goccy/go-json
-// (and encoding/json) write as it is when it is the output of a
-// MarshalJSON (a json.RawMessage): valid, with no space between its
-// tokens, and nothing they would escape or normalize ('<', '>', '&',
-// control characters, any byte that is not ASCII). It is conservative: a
-// value it refuses is written by the marshaler instead.
-func CompactPlainJSON(b []byte) bool {
+// AppendCompactJSON appends b, one JSON value that is the output of a
+// MarshalJSON (a json.RawMessage), as goccy/go-json's (and
+// encoding/json's) Marshal writes it when b is already compact: as it is,
+// but '<', '>', '&', U+2028 and U+2029 escaped. It reports false, and
+// appends nothing, when b is not valid JSON, has space between its
+// tokens, or has anything else the marshaler would change or refuse
+// (control characters, invalid UTF-8): it is conservative, and a value
+// it refuses is written by the marshaler instead.
+func AppendCompactJSON(dst, b []byte) ([]byte, bool) {
 	i, ok := plainValue(b, 0, 0)
-	return ok && i == len(b)
+	if !ok || i != len(b) {
+		return dst, false
+	}
+	start := 0
+	for i := 0; i < len(b); i++ {
+		switch c := b[i]; {
+		case c == '<' || c == '>' || c == '&':
+			dst = append(dst, b[start:i]...)
+			dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+			start = i + 1
+		case c == 0xe2 && i+2 < len(b) && b[i+1] == 0x80 && (b[i+2] == 0xa8 || b[i+2] == 0xa9):
+			dst = append(dst, b[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[b[i+2]&0xF])
+			i += 2
+			start = i + 1
+		}
+	}
+	return append(dst, b[start:]...), true
 }
 
-// maxPlainDepth bounds the nesting CompactPlainJSON follows.
+// maxPlainDepth bounds the nesting AppendCompactJSON follows.
 const maxPlainDepth = 64
 
 func plainValue(b []byte, i, depth int) (int, bool) {
@@ -367,8 +386,14 @@ func plainString(b []byte, i int) (int, bool) {
 			default:
 				return i, false
 			}
-		case c < 0x20 || c >= utf8.RuneSelf || c == '<' || c == '>' || c == '&':
+		case c < 0x20:
 			return i, false
+		case c >= utf8.RuneSelf:
+			r, size := utf8.DecodeRune(b[i:])
+			if r == utf8.RuneError && size == 1 {
+				return i, false
+			}
+			i += size
 		default:
 			i++
 		}

@@ -117,30 +117,42 @@ func randomJSON(r *rand.Rand, depth int) string {
 		b, _ := stdjson.Marshal(nastyString(r)) // valid, maybe escaped
 		return string(b)
 	case k == 5:
-		return `"` + []string{`echo \"hi\"`, `a\\b`, `\n\t\/`, `\u00e9\ud83d\ude00`, `x\ud800y`, `tab	in`, "\xff", `<b>`}[r.IntN(8)] + `"`
+		return `"` + []string{`echo \"hi\"`, `a\\b`, `\n\t\/`, `\u00e9\ud83d\ude00`, `x\ud800y`, `tab	in`, "\xff", `<b>`, "a\u2028b\u2029 é"}[r.IntN(9)] + `"`
 	default:
 		return `"` + []string{"git status", "src/main.go", "ls -la", ""}[r.IntN(4)] + `"`
 	}
 }
 
-// A raw input CompactPlainJSON takes is written by Marshal as it is, so
-// the record keeps its bytes; whatever it refuses goes to Marshal.
-func TestCompactPlainJSONIsWhatMarshalKeeps(t *testing.T) {
+// What AppendCompactJSON writes of a raw input it takes is what Marshal
+// writes of it; whatever it refuses goes to Marshal.
+func TestAppendCompactJSONIsMarshal(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
-	took, refused := 0, 0
+	took, refused, tookHTML, tookSep, tookUTF8 := 0, 0, 0, 0, 0
 	check := func(in string) {
-		got := CompactPlainJSON([]byte(in))
+		got, ok := AppendCompactJSON([]byte("x"), []byte(in))
 		out, err := json.Marshal(stdjson.RawMessage(in))
-		if got {
+		if ok {
 			took++
-			if err != nil || string(out) != in {
-				t.Fatalf("CompactPlainJSON took %q, but Marshal writes %q (%v)", in, out, err)
+			if strings.ContainsAny(in, "<>&") {
+				tookHTML++
+			}
+			if strings.ContainsAny(in, "\u2028\u2029") {
+				tookSep++
+			}
+			if strings.ContainsAny(in, "é日\U0001F600") {
+				tookUTF8++
+			}
+			if err != nil || string(got) != "x"+string(out) {
+				t.Fatalf("AppendCompactJSON of %q wrote %q, but Marshal writes %q (%v)", in, got, out, err)
 			}
 			if !stdjson.Valid([]byte(in)) {
-				t.Fatalf("CompactPlainJSON took invalid JSON %q", in)
+				t.Fatalf("AppendCompactJSON took invalid JSON %q", in)
 			}
 		} else {
 			refused++
+			if string(got) != "x" {
+				t.Fatalf("AppendCompactJSON refused %q but appended %q", in, got)
+			}
 		}
 	}
 	for i := 0; i < 30000; i++ {
@@ -154,11 +166,13 @@ func TestCompactPlainJSONIsWhatMarshalKeeps(t *testing.T) {
 		}
 	}
 	for _, in := range []string{"", " ", "{}", "[]", `{"a":1}x`, `{"a":1} `, " {}", "01", "1.", "-", "1e", `"\u12"`, `"\x"`, `{"a"}`, `{"a":}`, `[1,]`, `{,}`, "nul", "truex",
-		strings.Repeat("[", 70) + strings.Repeat("]", 70), `{"command":"git status"}`} {
+		strings.Repeat("[", 70) + strings.Repeat("]", 70), `{"command":"git status"}`, `{"command":"make 2>&1 | tee <x >y && ok"}`,
+		"{\"t\":\"\u2028\u2029é\"}", "[\"\xe2\x80\"]", "[\"\xed\xa0\x80\"]"} {
 		check(in)
 	}
-	if took < 1000 || refused < 1000 {
-		t.Fatalf("took %d, refused %d: the generator does not cover both", took, refused)
+	if took < 1000 || refused < 1000 || tookHTML < 100 || tookSep < 100 || tookUTF8 < 100 {
+		t.Fatalf("took %d (%d with HTML characters, %d with U+2028/9, %d with other runes), refused %d: the generator does not cover them",
+			took, tookHTML, tookSep, tookUTF8, refused)
 	}
 }
 
