@@ -35,10 +35,8 @@ func (r reporter) Notify(d protocol.DecisionParams) {
 }
 
 func (r reporter) Audit(rec gates.AuditRecord) error {
-	st := r.s.snapshot()
-	sessionID, host := st.sessionID, st.host.Name
 	r.s.mu.RLock()
-	l := r.s.audit
+	sessionID, host, l := r.s.st.sessionID, r.s.st.host.Name, r.s.audit
 	r.s.mu.RUnlock()
 	if l == nil {
 		return fmt.Errorf("no audit log is open")
