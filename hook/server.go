@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"reflect"
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
@@ -95,6 +94,10 @@ type Server struct {
 	inputSeq  atomic.Uint64
 	// reported is the last policy whose warnings were reported.
 	reported *policy.Policy
+	// slowWire (tests only) turns the fast path off: every message goes
+	// through jsonrpc2 and answers are encoded by reflection, as before
+	// the fast path, so that the two can be compared.
+	slowWire bool
 }
 
 // New returns a server; Serve runs it.
@@ -113,6 +116,9 @@ func (s *Server) Serve(in io.Reader, out io.Writer) error {
 	s.stream = protocol.NewStream(in, out, nil, s.opts.Framing, s.drain)
 	s.stream.LimitInFlight(maxInFlight)
 	s.out = newOutbox(s.stream, func(err error) { s.log.Debug().Err(err).Msg("writing answers") })
+	if !s.slowWire {
+		s.stream.SetFastPath(s.fastToolCall)
+	}
 	// The connection gets its own context: cancelling s.ctx at shutdown
 	// must not close it before the pending answers are written.
 	pool := newWorkers()
@@ -299,8 +305,17 @@ func (h serverHandler) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jso
 			e = &jsonrpc2.Error{Code: protocol.CodeInternalError, Message: err.Error()}
 		}
 		frame = s.stream.ErrorFrame(req.ID, int(e.Code), e.Message)
+	case ok && s.slowWire:
+		msgs := make([]any, 0, len(a.notes)+1)
+		for _, d := range a.notes {
+			msgs = append(msgs, protocol.Notification(protocol.MethodDecision, d))
+		}
+		frame, ferr = s.stream.Frame(append(msgs, protocol.Result(req.ID, a.result))...)
 	case ok:
-		frame, ferr = s.stream.Frame(append(a.notes, protocol.Result(req.ID, a.result))...)
+		var id []byte
+		if id, ferr = json.Marshal(req.ID); ferr == nil {
+			frame = s.stream.AppendToolCallAnswer(nil, id, a.notes, &a.result)
+		}
 	default:
 		frame, ferr = s.stream.Frame(protocol.Result(req.ID, result))
 	}
@@ -599,11 +614,18 @@ func (s *Server) decodeCall(raw []byte) (*gatesCall, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
+	return s.decodeParams(params, inputRaw)
+}
+
+// decodeParams is decodeCall after the params' text was read: params
+// decoded (objects as map[string]any, numbers as json.Number) and checked
+// unambiguous, inputRaw the raw bytes of params.input.
+func (s *Server) decodeParams(params object, inputRaw []byte) (*gatesCall, string, error) {
 	id, _, err := params.str("toolCallId", "")
 	if err != nil {
 		return nil, "", err
 	}
-	if err := protocol.CheckKeys(map[string]any(params), reflect.TypeFor[protocol.ToolCallParams](), ""); err != nil {
+	if err := checkCallKeys(params); err != nil {
 		return nil, id, err
 	}
 	name, _, err := params.str("toolName", "")
@@ -779,13 +801,14 @@ func boundedInput(input []byte) any {
 	return map[string]any{"truncated": true, "bytes": len(input), "head": string(input[:maxAuditInput])}
 }
 
-// answer is a result written together with the notifications before it.
+// answer is a result written together with the decision notifications
+// before it.
 type answer struct {
-	result any
-	notes  []any
+	result protocol.ToolCallResult
+	notes  []protocol.DecisionParams
 }
 
-func (s *Server) runner(pol *policy.Policy, notes *[]any) *gates.Runner {
+func (s *Server) runner(pol *policy.Policy, notes *[]protocol.DecisionParams) *gates.Runner {
 	return &gates.Runner{Prompter: quietPrompter{s}, Session: &s.approvals, Reporter: reporter{s: s, notes: notes},
 		PromptTimeoutMs: pol.PromptTimeout.Milliseconds()}
 }
@@ -810,14 +833,14 @@ func (s *Server) callRequest(gc *gatesCall) gates.Request {
 }
 
 // decideCall runs a decoded call (or answers why it could not be decoded).
-func (s *Server) decideCall(ctx context.Context, gc *gatesCall, id string, err error, req gates.Request) any {
+func (s *Server) decideCall(ctx context.Context, gc *gatesCall, id string, err error, req gates.Request) answer {
 	if err != nil {
-		return s.invalid(protocol.GateTool, id, err)
+		return answer{result: s.invalid(protocol.GateTool, id, err)}
 	}
 	if isLate(ctx) {
-		return s.refuseShuttingDown(gc)
+		return answer{result: s.refuseShuttingDown(gc)}
 	}
-	var notes []any
+	var notes []protocol.DecisionParams
 	res := s.runner(gc.policy, &notes).Run(s.decideCtx(), req)
 	return answer{result: res, notes: notes}
 }
