@@ -36,6 +36,7 @@ func (s *Server) fastToolCall(msg []byte) bool {
 		return false
 	}
 	s.inflight.add()
+	s.fastCalls.Add(1)
 	frame := s.fastAnswer(fc.ID, pre)
 	s.out.send(frame)
 	s.inflight.done()

@@ -98,6 +98,8 @@ type Server struct {
 	// through jsonrpc2 and answers are encoded by reflection, as before
 	// the fast path, so that the two can be compared.
 	slowWire bool
+	// fastCalls counts the calls the fast path answered (for tests).
+	fastCalls atomic.Uint64
 }
 
 // New returns a server; Serve runs it.
