@@ -77,7 +77,25 @@ func (s *Server) fastAnswer(id []byte, pre *prechecked) (frame []byte) {
 		}
 	}()
 	a := s.fastDecide(pre)
-	return s.stream.AppendToolCallAnswer(nil, id, a.notes, &a.result)
+	return s.stream.AppendToolCallAnswer(s.getFrame(), id, a.notes, &a.result)
+}
+
+// maxKeptFrame is the largest answer buffer kept for the next answer.
+const maxKeptFrame = 64 << 10
+
+func (s *Server) getFrame() []byte {
+	if b, ok := s.frames.Get().(*[]byte); ok {
+		return (*b)[:0]
+	}
+	return make([]byte, 0, 4096)
+}
+
+// putFrame takes back a written answer's buffer (the outbox's recycle).
+func (s *Server) putFrame(b []byte) {
+	if cap(b) > 0 && cap(b) <= maxKeptFrame {
+		b = b[:0]
+		s.frames.Put(&b)
+	}
 }
 
 func (s *Server) fastDecide(pre *prechecked) (a answer) {

@@ -100,6 +100,31 @@ type Server struct {
 	slowWire bool
 	// fastCalls counts the calls the fast path answered (for tests).
 	fastCalls atomic.Uint64
+	// frames are answer buffers, taken back by the outbox once written.
+	frames sync.Pool
+	// protected is the last protectedFor result.
+	protected atomic.Pointer[protectedPaths]
+}
+
+// protectedPaths are a call's protected files for one working directory
+// and audit log path (all else they depend on is fixed by Options).
+type protectedPaths struct {
+	cwd, logPath string
+	paths        []string
+}
+
+// protectedFor is the files no call may change unasked: the --config
+// files, the audit log and its head, and the host's own files
+// (hostProtected). The last result is kept for the next call of the same
+// directory and log; each call gets its own copy.
+func (s *Server) protectedFor(cwd, logPath string) []string {
+	if p := s.protected.Load(); p != nil && p.cwd == cwd && p.logPath == logPath {
+		return append([]string(nil), p.paths...)
+	}
+	paths := append(append([]string(nil), s.opts.ConfigFiles...), logPath, audit.HeadPath(logPath))
+	paths = append(paths, s.hostProtected(cwd)...)
+	s.protected.Store(&protectedPaths{cwd: cwd, logPath: logPath, paths: paths})
+	return append([]string(nil), paths...)
 }
 
 // New returns a server; Serve runs it.
@@ -118,6 +143,7 @@ func (s *Server) Serve(in io.Reader, out io.Writer) error {
 	s.stream = protocol.NewStream(in, out, nil, s.opts.Framing, s.drain)
 	s.stream.LimitInFlight(maxInFlight)
 	s.out = newOutbox(s.stream, func(err error) { s.log.Debug().Err(err).Msg("writing answers") })
+	s.out.recycle = s.putFrame
 	if !s.slowWire {
 		s.stream.SetFastPath(s.fastToolCall)
 	}
@@ -316,7 +342,7 @@ func (h serverHandler) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jso
 	case ok:
 		var id []byte
 		if id, ferr = json.Marshal(req.ID); ferr == nil {
-			frame = s.stream.AppendToolCallAnswer(nil, id, a.notes, &a.result)
+			frame = s.stream.AppendToolCallAnswer(s.getFrame(), id, a.notes, &a.result)
 		}
 	default:
 		frame, ferr = s.stream.Frame(protocol.Result(req.ID, result))
@@ -683,9 +709,7 @@ func (s *Server) decodeParams(params object, inputRaw []byte) (*gatesCall, strin
 	if name == "mcp" {
 		c.MCPServers = mergeNames(st.mcpServers, pol.MCPServers)
 	}
-	logPath := s.auditPath(pol)
-	c.Protected = append(append([]string(nil), s.opts.ConfigFiles...), logPath, audit.HeadPath(logPath))
-	c.Protected = append(c.Protected, s.hostProtected(st.cwd)...)
+	c.Protected = s.protectedFor(st.cwd, s.auditPath(pol))
 	cmd, workdir, isShell, err := shellFor(name, input, pol)
 	if err != nil {
 		return nil, id, err

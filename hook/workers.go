@@ -85,6 +85,8 @@ type outbox struct {
 	queue   chan []byte
 	done    chan struct{}
 	onErr   func(error)
+	// recycle (may be nil) takes each frame back once it is written.
+	recycle func([]byte)
 }
 
 func newOutbox(w frameWriter, onErr func(error)) *outbox {
@@ -137,6 +139,9 @@ func (o *outbox) write(b []byte) {
 	o.mu.Unlock()
 	if err != nil {
 		o.onErr(err)
+	}
+	if o.recycle != nil {
+		o.recycle(b)
 	}
 	o.w.Release()
 }

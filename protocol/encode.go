@@ -11,6 +11,15 @@ import (
 
 const hexDigits = "0123456789abcdef"
 
+// plainByte marks the ASCII bytes a JSON string holds as they are (never
+// changed after it is built).
+var plainByte = func() (t [utf8.RuneSelf]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
+	}
+	return t
+}()
+
 // AppendString appends s as a JSON string, escaped as encoding/json (and
 // goccy/go-json) escape it: '<', '>', '&', U+2028 and U+2029 as \u
 // escapes, invalid UTF-8 as U+FFFD.
@@ -19,7 +28,7 @@ func AppendString(dst []byte, s string) []byte {
 	start := 0
 	for i := 0; i < len(s); {
 		if b := s[i]; b < utf8.RuneSelf {
-			if b >= 0x20 && b != '"' && b != '\\' && b != '<' && b != '>' && b != '&' {
+			if plainByte[b] {
 				i++
 				continue
 			}

@@ -165,3 +165,33 @@ func BenchmarkAppendToolCallAnswer(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkAppendTypicalAnswer is the answer to an allowed `git status`
+// with its decision notification.
+func BenchmarkAppendTypicalAnswer(b *testing.B) {
+	pat := "git status"
+	origin := &Origin{Scope: "global", Path: "/home/user/.pi/agent/extensions/pi-permission-system/config.json", Line: 1}
+	res := ToolCallResult{Action: "allow", Decision: &Decision{Gate: "tool", Surface: "bash", Value: "git status", State: "allow",
+		Resolution: "policy_allow", MatchedPattern: &pat, Origin: origin},
+		Trace: []TraceEntry{{Gate: "skill_read"}, {Gate: "external_directory"},
+			{Gate: "bash_external_directory", Note: "no path outside the working directory"},
+			{Gate: "bash_path", Note: "no path rule matches"},
+			{Gate: "tool", Applied: true, Surface: "bash", Value: "git status", State: "allow", Resolution: "policy_allow",
+				MatchedPattern: &pat, Origin: origin, Command: "git status"}}}
+	notes := []DecisionParams{{ToolCallID: "call-17", Gate: "tool", Surface: "bash", Value: "git status", Result: "allow",
+		State: "allow", Resolution: "policy_allow", MatchedPattern: &pat, Origin: origin}}
+	s := NewStream(strings.NewReader(""), &bytes.Buffer{}, nil, FramingNewline, nil)
+	b.Run("appenders", func(b *testing.B) {
+		b.ReportAllocs()
+		var buf []byte
+		for i := 0; i < b.N; i++ {
+			buf = s.AppendToolCallAnswer(buf[:0], []byte(`17`), notes, &res)
+		}
+	})
+	b.Run("reflection", func(b *testing.B) {
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			_, _ = s.Frame(Notification(MethodDecision, notes[0]), Result(gojson.RawMessage(`17`), res))
+		}
+	})
+}

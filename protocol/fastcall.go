@@ -38,6 +38,7 @@ func DecodeToolCall(line []byte) (FastCall, bool) {
 		return FastCall{}, false
 	}
 	d := fastDecoder{b: line}
+	d.keys = d.keyBuf[:0]
 	d.ws()
 	if !d.eat('{') {
 		return FastCall{}, false
@@ -114,9 +115,10 @@ func DecodeToolCall(line []byte) (FastCall, bool) {
 }
 
 type fastDecoder struct {
-	b    []byte
-	i    int
-	keys []string // keys of the objects being read, innermost last
+	b      []byte
+	i      int
+	keys   []string // keys of the objects being read, innermost last
+	keyBuf [16]string
 }
 
 func (d *fastDecoder) ws() {
@@ -355,6 +357,75 @@ func (d *fastDecoder) escaped(start int) (string, bool) {
 	return "", false
 }
 
+// key reads an object key; the keys toolgate reads are not allocated
+// again for every call.
+func (d *fastDecoder) key() (string, bool) {
+	start := d.i + 1
+	for j := start; j < len(d.b); j++ {
+		switch c := d.b[j]; {
+		case c == '"':
+			if k, ok := knownKey(d.b[start:j]); ok {
+				d.i = j + 1
+				return k, true
+			}
+			return d.str()
+		case c == '\\' || c < 0x20:
+			return d.str()
+		}
+	}
+	return d.str()
+}
+
+func knownKey(b []byte) (string, bool) {
+	switch string(b) {
+	case "toolCallId":
+		return "toolCallId", true
+	case "toolName":
+		return "toolName", true
+	case "input":
+		return "input", true
+	case "agentName":
+		return "agentName", true
+	case "cwd":
+		return "cwd", true
+	case "hasUI":
+		return "hasUI", true
+	case "command":
+		return "command", true
+	case "path":
+		return "path", true
+	case "description":
+		return "description", true
+	case "timeout":
+		return "timeout", true
+	case "pattern":
+		return "pattern", true
+	case "glob":
+		return "glob", true
+	case "content":
+		return "content", true
+	case "oldText":
+		return "oldText", true
+	case "newText":
+		return "newText", true
+	case "edits":
+		return "edits", true
+	case "offset":
+		return "offset", true
+	case "limit":
+		return "limit", true
+	case "tool":
+		return "tool", true
+	case "server":
+		return "server", true
+	case "arguments":
+		return "arguments", true
+	case "name":
+		return "name", true
+	}
+	return "", false
+}
+
 // object reads an object into a map, refusing a key repeated in it
 // (exactly or after folding letter case, as the general path compares).
 // At the top of the params (top), the raw input value is kept in fc.
@@ -362,10 +433,10 @@ func (d *fastDecoder) object(depth int, top bool, fc *FastCall) (map[string]any,
 	d.i++ // '{'
 	m := make(map[string]any)
 	base := len(d.keys)
-	defer func() { d.keys = d.keys[:base] }()
 	for n := 0; ; n++ {
 		d.ws()
 		if d.eat('}') {
+			d.keys = d.keys[:base]
 			return m, true
 		}
 		if n > 0 {
@@ -377,7 +448,7 @@ func (d *fastDecoder) object(depth int, top bool, fc *FastCall) (map[string]any,
 		if n >= fastMaxKeys || d.i >= len(d.b) || d.b[d.i] != '"' {
 			return nil, false
 		}
-		key, ok := d.str()
+		key, ok := d.key()
 		if !ok {
 			return nil, false
 		}
