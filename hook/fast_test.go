@@ -15,6 +15,7 @@ import (
 	gojson "github.com/goccy/go-json"
 	"github.com/rs/zerolog"
 
+	"github.com/toolgate/toolgate/hook/audit"
 	"github.com/toolgate/toolgate/protocol"
 )
 
@@ -446,6 +447,23 @@ func TestCheckCallKeysIsCheckKeys(t *testing.T) {
 		got := checkCallKeys(m)
 		if fmt.Sprint(want) != fmt.Sprint(got) {
 			t.Fatalf("%v: checkCallKeys %v, CheckKeys %v", m, got, want)
+		}
+	}
+}
+
+// TestProtectedForKeepsNothingStale: the kept protected paths are those of
+// the call's own directory and log, whichever came before, and a caller
+// changing its copy changes no later call's.
+func TestProtectedForKeepsNothingStale(t *testing.T) {
+	for _, host := range []string{"", HostClaudeCode, HostGeminiCLI} {
+		s := New(Options{Home: "/home/u", ConfigHome: "/home/u/.config", ConfigFiles: []string{"/etc/tg.json"}, Host: host, Log: zerolog.Nop()})
+		for _, step := range []struct{ cwd, log string }{{"/a", "/l1"}, {"/a", "/l1"}, {"/b", "/l1"}, {"/b", "/l2"}, {"/a", "/l1"}, {"", "/l1"}} {
+			got := s.protectedFor(step.cwd, step.log)
+			ref := append(append([]string{"/etc/tg.json"}, step.log, audit.HeadPath(step.log)), s.hostProtected(step.cwd)...)
+			if !reflect.DeepEqual(got, ref) {
+				t.Fatalf("host %q, %v: %v, want %v", host, step, got, ref)
+			}
+			got[0] = "changed"
 		}
 	}
 }
