@@ -467,3 +467,40 @@ func TestProtectedForKeepsNothingStale(t *testing.T) {
 		}
 	}
 }
+
+var benchParams = []byte(`{"toolCallId":"call-17","toolName":"bash","input":{"command":"cd web && npm run lint -- --fix","timeout":120000,"description":"Lint the web app"}}`)
+
+// BenchmarkParamsDecode compares reading a call's params on the general
+// path (after jsonrpc2 and the envelope screen: the duplicate-key scan, the
+// decoder, the reflective key check) with the fast path's one pass, which
+// reads the whole line, envelope included.
+func BenchmarkParamsDecode(b *testing.B) {
+	line := []byte(`{"jsonrpc":"2.0","id":17,"method":"tool_call","params":` + string(benchParams) + `}`)
+	b.Run("general", func(b *testing.B) {
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			if _, err := checkUnambiguous(benchParams); err != nil {
+				b.Fatal(err)
+			}
+			params, err := decodeObject(benchParams)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := protocol.CheckKeys(map[string]any(params), reflect.TypeFor[protocol.ToolCallParams](), ""); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("fast", func(b *testing.B) {
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			fc, ok := protocol.DecodeToolCall(line)
+			if !ok {
+				b.Fatal("not taken")
+			}
+			if err := checkCallKeys(fc.Params); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

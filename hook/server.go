@@ -82,16 +82,18 @@ type Server struct {
 
 	// Shutdown: calls in flight are counted when they are read, so that
 	// shutdown and end of input can answer every one first.
-	inflight  *pending
-	out       *outbox
-	closing   atomic.Bool
-	ctx       context.Context
-	cancel    context.CancelFunc
-	drainOnce sync.Once
-	doneOnce  sync.Once
-	ready     chan struct{}
-	done      chan struct{}
-	inputSeq  atomic.Uint64
+	inflight *pending
+	out      *outbox
+	closing  atomic.Bool
+	ctx      context.Context
+	cancel   context.CancelFunc
+	// uncancelled is ctx without its cancellation (decideCtx).
+	uncancelled context.Context
+	drainOnce   sync.Once
+	doneOnce    sync.Once
+	ready       chan struct{}
+	done        chan struct{}
+	inputSeq    atomic.Uint64
 	// reported is the last policy whose warnings were reported.
 	reported *policy.Policy
 	// slowWire (tests only) turns the fast path off: every message goes
@@ -131,6 +133,7 @@ func (s *Server) protectedFor(cwd, logPath string) []string {
 func New(opts Options) *Server {
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &Server{opts: opts, loader: policy.NewLoader(), log: opts.Log, ctx: ctx, cancel: cancel, done: make(chan struct{}), ready: make(chan struct{}), inflight: newPending()}
+	s.uncancelled = context.WithoutCancel(ctx)
 	s.st = state{cwd: opts.Cwd, projectTrusted: true, host: protocol.HostInfo{Name: opts.Host}}
 	s.approvals.home = opts.Home
 	s.dirs = newDirCache(s.loader)
@@ -902,7 +905,7 @@ func (s *Server) check(raw []byte) (any, error) {
 // decideCtx is the context a call read before shutdown is decided in: it is
 // not cancelled by shutdown, so such a call is decided as usual; only a
 // prompt is refused then (quietPrompter, and the prompter's Close).
-func (s *Server) decideCtx() context.Context { return context.WithoutCancel(s.ctx) }
+func (s *Server) decideCtx() context.Context { return s.uncancelled }
 
 // quietPrompter sends a prompt only once the reader has taken everything
 // the host wrote so far (protocol.Stream.WaitQuiet): a shutdown or end of
