@@ -160,8 +160,9 @@ func (d *fastDecoder) plainString() ([]byte, bool) {
 	return nil, false
 }
 
-// id reads a non-negative integer (that fits a uint64) or a string of
-// printable ASCII that JSON encoders write as it is.
+// id reads a non-negative integer that fits an int64 (jsonrpc2 reads a
+// number id as one and refuses a larger one) or a string of printable
+// ASCII that JSON encoders write as it is.
 func (d *fastDecoder) id() ([]byte, bool) {
 	start := d.i
 	if d.i < len(d.b) && d.b[d.i] == '"' {
@@ -180,8 +181,8 @@ func (d *fastDecoder) id() ([]byte, bool) {
 		d.i++
 	}
 	n := d.i - start
-	if n == 0 || n > 19 || (n > 1 && d.b[start] == '0') {
-		return nil, false // 19 digits always fit a uint64
+	if n == 0 || n > 19 || (n > 1 && d.b[start] == '0') || (n == 19 && string(d.b[start:d.i]) > "9223372036854775807") {
+		return nil, false
 	}
 	if d.i < len(d.b) {
 		switch d.b[d.i] {
