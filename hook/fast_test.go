@@ -155,6 +155,12 @@ func wireCorpus(t testing.TB, dir string) [][]byte {
 		lines = append(lines, call("6", p("bash", `{"command":"echo `+strings.Repeat("a", n)+`"}`)))
 	}
 	lines = append(lines, transcriptCalls(t, dir)...)
+	// Generated inputs: random values, keys and spacing.
+	g := rand.New(rand.NewSource(8))
+	for i := 0; i < 1500; i++ {
+		tool := []string{"bash", "read", "write", "grep", "mcp", "skill", "other"}[g.Intn(7)]
+		lines = append(lines, call(fmt.Sprint(g.Intn(1000)), `{"toolCallId":"g`+fmt.Sprint(i)+`","toolName":"`+tool+`","input":`+randJSON(g, 0, true)+`}`))
+	}
 	// Mutations: one byte deleted, replaced or inserted, many times over.
 	r := rand.New(rand.NewSource(14))
 	alphabet := []byte("{}[]\",:\\ \t0123aAeE-+.nultrf\x00\x1f\x7f\xff\xc3")
@@ -182,6 +188,51 @@ func wireCorpus(t testing.TB, dir string) [][]byte {
 		}
 	}
 	return out
+}
+
+// randJSON is a random JSON value, objects with keys toolgate reads and
+// their near misses, strings and numbers of every form, random spacing.
+func randJSON(r *rand.Rand, depth int, object bool) string {
+	sp := func() string { return []string{"", "", "", " ", "\t", " \r\n "}[r.Intn(6)] }
+	str := func() string {
+		parts := []string{"a", "git status", "é", "日本", "\\u00e9", "\\n", "\\\"", "\\\\", "\\/", "\\u0000", "\\ud83d\\ude00",
+			"\\ud800", "<>&", "\u2028", "\U0001F600", "\\b\\f\\r\\t", "\\u212a", "/tmp/x", "~/.ssh/id_rsa", " "}
+		var b strings.Builder
+		b.WriteByte('"')
+		for n := r.Intn(4); n > 0; n-- {
+			b.WriteString(parts[r.Intn(len(parts))])
+		}
+		b.WriteByte('"')
+		return b.String()
+	}
+	keys := []string{"command", "Command", "path", "PATH", "pattern", "glob", "content", "arguments", "tool", "server", "name",
+		"k", "K", "\\u006b", "x_y", "xY", "\u212a", "ſ", "s", "S", "timeout", "description", "edits"}
+	if object || (depth < 5 && r.Intn(3) == 0) {
+		var b strings.Builder
+		b.WriteString("{" + sp())
+		for n := r.Intn(5); n > 0; n-- {
+			if b.Len() > 2 && !strings.HasSuffix(strings.TrimSpace(b.String()), "{") {
+				b.WriteString("," + sp())
+			}
+			b.WriteString(`"` + keys[r.Intn(len(keys))] + `"` + sp() + ":" + sp() + randJSON(r, depth+1, false) + sp())
+		}
+		b.WriteString("}")
+		return b.String()
+	}
+	if depth < 5 && r.Intn(4) == 0 {
+		var items []string
+		for n := r.Intn(4); n > 0; n-- {
+			items = append(items, sp()+randJSON(r, depth+1, false)+sp())
+		}
+		return "[" + strings.Join(items, ",") + "]"
+	}
+	switch r.Intn(6) {
+	case 0:
+		return []string{"0", "-0", "1", "-12", "3.25", "1e5", "1E-5", "2.5e+10", "123456789012345678901234567890", "0.1e1"}[r.Intn(10)]
+	case 1:
+		return []string{"true", "false", "null"}[r.Intn(3)]
+	}
+	return str()
 }
 
 // inOrder reports whether every path handles a line on the reading
@@ -384,11 +435,32 @@ func TestDecodeToolCallReadsAsTheGeneralPath(t *testing.T) {
 	dir := t.TempDir()
 	taken := 0
 	for _, line := range wireCorpus(t, dir) {
+		if readsAsTheGeneralPath(t, line) {
+			taken++
+		}
+	}
+	if taken < 500 {
+		t.Fatalf("the one-pass reader took only %d lines", taken)
+	}
+}
+
+func FuzzDecodeToolCall(f *testing.F) {
+	for _, l := range [][]byte{toolCallLine, benchParams, []byte(`{"jsonrpc":"2.0","id":"x","method":"tool_call","params":{"input":{"a":[1,{"b":"\u00e9"}],"A":null}}}`)} {
+		f.Add(l)
+	}
+	f.Fuzz(func(t *testing.T, line []byte) { readsAsTheGeneralPath(t, line) })
+}
+
+// readsAsTheGeneralPath checks one line (see
+// TestDecodeToolCallReadsAsTheGeneralPath) and reports whether the
+// one-pass reader took it.
+func readsAsTheGeneralPath(t *testing.T, line []byte) bool {
+	t.Helper()
+	{
 		fc, ok := protocol.DecodeToolCall(line)
 		if !ok {
-			continue
+			return false
 		}
-		taken++
 		if !gojson.Valid(line) {
 			t.Fatalf("%q: taken, but not valid JSON", line)
 		}
@@ -418,9 +490,7 @@ func TestDecodeToolCallReadsAsTheGeneralPath(t *testing.T) {
 			t.Fatalf("%q: params\n%#v\nthe general path reads\n%#v", line, fc.Params, params)
 		}
 	}
-	if taken < 500 {
-		t.Fatalf("the one-pass reader took only %d lines", taken)
-	}
+	return true
 }
 
 // TestCheckCallKeysIsCheckKeys: the reflection-free check of tool_call
