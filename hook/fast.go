@@ -51,6 +51,7 @@ func (s *Server) fastPrecheck(fc protocol.FastCall) (pre *prechecked, ok bool) {
 			pre, ok = nil, false
 		}
 	}()
+	s.fastStep("precheck")
 	gc, id, err := s.decodeParams(object(fc.Params), fc.Input)
 	if err != nil {
 		return &prechecked{id: id, err: err}, true
@@ -77,6 +78,7 @@ func (s *Server) fastAnswer(id []byte, pre *prechecked) (frame []byte) {
 		}
 	}()
 	a := s.fastDecide(pre)
+	s.fastStep("frame")
 	return s.stream.AppendToolCallAnswer(s.getFrame(), id, a.notes, &a.result)
 }
 
@@ -105,5 +107,12 @@ func (s *Server) fastDecide(pre *prechecked) (a answer) {
 			a = answer{result: blockResult(protocol.GateTool, "", protocol.ResGateError, fmt.Sprintf("toolgate: internal error, the request is blocked (fail-closed): %v", p))}
 		}
 	}()
+	s.fastStep("decide")
 	return s.decideCall(s.ctx, pre.gc, pre.id, pre.err, pre.req)
+}
+
+func (s *Server) fastStep(step string) {
+	if s.fastHook != nil {
+		s.fastHook(step)
+	}
 }

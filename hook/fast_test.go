@@ -574,3 +574,55 @@ func BenchmarkParamsDecode(b *testing.B) {
 		}
 	})
 }
+
+// TestFastPathPanics: a panic at any step of the fast path neither ends the
+// session nor leaves the call unanswered, and never allows it: in the
+// precheck the call is left to the general path (which decides it as
+// usual), in the decision it blocks with gate_error, in the framing it is
+// an internal error (a block to a host).
+func TestFastPathPanics(t *testing.T) {
+	for _, tc := range []struct{ step, want string }{
+		{"precheck", `"action":"allow"`},
+		{"decide", `"resolution":"gate_error"`},
+		{"frame", `"code":-32603`},
+	} {
+		dir := t.TempDir()
+		wirePolicy(t, dir)
+		var in bytes.Buffer
+		in.WriteString(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1,"cwd":"` + dir + `","hasUI":false}}` + "\n")
+		in.WriteString(`{"jsonrpc":"2.0","id":1,"method":"tool_call","params":{"toolCallId":"c1","toolName":"bash","input":{"command":"git status"}}}` + "\n")
+		in.WriteString(`{"jsonrpc":"2.0","id":2,"method":"tool_call","params":{"toolCallId":"c2","toolName":"bash","input":{"command":"git status"}}}` + "\n")
+		var out bytes.Buffer
+		s := New(Options{Cwd: dir, Home: dir, AgentDir: filepath.Join(dir, "agent"), AuditLog: filepath.Join(dir, "audit.jsonl"), Log: zerolog.Nop()})
+		calls := 0
+		s.fastHook = func(step string) {
+			if step == tc.step {
+				calls++
+				if calls == 1 {
+					panic("injected")
+				}
+			}
+		}
+		if err := s.Serve(&in, &out); err != nil {
+			t.Fatal(err)
+		}
+		var first, second string
+		for _, m := range splitFrames(out.Bytes()) {
+			switch {
+			case strings.HasPrefix(m, `{"jsonrpc":"2.0","id":1,`):
+				first = m
+			case strings.HasPrefix(m, `{"jsonrpc":"2.0","id":2,`):
+				second = m
+			}
+		}
+		if !strings.Contains(first, tc.want) || strings.Contains(tc.want, "allow") != strings.Contains(first, `"action":"allow"`) {
+			t.Errorf("panic in %s: answer %q, want one with %s", tc.step, first, tc.want)
+		}
+		if !strings.Contains(second, `"action":"allow"`) {
+			t.Errorf("panic in %s: the next call was answered %q", tc.step, second)
+		}
+		if tc.step == "precheck" && s.fastCalls.Load() != 1 {
+			t.Errorf("panic in precheck: %d calls on the fast path, want the second only", s.fastCalls.Load())
+		}
+	}
+}

@@ -102,6 +102,9 @@ type Server struct {
 	slowWire bool
 	// fastCalls counts the calls the fast path answered (for tests).
 	fastCalls atomic.Uint64
+	// fastHook (tests only; nil otherwise) runs at each step of the fast
+	// path, so that a test can make one panic.
+	fastHook func(step string)
 	// frames are answer buffers, taken back by the outbox once written.
 	frames sync.Pool
 	// protected is the last protectedFor result.
