@@ -523,6 +523,14 @@ func (s *Server) initialize(raw []byte) (any, error) {
 // (SPEC §1.3) when the policy is new: at initialize, and when an edited
 // file was re-read before a call.
 func (s *Server) reportWarnings(p *policy.Policy, always bool) {
+	if !always {
+		s.mu.RLock()
+		seen := p == s.reported
+		s.mu.RUnlock()
+		if seen {
+			return // the common case: a call under the policy of the last
+		}
+	}
 	s.mu.Lock()
 	if p == s.reported && !always {
 		s.mu.Unlock()

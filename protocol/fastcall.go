@@ -38,7 +38,6 @@ func DecodeToolCall(line []byte) (FastCall, bool) {
 		return FastCall{}, false
 	}
 	d := fastDecoder{b: line}
-	d.keys = d.keyBuf[:0]
 	d.ws()
 	if !d.eat('{') {
 		return FastCall{}, false
@@ -115,10 +114,8 @@ func DecodeToolCall(line []byte) (FastCall, bool) {
 }
 
 type fastDecoder struct {
-	b      []byte
-	i      int
-	keys   []string // keys of the objects being read, innermost last
-	keyBuf [16]string
+	b []byte
+	i int
 }
 
 func (d *fastDecoder) ws() {
@@ -433,11 +430,9 @@ func knownKey(b []byte) (string, bool) {
 func (d *fastDecoder) object(depth int, top bool, fc *FastCall) (map[string]any, bool) {
 	d.i++ // '{'
 	m := make(map[string]any)
-	base := len(d.keys)
 	for n := 0; ; n++ {
 		d.ws()
 		if d.eat('}') {
-			d.keys = d.keys[:base]
 			return m, true
 		}
 		if n > 0 {
@@ -453,12 +448,11 @@ func (d *fastDecoder) object(depth int, top bool, fc *FastCall) (map[string]any,
 		if !ok {
 			return nil, false
 		}
-		for _, prev := range d.keys[base:] {
+		for prev := range m { // at most fastMaxKeys
 			if sameFold(prev, key) {
 				return nil, false
 			}
 		}
-		d.keys = append(d.keys, key)
 		d.ws()
 		if !d.eat(':') {
 			return nil, false
