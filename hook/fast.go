@@ -82,21 +82,30 @@ func (s *Server) fastAnswer(id []byte, pre *prechecked) (frame []byte) {
 	return s.stream.AppendToolCallAnswer(s.getFrame(), id, a.notes, &a.result)
 }
 
-// maxKeptFrame is the largest answer buffer kept for the next answer.
-const maxKeptFrame = 64 << 10
+// maxKeptFrame is the largest answer buffer kept for the next answer;
+// keptFrames are kept at most.
+const (
+	maxKeptFrame = 64 << 10
+	keptFrames   = 8
+)
 
 func (s *Server) getFrame() []byte {
-	if b, ok := s.frames.Get().(*[]byte); ok {
-		return (*b)[:0]
+	select {
+	case b := <-s.frames:
+		return b[:0]
+	default:
+		return make([]byte, 0, 4096)
 	}
-	return make([]byte, 0, 4096)
 }
 
 // putFrame takes back a written answer's buffer (the outbox's recycle).
 func (s *Server) putFrame(b []byte) {
-	if cap(b) > 0 && cap(b) <= maxKeptFrame {
-		b = b[:0]
-		s.frames.Put(&b)
+	if cap(b) == 0 || cap(b) > maxKeptFrame {
+		return
+	}
+	select {
+	case s.frames <- b[:0]:
+	default:
 	}
 }
 

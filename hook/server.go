@@ -106,7 +106,7 @@ type Server struct {
 	// path, so that a test can make one panic.
 	fastHook func(step string)
 	// frames are answer buffers, taken back by the outbox once written.
-	frames sync.Pool
+	frames chan []byte
 	// protected is the last protectedFor result.
 	protected atomic.Pointer[protectedPaths]
 }
@@ -139,6 +139,7 @@ func New(opts Options) *Server {
 	s.uncancelled = context.WithoutCancel(ctx)
 	s.st = state{cwd: opts.Cwd, projectTrusted: true, host: protocol.HostInfo{Name: opts.Host}}
 	s.approvals.home = opts.Home
+	s.frames = make(chan []byte, keptFrames)
 	s.dirs = newDirCache(s.loader)
 	return s
 }

@@ -93,7 +93,7 @@ func (e *ParamsError) Error() string { return e.Reason }
 // requests can be answered.
 func NewStream(in io.Reader, out io.Writer, closer io.Closer, framing Framing, onEOF func()) *Stream {
 	s := &Stream{out: out, closer: closer, framing: framing, onEOF: onEOF}
-	s.park.ch = make(chan struct{})
+	s.park = newParking()
 	s.in = bufio.NewReaderSize(parkingReader{r: in, p: &s.park}, 64<<10)
 	return s
 }
