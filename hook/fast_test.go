@@ -3,6 +3,7 @@ package hook
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"math/rand"
 	"os"
@@ -14,6 +15,7 @@ import (
 
 	gojson "github.com/goccy/go-json"
 	"github.com/rs/zerolog"
+	"github.com/sourcegraph/jsonrpc2"
 
 	"github.com/toolgate/toolgate/hook/audit"
 	"github.com/toolgate/toolgate/protocol"
@@ -623,6 +625,26 @@ func TestFastPathPanics(t *testing.T) {
 		}
 		if tc.step == "precheck" && s.fastCalls.Load() != 1 {
 			t.Errorf("panic in precheck: %d calls on the fast path, want the second only", s.fastCalls.Load())
+		}
+	}
+}
+
+// TestAnswerIDAsBefore: the id of an answer framed by the appenders is the
+// bytes the reflective encoder wrote for jsonrpc2's id.
+func TestAnswerIDAsBefore(t *testing.T) {
+	for _, raw := range []string{`0`, `7`, `9223372036854775807`, `"abc"`, `""`, `"a<b>&c"`, `"\u2028x\u2029"`, `"é日本"`,
+		`"\ud800"`, "\"\xff\"", `"a\"b\\c"`, `"\u0000\u001f\u007f"`, `"\ud83d\ude00"`} {
+		var id jsonrpc2.ID
+		if err := json.Unmarshal([]byte(raw), &id); err != nil {
+			t.Fatalf("%s: %v", raw, err)
+		}
+		want, err := gojson.Marshal(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := json.Marshal(id)
+		if err != nil || !bytes.Equal(got, want) {
+			t.Fatalf("id %s: %s (%v), the reflective encoder wrote %s", raw, got, err, want)
 		}
 	}
 }
