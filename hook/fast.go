@@ -16,8 +16,9 @@ import (
 // precheck → serverHandler), by the same code: decodeParams, the gates'
 // Evaluate and Run (which writes the audit record before the answer is
 // framed), the outbox (which writes the answer and then frees the
-// request's slot). It returns false, having changed nothing, for anything
-// else, which jsonrpc2 then reads as before: a message that is not a plain
+// request's slot). It returns false, having decided and written nothing
+// (what it read is pure, but for the policy's warnings, which are reported
+// once either way), for anything else, which jsonrpc2 then reads as before: a message that is not a plain
 // tool_call (protocol.DecodeToolCall), a call read once shutdown or the
 // end of input began (it is refused there), a call that needs a prompt (a
 // worker must ask while the host's answer is read), and a call whose

@@ -8,8 +8,9 @@ import (
 
 // FastCall is a tool_call request read in one pass by DecodeToolCall.
 type FastCall struct {
-	// ID is the request's id as sent: a non-negative integer, or a string
-	// that needs no escaping (so it is written back byte for byte).
+	// ID is the request's id as sent: a non-negative integer within the
+	// int64 range, or a string that needs no escaping (so it is written
+	// back byte for byte). It is a slice of the line.
 	ID []byte
 	// Params are the decoded params (objects as map[string]any, numbers
 	// as json.Number), as a strict decoder of them reads them.
