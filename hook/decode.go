@@ -9,6 +9,8 @@ import (
 	"unicode/utf8"
 
 	gojson "github.com/goccy/go-json"
+
+	"github.com/toolgate/toolgate/protocol"
 )
 
 // maxDepth bounds the nesting of params toolgate reads.
@@ -264,4 +266,40 @@ func decodeObject(raw []byte) (object, error) {
 		return nil, &fieldError{"params", "an object", v}
 	}
 	return object(m), nil
+}
+
+// callFields are the JSON names of protocol.ToolCallParams' fields (a test
+// holds them to the type).
+var callFields = [...]string{"toolCallId", "toolName", "input", "agentName", "cwd", "hasUI"}
+
+// checkCallKeys is protocol.CheckKeys of tool_call params along
+// protocol.ToolCallParams, without reflection: the first key, in key
+// order, that nearly names a field (and is none) is an error. No field of
+// ToolCallParams is walked further (strings, a bool and the raw input).
+func checkCallKeys(params object) error {
+	var near *protocol.KeyError
+	for k := range params {
+		exact := false
+		for _, f := range callFields {
+			if k == f {
+				exact = true
+				break
+			}
+		}
+		if exact {
+			continue
+		}
+		for _, f := range callFields {
+			if protocol.NearKey(k, f) {
+				if near == nil || k < near.Key {
+					near = &protocol.KeyError{Key: k, Want: f}
+				}
+				break
+			}
+		}
+	}
+	if near != nil {
+		return near
+	}
+	return nil
 }

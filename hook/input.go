@@ -60,7 +60,7 @@ func (s *Server) input(ctx context.Context, raw []byte) any {
 	req := gates.Request{Call: c, Gates: gates.InputGates, HasUI: st.hasUI, Input: map[string]any{"text": text},
 		Resolver: resolver{p: pol}, AllowAction: protocol.ActionContinue, Noun: "input",
 		Current: func() gates.Resolver { return resolver{p: s.loader.Policy(locs)} }}
-	var notes []any
+	var notes []protocol.DecisionParams
 	res := s.runner(pol, &notes).Run(s.decideCtx(), req)
 	if res.Action == protocol.ActionContinue {
 		return answer{result: protocol.ToolCallResult{Action: protocol.ActionContinue}, notes: notes}

@@ -18,12 +18,12 @@ import (
 // write.
 type reporter struct {
 	s     *Server
-	notes *[]any
+	notes *[]protocol.DecisionParams
 }
 
 func (r reporter) Notify(d protocol.DecisionParams) {
 	if r.notes != nil {
-		*r.notes = append(*r.notes, protocol.Notification(protocol.MethodDecision, d))
+		*r.notes = append(*r.notes, d)
 		return
 	}
 	if r.s.stream == nil {

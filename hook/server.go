@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"reflect"
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
@@ -83,26 +82,64 @@ type Server struct {
 
 	// Shutdown: calls in flight are counted when they are read, so that
 	// shutdown and end of input can answer every one first.
-	inflight  *pending
-	out       *outbox
-	closing   atomic.Bool
-	ctx       context.Context
-	cancel    context.CancelFunc
-	drainOnce sync.Once
-	doneOnce  sync.Once
-	ready     chan struct{}
-	done      chan struct{}
-	inputSeq  atomic.Uint64
+	inflight *pending
+	out      *outbox
+	closing  atomic.Bool
+	ctx      context.Context
+	cancel   context.CancelFunc
+	// uncancelled is ctx without its cancellation (decideCtx).
+	uncancelled context.Context
+	drainOnce   sync.Once
+	doneOnce    sync.Once
+	ready       chan struct{}
+	done        chan struct{}
+	inputSeq    atomic.Uint64
 	// reported is the last policy whose warnings were reported.
 	reported *policy.Policy
+	// slowWire (tests only) turns the fast path off: every message goes
+	// through jsonrpc2 and answers are encoded by reflection, as before
+	// the fast path, so that the two can be compared.
+	slowWire bool
+	// fastCalls counts the calls the fast path answered (for tests).
+	fastCalls atomic.Uint64
+	// fastHook (tests only; nil otherwise) runs at each step of the fast
+	// path, so that a test can make one panic.
+	fastHook func(step string)
+	// frames are answer buffers, taken back by the outbox once written.
+	frames chan []byte
+	// protected is the last protectedFor result.
+	protected atomic.Pointer[protectedPaths]
+}
+
+// protectedPaths are a call's protected files for one working directory
+// and audit log path (all else they depend on is fixed by Options).
+type protectedPaths struct {
+	cwd, logPath string
+	paths        []string
+}
+
+// protectedFor is the files no call may change unasked: the --config
+// files, the audit log and its head, and the host's own files
+// (hostProtected). The last result is kept for the next call of the same
+// directory and log; each call gets its own copy.
+func (s *Server) protectedFor(cwd, logPath string) []string {
+	if p := s.protected.Load(); p != nil && p.cwd == cwd && p.logPath == logPath {
+		return append([]string(nil), p.paths...)
+	}
+	paths := append(append([]string(nil), s.opts.ConfigFiles...), logPath, audit.HeadPath(logPath))
+	paths = append(paths, s.hostProtected(cwd)...)
+	s.protected.Store(&protectedPaths{cwd: cwd, logPath: logPath, paths: paths})
+	return append([]string(nil), paths...)
 }
 
 // New returns a server; Serve runs it.
 func New(opts Options) *Server {
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &Server{opts: opts, loader: policy.NewLoader(), log: opts.Log, ctx: ctx, cancel: cancel, done: make(chan struct{}), ready: make(chan struct{}), inflight: newPending()}
+	s.uncancelled = context.WithoutCancel(ctx)
 	s.st = state{cwd: opts.Cwd, projectTrusted: true, host: protocol.HostInfo{Name: opts.Host}}
 	s.approvals.home = opts.Home
+	s.frames = make(chan []byte, keptFrames)
 	s.dirs = newDirCache(s.loader)
 	return s
 }
@@ -113,6 +150,10 @@ func (s *Server) Serve(in io.Reader, out io.Writer) error {
 	s.stream = protocol.NewStream(in, out, nil, s.opts.Framing, s.drain)
 	s.stream.LimitInFlight(maxInFlight)
 	s.out = newOutbox(s.stream, func(err error) { s.log.Debug().Err(err).Msg("writing answers") })
+	s.out.recycle = s.putFrame
+	if !s.slowWire {
+		s.stream.SetFastPath(s.fastToolCall)
+	}
 	// The connection gets its own context: cancelling s.ctx at shutdown
 	// must not close it before the pending answers are written.
 	pool := newWorkers()
@@ -299,8 +340,17 @@ func (h serverHandler) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jso
 			e = &jsonrpc2.Error{Code: protocol.CodeInternalError, Message: err.Error()}
 		}
 		frame = s.stream.ErrorFrame(req.ID, int(e.Code), e.Message)
+	case ok && s.slowWire:
+		msgs := make([]any, 0, len(a.notes)+1)
+		for _, d := range a.notes {
+			msgs = append(msgs, protocol.Notification(protocol.MethodDecision, d))
+		}
+		frame, ferr = s.stream.Frame(append(msgs, protocol.Result(req.ID, a.result))...)
 	case ok:
-		frame, ferr = s.stream.Frame(append(a.notes, protocol.Result(req.ID, a.result))...)
+		var id []byte
+		if id, ferr = json.Marshal(req.ID); ferr == nil {
+			frame = s.stream.AppendToolCallAnswer(s.getFrame(), id, a.notes, &a.result)
+		}
 	default:
 		frame, ferr = s.stream.Frame(protocol.Result(req.ID, result))
 	}
@@ -474,6 +524,14 @@ func (s *Server) initialize(raw []byte) (any, error) {
 // (SPEC §1.3) when the policy is new: at initialize, and when an edited
 // file was re-read before a call.
 func (s *Server) reportWarnings(p *policy.Policy, always bool) {
+	if !always {
+		s.mu.RLock()
+		seen := p == s.reported
+		s.mu.RUnlock()
+		if seen {
+			return // the common case: a call under the policy of the last
+		}
+	}
 	s.mu.Lock()
 	if p == s.reported && !always {
 		s.mu.Unlock()
@@ -599,11 +657,18 @@ func (s *Server) decodeCall(raw []byte) (*gatesCall, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
+	return s.decodeParams(params, inputRaw)
+}
+
+// decodeParams is decodeCall after the params' text was read: params
+// decoded (objects as map[string]any, numbers as json.Number) and checked
+// unambiguous, inputRaw the raw bytes of params.input.
+func (s *Server) decodeParams(params object, inputRaw []byte) (*gatesCall, string, error) {
 	id, _, err := params.str("toolCallId", "")
 	if err != nil {
 		return nil, "", err
 	}
-	if err := protocol.CheckKeys(map[string]any(params), reflect.TypeFor[protocol.ToolCallParams](), ""); err != nil {
+	if err := checkCallKeys(params); err != nil {
 		return nil, id, err
 	}
 	name, _, err := params.str("toolName", "")
@@ -659,9 +724,7 @@ func (s *Server) decodeCall(raw []byte) (*gatesCall, string, error) {
 	if name == "mcp" {
 		c.MCPServers = mergeNames(st.mcpServers, pol.MCPServers)
 	}
-	logPath := s.auditPath(pol)
-	c.Protected = append(append([]string(nil), s.opts.ConfigFiles...), logPath, audit.HeadPath(logPath))
-	c.Protected = append(c.Protected, s.hostProtected(st.cwd)...)
+	c.Protected = s.protectedFor(st.cwd, s.auditPath(pol))
 	cmd, workdir, isShell, err := shellFor(name, input, pol)
 	if err != nil {
 		return nil, id, err
@@ -779,13 +842,14 @@ func boundedInput(input []byte) any {
 	return map[string]any{"truncated": true, "bytes": len(input), "head": string(input[:maxAuditInput])}
 }
 
-// answer is a result written together with the notifications before it.
+// answer is a result written together with the decision notifications
+// before it.
 type answer struct {
-	result any
-	notes  []any
+	result protocol.ToolCallResult
+	notes  []protocol.DecisionParams
 }
 
-func (s *Server) runner(pol *policy.Policy, notes *[]any) *gates.Runner {
+func (s *Server) runner(pol *policy.Policy, notes *[]protocol.DecisionParams) *gates.Runner {
 	return &gates.Runner{Prompter: quietPrompter{s}, Session: &s.approvals, Reporter: reporter{s: s, notes: notes},
 		PromptTimeoutMs: pol.PromptTimeout.Milliseconds()}
 }
@@ -810,14 +874,14 @@ func (s *Server) callRequest(gc *gatesCall) gates.Request {
 }
 
 // decideCall runs a decoded call (or answers why it could not be decoded).
-func (s *Server) decideCall(ctx context.Context, gc *gatesCall, id string, err error, req gates.Request) any {
+func (s *Server) decideCall(ctx context.Context, gc *gatesCall, id string, err error, req gates.Request) answer {
 	if err != nil {
-		return s.invalid(protocol.GateTool, id, err)
+		return answer{result: s.invalid(protocol.GateTool, id, err)}
 	}
 	if isLate(ctx) {
-		return s.refuseShuttingDown(gc)
+		return answer{result: s.refuseShuttingDown(gc)}
 	}
-	var notes []any
+	var notes []protocol.DecisionParams
 	res := s.runner(gc.policy, &notes).Run(s.decideCtx(), req)
 	return answer{result: res, notes: notes}
 }
@@ -853,7 +917,7 @@ func (s *Server) check(raw []byte) (any, error) {
 // decideCtx is the context a call read before shutdown is decided in: it is
 // not cancelled by shutdown, so such a call is decided as usual; only a
 // prompt is refused then (quietPrompter, and the prompter's Close).
-func (s *Server) decideCtx() context.Context { return context.WithoutCancel(s.ctx) }
+func (s *Server) decideCtx() context.Context { return s.uncancelled }
 
 // quietPrompter sends a prompt only once the reader has taken everything
 // the host wrote so far (protocol.Stream.WaitQuiet): a shutdown or end of

@@ -85,6 +85,8 @@ type outbox struct {
 	queue   chan []byte
 	done    chan struct{}
 	onErr   func(error)
+	// recycle (may be nil) takes each frame back once it is written.
+	recycle func([]byte)
 }
 
 func newOutbox(w frameWriter, onErr func(error)) *outbox {
@@ -138,6 +140,9 @@ func (o *outbox) write(b []byte) {
 	if err != nil {
 		o.onErr(err)
 	}
+	if o.recycle != nil {
+		o.recycle(b)
+	}
 	o.w.Release()
 }
 
@@ -174,25 +179,20 @@ func (o *outbox) close() {
 // pending counts the calls read and not yet answered; shutdown waits for
 // them (a WaitGroup cannot be waited on with a deadline and added to again).
 type pending struct {
-	mu   sync.Mutex
-	n    int
-	zero chan struct{} // closed while n == 0
+	mu sync.Mutex
+	n  int
+	// zero is closed when n comes to 0; it is made by a wait (not by
+	// every call that makes n 1), nil while nobody waits.
+	zero chan struct{}
 	// answered counts answers, so a wait can tell a slow host from a
 	// stuck call.
 	answered atomic.Uint64
 }
 
-func newPending() *pending {
-	z := make(chan struct{})
-	close(z)
-	return &pending{zero: z}
-}
+func newPending() *pending { return &pending{} }
 
 func (p *pending) add() {
 	p.mu.Lock()
-	if p.n == 0 {
-		p.zero = make(chan struct{})
-	}
 	p.n++
 	p.mu.Unlock()
 }
@@ -201,8 +201,9 @@ func (p *pending) done() {
 	p.answered.Add(1)
 	p.mu.Lock()
 	p.n--
-	if p.n == 0 {
+	if p.n == 0 && p.zero != nil {
 		close(p.zero)
+		p.zero = nil
 	}
 	p.mu.Unlock()
 }
@@ -212,6 +213,13 @@ func (p *pending) done() {
 func (p *pending) wait(stall time.Duration) bool {
 	for {
 		p.mu.Lock()
+		if p.n == 0 {
+			p.mu.Unlock()
+			return true
+		}
+		if p.zero == nil {
+			p.zero = make(chan struct{})
+		}
 		z := p.zero
 		p.mu.Unlock()
 		before := p.answered.Load()

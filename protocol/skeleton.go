@@ -95,20 +95,38 @@ func (k *skeleton) bytes() ([]byte, bool) {
 
 // parking says whether the reader is waiting for input (or for a free
 // slot): then every message the host wrote so far has been taken.
+//
+// The channel state hands out is closed when the reader parks; it is made
+// only when someone asks (a prompt waiting for quiet), not for every read.
 type parking struct {
 	mu     sync.Mutex
 	parked bool
 	ended  bool
 	epoch  uint64        // counts the times the reader went on reading
-	ch     chan struct{} // closed while parked
+	ch     chan struct{} // closed at the next park; nil until state asks
+	closed chan struct{} // always closed: what state hands out while parked
+}
+
+func newParking() parking {
+	closed := make(chan struct{})
+	close(closed)
+	return parking{closed: closed}
+}
+
+// parkLocked marks the reader parked and wakes whoever waits for it.
+func (p *parking) parkLocked() {
+	if !p.parked {
+		p.parked = true
+		if p.ch != nil {
+			close(p.ch)
+			p.ch = nil
+		}
+	}
 }
 
 func (p *parking) park() {
 	p.mu.Lock()
-	if !p.parked {
-		p.parked = true
-		close(p.ch)
-	}
+	p.parkLocked()
 	p.mu.Unlock()
 }
 
@@ -117,7 +135,6 @@ func (p *parking) unpark() {
 	if p.parked && !p.ended {
 		p.parked = false
 		p.epoch++
-		p.ch = make(chan struct{})
 	}
 	p.mu.Unlock()
 }
@@ -126,17 +143,22 @@ func (p *parking) unpark() {
 func (p *parking) end() {
 	p.mu.Lock()
 	p.ended = true
-	if !p.parked {
-		p.parked = true
-		close(p.ch)
-	}
+	p.parkLocked()
 	p.mu.Unlock()
 }
 
+// state returns a channel that is closed while the reader is parked, the
+// epoch, and whether it is parked now.
 func (p *parking) state() (<-chan struct{}, uint64, bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.ch, p.epoch, p.parked
+	if p.parked {
+		return p.closed, p.epoch, true
+	}
+	if p.ch == nil {
+		p.ch = make(chan struct{})
+	}
+	return p.ch, p.epoch, false
 }
 
 // parkingReader marks the reader parked while it waits in Read.

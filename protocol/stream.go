@@ -71,6 +71,8 @@ type Stream struct {
 
 	onEOF   func()
 	eofOnce sync.Once
+
+	fast func(msg []byte) bool // SetFastPath
 }
 
 // params are one request's raw params, or why they were refused.
@@ -91,10 +93,19 @@ func (e *ParamsError) Error() string { return e.Reason }
 // requests can be answered.
 func NewStream(in io.Reader, out io.Writer, closer io.Closer, framing Framing, onEOF func()) *Stream {
 	s := &Stream{out: out, closer: closer, framing: framing, onEOF: onEOF}
-	s.park.ch = make(chan struct{})
+	s.park = newParking()
 	s.in = bufio.NewReaderSize(parkingReader{r: in, p: &s.park}, 64<<10)
 	return s
 }
+
+// SetFastPath makes ReadObject offer every message to fast first, on the
+// reading goroutine, before anything else looks at it. When fast returns
+// true it has taken the message over (answered it, or will): the message
+// keeps its slot (LimitInFlight) until that answer's Release, and reading
+// goes on with the next message. When it returns false the message is
+// read as usual. msg is only valid during the call. Call it before the
+// first ReadObject.
+func (s *Stream) SetFastPath(fast func(msg []byte) bool) { s.fast = fast }
 
 // Params returns (and forgets) the raw params of the request tagged with
 // meta (nil when there were none), or a *ParamsError when they were refused.
@@ -345,7 +356,10 @@ func (s *Stream) ReadObject(v any) error {
 			out, keep = s.screenSkeleton(long, fmt.Sprintf("the message is longer than %d bytes", MaxMessageBytes),
 				fmt.Sprintf("parse error: message longer than %d bytes", MaxMessageBytes))
 		case msg != nil:
-			out, keep = s.screen(msg)
+			if s.fast != nil && s.fast(msg) {
+				continue // its slot is freed with its answer
+			}
+			out, keep = s.screen(bytes.Clone(msg)) // msg may be the reader's buffer
 		}
 		if out == nil {
 			s.release()
@@ -387,10 +401,16 @@ func (s *Stream) next() ([]byte, *skeleton, error) {
 // readLine reads one line. A line longer than MaxMessageBytes is not kept:
 // it is read through to its end and only its skeleton (the top level, see
 // skeleton) comes back, so that a request's id can still be answered.
+//
+// A line that is whole in the reader's buffer comes back as a slice of that
+// buffer, valid until the next read.
 func (s *Stream) readLine() ([]byte, *skeleton, error) {
 	var buf []byte
-	for {
+	for first := true; ; first = false {
 		chunk, err := s.in.ReadSlice('\n')
+		if first && err == nil {
+			return chunk[:len(chunk)-1], nil, nil
+		}
 		if len(buf)+len(chunk) > MaxMessageBytes {
 			sk := &skeleton{}
 			sk.feed(buf)

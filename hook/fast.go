@@ -1,0 +1,128 @@
+package hook
+
+import (
+	"encoding/json"
+	"fmt"
+	"runtime/debug"
+
+	"github.com/toolgate/toolgate/gates"
+	"github.com/toolgate/toolgate/protocol"
+)
+
+// fastToolCall is the stream's fast path (protocol.Stream.SetFastPath): a
+// plain tool_call request that needs nobody is read in one pass, decided
+// and answered right here, on the reading goroutine, without jsonrpc2. It
+// is the same decision as on the general path (orderedAsync.Handle →
+// precheck → serverHandler), by the same code: decodeParams, the gates'
+// Evaluate and Run (which writes the audit record before the answer is
+// framed), the outbox (which writes the answer and then frees the
+// request's slot). It returns false, having decided and written nothing
+// (what it read is pure, but for the policy's warnings, which are reported
+// once either way), for anything else, which jsonrpc2 then reads as before: a message that is not a plain
+// tool_call (protocol.DecodeToolCall), a call read once shutdown or the
+// end of input began (it is refused there), a call that needs a prompt (a
+// worker must ask while the host's answer is read), and a call whose
+// decoding or evaluation panicked.
+func (s *Server) fastToolCall(msg []byte) bool {
+	if s.closing.Load() {
+		return false
+	}
+	fc, ok := protocol.DecodeToolCall(msg)
+	if !ok {
+		return false
+	}
+	<-s.ready
+	pre, ok := s.fastPrecheck(fc)
+	if !ok {
+		return false
+	}
+	s.inflight.add()
+	s.fastCalls.Add(1)
+	frame := s.fastAnswer(fc.ID, pre)
+	s.out.send(frame)
+	s.inflight.done()
+	return true
+}
+
+// fastPrecheck is precheck of a call read by DecodeToolCall; false when it
+// needs a prompt or panicked.
+func (s *Server) fastPrecheck(fc protocol.FastCall) (pre *prechecked, ok bool) {
+	defer func() {
+		if p := recover(); p != nil {
+			pre, ok = nil, false
+		}
+	}()
+	s.fastStep("precheck")
+	gc, id, err := s.decodeParams(object(fc.Params), fc.Input)
+	if err != nil {
+		return &prechecked{id: id, err: err}, true
+	}
+	r := s.callRequest(gc)
+	outcomes, _, gerr := gates.Evaluate(r)
+	if gerr == nil {
+		r.Evaluated = outcomes
+		if gates.NeedsPrompt(r, outcomes) {
+			return nil, false
+		}
+	}
+	return &prechecked{gc: gc, id: id, req: r}, true
+}
+
+// fastAnswer decides a prechecked call and frames its answer to the
+// request whose id (as JSON) is id, recovering panics as serverHandler and
+// handle do.
+func (s *Server) fastAnswer(id []byte, pre *prechecked) (frame []byte) {
+	defer func() {
+		if p := recover(); p != nil {
+			s.log.Error().Str("method", protocol.MethodToolCall).Msgf("panic answering: %v", p)
+			frame = s.stream.ErrorFrame(json.RawMessage(id), protocol.CodeInternalError, "internal error; treat as a block")
+		}
+	}()
+	a := s.fastDecide(pre)
+	s.fastStep("frame")
+	return s.stream.AppendToolCallAnswer(s.getFrame(), id, a.notes, &a.result)
+}
+
+// maxKeptFrame is the largest answer buffer kept for the next answer;
+// keptFrames are kept at most.
+const (
+	maxKeptFrame = 64 << 10
+	keptFrames   = 8
+)
+
+func (s *Server) getFrame() []byte {
+	select {
+	case b := <-s.frames:
+		return b[:0]
+	default:
+		return make([]byte, 0, 4096)
+	}
+}
+
+// putFrame takes back a written answer's buffer (the outbox's recycle).
+func (s *Server) putFrame(b []byte) {
+	if cap(b) == 0 || cap(b) > maxKeptFrame {
+		return
+	}
+	select {
+	case s.frames <- b[:0]:
+	default:
+	}
+}
+
+func (s *Server) fastDecide(pre *prechecked) (a answer) {
+	defer func() {
+		if p := recover(); p != nil {
+			s.log.Error().Str("method", protocol.MethodToolCall).Msgf("panic: %v\n%s", p, debug.Stack())
+			a = answer{result: blockResult(protocol.GateTool, "", protocol.ResGateError, fmt.Sprintf("toolgate: internal error, the request is blocked (fail-closed): %v", p))}
+		}
+	}()
+	s.fastStep("decide")
+	return s.decideCall(s.ctx, pre.gc, pre.id, pre.err, pre.req)
+}
+
+func (s *Server) fastStep(step string) {
+	if s.fastHook != nil {
+		s.fastHook(step)
+	}
+}

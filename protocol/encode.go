@@ -1,0 +1,237 @@
+package protocol
+
+import (
+	"strconv"
+	"unicode/utf8"
+)
+
+// Hand-written encoders of a tool_call's answer: the same bytes the JSON
+// encoder writes for these types (field order, omitempty, HTML-safe string
+// escaping), without reflection. encode_test.go holds them to it.
+
+const hexDigits = "0123456789abcdef"
+
+// plainByte marks the ASCII bytes a JSON string holds as they are (never
+// changed after it is built).
+var plainByte = func() (t [utf8.RuneSelf]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
+	}
+	return t
+}()
+
+// AppendString appends s as a JSON string, escaped as encoding/json (and
+// goccy/go-json) escape it: '<', '>', '&', U+2028 and U+2029 as \u
+// escapes, invalid UTF-8 as U+FFFD.
+func AppendString(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		if b := s[i]; b < utf8.RuneSelf {
+			if plainByte[b] {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch b {
+			case '\\', '"':
+				dst = append(dst, '\\', b)
+			case '\b':
+				dst = append(dst, '\\', 'b')
+			case '\f':
+				dst = append(dst, '\\', 'f')
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hexDigits[b>>4], hexDigits[b&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
+
+func appendKey(dst []byte, first *bool, key string) []byte {
+	if !*first {
+		dst = append(dst, ',')
+	}
+	*first = false
+	dst = append(dst, '"')
+	dst = append(dst, key...)
+	return append(dst, '"', ':')
+}
+
+func appendStrField(dst []byte, first *bool, key, v string, omitEmpty bool) []byte {
+	if omitEmpty && v == "" {
+		return dst
+	}
+	return AppendString(appendKey(dst, first, key), v)
+}
+
+func appendOrigin(dst []byte, o *Origin) []byte {
+	first := true
+	dst = append(dst, '{')
+	dst = appendStrField(dst, &first, "scope", o.Scope, false)
+	dst = appendStrField(dst, &first, "path", o.Path, true)
+	if o.Line != 0 {
+		dst = strconv.AppendInt(appendKey(dst, &first, "line"), int64(o.Line), 10)
+	}
+	return append(dst, '}')
+}
+
+func appendDecision(dst []byte, d *Decision) []byte {
+	first := true
+	dst = append(dst, '{')
+	dst = appendStrField(dst, &first, "gate", d.Gate, false)
+	dst = appendStrField(dst, &first, "surface", d.Surface, true)
+	dst = appendStrField(dst, &first, "value", d.Value, false)
+	dst = appendStrField(dst, &first, "state", d.State, false)
+	dst = appendStrField(dst, &first, "resolution", d.Resolution, true)
+	if d.MatchedPattern != nil {
+		dst = AppendString(appendKey(dst, &first, "matchedPattern"), *d.MatchedPattern)
+	}
+	if d.Origin != nil {
+		dst = appendOrigin(appendKey(dst, &first, "origin"), d.Origin)
+	}
+	dst = appendStrField(dst, &first, "reason", d.Reason, true)
+	return append(dst, '}')
+}
+
+func appendTraceEntry(dst []byte, t *TraceEntry) []byte {
+	first := true
+	dst = append(dst, '{')
+	dst = appendStrField(dst, &first, "gate", t.Gate, false)
+	dst = appendKey(dst, &first, "applied")
+	dst = strconv.AppendBool(dst, t.Applied)
+	dst = appendStrField(dst, &first, "surface", t.Surface, true)
+	dst = appendStrField(dst, &first, "value", t.Value, true)
+	dst = appendStrField(dst, &first, "state", t.State, true)
+	dst = appendStrField(dst, &first, "resolution", t.Resolution, true)
+	if t.MatchedPattern != nil {
+		dst = AppendString(appendKey(dst, &first, "matchedPattern"), *t.MatchedPattern)
+	}
+	if t.Origin != nil {
+		dst = appendOrigin(appendKey(dst, &first, "origin"), t.Origin)
+	}
+	dst = appendStrField(dst, &first, "command", t.Command, true)
+	if len(t.Forms) > 0 {
+		dst = append(appendKey(dst, &first, "forms"), '[')
+		for i, f := range t.Forms {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = AppendString(dst, f)
+		}
+		dst = append(dst, ']')
+	}
+	dst = appendStrField(dst, &first, "note", t.Note, true)
+	return append(dst, '}')
+}
+
+// AppendToolCallResult appends r as JSON.
+func AppendToolCallResult(dst []byte, r *ToolCallResult) []byte {
+	first := true
+	dst = append(dst, '{')
+	dst = appendStrField(dst, &first, "action", r.Action, false)
+	dst = appendStrField(dst, &first, "reason", r.Reason, true)
+	if r.Decision != nil {
+		dst = appendDecision(appendKey(dst, &first, "decision"), r.Decision)
+	}
+	if len(r.Trace) > 0 {
+		dst = append(appendKey(dst, &first, "trace"), '[')
+		for i := range r.Trace {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = appendTraceEntry(dst, &r.Trace[i])
+		}
+		dst = append(dst, ']')
+	}
+	return append(dst, '}')
+}
+
+// AppendDecisionParams appends d as JSON.
+func AppendDecisionParams(dst []byte, d *DecisionParams) []byte {
+	first := true
+	dst = append(dst, '{')
+	dst = appendStrField(dst, &first, "toolCallId", d.ToolCallID, false)
+	dst = appendStrField(dst, &first, "gate", d.Gate, false)
+	dst = appendStrField(dst, &first, "surface", d.Surface, false)
+	dst = appendStrField(dst, &first, "value", d.Value, false)
+	dst = appendStrField(dst, &first, "result", d.Result, false)
+	dst = appendStrField(dst, &first, "state", d.State, false)
+	dst = appendStrField(dst, &first, "resolution", d.Resolution, true)
+	if d.MatchedPattern != nil {
+		dst = AppendString(appendKey(dst, &first, "matchedPattern"), *d.MatchedPattern)
+	}
+	if d.Origin != nil {
+		dst = appendOrigin(appendKey(dst, &first, "origin"), d.Origin)
+	}
+	dst = appendStrField(dst, &first, "agentName", d.AgentName, true)
+	return append(dst, '}')
+}
+
+// appendFramed appends one message made by body, framed. For
+// content-length framing the body is built in place and its header then
+// put in front of it.
+func (s *Stream) appendFramed(dst []byte, body func([]byte) []byte) []byte {
+	if s.framing != FramingContentLength {
+		dst = body(dst)
+		return append(dst, '\n')
+	}
+	start := len(dst)
+	dst = body(dst)
+	n := len(dst) - start
+	var h [48]byte
+	hdr := append(h[:0], "Content-Length: "...)
+	hdr = strconv.AppendInt(hdr, int64(n), 10)
+	hdr = append(hdr, "\r\n\r\n"...)
+	dst = append(dst, hdr...)
+	copy(dst[start+len(hdr):], dst[start:start+n])
+	copy(dst[start:], hdr)
+	return dst
+}
+
+// AppendToolCallAnswer appends a tool_call's answer, framed: the decision
+// notifications, then the response to the request whose id is idJSON (the
+// id as JSON: a number or a string), as Frame writes them.
+func (s *Stream) AppendToolCallAnswer(dst []byte, idJSON []byte, notes []DecisionParams, r *ToolCallResult) []byte {
+	for i := range notes {
+		d := &notes[i]
+		dst = s.appendFramed(dst, func(b []byte) []byte {
+			b = append(b, `{"jsonrpc":"2.0","method":"decision","params":`...)
+			b = AppendDecisionParams(b, d)
+			return append(b, '}')
+		})
+	}
+	return s.appendFramed(dst, func(b []byte) []byte {
+		b = append(b, `{"jsonrpc":"2.0","id":`...)
+		b = append(b, idJSON...)
+		b = append(b, `,"result":`...)
+		b = AppendToolCallResult(b, r)
+		return append(b, '}')
+	})
+}

@@ -1,0 +1,508 @@
+package protocol
+
+import (
+	"encoding/json"
+	"strings"
+	"unicode/utf8"
+)
+
+// FastCall is a tool_call request read in one pass by DecodeToolCall.
+type FastCall struct {
+	// ID is the request's id as sent: a non-negative integer within the
+	// int64 range, or a string that needs no escaping (so it is written
+	// back byte for byte). It is a slice of the line.
+	ID []byte
+	// Params are the decoded params (objects as map[string]any, numbers
+	// as json.Number), as a strict decoder of them reads them.
+	Params map[string]any
+	// Input is the raw bytes of params.input (nil when absent), a copy.
+	Input []byte
+}
+
+// fastMaxDepth bounds the nesting the one-pass reader takes on itself;
+// anything deeper is left to the general path (which refuses past 256).
+const fastMaxDepth = 64
+
+// fastMaxKeys bounds the keys of one object the one-pass reader compares
+// pairwise for repeats; a larger object is left to the general path.
+const fastMaxKeys = 32
+
+// DecodeToolCall reads a line that is a plain tool_call request in one
+// pass: exactly the keys jsonrpc ("2.0"), id, method ("tool_call") and
+// params (an object), strict JSON, valid UTF-8, no key repeated in any
+// object (exactly or in another letter case), no lone or paired surrogate
+// escapes, nesting within fastMaxDepth. It reports false for anything else,
+// which the general path reads and answers as before: a false is never an
+// answer, only "not the common case".
+func DecodeToolCall(line []byte) (FastCall, bool) {
+	if !utf8.Valid(line) {
+		return FastCall{}, false
+	}
+	d := fastDecoder{b: line}
+	d.ws()
+	if !d.eat('{') {
+		return FastCall{}, false
+	}
+	var fc FastCall
+	var seen [4]bool
+	for n := 0; ; n++ {
+		d.ws()
+		if n == 0 && d.eat('}') {
+			return FastCall{}, false
+		}
+		if n > 0 {
+			if d.eat('}') {
+				break
+			}
+			if !d.eat(',') {
+				return FastCall{}, false
+			}
+			d.ws()
+		}
+		key, ok := d.plainString()
+		if !ok {
+			return FastCall{}, false
+		}
+		d.ws()
+		if !d.eat(':') {
+			return FastCall{}, false
+		}
+		d.ws()
+		k := -1
+		switch string(key) {
+		case "jsonrpc":
+			k = 0
+			v, ok := d.plainString()
+			if !ok || string(v) != "2.0" {
+				return FastCall{}, false
+			}
+		case "id":
+			k = 1
+			id, ok := d.id()
+			if !ok {
+				return FastCall{}, false
+			}
+			fc.ID = id
+		case "method":
+			k = 2
+			v, ok := d.plainString()
+			if !ok || string(v) != MethodToolCall {
+				return FastCall{}, false
+			}
+		case "params":
+			k = 3
+			if d.i >= len(d.b) || d.b[d.i] != '{' {
+				return FastCall{}, false
+			}
+			m, ok := d.object(0, true, &fc)
+			if !ok {
+				return FastCall{}, false
+			}
+			fc.Params = m
+		default:
+			return FastCall{}, false
+		}
+		if seen[k] {
+			return FastCall{}, false
+		}
+		seen[k] = true
+	}
+	d.ws()
+	if d.i != len(d.b) || !seen[0] || !seen[1] || !seen[2] || !seen[3] {
+		return FastCall{}, false
+	}
+	return fc, true
+}
+
+type fastDecoder struct {
+	b []byte
+	i int
+}
+
+func (d *fastDecoder) ws() {
+	for d.i < len(d.b) {
+		switch d.b[d.i] {
+		case ' ', '\t', '\r', '\n':
+			d.i++
+		default:
+			return
+		}
+	}
+}
+
+func (d *fastDecoder) eat(c byte) bool {
+	if d.i < len(d.b) && d.b[d.i] == c {
+		d.i++
+		return true
+	}
+	return false
+}
+
+// plainString reads a string without escapes and returns its bytes.
+func (d *fastDecoder) plainString() ([]byte, bool) {
+	if !d.eat('"') {
+		return nil, false
+	}
+	start := d.i
+	for d.i < len(d.b) {
+		c := d.b[d.i]
+		switch {
+		case c == '"':
+			d.i++
+			return d.b[start : d.i-1], true
+		case c == '\\' || c < 0x20:
+			return nil, false
+		}
+		d.i++
+	}
+	return nil, false
+}
+
+// id reads a non-negative integer that fits an int64 (jsonrpc2 reads a
+// number id as one and refuses a larger one) or a string of printable
+// ASCII that JSON encoders write as it is.
+func (d *fastDecoder) id() ([]byte, bool) {
+	start := d.i
+	if d.i < len(d.b) && d.b[d.i] == '"' {
+		s, ok := d.plainString()
+		if !ok {
+			return nil, false
+		}
+		for _, c := range s {
+			if c < 0x20 || c >= 0x7f || c == '<' || c == '>' || c == '&' {
+				return nil, false
+			}
+		}
+		return d.b[start:d.i], true
+	}
+	for d.i < len(d.b) && '0' <= d.b[d.i] && d.b[d.i] <= '9' {
+		d.i++
+	}
+	n := d.i - start
+	if n == 0 || n > 19 || (n > 1 && d.b[start] == '0') || (n == 19 && string(d.b[start:d.i]) > "9223372036854775807") {
+		return nil, false
+	}
+	if d.i < len(d.b) {
+		switch d.b[d.i] {
+		case '.', 'e', 'E':
+			return nil, false
+		}
+	}
+	return d.b[start:d.i], true
+}
+
+func (d *fastDecoder) value(depth int) (any, bool) {
+	if depth > fastMaxDepth || d.i >= len(d.b) {
+		return nil, false
+	}
+	switch c := d.b[d.i]; c {
+	case '{':
+		m, ok := d.object(depth, false, nil)
+		return m, ok
+	case '[':
+		d.i++
+		arr := []any{}
+		for n := 0; ; n++ {
+			d.ws()
+			if d.eat(']') {
+				return arr, true
+			}
+			if n > 0 {
+				if !d.eat(',') {
+					return nil, false
+				}
+				d.ws()
+			}
+			v, ok := d.value(depth + 1)
+			if !ok {
+				return nil, false
+			}
+			arr = append(arr, v)
+		}
+	case '"':
+		s, ok := d.str()
+		return s, ok
+	case 't':
+		return true, d.lit("true")
+	case 'f':
+		return false, d.lit("false")
+	case 'n':
+		return nil, d.lit("null")
+	}
+	return d.number()
+}
+
+func (d *fastDecoder) lit(w string) bool {
+	if len(d.b)-d.i >= len(w) && string(d.b[d.i:d.i+len(w)]) == w {
+		d.i += len(w)
+		return true
+	}
+	return false
+}
+
+func (d *fastDecoder) digits() int {
+	start := d.i
+	for d.i < len(d.b) && '0' <= d.b[d.i] && d.b[d.i] <= '9' {
+		d.i++
+	}
+	return d.i - start
+}
+
+// number reads a JSON number as its literal (json.Number).
+func (d *fastDecoder) number() (any, bool) {
+	start := d.i
+	d.eat('-')
+	switch {
+	case d.i < len(d.b) && d.b[d.i] == '0':
+		d.i++
+	case d.digits() == 0:
+		return nil, false
+	}
+	if d.eat('.') && d.digits() == 0 {
+		return nil, false
+	}
+	if d.eat('e') || d.eat('E') {
+		if !d.eat('+') {
+			d.eat('-')
+		}
+		if d.digits() == 0 {
+			return nil, false
+		}
+	}
+	return json.Number(d.b[start:d.i]), true
+}
+
+// str reads a string and returns it unescaped. A \u escape of a surrogate
+// is left to the general path.
+func (d *fastDecoder) str() (string, bool) {
+	d.i++ // '"'
+	start := d.i
+	for d.i < len(d.b) {
+		c := d.b[d.i]
+		switch {
+		case c == '"':
+			s := string(d.b[start:d.i])
+			d.i++
+			return s, true
+		case c == '\\':
+			return d.escaped(start)
+		case c < 0x20:
+			return "", false
+		}
+		d.i++
+	}
+	return "", false
+}
+
+func (d *fastDecoder) escaped(start int) (string, bool) {
+	out := append(make([]byte, 0, d.i-start+16), d.b[start:d.i]...)
+	for d.i < len(d.b) {
+		c := d.b[d.i]
+		switch {
+		case c == '"':
+			d.i++
+			return string(out), true
+		case c < 0x20:
+			return "", false
+		case c != '\\':
+			out = append(out, c)
+			d.i++
+			continue
+		}
+		if d.i+1 >= len(d.b) {
+			return "", false
+		}
+		e := d.b[d.i+1]
+		d.i += 2
+		switch e {
+		case '"', '\\', '/':
+			out = append(out, e)
+		case 'b':
+			out = append(out, '\b')
+		case 'f':
+			out = append(out, '\f')
+		case 'n':
+			out = append(out, '\n')
+		case 'r':
+			out = append(out, '\r')
+		case 't':
+			out = append(out, '\t')
+		case 'u':
+			if d.i+4 > len(d.b) {
+				return "", false
+			}
+			var r rune
+			for _, h := range d.b[d.i : d.i+4] {
+				switch {
+				case '0' <= h && h <= '9':
+					r = r<<4 | rune(h-'0')
+				case 'a' <= h && h <= 'f':
+					r = r<<4 | rune(h-'a'+10)
+				case 'A' <= h && h <= 'F':
+					r = r<<4 | rune(h-'A'+10)
+				default:
+					return "", false
+				}
+			}
+			if 0xD800 <= r && r <= 0xDFFF {
+				return "", false
+			}
+			d.i += 4
+			out = utf8.AppendRune(out, r)
+		default:
+			return "", false
+		}
+	}
+	return "", false
+}
+
+// key reads an object key; the keys toolgate reads are not allocated
+// again for every call.
+func (d *fastDecoder) key() (string, bool) {
+	start := d.i + 1
+	for j := start; j < len(d.b); j++ {
+		switch c := d.b[j]; {
+		case c == '"':
+			if k, ok := knownKey(d.b[start:j]); ok {
+				d.i = j + 1
+				return k, true
+			}
+			return d.str()
+		case c == '\\' || c < 0x20:
+			return d.str()
+		}
+	}
+	return d.str()
+}
+
+func knownKey(b []byte) (string, bool) {
+	switch string(b) {
+	case "toolCallId":
+		return "toolCallId", true
+	case "toolName":
+		return "toolName", true
+	case "input":
+		return "input", true
+	case "agentName":
+		return "agentName", true
+	case "cwd":
+		return "cwd", true
+	case "hasUI":
+		return "hasUI", true
+	case "command":
+		return "command", true
+	case "path":
+		return "path", true
+	case "description":
+		return "description", true
+	case "timeout":
+		return "timeout", true
+	case "pattern":
+		return "pattern", true
+	case "glob":
+		return "glob", true
+	case "content":
+		return "content", true
+	case "oldText":
+		return "oldText", true
+	case "newText":
+		return "newText", true
+	case "edits":
+		return "edits", true
+	case "offset":
+		return "offset", true
+	case "limit":
+		return "limit", true
+	case "tool":
+		return "tool", true
+	case "server":
+		return "server", true
+	case "arguments":
+		return "arguments", true
+	case "name":
+		return "name", true
+	}
+	return "", false
+}
+
+// object reads an object into a map, refusing a key repeated in it
+// (exactly or after folding letter case, as the general path compares).
+// At the top of the params (top), the raw input value is kept in fc.
+func (d *fastDecoder) object(depth int, top bool, fc *FastCall) (map[string]any, bool) {
+	d.i++ // '{'
+	m := make(map[string]any)
+	for n := 0; ; n++ {
+		d.ws()
+		if d.eat('}') {
+			return m, true
+		}
+		if n > 0 {
+			if !d.eat(',') {
+				return nil, false
+			}
+			d.ws()
+		}
+		if n >= fastMaxKeys || d.i >= len(d.b) || d.b[d.i] != '"' {
+			return nil, false
+		}
+		key, ok := d.key()
+		if !ok {
+			return nil, false
+		}
+		for prev := range m { // at most fastMaxKeys
+			if sameFold(prev, key) {
+				return nil, false
+			}
+		}
+		d.ws()
+		if !d.eat(':') {
+			return nil, false
+		}
+		d.ws()
+		start := d.i
+		v, ok := d.value(depth + 1)
+		if !ok {
+			return nil, false
+		}
+		if top && key == "input" {
+			fc.Input = append([]byte(nil), d.b[start:d.i]...)
+		}
+		m[key] = v
+	}
+}
+
+// sameFold reports whether two keys are one after the folding the general
+// path's repeat check uses (strings.ToLower(strings.ToUpper(k))).
+func sameFold(a, b string) bool {
+	ascii := true
+	for i := 0; i < len(a); i++ {
+		if a[i] >= utf8.RuneSelf {
+			ascii = false
+			break
+		}
+	}
+	for i := 0; ascii && i < len(b); i++ {
+		if b[i] >= utf8.RuneSelf {
+			ascii = false
+		}
+	}
+	if !ascii {
+		return strings.ToLower(strings.ToUpper(a)) == strings.ToLower(strings.ToUpper(b))
+	}
+	if len(a) != len(b) {
+		return false
+	}
+	for i := 0; i < len(a); i++ {
+		x, y := a[i], b[i]
+		if 'A' <= x && x <= 'Z' {
+			x += 'a' - 'A'
+		}
+		if 'A' <= y && y <= 'Z' {
+			y += 'a' - 'A'
+		}
+		if x != y {
+			return false
+		}
+	}
+	return true
+}
