@@ -185,32 +185,31 @@ func configRules(merged []*mergedSurface, home string, trusted bool) (rules []*R
 			fallback = &r
 			continue
 		}
+		// The rules of one surface share its compiled surface pattern:
+		// compiled once, and a third of a rule's size, for the collector
+		// to scan, otherwise.
+		sp := new(Pattern)
+		*sp = CompilePattern(m.surface, home)
 		if m.shorthand != nil {
-			r := NewRule(m.surface, "*", m.shorthand.Action, LayerConfig, m.origin, home)
-			r.Reason, r.Trusted = m.shorthand.Reason, trusted
-			block = append(block, r)
+			block = append(block, configRule(sp, m.surface, "*", m.shorthand.Action, m.shorthand.Reason, m.origin, home, trusted))
 			continue
 		}
 		for _, mp := range m.patterns {
-			r := NewRule(m.surface, mp.pattern, mp.state.Action, LayerConfig, mp.origin, home)
-			r.Reason, r.Trusted = mp.state.Reason, trusted
-			block = append(block, r)
+			block = append(block, configRule(sp, m.surface, mp.pattern, mp.state.Action, mp.state.Reason, mp.origin, home, trusted))
 		}
 	}
-	// The rules of one surface share its compiled surface pattern: a third
-	// of a rule's size, for the collector to scan, otherwise.
-	shared := map[string]*Pattern{}
 	rules = make([]*Rule, len(block))
 	for i := range block {
-		r := &block[i]
-		if sp, ok := shared[r.Surface]; ok {
-			r.surface = sp
-		} else {
-			shared[r.Surface] = r.surface
-		}
-		rules[i] = r
+		rules[i] = &block[i]
 	}
 	return rules, fallback
+}
+
+// configRule is NewRule for a config rule whose surface pattern is
+// compiled already (sp, of surface).
+func configRule(sp *Pattern, surface, pattern string, action Action, reason string, origin Origin, home string, trusted bool) Rule {
+	return Rule{Surface: surface, Pattern: pattern, Action: action, Reason: reason, Layer: LayerConfig, Origin: origin,
+		Trusted: trusted, surface: sp, pattern: CompilePattern(pattern, home)}
 }
 
 // mcpBaselineTargets are allowed when any mcp rule allows (anchor §2.5).
