@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/tailscale/hujson"
 )
 
 // Warning is a problem with a policy file, or advice about the policy.
@@ -266,26 +268,28 @@ func (p *parser) members(v *jval, where string) ([]jmember, bool) {
 }
 
 func literalString(v *jval) string {
-	if lit, ok := v.Literal(); ok {
-		// Most strings need no unquoting: no escape, nothing JSON would
-		// replace (a large policy is thousands of them).
-		if n := len(lit); n >= 2 && lit[0] == '"' && lit[n-1] == '"' && plainJSONString(lit[1:n-1]) {
-			return string(lit[1 : n-1])
-		}
-		return lit.String()
+	if v.kind == '{' || v.kind == '[' {
+		return ""
 	}
-	return ""
+	// Most strings need no unquoting: no escape, nothing JSON would
+	// replace (a large policy is thousands of them). Such a string is a
+	// piece of the file's text, not a copy.
+	lit := v.lit
+	if n := len(lit); n >= 2 && lit[0] == '"' && lit[n-1] == '"' && plainJSONString(lit[1:n-1]) {
+		return lit[1 : n-1]
+	}
+	return hujson.Literal(lit).String()
 }
 
-// plainJSONString reports whether b, the inside of a JSON string, reads as
+// plainJSONString reports whether s, the inside of a JSON string, reads as
 // itself: valid UTF-8 without a backslash or a control character.
-func plainJSONString(b []byte) bool {
-	for _, c := range b {
-		if c == '\\' || c < 0x20 || c == '"' {
+func plainJSONString(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c == '\\' || c < 0x20 || c == '"' {
 			return false
 		}
 	}
-	return utf8.Valid(b)
+	return utf8.ValidString(s)
 }
 
 func (p *parser) top(v *jval) {
@@ -644,7 +648,7 @@ func plainState(v *jval) (Action, bool) {
 		return 0, false
 	}
 	// The literal as written, quotes included: no string is made for it.
-	switch string(v.lit) {
+	switch v.lit {
 	case `"allow"`:
 		return Allow, true
 	case `"ask"`:

@@ -14,7 +14,10 @@ import (
 // members, an array's elements — not the comments and white space around
 // it (the file is edited through hujson in edit.go, never through this).
 type jval struct {
-	lit []byte
+	// lit is a scalar's literal text, a piece of the file's text (one
+	// copy of the whole file as a string, so that the strings a File
+	// keeps are pieces of it too).
+	lit string
 	// kids are an array's elements, or an object's names and values
 	// (name, value, name, value, …).
 	kids        []jval
@@ -59,7 +62,7 @@ func (v *jval) Literal() (hujson.Literal, bool) {
 	if v.kind == '{' || v.kind == '[' {
 		return nil, false
 	}
-	return hujson.Literal(v.lit), true
+	return hujson.Literal(v.lit), true // a copy: rare (numbers, unquoting)
 }
 
 // parseJSONCValue parses data as JWCC (JSON with comments and trailing
@@ -114,7 +117,7 @@ func fromHujson(v *hujson.Value) jval {
 			out.kids[i] = fromHujson(&t.Elements[i])
 		}
 	case hujson.Literal:
-		out.lit = t
+		out.lit = string(t)
 	}
 	return out
 }
@@ -131,7 +134,7 @@ func fromHujson(v *hujson.Value) jval {
 // or null. The nesting depth is bounded before (tooDeep).
 func fastJSONC(data []byte) (*jval, bool) {
 	n := 2*bytes.Count(data, []byte(":")) + 16
-	f := fastParser{b: data, stack: make([]jval, 0, n), block: make([]jval, 0, n)}
+	f := fastParser{b: data, s: string(data), stack: make([]jval, 0, n), block: make([]jval, 0, n)}
 	f.space()
 	if f.bad {
 		return nil, false
@@ -147,6 +150,7 @@ func fastJSONC(data []byte) (*jval, bool) {
 
 type fastParser struct {
 	b   []byte
+	s   string // b as a string: literals are pieces of it
 	n   int
 	bad bool
 	// An object's names and values (an array's elements) are collected
@@ -227,8 +231,8 @@ func (f *fastParser) value(v *jval) {
 		for f.n < len(f.b) && literalByte(f.b[f.n]) {
 			f.n++
 		}
-		lit := f.b[start:f.n:f.n]
-		switch string(lit) {
+		lit := f.s[start:f.n]
+		switch lit {
 		case "true":
 			v.kind = 't'
 		case "false":
@@ -252,7 +256,7 @@ func literalByte(c byte) bool {
 }
 
 // jsonNumber reports whether b is a JSON number (RFC 8259).
-func jsonNumber(b []byte) bool {
+func jsonNumber(b string) bool {
 	i := 0
 	if i < len(b) && b[i] == '-' {
 		i++
@@ -292,39 +296,39 @@ func jsonNumber(b []byte) bool {
 }
 
 // str reads a string literal, quotes included.
-func (f *fastParser) str() []byte {
+func (f *fastParser) str() string {
 	b := f.b
 	start := f.n
 	for i := f.n + 1; i < len(b); i++ {
 		switch c := b[i]; {
 		case c == '"':
 			f.n = i + 1
-			return b[start:f.n:f.n]
+			return f.s[start:f.n]
 		case c == '\\':
 			i++
 			if i >= len(b) {
 				f.bad = true
-				return nil
+				return ""
 			}
 			switch b[i] {
 			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
 			case 'u':
 				if i+4 >= len(b) || !hex4(b[i+1:i+5]) {
 					f.bad = true
-					return nil
+					return ""
 				}
 				i += 4
 			default:
 				f.bad = true
-				return nil
+				return ""
 			}
 		case c < 0x20:
 			f.bad = true
-			return nil
+			return ""
 		}
 	}
 	f.bad = true
-	return nil
+	return ""
 }
 
 func hex4(b []byte) bool {
