@@ -110,7 +110,9 @@ type mergedSurface struct {
 	origin    Origin
 	shorthand *State
 	patterns  []mergedPattern
-	// at indexes patterns by pattern, so merging n patterns is O(n).
+	// at indexes patterns by pattern, so merging n patterns is O(n). It
+	// is made when first needed: a surface written by one entry whose
+	// patterns are distinct (nearly always) never needs it.
 	at map[string]int
 }
 
@@ -147,7 +149,13 @@ func merge(files []ScopeFile) []*mergedSurface {
 				continue
 			}
 			cur.patterns = make([]mergedPattern, 0, len(e.Patterns))
-			cur.at = make(map[string]int, len(e.Patterns))
+			if e.distinct {
+				for _, pe := range e.Patterns {
+					cur.patterns = append(cur.patterns, mergedPattern{pattern: pe.Pattern, state: pe.State,
+						origin: Origin{Scope: sf.Scope, Path: sf.Path, Line: pe.Line}})
+				}
+				continue
+			}
 			for _, pe := range e.Patterns {
 				mergePattern(cur, pe, Origin{Scope: sf.Scope, Path: sf.Path, Line: pe.Line})
 			}
@@ -157,12 +165,15 @@ func merge(files []ScopeFile) []*mergedSurface {
 }
 
 func mergePattern(cur *mergedSurface, pe PatternEntry, origin Origin) {
+	if cur.at == nil {
+		cur.at = make(map[string]int, len(cur.patterns)+1)
+		for i, mp := range cur.patterns {
+			cur.at[mp.pattern] = i
+		}
+	}
 	if i, ok := cur.at[pe.Pattern]; ok {
 		cur.patterns[i].state, cur.patterns[i].origin = pe.State, origin
 		return
-	}
-	if cur.at == nil {
-		cur.at = map[string]int{}
 	}
 	cur.at[pe.Pattern] = len(cur.patterns)
 	cur.patterns = append(cur.patterns, mergedPattern{pattern: pe.Pattern, state: pe.State, origin: origin})

@@ -49,6 +49,9 @@ type SurfaceEntry struct {
 	Line      int
 	Shorthand *State
 	Patterns  []PatternEntry
+	// distinct is set when no two Patterns are the same text (composing
+	// then needs no index of them for this entry).
+	distinct bool
 }
 
 // ShellTool names a non-bash tool that carries a shell command.
@@ -129,11 +132,12 @@ func ParseFile(path string, data []byte) *File {
 func parseJSONC(path string, data []byte, what string) (*File, *parser, *jval) {
 	f := &File{Path: path, keyLines: map[string][2]int{}}
 	p := &parser{file: f, lines: lineStarts(data)}
-	if off := tooDeep(data); off >= 0 {
+	off, kids := shape(data)
+	if off >= 0 {
 		p.errorf(off, "objects and arrays nest deeper than %d levels", maxNesting)
 		return f, p, nil
 	}
-	v, err := parseJSONCValue(data)
+	v, err := parseJSONCValue(data, kids)
 	if err != nil {
 		line, col, msg := hujsonErrorPosition(err)
 		f.Errors = append(f.Errors, Warning{Path: path, Line: line, Column: col, Message: what + msg})
@@ -150,9 +154,20 @@ const maxNesting = 1000
 // tooDeep returns the offset of the first "{" or "[" that nests deeper than
 // maxNesting outside strings and comments, or -1.
 func tooDeep(data []byte) int {
+	off, _ := shape(data)
+	return off
+}
+
+// shape is tooDeep, and the number of values a parse of data can find in
+// objects and arrays: two per ':' (a name and its value) and, in arrays,
+// one per ',' and one more for each array. It is exact for a file without
+// trailing commas in arrays, and never less than the number (for the
+// one-pass parser, which sizes its block of values by it).
+func shape(data []byte) (deep, kids int) {
 	depth := 0
+	var open [maxNesting + 1]byte
 	for i := 0; i < len(data); i++ {
-		switch data[i] {
+		switch c := data[i]; c {
 		case '"':
 			for i++; i < len(data) && data[i] != '"'; i++ {
 				if data[i] == '\\' {
@@ -168,13 +183,23 @@ func tooDeep(data []byte) int {
 			case bytes.HasPrefix(data[i:], []byte("/*")):
 				end := bytes.Index(data[i+2:], []byte("*/"))
 				if end < 0 {
-					return -1
+					return -1, kids
 				}
 				i += 2 + end + 1
 			}
+		case ':':
+			kids += 2
+		case ',':
+			if depth > 0 && open[depth] == '[' {
+				kids++
+			}
 		case '{', '[':
 			if depth++; depth > maxNesting {
-				return i
+				return i, kids
+			}
+			open[depth] = c
+			if c == '[' {
+				kids++
 			}
 		case '}', ']':
 			if depth > 0 {
@@ -182,7 +207,7 @@ func tooDeep(data []byte) int {
 			}
 		}
 	}
-	return -1
+	return -1, kids
 }
 
 type parser struct {
@@ -459,7 +484,7 @@ func (p *parser) permission(v *jval) {
 		case isObjectState(&m.Value):
 			st = p.state(&m.Value, fmt.Sprintf("surface %q", surface), true)
 		case m.Value.Kind() == '{':
-			entry.Patterns, _ = p.patternMap(&m.Value, "permission."+surface, fmt.Sprintf("surface %q has an empty pattern key", surface),
+			entry.Patterns, entry.distinct = p.patternMap(&m.Value, "permission."+surface, fmt.Sprintf("surface %q has an empty pattern key", surface),
 				func(pat string) string { return fmt.Sprintf("%s pattern %q", surface, pat) })
 			p.file.Permission = append(p.file.Permission, entry)
 			p.misspeltSurface(entry, m.Name.StartOffset)
@@ -484,7 +509,7 @@ func (p *parser) misspeltSurface(e SurfaceEntry, offset int) {
 	if meant == "" {
 		return
 	}
-	kept := SurfaceEntry{Surface: meant, Line: e.Line}
+	kept := SurfaceEntry{Surface: meant, Line: e.Line, distinct: e.distinct}
 	if e.Shorthand != nil && e.Shorthand.Action != Allow {
 		st := *e.Shorthand
 		kept.Shorthand = &st
@@ -607,7 +632,8 @@ func addProblem(f *File, w Warning) State {
 
 // patternMap reads {pattern: state} in file order; what names a pattern in
 // messages. A bad pattern entry is a deny for that pattern. ok is false
-// (with an error: the caller's structure is wrong) when v is not an object.
+// (with an error: the caller's structure is wrong) when v is not an object;
+// when true, no two patterns it returns are the same text.
 func (p *parser) patternMap(v *jval, where, emptyKey string, what func(string) string) ([]PatternEntry, bool) {
 	obj, ok := v.Object()
 	if !ok {
@@ -616,6 +642,7 @@ func (p *parser) patternMap(v *jval, where, emptyKey string, what func(string) s
 	}
 	members := obj.Members()
 	names, dup := memberNames(members)
+	distinct := true
 	out := make([]PatternEntry, 0, len(members))
 	for i := range members {
 		m := &members[i]
@@ -626,6 +653,7 @@ func (p *parser) patternMap(v *jval, where, emptyKey string, what func(string) s
 		case pat == "":
 			st = p.problem(m.Name.StartOffset, "%s", emptyKey)
 		case dup[i]:
+			distinct = false
 			st = p.problem(m.Name.StartOffset, "key %q appears twice in %s", pat, where)
 		default:
 			if a, ok := plainState(&m.Value); ok {
@@ -636,7 +664,7 @@ func (p *parser) patternMap(v *jval, where, emptyKey string, what func(string) s
 		}
 		out = append(out, PatternEntry{Pattern: pat, State: st, Line: line})
 	}
-	return out, true
+	return out, distinct
 }
 
 // state reads "allow" | "ask" | "deny" or, where allowed, a deny with a

@@ -1,7 +1,6 @@
 package policy
 
 import (
-	"bytes"
 	"unsafe"
 
 	"github.com/tailscale/hujson"
@@ -72,8 +71,10 @@ func (v *jval) Literal() (hujson.Literal, bool) {
 // one outside that subset — goes through hujson.Parse, whose error (with
 // its line and column) or tree is then used, so both routes give the same
 // answer for every file (TestFastJSONCMatchesHujson, FuzzFastJSONC).
-func parseJSONCValue(data []byte) (*jval, error) {
-	if v, ok := fastJSONC(data); ok {
+//
+// kids is shape's count of the values in objects and arrays.
+func parseJSONCValue(data []byte, kids int) (*jval, error) {
+	if v, ok := fastJSONC(data, kids); ok {
 		return v, nil
 	}
 	return slowJSONC(data)
@@ -131,10 +132,10 @@ func fromHujson(v *hujson.Value) jval {
 // followed by one comma before the closing bracket, strings are checked
 // like encoding/json.Valid checks them (escapes; no control character;
 // other bytes as they are), and a literal is a JSON number, true, false
-// or null. The nesting depth is bounded before (tooDeep).
-func fastJSONC(data []byte) (*jval, bool) {
-	n := 2*bytes.Count(data, []byte(":")) + 16
-	f := fastParser{b: data, s: string(data), stack: make([]jval, 0, n), block: make([]jval, 0, n)}
+// or null. The nesting depth is bounded before (tooDeep). kids sizes the
+// block every object's and array's values are cut from (shape's count).
+func fastJSONC(data []byte, kids int) (*jval, bool) {
+	f := fastParser{b: data, s: string(data), stack: make([]jval, 0, 64), block: make([]jval, 0, kids+16)}
 	f.space()
 	if f.bad {
 		return nil, false
@@ -153,10 +154,13 @@ type fastParser struct {
 	s   string // b as a string: literals are pieces of it
 	n   int
 	bad bool
-	// An object's names and values (an array's elements) are collected
-	// on stack while it is read, then copied once into an exactly sized
-	// slice cut from block. Both start with room for every member the
-	// file can have (two kids per ':'), so neither grows on the way.
+	// Every object's names and values (an array's elements) are a slice
+	// of block, which starts with room for all of them. An object whose
+	// values are all scalars (a pattern map: nearly every value of a
+	// policy) is read straight into the block; an array, and an object
+	// from its first value that is an object or an array, collect theirs
+	// on stack while the nested values fill the block, then copy them
+	// into it once.
 	stack []jval
 	block []jval
 }
@@ -341,7 +345,8 @@ func hex4(b []byte) bool {
 }
 
 func (f *fastParser) object(v *jval) {
-	f.n++ // '{'
+	f.n++                               // '{'
+	direct, start := true, len(f.block) // direct: the kids are f.block[start:]
 	base := len(f.stack)
 	for {
 		f.space()
@@ -366,15 +371,35 @@ func (f *fastParser) object(v *jval) {
 		}
 		f.n++
 		f.space()
-		if f.bad {
+		if f.bad || f.n >= len(f.b) {
+			f.bad = true
 			return
+		}
+		if c := f.b[f.n]; direct && (c == '{' || c == '[') {
+			// The nested value's kids go to the block: this object's
+			// move to the stack.
+			f.stack = append(f.stack, f.block[start:]...)
+			clear(f.block[start:])
+			f.block = f.block[:start]
+			direct = false
 		}
 		var val jval
 		f.value(&val)
 		if f.bad {
 			return
 		}
-		f.stack = append(f.stack, name, val)
+		if direct {
+			if cap(f.block)-len(f.block) < 2 {
+				// Only when shape's count was short: a new block, with
+				// this object's kids so far.
+				grown := make([]jval, 0, max(2*(len(f.block)-start)+2, 256))
+				f.block = append(grown, f.block[start:]...)
+				start = 0
+			}
+			f.block = append(f.block, name, val)
+		} else {
+			f.stack = append(f.stack, name, val)
+		}
 		f.space()
 		if f.bad || f.n >= len(f.b) {
 			f.bad = true
@@ -391,7 +416,11 @@ func (f *fastParser) object(v *jval) {
 		f.n++
 		break
 	}
-	v.kids = f.pop(base)
+	if !direct {
+		v.kids = f.pop(base)
+	} else if end := len(f.block); end > start {
+		v.kids = f.block[start:end:end]
+	}
 }
 
 func (f *fastParser) array(v *jval) {

@@ -42,7 +42,7 @@ var jsoncCases = []string{
 func sameJSONC(t *testing.T, name string, data []byte) {
 	t.Helper()
 	slow, slowErr := slowJSONC(data)
-	fast, ok := fastJSONC(data)
+	fast, ok := fastJSONC(data, shapeKids(data))
 	if ok {
 		// What the one pass takes, hujson takes, and reads the same.
 		if slowErr != nil {
@@ -51,9 +51,13 @@ func sameJSONC(t *testing.T, name string, data []byte) {
 		if !reflect.DeepEqual(fast, slow) {
 			t.Fatalf("%s: the one-pass parser reads %q differently:\n fast %+v\n slow %+v", name, data, fast, slow)
 		}
+		// A block sized short (grown on the way) reads the same.
+		if short, ok := fastJSONC(data, 0); !ok || !reflect.DeepEqual(short, slow) {
+			t.Fatalf("%s: with a short block the one-pass parser reads %q differently", name, data)
+		}
 	}
 	// And the route ParseFile takes gives hujson's answer.
-	got, err := parseJSONCValue(data)
+	got, err := parseJSONCValue(data, shapeKids(data))
 	if (err == nil) != (slowErr == nil) || err != nil && err.Error() != slowErr.Error() {
 		t.Fatalf("%s: %q: error %v, hujson %v", name, data, err, slowErr)
 	}
@@ -66,7 +70,7 @@ func TestFastJSONCMatchesHujson(t *testing.T) {
 	fastOK := 0
 	for i, c := range jsoncCases {
 		sameJSONC(t, fmt.Sprint("case ", i), []byte(c))
-		if _, ok := fastJSONC([]byte(c)); ok {
+		if _, ok := fastJSONC([]byte(c), shapeKids([]byte(c))); ok {
 			fastOK++
 		}
 	}
@@ -75,7 +79,7 @@ func TestFastJSONCMatchesHujson(t *testing.T) {
 	}
 	// Large policies take the one pass.
 	for _, text := range []string{benchPolicyText(2000), e2ePolicyText(2000)} {
-		if _, ok := fastJSONC([]byte(text)); !ok {
+		if _, ok := fastJSONC([]byte(text), shapeKids([]byte(text))); !ok {
 			t.Fatal("a generated policy did not take the one pass")
 		}
 		sameJSONC(t, "generated", []byte(text))
@@ -156,4 +160,107 @@ func FuzzFastJSONC(f *testing.F) {
 		}
 		sameJSONC(t, "fuzz", data)
 	})
+}
+
+func shapeKids(data []byte) int {
+	_, kids := shape(data)
+	return kids
+}
+
+// shape's count is never short for a file the one pass reads: its block
+// is then never grown (it would only cost time, not change the result).
+func TestShapeCountsValues(t *testing.T) {
+	count := func(v *jval) int {
+		var walk func(v *jval) int
+		walk = func(v *jval) int {
+			n := len(v.kids)
+			for i := range v.kids {
+				n += walk(&v.kids[i])
+			}
+			return n
+		}
+		return walk(v)
+	}
+	for _, c := range append(jsoncCases, benchPolicyText(500), e2ePolicyText(500)) {
+		data := []byte(c)
+		v, ok := fastJSONC(data, shapeKids(data))
+		if !ok {
+			continue
+		}
+		if got, est := count(v), shapeKids(data); got > est {
+			t.Errorf("%q: %d values, shape counted %d", c, got, est)
+		}
+	}
+	if _, kids := shape([]byte(e2ePolicyText(10000))); kids > 2*10000+2*16 {
+		t.Errorf("shape counts %d values in a 10,000-rule policy", kids)
+	}
+}
+
+// Composing without the index of a surface's patterns (an entry whose
+// patterns are distinct) gives the policy composing with it gives: the
+// same rules in the same order, the same warnings, the same decisions.
+func TestComposeDistinctSameAsIndexed(t *testing.T) {
+	sets := [][]string{
+		{`{"permission": {"bash": {"git *": "allow", "rm *": "deny", "ls": "ask"}, "read": "allow"}}`},
+		{`{"permission": {"bash": {"git *": "allow", "rm *": "deny"}}}`, `{"permission": {"bash": {"rm *": "ask", "make *": "allow"}}}`},
+		{`{"permission": {"bash": {"x": "allow", "x": "deny", "y": "ask"}}}`, `{"permission": {"bash": {"x": "ask"}}}`},
+		{`{"permission": {"bash": "ask"}}`, `{"permission": {"bash": {"a *": "allow", "b": "deny"}}}`, `{"permission": {"bash": {"a *": "deny"}}}`},
+		{`{"permission": {"bahs": {"rm *": "deny", "ls": "allow"}, "bash": {"rm *": "allow"}}}`},
+		{e2ePolicyText(400), `{"permission": {"bash": {"tool40 sub40 *": "allow", "new *": "deny"}, "mcp": {"server43:*": "deny"}}}`},
+	}
+	undistinct := func(files []ScopeFile) []ScopeFile {
+		out := make([]ScopeFile, len(files))
+		for i, sf := range files {
+			out[i] = sf
+			if sf.File == nil {
+				continue
+			}
+			f := *sf.File
+			f.Permission = append([]SurfaceEntry(nil), f.Permission...)
+			for j := range f.Permission {
+				f.Permission[j].distinct = false
+			}
+			out[i].File = &f
+		}
+		return out
+	}
+	scopes := []string{ScopeGlobal, ScopeProject, ScopeAgent}
+	distinctSeen := false
+	for k, set := range sets {
+		var files []ScopeFile
+		for i, text := range set {
+			files = append(files, scopeFile(t, scopes[i], text))
+			for _, e := range files[i].File.Permission {
+				distinctSeen = distinctSeen || e.distinct
+			}
+		}
+		a, b := Compose(files, testHome), Compose(undistinct(files), testHome)
+		if !reflect.DeepEqual(ruleRows(a), ruleRows(b)) || !reflect.DeepEqual(a.Warnings, b.Warnings) {
+			t.Fatalf("set %d: composed differently:\n%v\n%v", k, ruleRows(a), ruleRows(b))
+		}
+		for _, v := range []string{"git status", "rm -rf /", "ls", "x", "a b", "b", "tool40 sub40 z", "new thing", "make all"} {
+			q := Query{Surface: "bash", Values: []string{v}}
+			if ra, rb := a.Resolve(q), b.Resolve(q); ra.Action != rb.Action || ruleRow(ra.Rule) != ruleRow(rb.Rule) {
+				t.Fatalf("set %d: %q decided %v and %v", k, v, ra.Action, rb.Action)
+			}
+		}
+	}
+	if !distinctSeen {
+		t.Fatal("no entry took the distinct route")
+	}
+}
+
+func ruleRows(p *Policy) []string {
+	var out []string
+	for _, r := range p.Rules() {
+		out = append(out, ruleRow(r))
+	}
+	return out
+}
+
+func ruleRow(r *Rule) string {
+	if r == nil {
+		return "none"
+	}
+	return fmt.Sprintf("%s|%s|%v|%s|%v|%+v|%v", r.Surface, r.Pattern, r.Action, r.Reason, r.Layer, r.Origin, r.Trusted)
 }
