@@ -1,12 +1,15 @@
 package policy
 
 import (
+	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+	"testing/iotest"
 )
 
 // jsoncCases are files of every shape the one-pass parser must read as
@@ -263,4 +266,24 @@ func ruleRow(r *Rule) string {
 		return "none"
 	}
 	return fmt.Sprintf("%s|%s|%v|%s|%v|%+v|%v", r.Surface, r.Pattern, r.Action, r.Reason, r.Layer, r.Origin, r.Trusted)
+}
+
+// readAll reads what io.ReadAll reads, whatever size it was told.
+func TestReadAllAnySize(t *testing.T) {
+	for _, n := range []int{0, 1, 511, 512, 513, 4096, 100000} {
+		data := []byte(strings.Repeat("x", n))
+		for _, size := range []int64{-1, 0, int64(n) / 2, int64(n), int64(n) + 1, 10 * int64(n)} {
+			got, err := readAll(iotest.OneByteReader(bytes.NewReader(data)), size)
+			if err != nil || !bytes.Equal(got, data) {
+				t.Fatalf("%d bytes told %d: read %d, %v", n, size, len(got), err)
+			}
+			got, err = readAll(bytes.NewReader(data), size)
+			if err != nil || !bytes.Equal(got, data) {
+				t.Fatalf("%d bytes told %d: read %d, %v", n, size, len(got), err)
+			}
+		}
+	}
+	if _, err := readAll(iotest.ErrReader(io.ErrUnexpectedEOF), 10); err != io.ErrUnexpectedEOF {
+		t.Fatalf("a read error was %v", err)
+	}
 }
