@@ -219,7 +219,7 @@ func winner(ix *canonIndex, at int, u *canonUnit, operands string) *Rule {
 // canonOf builds the canonical pass's data for set once.
 func (p *Policy) canonOf(surface string, set *surfaceRules) *canonSet {
 	set.canonOnce.Do(func() {
-		cs := &canonSet{files: newCanonIndex(set.rules, set.index)}
+		cs := &canonSet{files: newCanonIndex(set.rules, set.ruleIndexNow(surface))}
 		if p.floor {
 			var rules []*Rule
 			for _, r := range p.trusted {

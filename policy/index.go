@@ -41,7 +41,9 @@ type ruleIndex struct {
 const prefixKeyMax = 16
 
 func newRuleIndex(rules []*Rule, pathSurface bool) *ruleIndex {
-	ix := &ruleIndex{byPrefix: map[string][]int32{}, byWord: map[string][]int32{}}
+	// Sized for a key per rule (a large policy's generated rules each
+	// have their own): the maps are not grown and rehashed on the way.
+	ix := &ruleIndex{byPrefix: make(map[string][]int32, len(rules)/2), byWord: make(map[string][]int32, len(rules))}
 	for i, r := range rules {
 		ix.file(int32(i), &r.pattern, pathSurface)
 	}

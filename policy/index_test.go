@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -115,4 +116,62 @@ func FuzzIndex(f *testing.F) {
 			checkIndex(t, surface, rules, []string{value, strings.TrimSpace(value), "/" + value})
 		}
 	})
+}
+
+// TestLazyIndexDecidesAsScan: a surface's list is scanned at its first
+// evaluation and indexed from its indexAfterUses-th; every query decides
+// the same either way (rule, value, action), words and canonical pass
+// included, on bash, a path surface and mcp.
+func TestLazyIndexDecidesAsScan(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"permission": {"*": "ask", "bash": {"*": "ask"`)
+	for i, pat := range indexPatterns {
+		fmt.Fprintf(&b, ", %q: %q", pat, []string{"allow", "ask", "deny"}[i%3])
+	}
+	for i := range 100 {
+		fmt.Fprintf(&b, ", \"tool%d sub%d *\": \"deny\"", i, i)
+	}
+	b.WriteString(`}, "read": {`)
+	for i, pat := range indexPatterns {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%q: %q", pat, []string{"deny", "allow", "ask"}[i%3])
+	}
+	for i := range 100 {
+		fmt.Fprintf(&b, ", \"/srv/data%d/*\": \"deny\"", i)
+	}
+	b.WriteString(`}, "mcp": {"*": "ask"`)
+	for i := range 100 {
+		fmt.Fprintf(&b, ", \"server%d:*\": \"allow\"", i)
+	}
+	b.WriteString("}}}")
+	text := b.String()
+	var queries []Query
+	for _, v := range append(indexValues, "tool7 sub7 x", "/srv/data7/x", "server7:tool", "git push --force origin main") {
+		queries = append(queries,
+			Query{Surface: "bash", Values: []string{v}, Args: strings.Fields(v)},
+			Query{Surface: "read", Values: []string{v}},
+			Query{Surface: "mcp", Values: []string{v, "mcp"}, FirstCandidate: true})
+	}
+	warm := global(t, text)
+	for _, q := range queries {
+		warm.Resolve(q)
+		warm.Resolve(q)
+	}
+	for _, s := range []string{"bash", "read", "mcp"} {
+		if warm.surfaceSet(s).index.Load() == nil {
+			t.Fatalf("%s: no index after %d evaluations", s, indexAfterUses)
+		}
+	}
+	for _, q := range queries {
+		cold := global(t, text) // its first evaluation of q.Surface scans
+		if cold.surfaceSet(q.Surface).index.Load() != nil {
+			t.Fatalf("%s: indexed before its first evaluation", q.Surface)
+		}
+		got, want := cold.Resolve(q), warm.Resolve(q)
+		if got.Action != want.Action || ruleRow(got.Rule) != ruleRow(want.Rule) || got.Value != want.Value || got.Canonical != want.Canonical {
+			t.Fatalf("%+v: a scan decides %v by %s, the index %v by %s", q, got.Action, ruleRow(got.Rule), want.Action, ruleRow(want.Rule))
+		}
+	}
 }
