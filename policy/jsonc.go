@@ -140,8 +140,7 @@ func fastJSONC(data []byte, kids int) (*jval, bool) {
 	if f.bad {
 		return nil, false
 	}
-	var v jval
-	f.value(&v)
+	v := f.value()
 	f.space()
 	if f.bad || f.n != len(data) {
 		return nil, false
@@ -214,19 +213,21 @@ func (f *fastParser) space() {
 	}
 }
 
-func (f *fastParser) value(v *jval) {
+// value reads one value (returned, not filled in through a pointer: the
+// recursion would make every value escape to the heap).
+func (f *fastParser) value() (v jval) {
 	if f.n >= len(f.b) {
 		f.bad = true
-		return
+		return v
 	}
 	v.StartOffset = f.n
 	switch c := f.b[f.n]; c {
 	case '{':
 		v.kind = '{'
-		f.object(v)
+		v.kids = f.object()
 	case '[':
 		v.kind = '['
-		f.array(v)
+		v.kids = f.array()
 	case '"':
 		v.kind = '"'
 		v.lit = f.str()
@@ -246,12 +247,13 @@ func (f *fastParser) value(v *jval) {
 		default:
 			if !jsonNumber(lit) {
 				f.bad = true
-				return
+				return v
 			}
 			v.kind = '0'
 		}
 		v.lit = lit
 	}
+	return v
 }
 
 // literalByte is a byte hujson reads as part of a bare literal.
@@ -344,7 +346,7 @@ func hex4(b []byte) bool {
 	return true
 }
 
-func (f *fastParser) object(v *jval) {
+func (f *fastParser) object() []jval {
 	f.n++                               // '{'
 	direct, start := true, len(f.block) // direct: the kids are f.block[start:]
 	base := len(f.stack)
@@ -352,7 +354,7 @@ func (f *fastParser) object(v *jval) {
 		f.space()
 		if f.bad || f.n >= len(f.b) {
 			f.bad = true
-			return
+			return nil
 		}
 		if f.b[f.n] == '}' {
 			f.n++
@@ -360,20 +362,20 @@ func (f *fastParser) object(v *jval) {
 		}
 		if f.b[f.n] != '"' {
 			f.bad = true
-			return
+			return nil
 		}
 		name := jval{StartOffset: f.n, kind: '"'}
 		name.lit = f.str()
 		f.space()
 		if f.bad || f.n >= len(f.b) || f.b[f.n] != ':' {
 			f.bad = true
-			return
+			return nil
 		}
 		f.n++
 		f.space()
 		if f.bad || f.n >= len(f.b) {
 			f.bad = true
-			return
+			return nil
 		}
 		if c := f.b[f.n]; direct && (c == '{' || c == '[') {
 			// The nested value's kids go to the block: this object's
@@ -383,10 +385,9 @@ func (f *fastParser) object(v *jval) {
 			f.block = f.block[:start]
 			direct = false
 		}
-		var val jval
-		f.value(&val)
+		val := f.value()
 		if f.bad {
-			return
+			return nil
 		}
 		if direct {
 			if cap(f.block)-len(f.block) < 2 {
@@ -403,7 +404,7 @@ func (f *fastParser) object(v *jval) {
 		f.space()
 		if f.bad || f.n >= len(f.b) {
 			f.bad = true
-			return
+			return nil
 		}
 		if f.b[f.n] == ',' {
 			f.n++
@@ -411,41 +412,42 @@ func (f *fastParser) object(v *jval) {
 		}
 		if f.b[f.n] != '}' {
 			f.bad = true
-			return
+			return nil
 		}
 		f.n++
 		break
 	}
 	if !direct {
-		v.kids = f.pop(base)
-	} else if end := len(f.block); end > start {
-		v.kids = f.block[start:end:end]
+		return f.pop(base)
 	}
+	if end := len(f.block); end > start {
+		return f.block[start:end:end]
+	}
+	return nil
 }
 
-func (f *fastParser) array(v *jval) {
+func (f *fastParser) array() []jval {
 	f.n++ // '['
 	base := len(f.stack)
 	for {
 		f.space()
 		if f.bad || f.n >= len(f.b) {
 			f.bad = true
-			return
+			return nil
 		}
 		if f.b[f.n] == ']' {
 			f.n++
 			break
 		}
-		var el jval
-		f.value(&el)
+		el := f.value()
 		if f.bad {
-			return
+			return nil
 		}
 		f.stack = append(f.stack, el)
 		f.space()
 		if f.bad || f.n >= len(f.b) {
 			f.bad = true
-			return
+			return nil
 		}
 		if f.b[f.n] == ',' {
 			f.n++
@@ -453,12 +455,12 @@ func (f *fastParser) array(v *jval) {
 		}
 		if f.b[f.n] != ']' {
 			f.bad = true
-			return
+			return nil
 		}
 		f.n++
 		break
 	}
-	v.kids = f.pop(base)
+	return f.pop(base)
 }
 
 // pop moves the kids above base on the stack into the block.
