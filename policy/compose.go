@@ -110,6 +110,13 @@ type mergedSurface struct {
 	origin    Origin
 	shorthand *State
 	patterns  []mergedPattern
+	// src, when set, stands for patterns: a surface written by one entry
+	// whose patterns are distinct (nearly always) keeps that entry's
+	// patterns, of the file srcScope/srcPath, instead of a copy of each;
+	// materialize makes the copy when a later entry merges into it.
+	src      []PatternEntry
+	srcScope string
+	srcPath  string
 	// at indexes patterns by pattern, so merging n patterns is O(n). It
 	// is made when first needed: a surface written by one entry whose
 	// patterns are distinct (nearly always) never needs it.
@@ -135,6 +142,7 @@ func merge(files []ScopeFile) []*mergedSurface {
 				out = append(out, cur)
 			}
 			if e.Shorthand == nil && cur.shorthand == nil && ok {
+				cur.materialize()
 				cur.patterns = slices.Grow(cur.patterns, len(e.Patterns))
 				for _, pe := range e.Patterns {
 					mergePattern(cur, pe, Origin{Scope: sf.Scope, Path: sf.Path, Line: pe.Line})
@@ -142,26 +150,54 @@ func merge(files []ScopeFile) []*mergedSurface {
 				continue
 			}
 			cur.line, cur.origin = e.Line, origin
-			cur.shorthand, cur.patterns, cur.at = nil, nil, nil
+			cur.shorthand, cur.patterns, cur.at, cur.src = nil, nil, nil, nil
 			if e.Shorthand != nil {
 				st := *e.Shorthand
 				cur.shorthand = &st
 				continue
 			}
-			cur.patterns = make([]mergedPattern, 0, len(e.Patterns))
 			if e.distinct {
-				for _, pe := range e.Patterns {
-					cur.patterns = append(cur.patterns, mergedPattern{pattern: pe.Pattern, state: pe.State,
-						origin: Origin{Scope: sf.Scope, Path: sf.Path, Line: pe.Line}})
-				}
+				cur.src, cur.srcScope, cur.srcPath = e.Patterns, sf.Scope, sf.Path
 				continue
 			}
+			cur.patterns = make([]mergedPattern, 0, len(e.Patterns))
 			for _, pe := range e.Patterns {
 				mergePattern(cur, pe, Origin{Scope: sf.Scope, Path: sf.Path, Line: pe.Line})
 			}
 		}
 	}
 	return out
+}
+
+// materialize turns src into patterns.
+func (m *mergedSurface) materialize() {
+	if m.src == nil {
+		return
+	}
+	m.patterns = make([]mergedPattern, 0, len(m.src))
+	for _, pe := range m.src {
+		m.patterns = append(m.patterns, mergedPattern{pattern: pe.Pattern, state: pe.State,
+			origin: Origin{Scope: m.srcScope, Path: m.srcPath, Line: pe.Line}})
+	}
+	m.src = nil
+}
+
+// patternCount is how many patterns m has.
+func (m *mergedSurface) patternCount() int {
+	if m.src != nil {
+		return len(m.src)
+	}
+	return len(m.patterns)
+}
+
+// pattern is m's i-th pattern.
+func (m *mergedSurface) pattern(i int) (pattern string, st State, origin Origin) {
+	if m.src != nil {
+		pe := &m.src[i]
+		return pe.Pattern, pe.State, Origin{Scope: m.srcScope, Path: m.srcPath, Line: pe.Line}
+	}
+	mp := &m.patterns[i]
+	return mp.pattern, mp.state, mp.origin
 }
 
 func mergePattern(cur *mergedSurface, pe PatternEntry, origin Origin) {
@@ -186,7 +222,7 @@ func configRules(merged []*mergedSurface, home string, trusted bool) (rules []*R
 	// one per rule.
 	n := 0
 	for _, m := range merged {
-		n += max(len(m.patterns), 1)
+		n += max(m.patternCount(), 1)
 	}
 	block := make([]Rule, 0, n)
 	for _, m := range merged {
@@ -205,8 +241,9 @@ func configRules(merged []*mergedSurface, home string, trusted bool) (rules []*R
 			block = append(block, configRule(sp, m.surface, "*", m.shorthand.Action, m.shorthand.Reason, m.origin, home, trusted))
 			continue
 		}
-		for _, mp := range m.patterns {
-			block = append(block, configRule(sp, m.surface, mp.pattern, mp.state.Action, mp.state.Reason, mp.origin, home, trusted))
+		for i := range m.patternCount() {
+			pat, st, origin := m.pattern(i)
+			block = append(block, configRule(sp, m.surface, pat, st.Action, st.Reason, origin, home, trusted))
 		}
 	}
 	rules = make([]*Rule, len(block))
@@ -425,8 +462,8 @@ func advice(merged []*mergedSurface) []Warning {
 		if bash.shorthand != nil {
 			return nil
 		}
-		for _, mp := range bash.patterns {
-			if mp.pattern == "*" {
+		for i := range bash.patternCount() {
+			if pat, _, _ := bash.pattern(i); pat == "*" {
 				return nil
 			}
 		}
