@@ -337,9 +337,19 @@ func Compose(files []ScopeFile, home string) *Policy {
 		}
 	}
 	p.rules = append(p.rules, rules...)
-	// Mark which rules come from trusted scopes (for reporting).
+	// Mark which rules come from trusted scopes (for reporting). Rules of
+	// one file stand together: its answer is looked up once per run.
+	var lastScope, lastPath string
+	lastTrusted, looked := false, false
 	for _, r := range p.rules {
-		r.Trusted = r.Layer == LayerConfig && isTrustedOrigin(files, r.Origin)
+		if r.Layer != LayerConfig {
+			r.Trusted = false
+			continue
+		}
+		if !looked || r.Origin.Scope != lastScope || r.Origin.Path != lastPath {
+			lastScope, lastPath, lastTrusted, looked = r.Origin.Scope, r.Origin.Path, isTrustedOrigin(files, r.Origin), true
+		}
+		r.Trusted = lastTrusted
 	}
 
 	if untrustedRules {

@@ -3,6 +3,7 @@ package policy
 import (
 	"bytes"
 	"fmt"
+	"hash/maphash"
 	"slices"
 	"sort"
 	"strings"
@@ -595,18 +596,40 @@ func duplicates(members []jmember) []bool {
 }
 
 // memberNames returns each member's name and marks each whose name
-// appeared before it.
+// appeared before it. A large object (a pattern map of thousands) is
+// checked through an open-addressing table of positions rather than a Go
+// map: a fraction of the memory and of the time.
 func memberNames(members []jmember) ([]string, []bool) {
-	seen := make(map[string]struct{}, len(members))
 	names := make([]string, len(members))
 	dup := make([]bool, len(members))
 	for i := range members {
-		k := literalString(&members[i].Name)
-		names[i] = k
-		if _, ok := seen[k]; ok {
-			dup[i] = true
+		names[i] = literalString(&members[i].Name)
+	}
+	if len(members) <= 16 {
+		for i := 1; i < len(names); i++ {
+			dup[i] = slices.Contains(names[:i], names[i])
 		}
-		seen[k] = struct{}{}
+		return names, dup
+	}
+	size := 32
+	for size < 2*len(names) {
+		size <<= 1
+	}
+	mask := uint64(size - 1)
+	slots := make([]int32, size) // 0: empty; i+1: names[i]
+	seed := maphash.MakeSeed()
+	for i, k := range names {
+		for h := maphash.String(seed, k) & mask; ; h = (h + 1) & mask {
+			at := slots[h]
+			if at == 0 {
+				slots[h] = int32(i + 1)
+				break
+			}
+			if names[at-1] == k {
+				dup[i] = true
+				break
+			}
+		}
 	}
 	return names, dup
 }

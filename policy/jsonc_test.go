@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -285,5 +286,27 @@ func TestReadAllAnySize(t *testing.T) {
 	}
 	if _, err := readAll(iotest.ErrReader(io.ErrUnexpectedEOF), 10); err != io.ErrUnexpectedEOF {
 		t.Fatalf("a read error was %v", err)
+	}
+}
+
+// memberNames marks as a map of seen names would, at every size.
+func TestMemberNamesMarksRepeats(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, n := range []int{0, 1, 2, 15, 16, 17, 33, 100, 1000, 5000} {
+		for _, alphabet := range []int{2, 10, n + 1, 4 * n} {
+			members := make([]jmember, n)
+			for i := range members {
+				members[i].Name = jval{kind: '"', lit: fmt.Sprintf("%q", fmt.Sprint("k", rng.IntN(max(alphabet, 1))))}
+			}
+			names, dup := memberNames(members)
+			seen := map[string]bool{}
+			for i := range members {
+				want := literalString(&members[i].Name)
+				if names[i] != want || dup[i] != seen[want] {
+					t.Fatalf("n=%d alphabet=%d: member %d is %q dup %v, want %q dup %v", n, alphabet, i, names[i], dup[i], want, seen[want])
+				}
+				seen[want] = true
+			}
+		}
 	}
 }
