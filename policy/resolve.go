@@ -212,8 +212,7 @@ func (s *surfaceRules) ruleIndex(surface string) *ruleIndex {
 }
 
 // ruleIndexNow returns the list's index, building it now if it is not
-// built yet (the canonical pass files its rules by it); nil for a list
-// too short for one.
+// built yet; nil for a list too short for one.
 func (s *surfaceRules) ruleIndexNow(surface string) *ruleIndex {
 	if !s.indexed {
 		return nil
