@@ -218,27 +218,13 @@ func mergePattern(cur *mergedSurface, pe PatternEntry, origin Origin) {
 // configRules expands merged surfaces into rules; the top-level "*"
 // shorthand is returned separately as the fallback.
 func configRules(merged []*mergedSurface, home string, trusted bool) (rules []*Rule, fallback *Rule) {
-	return configRulesIn(merged, home, trusted, parallelRules)
-}
-
-// parallelRules is the number of rules from which configRules compiles
-// them on two goroutines (each fills its own half of the block, so the
-// result is the same rule for rule): the second core shortens a large
-// policy's start.
-const parallelRules = 4096
-
-// configRulesIn is configRules, on two goroutines when there are at least
-// parallel rules.
-func configRulesIn(merged []*mergedSurface, home string, trusted bool, parallel int) (rules []*Rule, fallback *Rule) {
 	// The rules live in one block: one object for the collector instead of
-	// one per rule. Each surface's rules are a run of it.
-	type run struct {
-		m      *mergedSurface
-		sp     *Pattern
-		off, n int
-	}
-	var runs []run
+	// one per rule.
 	n := 0
+	for _, m := range merged {
+		n += max(m.patternCount(), 1)
+	}
+	block := make([]Rule, 0, n)
 	for _, m := range merged {
 		if m.surface == "*" && m.shorthand != nil {
 			r := NewRule("*", "*", m.shorthand.Action, LayerFallback, m.origin, home)
@@ -251,40 +237,16 @@ func configRulesIn(merged []*mergedSurface, home string, trusted bool, parallel 
 		// to scan, otherwise.
 		sp := new(Pattern)
 		*sp = CompilePattern(m.surface, home)
-		k := m.patternCount()
 		if m.shorthand != nil {
-			k = 1
+			block = append(block, configRule(sp, m.surface, "*", m.shorthand.Action, m.shorthand.Reason, m.origin, home, trusted))
+			continue
 		}
-		runs = append(runs, run{m, sp, n, k})
-		n += k
-	}
-	block := make([]Rule, n)
-	fill := func(lo, hi int) {
-		for _, r := range runs {
-			m := r.m
-			for k := max(lo, r.off); k < min(hi, r.off+r.n); k++ {
-				if m.shorthand != nil {
-					block[k] = configRule(r.sp, m.surface, "*", m.shorthand.Action, m.shorthand.Reason, m.origin, home, trusted)
-					continue
-				}
-				pat, st, origin := m.pattern(k - r.off)
-				block[k] = configRule(r.sp, m.surface, pat, st.Action, st.Reason, origin, home, trusted)
-			}
+		for i := range m.patternCount() {
+			pat, st, origin := m.pattern(i)
+			block = append(block, configRule(sp, m.surface, pat, st.Action, st.Reason, origin, home, trusted))
 		}
 	}
-	if n >= parallel {
-		var wg sync.WaitGroup
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			fill(n/2, n)
-		}()
-		fill(0, n/2)
-		wg.Wait()
-	} else {
-		fill(0, n)
-	}
-	rules = make([]*Rule, n)
+	rules = make([]*Rule, len(block))
 	for i := range block {
 		rules[i] = &block[i]
 	}

@@ -310,25 +310,3 @@ func TestMemberNamesMarksRepeats(t *testing.T) {
 		}
 	}
 }
-
-// configRules on two goroutines compiles what it compiles on one.
-func TestConfigRulesParallelSameAsSequential(t *testing.T) {
-	texts := []string{`{}`, `{"permission": {"*": "allow"}}`, `{"permission": {"bash": "ask"}}`,
-		`{"permission": {"*": "ask", "bash": {}, "read": {"~/x/*": "deny"}, "edit": "allow", "mcp": {"a:*": "allow", "b": "ask"}}}`,
-		e2ePolicyText(300), e2ePolicyText(10000)}
-	for _, text := range texts {
-		merged := merge([]ScopeFile{scopeFile(t, ScopeGlobal, text), scopeFile(t, ScopeProject, `{"permission": {"bash": {"x *": "allow"}}}`)})
-		for _, parallel := range []int{0, 1, 2, 3} {
-			a, fa := configRulesIn(merged, testHome, true, 1<<30)
-			b, fb := configRulesIn(merged, testHome, true, parallel)
-			if ruleRow(fa) != ruleRow(fb) || len(a) != len(b) {
-				t.Fatalf("%.60q: %d rules and %d", text, len(a), len(b))
-			}
-			for i := range a {
-				if ruleRow(a[i]) != ruleRow(b[i]) || a[i].pattern != b[i].pattern || *a[i].surface != *b[i].surface {
-					t.Fatalf("%.60q: rule %d is %s and %s", text, i, ruleRow(a[i]), ruleRow(b[i]))
-				}
-			}
-		}
-	}
-}
