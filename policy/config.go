@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/tailscale/hujson"
 )
@@ -119,8 +120,15 @@ const MaxReasonLength = 500
 
 // ParseFile parses the JSONC text of a policy file. It never panics; every
 // problem is an Error with line and column.
-func ParseFile(path string, data []byte) *File {
-	f, p, v := parseJSONC(path, data, "cannot parse JSONC: ")
+func ParseFile(path string, data []byte) *File { return parseFile(path, data, false) }
+
+// parseFileOwned is ParseFile for data that nothing changes afterwards
+// (the loader's own read of a file): the strings of the File are then
+// pieces of data itself rather than of a copy of it.
+func parseFileOwned(path string, data []byte) *File { return parseFile(path, data, true) }
+
+func parseFile(path string, data []byte, owned bool) *File {
+	f, p, v := parseJSONC(path, data, "cannot parse JSONC: ", owned)
 	if v != nil {
 		p.top(v)
 	}
@@ -130,7 +138,9 @@ func ParseFile(path string, data []byte) *File {
 // parseJSONC is the front end every JSONC file shares: the nesting bound,
 // the parse, and the error with its position (what names the problem).
 // v is nil when the file has an error already.
-func parseJSONC(path string, data []byte, what string) (*File, *parser, *jval) {
+//
+// owned says that nothing changes data afterwards (see parseFileOwned).
+func parseJSONC(path string, data []byte, what string, owned bool) (*File, *parser, *jval) {
 	f := &File{Path: path, keyLines: map[string][2]int{}}
 	p := &parser{file: f, lines: lineStarts(data)}
 	off, kids := shape(data)
@@ -138,7 +148,13 @@ func parseJSONC(path string, data []byte, what string) (*File, *parser, *jval) {
 		p.errorf(off, "objects and arrays nest deeper than %d levels", maxNesting)
 		return f, p, nil
 	}
-	v, err := parseJSONCValue(data, kids)
+	text := ""
+	if owned {
+		text = unsafe.String(unsafe.SliceData(data), len(data))
+	} else {
+		text = string(data)
+	}
+	v, err := parseJSONCValue(data, text, kids)
 	if err != nil {
 		line, col, msg := hujsonErrorPosition(err)
 		f.Errors = append(f.Errors, Warning{Path: path, Line: line, Column: col, Message: what + msg})

@@ -72,9 +72,10 @@ func (v *jval) Literal() (hujson.Literal, bool) {
 // its line and column) or tree is then used, so both routes give the same
 // answer for every file (TestFastJSONCMatchesHujson, FuzzFastJSONC).
 //
-// kids is shape's count of the values in objects and arrays.
-func parseJSONCValue(data []byte, kids int) (*jval, error) {
-	if v, ok := fastJSONC(data, kids); ok {
+// text is data as a string (literals are pieces of it); kids is shape's
+// count of the values in objects and arrays.
+func parseJSONCValue(data []byte, text string, kids int) (*jval, error) {
+	if v, ok := fastJSONCText(data, text, kids); ok {
 		return v, nil
 	}
 	return slowJSONC(data)
@@ -134,8 +135,11 @@ func fromHujson(v *hujson.Value) jval {
 // other bytes as they are), and a literal is a JSON number, true, false
 // or null. The nesting depth is bounded before (tooDeep). kids sizes the
 // block every object's and array's values are cut from (shape's count).
-func fastJSONC(data []byte, kids int) (*jval, bool) {
-	f := fastParser{b: data, s: string(data), stack: make([]jval, 0, 64), block: make([]jval, 0, kids+16)}
+func fastJSONC(data []byte, kids int) (*jval, bool) { return fastJSONCText(data, string(data), kids) }
+
+// fastJSONCText is fastJSONC with data as a string already (text).
+func fastJSONCText(data []byte, text string, kids int) (*jval, bool) {
+	f := fastParser{b: data, s: text, stack: make([]jval, 0, 64), block: make([]jval, 0, kids+16)}
 	f.space()
 	if f.bad {
 		return nil, false

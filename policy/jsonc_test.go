@@ -61,7 +61,7 @@ func sameJSONC(t *testing.T, name string, data []byte) {
 		}
 	}
 	// And the route ParseFile takes gives hujson's answer.
-	got, err := parseJSONCValue(data, shapeKids(data))
+	got, err := parseJSONCValue(data, string(data), shapeKids(data))
 	if (err == nil) != (slowErr == nil) || err != nil && err.Error() != slowErr.Error() {
 		t.Fatalf("%s: %q: error %v, hujson %v", name, data, err, slowErr)
 	}
@@ -132,6 +132,9 @@ func TestParseFileOnePassSameFile(t *testing.T) {
 		slow := parseFileSlow("/p.json", data)
 		if !reflect.DeepEqual(fast, slow) {
 			t.Fatalf("%q:\n one pass %+v\n hujson   %+v", text, fast, slow)
+		}
+		if owned := parseFileOwned("/p.json", []byte(text)); !reflect.DeepEqual(owned, slow) {
+			t.Fatalf("%q: the loader's parse differs:\n %+v\n %+v", text, owned, slow)
 		}
 	}
 }

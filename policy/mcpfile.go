@@ -20,7 +20,7 @@ func ParseMCPFile(path string, data []byte) *File {
 	// dropping it keeps such a file from failing closed for no reason.
 	// (Offsets then count from after it.)
 	data = bytes.TrimPrefix(data, []byte("\ufeff"))
-	f, p, v := parseJSONC(path, data, "cannot parse mcp.json: ")
+	f, p, v := parseJSONC(path, data, "cannot parse mcp.json: ", false)
 	if v == nil {
 		return f
 	}
