@@ -247,13 +247,15 @@ func (p *parser) position(offset int) (int, int) {
 }
 
 func lineStarts(data []byte) []int {
-	starts := []int{0}
-	for i, c := range data {
-		if c == '\n' {
-			starts = append(starts, i+1)
+	starts := make([]int, 1, bytes.Count(data, []byte("\n"))+1)
+	for i := 0; ; {
+		j := bytes.IndexByte(data[i:], '\n')
+		if j < 0 {
+			return starts
 		}
+		i += j + 1
+		starts = append(starts, i)
 	}
-	return starts
 }
 
 func hujsonErrorPosition(err error) (int, int, string) {
@@ -317,6 +319,9 @@ func literalString(v *jval) string {
 	// replace (a large policy is thousands of them). Such a string is a
 	// piece of the file's text, not a copy.
 	lit := v.lit
+	if v.plain {
+		return lit[1 : len(lit)-1]
+	}
 	if n := len(lit); n >= 2 && lit[0] == '"' && lit[n-1] == '"' && plainJSONString(lit[1:n-1]) {
 		return lit[1 : n-1]
 	}

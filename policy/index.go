@@ -90,7 +90,7 @@ func routeKeys(p *Pattern, pathSurface bool) (words, prefixes [3]string, nw, nb 
 	}
 	for _, glob := range routes[:n] {
 		lit, literal := glob, true
-		if w := strings.IndexAny(glob, "*?"); w >= 0 {
+		if w := indexWild(glob); w >= 0 {
 			lit, literal = glob[:w], false
 		}
 		switch sp := strings.IndexByte(lit, ' '); {

@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"unicode/utf8"
 	"unsafe"
 
 	"github.com/tailscale/hujson"
@@ -22,6 +23,9 @@ type jval struct {
 	kids        []jval
 	StartOffset int
 	kind        byte // '{', '[', '"', '0' (number), 't', 'f', 'n'
+	// plain is set (by the one-pass parser) for a string that reads as
+	// its text between the quotes: no escape, valid UTF-8.
+	plain bool
 }
 
 // jmember is one "name": value pair of an object: two jvals, laid out as
@@ -120,6 +124,9 @@ func fromHujson(v *hujson.Value) jval {
 		}
 	case hujson.Literal:
 		out.lit = string(t)
+		if n := len(out.lit); out.kind == '"' && n >= 2 {
+			out.plain = plainJSONString(out.lit[1 : n-1])
+		}
 	}
 	return out
 }
@@ -234,7 +241,7 @@ func (f *fastParser) value() (v jval) {
 		v.kids = f.array()
 	case '"':
 		v.kind = '"'
-		v.lit = f.str()
+		v.lit, v.plain = f.str()
 	default:
 		start := f.n
 		for f.n < len(f.b) && literalByte(f.b[f.n]) {
@@ -305,40 +312,46 @@ func jsonNumber(b string) bool {
 	return i == len(b)
 }
 
-// str reads a string literal, quotes included.
-func (f *fastParser) str() string {
+// str reads a string literal, quotes included; plain says it reads as
+// its text between the quotes (no escape, valid UTF-8).
+func (f *fastParser) str() (lit string, plain bool) {
 	b := f.b
 	start := f.n
+	ascii, escaped := true, false
 	for i := f.n + 1; i < len(b); i++ {
 		switch c := b[i]; {
 		case c == '"':
 			f.n = i + 1
-			return f.s[start:f.n]
+			lit = f.s[start:f.n]
+			return lit, !escaped && (ascii || utf8.ValidString(lit[1:len(lit)-1]))
 		case c == '\\':
+			escaped = true
 			i++
 			if i >= len(b) {
 				f.bad = true
-				return ""
+				return "", false
 			}
 			switch b[i] {
 			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
 			case 'u':
 				if i+4 >= len(b) || !hex4(b[i+1:i+5]) {
 					f.bad = true
-					return ""
+					return "", false
 				}
 				i += 4
 			default:
 				f.bad = true
-				return ""
+				return "", false
 			}
 		case c < 0x20:
 			f.bad = true
-			return ""
+			return "", false
+		case c >= 0x80:
+			ascii = false
 		}
 	}
 	f.bad = true
-	return ""
+	return "", false
 }
 
 func hex4(b []byte) bool {
@@ -369,7 +382,7 @@ func (f *fastParser) object() []jval {
 			return nil
 		}
 		name := jval{StartOffset: f.n, kind: '"'}
-		name.lit = f.str()
+		name.lit, name.plain = f.str()
 		f.space()
 		if f.bad || f.n >= len(f.b) || f.b[f.n] != ':' {
 			f.bad = true
