@@ -18,6 +18,14 @@ import (
 // stat per file, and an edit still takes effect on the very next call: the
 // kernel queues the event before the writer's system call returns.
 //
+// The read stays on every call on purpose. A goroutine parked on the
+// descriptor (in the netpoller) that bumps a generation when it wakes would
+// make a quiet call free of system calls, but not exact: the event is
+// queued when the write returns, the goroutine runs some time later, and a
+// host that writes the file and then the next request can have that
+// request decided before the goroutine ran — with the old policy. Only
+// asking the kernel on the call's own path (this read) orders the two.
+//
 // A file is watched through every directory above it, from the root down to
 // its parent (or down to the deepest one that exists, so that creating the
 // missing ones is seen): a rename or removal of any of them, and any change
