@@ -140,8 +140,9 @@ func fromHujson(v *hujson.Value) jval {
 // followed by one comma before the closing bracket, strings are checked
 // like encoding/json.Valid checks them (escapes; no control character;
 // other bytes as they are), and a literal is a JSON number, true, false
-// or null. The nesting depth is bounded before (tooDeep). kids sizes the
-// block every object's and array's values are cut from (shape's count).
+// or null, and objects and arrays nest at most maxNesting deep. kids sizes
+// the block every object's and array's values are cut from (a short count
+// only costs a new block).
 func fastJSONC(data []byte, kids int) (*jval, bool) { return fastJSONCText(data, string(data), kids) }
 
 // fastJSONCText is fastJSONC with data as a string already (text).
@@ -173,6 +174,7 @@ type fastParser struct {
 	// into it once.
 	stack []jval
 	block []jval
+	depth int // objects and arrays open
 }
 
 // space skips white space and comments.
@@ -233,12 +235,20 @@ func (f *fastParser) value() (v jval) {
 	}
 	v.StartOffset = f.n
 	switch c := f.b[f.n]; c {
-	case '{':
-		v.kind = '{'
-		v.kids = f.object()
-	case '[':
-		v.kind = '['
-		v.kids = f.array()
+	case '{', '[':
+		// Deeper than the bound: hujson's route, after the nesting check
+		// (shape) that names the offset.
+		if f.depth++; f.depth > maxNesting {
+			f.bad = true
+			return v
+		}
+		v.kind = c
+		if c == '{' {
+			v.kids = f.object()
+		} else {
+			v.kids = f.array()
+		}
+		f.depth--
 	case '"':
 		v.kind = '"'
 		v.lit, v.plain = f.str()

@@ -125,7 +125,13 @@ func TestParseFileOnePassSameFile(t *testing.T) {
 		`{"permission": {"bahs": {"rm *": "deny", "ls": "allow"}, "Bash": "deny"}, "debugLo": true, "promptTimeoutMs": 1.5}`,
 		`{"defaultPolicy": {"tools": "ask", "bash": "ask"}, "bash": {"git *": "allow"}, "special": {"external_directory": "deny"}}`,
 		`{"permission": {"edit": {"src/*": {"action": "deny", "reason": 5}, "": "deny"}}, "shellTools": {"t": {"x": 1}}}`,
-		benchPolicyText(300), e2ePolicyText(300))
+		benchPolicyText(300), e2ePolicyText(300),
+		// At the nesting bound and past it (an error, at the first
+		// bracket too deep, before any syntax error after it).
+		`{"authorizerChain": `+strings.Repeat("[", 999)+strings.Repeat("]", 999)+`}`,
+		`{"authorizerChain": `+strings.Repeat("[", 1000)+strings.Repeat("]", 1000)+`}`,
+		`{"authorizerChain": `+strings.Repeat("[", 1000)+strings.Repeat("]", 1000)+`, bad}`,
+		`{"a": [{"b": [{"c": `+strings.Repeat("{\"d\": ", 997)+`1`+strings.Repeat("}", 997)+`}]}]}`)
 	for _, text := range texts {
 		data := []byte(text)
 		fast := ParseFile("/p.json", data)
