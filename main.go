@@ -200,8 +200,6 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	srv := hook.New(hook.Options{Cwd: dir, ConfigFiles: configs, AuditLog: auditPath, Home: home,
 		AgentDir: agentDir, ConfigHome: configHome(home), Framing: fr, Log: logger})
-	stopProf := startProfile()
-	defer stopProf()
 	stopProfile := startProfile()
 	defer stopProfile()
 	if err := srv.Serve(stdin, stdout); err != nil {

@@ -4,6 +4,7 @@ import (
 	"path"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // The canonical pass of a bash unit (SPEC §4, option identity): besides its
@@ -38,11 +39,17 @@ type cmdKey struct{ name, sub string }
 // from the rules that index files under that first word (no other rule
 // can be read as that command): a call pays only for the commands it
 // names, not for every rule of a 10,000-rule policy.
+//
+// A list whose plain index is not built yet (surfaceRules.ruleIndex: a
+// one-shot process may never build it) reads the same rules for a name
+// from the list itself (filedUnderWord) until the index exists (lazy).
 type canonIndex struct {
-	rules  []*Rule
-	plain  *ruleIndex
-	all    *canonGroup // every form, when there is no plain index
-	groups sync.Map    // command name → *canonGroup
+	rules       []*Rule
+	plain       *ruleIndex
+	lazy        *atomic.Pointer[ruleIndex]
+	pathSurface bool
+	all         *canonGroup // every form, when there is no plain index
+	groups      sync.Map    // command name → *canonGroup
 }
 
 // canonGroup is the forms of some rules, by command words, in rule order.
@@ -90,8 +97,17 @@ func (ix *canonIndex) group(name string) *canonGroup {
 	if g, ok := ix.groups.Load(name); ok {
 		return g.(*canonGroup)
 	}
-	positions, ok := ix.plain.byWord[name]
-	if !ok {
+	plain := ix.plain
+	if plain == nil && ix.lazy != nil {
+		plain = ix.lazy.Load()
+	}
+	var positions []int32
+	if plain != nil {
+		positions = plain.byWord[name]
+	} else {
+		positions = filedUnderWord(ix.rules, name, ix.pathSurface)
+	}
+	if len(positions) == 0 {
 		return nil // names the policy does not file are not kept
 	}
 	g, _ := ix.groups.LoadOrStore(name, newCanonGroup(ix.rules, positions, name))
@@ -219,7 +235,13 @@ func winner(ix *canonIndex, at int, u *canonUnit, operands string) *Rule {
 // canonOf builds the canonical pass's data for set once.
 func (p *Policy) canonOf(surface string, set *surfaceRules) *canonSet {
 	set.canonOnce.Do(func() {
-		cs := &canonSet{files: newCanonIndex(set.rules, set.index)}
+		var files *canonIndex
+		if plain := set.index.Load(); plain == nil && set.indexed {
+			files = &canonIndex{rules: set.rules, lazy: &set.index, pathSurface: IsPathSurface(surface)}
+		} else {
+			files = newCanonIndex(set.rules, plain)
+		}
+		cs := &canonSet{files: files}
 		if p.floor {
 			var rules []*Rule
 			for _, r := range p.trusted {

@@ -110,7 +110,16 @@ type mergedSurface struct {
 	origin    Origin
 	shorthand *State
 	patterns  []mergedPattern
-	// at indexes patterns by pattern, so merging n patterns is O(n).
+	// src, when set, stands for patterns: a surface written by one entry
+	// whose patterns are distinct (nearly always) keeps that entry's
+	// patterns, of the file srcScope/srcPath, instead of a copy of each;
+	// materialize makes the copy when a later entry merges into it.
+	src      []PatternEntry
+	srcScope string
+	srcPath  string
+	// at indexes patterns by pattern, so merging n patterns is O(n). It
+	// is made when first needed: a surface written by one entry whose
+	// patterns are distinct (nearly always) never needs it.
 	at map[string]int
 }
 
@@ -133,6 +142,7 @@ func merge(files []ScopeFile) []*mergedSurface {
 				out = append(out, cur)
 			}
 			if e.Shorthand == nil && cur.shorthand == nil && ok {
+				cur.materialize()
 				cur.patterns = slices.Grow(cur.patterns, len(e.Patterns))
 				for _, pe := range e.Patterns {
 					mergePattern(cur, pe, Origin{Scope: sf.Scope, Path: sf.Path, Line: pe.Line})
@@ -140,14 +150,17 @@ func merge(files []ScopeFile) []*mergedSurface {
 				continue
 			}
 			cur.line, cur.origin = e.Line, origin
-			cur.shorthand, cur.patterns, cur.at = nil, nil, nil
+			cur.shorthand, cur.patterns, cur.at, cur.src = nil, nil, nil, nil
 			if e.Shorthand != nil {
 				st := *e.Shorthand
 				cur.shorthand = &st
 				continue
 			}
+			if e.distinct {
+				cur.src, cur.srcScope, cur.srcPath = e.Patterns, sf.Scope, sf.Path
+				continue
+			}
 			cur.patterns = make([]mergedPattern, 0, len(e.Patterns))
-			cur.at = make(map[string]int, len(e.Patterns))
 			for _, pe := range e.Patterns {
 				mergePattern(cur, pe, Origin{Scope: sf.Scope, Path: sf.Path, Line: pe.Line})
 			}
@@ -156,13 +169,47 @@ func merge(files []ScopeFile) []*mergedSurface {
 	return out
 }
 
+// materialize turns src into patterns.
+func (m *mergedSurface) materialize() {
+	if m.src == nil {
+		return
+	}
+	m.patterns = make([]mergedPattern, 0, len(m.src))
+	for _, pe := range m.src {
+		m.patterns = append(m.patterns, mergedPattern{pattern: pe.Pattern, state: pe.State,
+			origin: Origin{Scope: m.srcScope, Path: m.srcPath, Line: pe.Line}})
+	}
+	m.src = nil
+}
+
+// patternCount is how many patterns m has.
+func (m *mergedSurface) patternCount() int {
+	if m.src != nil {
+		return len(m.src)
+	}
+	return len(m.patterns)
+}
+
+// pattern is m's i-th pattern.
+func (m *mergedSurface) pattern(i int) (pattern string, st State, origin Origin) {
+	if m.src != nil {
+		pe := &m.src[i]
+		return pe.Pattern, pe.State, Origin{Scope: m.srcScope, Path: m.srcPath, Line: pe.Line}
+	}
+	mp := &m.patterns[i]
+	return mp.pattern, mp.state, mp.origin
+}
+
 func mergePattern(cur *mergedSurface, pe PatternEntry, origin Origin) {
+	if cur.at == nil {
+		cur.at = make(map[string]int, len(cur.patterns)+1)
+		for i, mp := range cur.patterns {
+			cur.at[mp.pattern] = i
+		}
+	}
 	if i, ok := cur.at[pe.Pattern]; ok {
 		cur.patterns[i].state, cur.patterns[i].origin = pe.State, origin
 		return
-	}
-	if cur.at == nil {
-		cur.at = map[string]int{}
 	}
 	cur.at[pe.Pattern] = len(cur.patterns)
 	cur.patterns = append(cur.patterns, mergedPattern{pattern: pe.Pattern, state: pe.State, origin: origin})
@@ -175,7 +222,7 @@ func configRules(merged []*mergedSurface, home string, trusted bool) (rules []*R
 	// one per rule.
 	n := 0
 	for _, m := range merged {
-		n += max(len(m.patterns), 1)
+		n += max(m.patternCount(), 1)
 	}
 	block := make([]Rule, 0, n)
 	for _, m := range merged {
@@ -185,32 +232,32 @@ func configRules(merged []*mergedSurface, home string, trusted bool) (rules []*R
 			fallback = &r
 			continue
 		}
+		// The rules of one surface share its compiled surface pattern:
+		// compiled once, and a third of a rule's size, for the collector
+		// to scan, otherwise.
+		sp := new(Pattern)
+		*sp = CompilePattern(m.surface, home)
 		if m.shorthand != nil {
-			r := NewRule(m.surface, "*", m.shorthand.Action, LayerConfig, m.origin, home)
-			r.Reason, r.Trusted = m.shorthand.Reason, trusted
-			block = append(block, r)
+			block = append(block, configRule(sp, m.surface, "*", m.shorthand.Action, m.shorthand.Reason, m.origin, home, trusted))
 			continue
 		}
-		for _, mp := range m.patterns {
-			r := NewRule(m.surface, mp.pattern, mp.state.Action, LayerConfig, mp.origin, home)
-			r.Reason, r.Trusted = mp.state.Reason, trusted
-			block = append(block, r)
+		for i := range m.patternCount() {
+			pat, st, origin := m.pattern(i)
+			block = append(block, configRule(sp, m.surface, pat, st.Action, st.Reason, origin, home, trusted))
 		}
 	}
-	// The rules of one surface share its compiled surface pattern: a third
-	// of a rule's size, for the collector to scan, otherwise.
-	shared := map[string]*Pattern{}
 	rules = make([]*Rule, len(block))
 	for i := range block {
-		r := &block[i]
-		if sp, ok := shared[r.Surface]; ok {
-			r.surface = sp
-		} else {
-			shared[r.Surface] = r.surface
-		}
-		rules[i] = r
+		rules[i] = &block[i]
 	}
 	return rules, fallback
+}
+
+// configRule is NewRule for a config rule whose surface pattern is
+// compiled already (sp, of surface).
+func configRule(sp *Pattern, surface, pattern string, action Action, reason string, origin Origin, home string, trusted bool) Rule {
+	return Rule{Surface: surface, Pattern: pattern, Action: action, Reason: reason, Layer: LayerConfig, Origin: origin,
+		Trusted: trusted, surface: sp, pattern: CompilePattern(pattern, home)}
 }
 
 // mcpBaselineTargets are allowed when any mcp rule allows (anchor §2.5).
@@ -290,9 +337,19 @@ func Compose(files []ScopeFile, home string) *Policy {
 		}
 	}
 	p.rules = append(p.rules, rules...)
-	// Mark which rules come from trusted scopes (for reporting).
+	// Mark which rules come from trusted scopes (for reporting). Rules of
+	// one file stand together: its answer is looked up once per run.
+	var lastScope, lastPath string
+	lastTrusted, looked := false, false
 	for _, r := range p.rules {
-		r.Trusted = r.Layer == LayerConfig && isTrustedOrigin(files, r.Origin)
+		if r.Layer != LayerConfig {
+			r.Trusted = false
+			continue
+		}
+		if !looked || r.Origin.Scope != lastScope || r.Origin.Path != lastPath {
+			lastScope, lastPath, lastTrusted, looked = r.Origin.Scope, r.Origin.Path, isTrustedOrigin(files, r.Origin), true
+		}
+		r.Trusted = lastTrusted
 	}
 
 	if untrustedRules {
@@ -415,8 +472,8 @@ func advice(merged []*mergedSurface) []Warning {
 		if bash.shorthand != nil {
 			return nil
 		}
-		for _, mp := range bash.patterns {
-			if mp.pattern == "*" {
+		for i := range bash.patternCount() {
+			if pat, _, _ := bash.pattern(i); pat == "*" {
 				return nil
 			}
 		}

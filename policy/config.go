@@ -3,10 +3,12 @@ package policy
 import (
 	"bytes"
 	"fmt"
+	"hash/maphash"
 	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/tailscale/hujson"
 )
@@ -49,6 +51,9 @@ type SurfaceEntry struct {
 	Line      int
 	Shorthand *State
 	Patterns  []PatternEntry
+	// distinct is set when no two Patterns are the same text (composing
+	// then needs no index of them for this entry).
+	distinct bool
 }
 
 // ShellTool names a non-bash tool that carries a shell command.
@@ -115,8 +120,15 @@ const MaxReasonLength = 500
 
 // ParseFile parses the JSONC text of a policy file. It never panics; every
 // problem is an Error with line and column.
-func ParseFile(path string, data []byte) *File {
-	f, p, v := parseJSONC(path, data, "cannot parse JSONC: ")
+func ParseFile(path string, data []byte) *File { return parseFile(path, data, false) }
+
+// parseFileOwned is ParseFile for data that nothing changes afterwards
+// (the loader's own read of a file): the strings of the File are then
+// pieces of data itself rather than of a copy of it.
+func parseFileOwned(path string, data []byte) *File { return parseFile(path, data, true) }
+
+func parseFile(path string, data []byte, owned bool) *File {
+	f, p, v := parseJSONC(path, data, "cannot parse JSONC: ", owned)
 	if v != nil {
 		p.top(v)
 	}
@@ -126,27 +138,36 @@ func ParseFile(path string, data []byte) *File {
 // parseJSONC is the front end every JSONC file shares: the nesting bound,
 // the parse, and the error with its position (what names the problem).
 // v is nil when the file has an error already.
-func parseJSONC(path string, data []byte, what string) (*File, *parser, *hujson.Value) {
+//
+// owned says that nothing changes data afterwards (see parseFileOwned).
+func parseJSONC(path string, data []byte, what string, owned bool) (*File, *parser, *jval) {
 	f := &File{Path: path, keyLines: map[string][2]int{}}
 	p := &parser{file: f, lines: lineStarts(data)}
-	if off := tooDeep(data); off >= 0 {
+	text := ""
+	if owned {
+		text = unsafe.String(unsafe.SliceData(data), len(data))
+	} else {
+		text = string(data)
+	}
+	// The one pass first: a file it reads is within the nesting bound
+	// (it refuses deeper ones itself) and needs no other check. Its block
+	// is sized by the ':' (one per member, and a few in strings): a
+	// count, not a scan.
+	if v, ok := fastJSONCText(data, text, 2*bytes.Count(data, []byte(":"))+16); ok {
+		return f, p, v
+	}
+	off, kids := shape(data)
+	if off >= 0 {
 		p.errorf(off, "objects and arrays nest deeper than %d levels", maxNesting)
 		return f, p, nil
 	}
-	v, err := hujson.Parse(data)
-	if err != nil && !bytes.HasSuffix(data, []byte("\n")) {
-		// A line comment may end the file without a newline (JSONC); the
-		// JSONC parser wants one. Errors keep the original positions.
-		if v2, err2 := hujson.Parse(append(data[:len(data):len(data)], '\n')); err2 == nil {
-			v, err = v2, nil
-		}
-	}
+	v, err := parseJSONCValue(data, text, kids)
 	if err != nil {
 		line, col, msg := hujsonErrorPosition(err)
 		f.Errors = append(f.Errors, Warning{Path: path, Line: line, Column: col, Message: what + msg})
 		return f, p, nil
 	}
-	return f, p, &v
+	return f, p, v
 }
 
 // maxNesting bounds how deeply objects and arrays may nest: the JSONC
@@ -157,9 +178,20 @@ const maxNesting = 1000
 // tooDeep returns the offset of the first "{" or "[" that nests deeper than
 // maxNesting outside strings and comments, or -1.
 func tooDeep(data []byte) int {
+	off, _ := shape(data)
+	return off
+}
+
+// shape is tooDeep, and the number of values a parse of data can find in
+// objects and arrays: two per ':' (a name and its value) and, in arrays,
+// one per ',' and one more for each array. It is exact for a file without
+// trailing commas in arrays, and never less than the number (for the
+// one-pass parser, which sizes its block of values by it).
+func shape(data []byte) (deep, kids int) {
 	depth := 0
+	var open [maxNesting + 1]byte
 	for i := 0; i < len(data); i++ {
-		switch data[i] {
+		switch c := data[i]; c {
 		case '"':
 			for i++; i < len(data) && data[i] != '"'; i++ {
 				if data[i] == '\\' {
@@ -175,13 +207,23 @@ func tooDeep(data []byte) int {
 			case bytes.HasPrefix(data[i:], []byte("/*")):
 				end := bytes.Index(data[i+2:], []byte("*/"))
 				if end < 0 {
-					return -1
+					return -1, kids
 				}
 				i += 2 + end + 1
 			}
+		case ':':
+			kids += 2
+		case ',':
+			if depth > 0 && open[depth] == '[' {
+				kids++
+			}
 		case '{', '[':
 			if depth++; depth > maxNesting {
-				return i
+				return i, kids
+			}
+			open[depth] = c
+			if c == '[' {
+				kids++
 			}
 		case '}', ']':
 			if depth > 0 {
@@ -189,7 +231,7 @@ func tooDeep(data []byte) int {
 			}
 		}
 	}
-	return -1
+	return -1, kids
 }
 
 type parser struct {
@@ -212,13 +254,15 @@ func (p *parser) position(offset int) (int, int) {
 }
 
 func lineStarts(data []byte) []int {
-	starts := []int{0}
-	for i, c := range data {
-		if c == '\n' {
-			starts = append(starts, i+1)
+	starts := make([]int, 1, bytes.Count(data, []byte("\n"))+1)
+	for i := 0; ; {
+		j := bytes.IndexByte(data[i:], '\n')
+		if j < 0 {
+			return starts
 		}
+		i += j + 1
+		starts = append(starts, i)
 	}
-	return starts
 }
 
 func hujsonErrorPosition(err error) (int, int, string) {
@@ -235,8 +279,8 @@ func hujsonErrorPosition(err error) (int, int, string) {
 	return 0, 0, msg
 }
 
-func kindName(v *hujson.Value) string {
-	switch v.Value.Kind() {
+func kindName(v *jval) string {
+	switch v.Kind() {
 	case '{':
 		return "an object"
 	case '[':
@@ -255,15 +299,15 @@ func kindName(v *hujson.Value) string {
 
 // members returns an object's members, reporting repeated keys (a repeated
 // key would silently change which rule wins).
-func (p *parser) members(v *hujson.Value, where string) ([]hujson.ObjectMember, bool) {
-	obj, ok := v.Value.(*hujson.Object)
+func (p *parser) members(v *jval, where string) ([]jmember, bool) {
+	obj, ok := v.Object()
 	if !ok {
 		p.errorf(v.StartOffset, "%s must be an object, not %s", where, kindName(v))
 		return nil, false
 	}
-	seen := make(map[string]bool, len(obj.Members))
+	seen := make(map[string]bool, len(obj.Members()))
 	good := true
-	for _, m := range obj.Members {
+	for _, m := range obj.Members() {
 		k := literalString(&m.Name)
 		if seen[k] {
 			p.errorf(m.Name.StartOffset, "key %q appears twice in %s", k, where)
@@ -271,33 +315,38 @@ func (p *parser) members(v *hujson.Value, where string) ([]hujson.ObjectMember, 
 		}
 		seen[k] = true
 	}
-	return obj.Members, good
+	return obj.Members(), good
 }
 
-func literalString(v *hujson.Value) string {
-	if lit, ok := v.Value.(hujson.Literal); ok {
-		// Most strings need no unquoting: no escape, nothing JSON would
-		// replace (a large policy is thousands of them).
-		if n := len(lit); n >= 2 && lit[0] == '"' && lit[n-1] == '"' && plainJSONString(lit[1:n-1]) {
-			return string(lit[1 : n-1])
-		}
-		return lit.String()
+func literalString(v *jval) string {
+	if v.kind == '{' || v.kind == '[' {
+		return ""
 	}
-	return ""
+	// Most strings need no unquoting: no escape, nothing JSON would
+	// replace (a large policy is thousands of them). Such a string is a
+	// piece of the file's text, not a copy.
+	lit := v.lit
+	if v.plain {
+		return lit[1 : len(lit)-1]
+	}
+	if n := len(lit); n >= 2 && lit[0] == '"' && lit[n-1] == '"' && plainJSONString(lit[1:n-1]) {
+		return lit[1 : n-1]
+	}
+	return hujson.Literal(lit).String()
 }
 
-// plainJSONString reports whether b, the inside of a JSON string, reads as
+// plainJSONString reports whether s, the inside of a JSON string, reads as
 // itself: valid UTF-8 without a backslash or a control character.
-func plainJSONString(b []byte) bool {
-	for _, c := range b {
-		if c == '\\' || c < 0x20 || c == '"' {
+func plainJSONString(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c == '\\' || c < 0x20 || c == '"' {
 			return false
 		}
 	}
-	return utf8.Valid(b)
+	return utf8.ValidString(s)
 }
 
-func (p *parser) top(v *hujson.Value) {
+func (p *parser) top(v *jval) {
 	members, ok := p.members(v, "the policy file")
 	if !ok && members == nil {
 		return
@@ -347,8 +396,8 @@ func (p *parser) top(v *hujson.Value) {
 	p.finishLegacy()
 }
 
-func (p *parser) boolean(v *hujson.Value, key string) *bool {
-	switch v.Value.Kind() {
+func (p *parser) boolean(v *jval, key string) *bool {
+	switch v.Kind() {
 	case 't':
 		b := true
 		return &b
@@ -360,8 +409,8 @@ func (p *parser) boolean(v *hujson.Value, key string) *bool {
 	return nil
 }
 
-func (p *parser) integer(v *hujson.Value, key string, min int64) *int64 {
-	lit, ok := v.Value.(hujson.Literal)
+func (p *parser) integer(v *jval, key string, min int64) *int64 {
+	lit, ok := v.Literal()
 	if !ok || lit.Kind() != '0' {
 		p.errorf(v.StartOffset, "%s must be a whole number, not %s", key, kindName(v))
 		return nil
@@ -379,8 +428,8 @@ func (p *parser) integer(v *hujson.Value, key string, min int64) *int64 {
 	return &n
 }
 
-func (p *parser) str(v *hujson.Value, key string) *string {
-	if v.Value.Kind() != '"' {
+func (p *parser) str(v *jval, key string) *string {
+	if v.Kind() != '"' {
 		p.errorf(v.StartOffset, "%s must be a string, not %s", key, kindName(v))
 		return nil
 	}
@@ -388,16 +437,16 @@ func (p *parser) str(v *hujson.Value, key string) *string {
 	return &s
 }
 
-func (p *parser) strings(v *hujson.Value, key string) []string {
-	arr, ok := v.Value.(*hujson.Array)
+func (p *parser) strings(v *jval, key string) []string {
+	arr, ok := v.Array()
 	if !ok {
 		p.errorf(v.StartOffset, "%s must be an array of strings, not %s", key, kindName(v))
 		return nil
 	}
-	out := make([]string, 0, len(arr.Elements))
-	for i := range arr.Elements {
-		e := &arr.Elements[i]
-		if e.Value.Kind() != '"' {
+	out := make([]string, 0, len(arr.Elements()))
+	for i := range arr.Elements() {
+		e := &arr.Elements()[i]
+		if e.Kind() != '"' {
 			p.errorf(e.StartOffset, "%s[%d] must be a string, not %s", key, i, kindName(e))
 			continue
 		}
@@ -406,7 +455,7 @@ func (p *parser) strings(v *hujson.Value, key string) []string {
 	return out
 }
 
-func (p *parser) shellTools(v *hujson.Value) {
+func (p *parser) shellTools(v *jval) {
 	members, _ := p.members(v, "shellTools")
 	for i := range members {
 		m := &members[i]
@@ -441,15 +490,15 @@ func (p *parser) shellTools(v *hujson.Value) {
 // empty key) breaks that entry only: it becomes a deny at its own position
 // — the pattern it was written for, or for a bad surface value the whole
 // surface — whose reason names file:line and the problem (SPEC §1.3).
-func (p *parser) permission(v *hujson.Value) {
-	obj, ok := v.Value.(*hujson.Object)
+func (p *parser) permission(v *jval) {
+	obj, ok := v.Object()
 	if !ok {
 		p.errorf(v.StartOffset, "permission must be an object, not %s", kindName(v))
 		return
 	}
-	dup := duplicates(obj.Members)
-	for i := range obj.Members {
-		m := &obj.Members[i]
+	dup := duplicates(obj.Members())
+	for i := range obj.Members() {
+		m := &obj.Members()[i]
 		surface := literalString(&m.Name)
 		line, _ := p.position(m.Name.StartOffset)
 		entry := SurfaceEntry{Surface: surface, Line: line}
@@ -459,12 +508,12 @@ func (p *parser) permission(v *hujson.Value) {
 			st = p.problem(m.Name.StartOffset, "permission has an empty surface key")
 		case dup[i]:
 			st = p.problem(m.Name.StartOffset, "key %q appears twice in permission", surface)
-		case m.Value.Value.Kind() == '"':
+		case m.Value.Kind() == '"':
 			st = p.state(&m.Value, fmt.Sprintf("surface %q", surface), false)
 		case isObjectState(&m.Value):
 			st = p.state(&m.Value, fmt.Sprintf("surface %q", surface), true)
-		case m.Value.Value.Kind() == '{':
-			entry.Patterns, _ = p.patternMap(&m.Value, "permission."+surface, fmt.Sprintf("surface %q has an empty pattern key", surface),
+		case m.Value.Kind() == '{':
+			entry.Patterns, entry.distinct = p.patternMap(&m.Value, "permission."+surface, fmt.Sprintf("surface %q has an empty pattern key", surface),
 				func(pat string) string { return fmt.Sprintf("%s pattern %q", surface, pat) })
 			p.file.Permission = append(p.file.Permission, entry)
 			p.misspeltSurface(entry, m.Name.StartOffset)
@@ -489,7 +538,7 @@ func (p *parser) misspeltSurface(e SurfaceEntry, offset int) {
 	if meant == "" {
 		return
 	}
-	kept := SurfaceEntry{Surface: meant, Line: e.Line}
+	kept := SurfaceEntry{Surface: meant, Line: e.Line, distinct: e.distinct}
 	if e.Shorthand != nil && e.Shorthand.Action != Allow {
 		st := *e.Shorthand
 		kept.Shorthand = &st
@@ -539,18 +588,18 @@ func misspeltSurfaceOf(key string) string {
 // ({"action": "deny", "reason": "…"}, SPEC §1.2) rather than a pattern
 // map: its keys are only action and reason, and action is "deny" or the
 // reason is no state (so the object cannot be meant as patterns).
-func isObjectState(v *hujson.Value) bool {
-	obj, ok := v.Value.(*hujson.Object)
-	if !ok || len(obj.Members) == 0 {
+func isObjectState(v *jval) bool {
+	obj, ok := v.Object()
+	if !ok || len(obj.Members()) == 0 {
 		return false
 	}
-	var action, reason *hujson.Value
-	for i := range obj.Members {
-		switch literalString(&obj.Members[i].Name) {
+	var action, reason *jval
+	for i := range obj.Members() {
+		switch literalString(&obj.Members()[i].Name) {
 		case "action":
-			action = &obj.Members[i].Value
+			action = &obj.Members()[i].Value
 		case "reason":
-			reason = &obj.Members[i].Value
+			reason = &obj.Members()[i].Value
 		default:
 			return false
 		}
@@ -558,26 +607,59 @@ func isObjectState(v *hujson.Value) bool {
 	if action == nil {
 		return false
 	}
-	if action.Value.Kind() == '"' && literalString(action) == "deny" {
+	if action.Kind() == '"' && literalString(action) == "deny" {
 		return true
 	}
 	if reason == nil {
 		return false
 	}
 	_, err := ParseAction(literalString(reason))
-	return reason.Value.Kind() != '"' || err != nil
+	return reason.Kind() != '"' || err != nil
 }
 
 // duplicates marks each member whose key appeared before it.
-func duplicates(members []hujson.ObjectMember) []bool {
-	seen := make(map[string]bool, len(members))
+func duplicates(members []jmember) []bool {
+	_, dup := memberNames(members)
+	return dup
+}
+
+// memberNames returns each member's name and marks each whose name
+// appeared before it. A large object (a pattern map of thousands) is
+// checked through an open-addressing table of positions rather than a Go
+// map: a fraction of the memory and of the time.
+func memberNames(members []jmember) ([]string, []bool) {
+	names := make([]string, len(members))
 	dup := make([]bool, len(members))
 	for i := range members {
-		k := literalString(&members[i].Name)
-		dup[i] = seen[k]
-		seen[k] = true
+		names[i] = literalString(&members[i].Name)
 	}
-	return dup
+	if len(members) <= 16 {
+		for i := 1; i < len(names); i++ {
+			dup[i] = slices.Contains(names[:i], names[i])
+		}
+		return names, dup
+	}
+	size := 32
+	for size < 2*len(names) {
+		size <<= 1
+	}
+	mask := uint64(size - 1)
+	slots := make([]int32, size) // 0: empty; i+1: names[i]
+	seed := maphash.MakeSeed()
+	for i, k := range names {
+		for h := maphash.String(seed, k) & mask; ; h = (h + 1) & mask {
+			at := slots[h]
+			if at == 0 {
+				slots[h] = int32(i + 1)
+				break
+			}
+			if names[at-1] == k {
+				dup[i] = true
+				break
+			}
+		}
+	}
+	return names, dup
 }
 
 // problem records a schema error inside one entry and returns the state
@@ -601,24 +683,28 @@ func addProblem(f *File, w Warning) State {
 
 // patternMap reads {pattern: state} in file order; what names a pattern in
 // messages. A bad pattern entry is a deny for that pattern. ok is false
-// (with an error: the caller's structure is wrong) when v is not an object.
-func (p *parser) patternMap(v *hujson.Value, where, emptyKey string, what func(string) string) ([]PatternEntry, bool) {
-	obj, ok := v.Value.(*hujson.Object)
+// (with an error: the caller's structure is wrong) when v is not an object;
+// when true, no two patterns it returns are the same text.
+func (p *parser) patternMap(v *jval, where, emptyKey string, what func(string) string) ([]PatternEntry, bool) {
+	obj, ok := v.Object()
 	if !ok {
 		p.errorf(v.StartOffset, "%s must be an object, not %s", where, kindName(v))
 		return nil, false
 	}
-	dup := duplicates(obj.Members)
-	out := make([]PatternEntry, 0, len(obj.Members))
-	for i := range obj.Members {
-		m := &obj.Members[i]
-		pat := literalString(&m.Name)
+	members := obj.Members()
+	names, dup := memberNames(members)
+	distinct := true
+	out := make([]PatternEntry, 0, len(members))
+	for i := range members {
+		m := &members[i]
+		pat := names[i]
 		line, _ := p.position(m.Name.StartOffset)
 		var st State
 		switch {
 		case pat == "":
 			st = p.problem(m.Name.StartOffset, "%s", emptyKey)
 		case dup[i]:
+			distinct = false
 			st = p.problem(m.Name.StartOffset, "key %q appears twice in %s", pat, where)
 		default:
 			if a, ok := plainState(&m.Value); ok {
@@ -629,23 +715,32 @@ func (p *parser) patternMap(v *hujson.Value, where, emptyKey string, what func(s
 		}
 		out = append(out, PatternEntry{Pattern: pat, State: st, Line: line})
 	}
-	return out, true
+	return out, distinct
 }
 
 // state reads "allow" | "ask" | "deny" or, where allowed, a deny with a
 // reason: {"action": "deny", "reason": "…"}. A bad state is an entry
 // problem: the deny it returns then carries a reason that says so.
 // plainState reads a state written as a valid string.
-func plainState(v *hujson.Value) (Action, bool) {
-	if v.Value.Kind() != '"' {
+func plainState(v *jval) (Action, bool) {
+	if v.Kind() != '"' {
 		return 0, false
+	}
+	// The literal as written, quotes included: no string is made for it.
+	switch v.lit {
+	case `"allow"`:
+		return Allow, true
+	case `"ask"`:
+		return Ask, true
+	case `"deny"`:
+		return Deny, true
 	}
 	a, err := ParseAction(literalString(v))
 	return a, err == nil
 }
 
-func (p *parser) state(v *hujson.Value, what string, objectOK bool) State {
-	if v.Value.Kind() == '"' {
+func (p *parser) state(v *jval, what string, objectOK bool) State {
+	if v.Kind() == '"' {
 		s := literalString(v)
 		a, err := ParseAction(s)
 		if err != nil {
@@ -653,11 +748,11 @@ func (p *parser) state(v *hujson.Value, what string, objectOK bool) State {
 		}
 		return State{Action: a}
 	}
-	obj, ok := v.Value.(*hujson.Object)
+	obj, ok := v.Object()
 	if !objectOK || !ok {
 		return p.problem(v.StartOffset, "invalid state for %s: %s (want \"allow\", \"ask\", \"deny\" or {\"action\": \"deny\", \"reason\": \"…\"})", what, kindName(v))
 	}
-	dup := duplicates(obj.Members)
+	dup := duplicates(obj.Members())
 	st := State{}
 	var bad *State
 	fail := func(s State) {
@@ -665,20 +760,20 @@ func (p *parser) state(v *hujson.Value, what string, objectOK bool) State {
 			bad = &s
 		}
 	}
-	for i := range obj.Members {
-		f := &obj.Members[i]
+	for i := range obj.Members() {
+		f := &obj.Members()[i]
 		name := literalString(&f.Name)
 		switch {
 		case dup[i]:
 			fail(p.problem(f.Name.StartOffset, "key %q appears twice in %s", name, what))
 		case name == "action":
-			if f.Value.Value.Kind() != '"' || literalString(&f.Value) != "deny" {
+			if f.Value.Kind() != '"' || literalString(&f.Value) != "deny" {
 				fail(p.problem(f.Value.StartOffset, "the action of %s must be \"deny\" (an object state is a deny with a reason)", what))
 				continue
 			}
 			st.Action = Deny
 		case name == "reason":
-			if f.Value.Value.Kind() != '"' {
+			if f.Value.Kind() != '"' {
 				fail(p.problem(f.Value.StartOffset, "the reason of %s must be a string, not %s", what, kindName(&f.Value)))
 				continue
 			}

@@ -41,7 +41,9 @@ type ruleIndex struct {
 const prefixKeyMax = 16
 
 func newRuleIndex(rules []*Rule, pathSurface bool) *ruleIndex {
-	ix := &ruleIndex{byPrefix: map[string][]int32{}, byWord: map[string][]int32{}}
+	// Sized for a key per rule (a large policy's generated rules each
+	// have their own): the maps are not grown and rehashed on the way.
+	ix := &ruleIndex{byPrefix: make(map[string][]int32, len(rules)/2), byWord: make(map[string][]int32, len(rules))}
 	for i, r := range rules {
 		ix.file(int32(i), &r.pattern, pathSurface)
 	}
@@ -49,38 +51,10 @@ func newRuleIndex(rules []*Rule, pathSurface bool) *ruleIndex {
 }
 
 func (ix *ruleIndex) file(i int32, p *Pattern, pathSurface bool) {
-	if p.any {
+	words, prefixes, nw, nb, any := routeKeys(p, pathSurface)
+	if any {
 		ix.any = append(ix.any, i)
 		return
-	}
-	routes := [3]string{p.expanded}
-	n := 1
-	if p.hasOpt {
-		routes[n] = p.optional()
-		n++
-	}
-	if p.hasDir && pathSurface {
-		routes[n] = p.dir()
-		n++
-	}
-	var words, prefixes [3]string
-	nw, nb := 0, 0
-	for _, glob := range routes[:n] {
-		lit, literal := glob, true
-		if w := strings.IndexAny(glob, "*?"); w >= 0 {
-			lit, literal = glob[:w], false
-		}
-		switch sp := strings.IndexByte(lit, ' '); {
-		case sp >= 0:
-			words[nw], nw = lit[:sp], nw+1
-		case literal:
-			words[nw], nw = lit, nw+1
-		case lit != "":
-			prefixes[nb], nb = lit[:min(len(lit), prefixKeyMax)], nb+1
-		default:
-			ix.any = append(ix.any, i)
-			return
-		}
 	}
 	// A rule is filed once under each distinct key; lists stay ascending
 	// because rules are filed in order.
@@ -95,6 +69,61 @@ func (ix *ruleIndex) file(i int32, p *Pattern, pathSurface bool) {
 			ix.prefixLens |= 1 << len(pre)
 		}
 	}
+}
+
+// routeKeys are the keys the index files pattern p under: its routes'
+// first words and literal prefixes, or any (a candidate for every value,
+// and then under nothing else).
+func routeKeys(p *Pattern, pathSurface bool) (words, prefixes [3]string, nw, nb int, any bool) {
+	if p.any {
+		return words, prefixes, 0, 0, true
+	}
+	routes := [3]string{p.expanded}
+	n := 1
+	if p.hasOpt {
+		routes[n] = p.optional()
+		n++
+	}
+	if p.hasDir && pathSurface {
+		routes[n] = p.dir()
+		n++
+	}
+	for _, glob := range routes[:n] {
+		lit, literal := glob, true
+		if w := indexWild(glob); w >= 0 {
+			lit, literal = glob[:w], false
+		}
+		switch sp := strings.IndexByte(lit, ' '); {
+		case sp >= 0:
+			words[nw], nw = lit[:sp], nw+1
+		case literal:
+			words[nw], nw = lit, nw+1
+		case lit != "":
+			prefixes[nb], nb = lit[:min(len(lit), prefixKeyMax)], nb+1
+		default:
+			return words, prefixes, 0, 0, true
+		}
+	}
+	return words, prefixes, nw, nb, false
+}
+
+// filedUnderWord is the positions of the rules an index of rules files
+// under word, ascending: byWord[word] of newRuleIndex(rules, pathSurface),
+// without building the index.
+func filedUnderWord(rules []*Rule, word string, pathSurface bool) []int32 {
+	var out []int32
+	for i, r := range rules {
+		// The cheap test first: every word key is a prefix of the
+		// pattern's text or of one of its routes, which are prefixes of it.
+		if !strings.HasPrefix(r.pattern.expanded, word) {
+			continue
+		}
+		words, _, nw, _, any := routeKeys(&r.pattern, pathSurface)
+		if !any && slices.Contains(words[:nw], word) {
+			out = append(out, int32(i))
+		}
+	}
+	return out
 }
 
 // maxIndexedValues is how many values evaluate merges candidates for; more

@@ -1,7 +1,9 @@
 package policy
 
 import (
+	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -115,4 +117,102 @@ func FuzzIndex(f *testing.F) {
 			checkIndex(t, surface, rules, []string{value, strings.TrimSpace(value), "/" + value})
 		}
 	})
+}
+
+// TestLazyIndexDecidesAsScan: a surface's list is scanned at its first
+// evaluation and indexed from its indexAfterUses-th; every query decides
+// the same either way (rule, value, action), words and canonical pass
+// included, on bash, a path surface and mcp.
+func TestLazyIndexDecidesAsScan(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"permission": {"*": "ask", "bash": {"*": "ask"`)
+	for i, pat := range indexPatterns {
+		fmt.Fprintf(&b, ", %q: %q", pat, []string{"allow", "ask"}[i%2]) // no deny: the canonical pass can add one
+	}
+	for i := range 100 {
+		fmt.Fprintf(&b, ", \"tool%d sub%d *\": \"deny\"", i, i)
+	}
+	b.WriteString(`, "git push --force *": "deny", "rm --recursive --force *": "deny"}, "read": {`)
+	for i, pat := range indexPatterns {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%q: %q", pat, []string{"deny", "allow", "ask"}[i%3])
+	}
+	for i := range 100 {
+		fmt.Fprintf(&b, ", \"/srv/data%d/*\": \"deny\"", i)
+	}
+	b.WriteString(`}, "mcp": {"*": "ask"`)
+	for i := range 100 {
+		fmt.Fprintf(&b, ", \"server%d:*\": \"allow\"", i)
+	}
+	b.WriteString("}}}")
+	text := b.String()
+	var queries []Query
+	for _, v := range append(indexValues, "tool7 sub7 x", "/srv/data7/x", "server7:tool", "git push --force origin main",
+		"git push -f origin main", "rm -rf /x", "rm -fr /x", "rm -r -f /x", "tool7 sub7 -f") {
+		queries = append(queries,
+			Query{Surface: "bash", Values: []string{v}, Args: strings.Fields(v)},
+			Query{Surface: "read", Values: []string{v}},
+			Query{Surface: "mcp", Values: []string{v, "mcp"}, FirstCandidate: true})
+	}
+	// warm: every list indexed before its first evaluation, as when the
+	// index was built with the list (the canonical pass reads it too).
+	warm := global(t, text)
+	for _, s := range []string{"bash", "read", "mcp"} {
+		if warm.surfaceSet(s).ruleIndexNow(s) == nil {
+			t.Fatalf("%s: no index", s)
+		}
+	}
+	// reused: one policy for every query, scanned first, indexed later.
+	reused := global(t, text)
+	for _, q := range queries {
+		cold := global(t, text) // its first evaluation of q.Surface scans
+		if cold.surfaceSet(q.Surface).index.Load() != nil {
+			t.Fatalf("%s: indexed before its first evaluation", q.Surface)
+		}
+		want := warm.Resolve(q)
+		for _, got := range []Result{cold.Resolve(q), reused.Resolve(q), reused.Resolve(q)} {
+			if got.Action != want.Action || ruleRow(got.Rule) != ruleRow(want.Rule) || got.Value != want.Value || got.Canonical != want.Canonical {
+				t.Fatalf("%+v: decided %v by %s, with the index built first %v by %s", q, got.Action, ruleRow(got.Rule), want.Action, ruleRow(want.Rule))
+			}
+		}
+	}
+	for _, s := range []string{"bash", "read", "mcp"} {
+		if reused.surfaceSet(s).index.Load() == nil {
+			t.Fatalf("%s: no index after %d evaluations", s, indexAfterUses)
+		}
+	}
+	canonSeen := false
+	for _, q := range queries {
+		canonSeen = canonSeen || warm.Resolve(q).Canonical
+	}
+	if !canonSeen {
+		t.Fatal("no query was decided by the canonical pass")
+	}
+}
+
+// filedUnderWord lists what the index files under a word.
+func TestFiledUnderWordMatchesIndex(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for round := range 200 {
+		n := 1 + rng.IntN(3*len(indexPatterns))
+		pats := make([]string, n)
+		for i := range pats {
+			pats[i] = indexPatterns[rng.IntN(len(indexPatterns))]
+		}
+		for _, ps := range []bool{false, true} {
+			rules := indexRules("bash", pats)
+			ix := newRuleIndex(rules, ps)
+			words := []string{"", "git", "ls", "a", "tool1", "npm", "rm", "cd", "é", "x", "/x", "~", "nope"}
+			for w := range ix.byWord {
+				words = append(words, w)
+			}
+			for _, w := range words {
+				if got, want := filedUnderWord(rules, w, ps), ix.byWord[w]; !slices.Equal(got, want) {
+					t.Fatalf("round %d, %q (path %v): %v, the index files %v", round, w, ps, got, want)
+				}
+			}
+		}
+	}
 }

@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-
-	"github.com/tailscale/hujson"
 )
 
 // legacyPolicy is the original extension's format (pi-permissions.jsonc):
@@ -21,7 +19,7 @@ type legacyPolicy struct {
 }
 
 // legacyKey reads one legacy top-level key.
-func (p *parser) legacyKey(key string, m *hujson.ObjectMember) {
+func (p *parser) legacyKey(key string, m *jmember) {
 	if p.legacy == nil {
 		line, _ := p.position(m.Name.StartOffset)
 		p.legacy = &legacyPolicy{line: line, defaults: map[string]*State{}}
@@ -66,7 +64,7 @@ func (p *parser) legacyKey(key string, m *hujson.ObjectMember) {
 }
 
 // legacyMap reads {pattern: state} in order.
-func (p *parser) legacyMap(v *hujson.Value, where string) []PatternEntry {
+func (p *parser) legacyMap(v *jval, where string) []PatternEntry {
 	out, _ := p.patternMap(v, where, where+" has an empty key", func(pat string) string { return fmt.Sprintf("%s %q", where, pat) })
 	return out
 }

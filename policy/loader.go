@@ -177,26 +177,26 @@ func (l *Loader) compose(loc Locations) *Policy {
 	// Legacy files (the original extension's pi-permissions.jsonc) come
 	// before the new file of their scope, which then wins.
 	var scopes []ScopeFile
-	if legacy := l.read(ScopeGlobal, LegacyGlobalPath(loc.AgentDir), true, false, ParseFile); legacy.Exists {
+	if legacy := l.read(ScopeGlobal, LegacyGlobalPath(loc.AgentDir), true, false, parseFileOwned); legacy.Exists {
 		scopes = append(scopes, legacy)
 	}
-	scopes = append(scopes, l.read(ScopeGlobal, GlobalPath(loc.AgentDir), true, false, ParseFile))
+	scopes = append(scopes, l.read(ScopeGlobal, GlobalPath(loc.AgentDir), true, false, parseFileOwned))
 	// toolgate's own files (SPEC §7) are listed only when they exist, like
 	// the legacy files: a pi user's sources stay as they were.
 	if loc.Home != "" || loc.ConfigHome != "" {
-		if own := l.read(ScopeGlobal, ToolgateGlobalPath(loc.ConfigHome, loc.Home), true, false, ParseFile); own.Exists {
+		if own := l.read(ScopeGlobal, ToolgateGlobalPath(loc.ConfigHome, loc.Home), true, false, parseFileOwned); own.Exists {
 			scopes = append(scopes, own)
 		}
 	}
-	if legacy := l.project(ScopeProject, LegacyProjectPath(loc.Cwd), loc.ProjectTrusted, ParseFile); legacy.Exists {
+	if legacy := l.project(ScopeProject, LegacyProjectPath(loc.Cwd), loc.ProjectTrusted, parseFileOwned); legacy.Exists {
 		scopes = append(scopes, legacy)
 	}
-	scopes = append(scopes, l.project(ScopeProject, ProjectPath(loc.Cwd), loc.ProjectTrusted, ParseFile))
-	if own := l.project(ScopeProject, ToolgateProjectPath(loc.Cwd), loc.ProjectTrusted, ParseFile); own.Exists {
+	scopes = append(scopes, l.project(ScopeProject, ProjectPath(loc.Cwd), loc.ProjectTrusted, parseFileOwned))
+	if own := l.project(ScopeProject, ToolgateProjectPath(loc.Cwd), loc.ProjectTrusted, parseFileOwned); own.Exists {
 		scopes = append(scopes, own)
 	}
 	for _, c := range loc.ConfigFiles {
-		scopes = append(scopes, l.read(ScopeGlobal, c, true, true, ParseFile))
+		scopes = append(scopes, l.read(ScopeGlobal, c, true, true, parseFileOwned))
 	}
 	if loc.AgentName != "" {
 		if !ValidAgentName(loc.AgentName) {

@@ -3,8 +3,6 @@ package policy
 import (
 	"bytes"
 	"sort"
-
-	"github.com/tailscale/hujson"
 )
 
 // scopeMCPFile marks the ScopeFile of mcp.json: it names MCP servers and
@@ -22,29 +20,29 @@ func ParseMCPFile(path string, data []byte) *File {
 	// dropping it keeps such a file from failing closed for no reason.
 	// (Offsets then count from after it.)
 	data = bytes.TrimPrefix(data, []byte("\ufeff"))
-	f, p, v := parseJSONC(path, data, "cannot parse mcp.json: ")
+	f, p, v := parseJSONC(path, data, "cannot parse mcp.json: ", false)
 	if v == nil {
 		return f
 	}
-	obj, ok := v.Value.(*hujson.Object)
+	obj, ok := v.Object()
 	if !ok {
 		p.errorf(v.StartOffset, "mcp.json must be an object, not %s", kindName(v))
 		return f
 	}
 	seen := map[string]bool{}
-	for i := range obj.Members {
-		m := &obj.Members[i]
+	for i := range obj.Members() {
+		m := &obj.Members()[i]
 		key := literalString(&m.Name)
 		if key != "mcpServers" && key != "mcp-servers" {
 			continue
 		}
-		servers, ok := m.Value.Value.(*hujson.Object)
+		servers, ok := m.Value.Object()
 		if !ok {
 			p.errorf(m.Value.StartOffset, "%s must be an object, not %s", key, kindName(&m.Value))
 			continue
 		}
-		for j := range servers.Members {
-			if name := literalString(&servers.Members[j].Name); name != "" && !seen[name] {
+		for j := range servers.Members() {
+			if name := literalString(&servers.Members()[j].Name); name != "" && !seen[name] {
 				seen[name] = true
 				f.MCPServers = append(f.MCPServers, name)
 			}

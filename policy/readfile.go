@@ -37,7 +37,7 @@ func ReadFile(path string) ([]byte, error) {
 	if err := regular(info); err != nil {
 		return nil, err
 	}
-	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
+	data, err := readAll(io.LimitReader(f, MaxFileBytes+1), info.Size())
 	if err != nil {
 		return nil, err
 	}
@@ -76,4 +76,24 @@ func regular(info fs.FileInfo) error {
 		return fmt.Errorf("it is %s, so it is not read", kind)
 	}
 	return fmt.Errorf("it is %s, not a regular file, so it is not read", kind)
+}
+
+// readAll is io.ReadAll starting with room for size bytes (the size the
+// descriptor's stat gave; the read still goes to the end, whatever it is):
+// a large policy is not copied again at every doubling of the buffer.
+func readAll(r io.Reader, size int64) ([]byte, error) {
+	b := make([]byte, 0, min(max(size, 0), MaxFileBytes)+512)
+	for {
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err != nil {
+			if err == io.EOF {
+				return b, nil
+			}
+			return b, err
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)] // grow
+		}
+	}
 }

@@ -3,6 +3,8 @@ package policy
 import (
 	"path"
 	"strings"
+	"sync"
+	"sync/atomic"
 )
 
 // Query asks for the decision on one surface.
@@ -64,8 +66,8 @@ func (p *Policy) resolveSet(surface string, values, args []string, session []*Ru
 	var r *Rule
 	var v string
 	at := -1
-	if set.index != nil {
-		at, v = set.index.evaluateAt(surface, values, set.rules)
+	if ix := set.ruleIndex(surface); ix != nil {
+		at, v = ix.evaluateAt(surface, values, set.rules)
 	} else {
 		at, v = evaluateOnAt(surface, values, set.rules)
 	}
@@ -181,8 +183,42 @@ const maxCachedSurfaces = 1024
 // index when they are many.
 type surfaceRules struct {
 	rules []*Rule
-	index *ruleIndex
+	// indexed is set for a kept list of indexMinRules or more: its index
+	// is built at its indexAfterUses-th evaluation (ruleIndex), so that a
+	// process that decides once (a hook host's event) scans the list
+	// instead of building an index it would use once.
+	indexed bool
+	uses    atomic.Int32
+	build   sync.Once
+	index   atomic.Pointer[ruleIndex]
 	surfaceCanon
+}
+
+// indexAfterUses is the evaluation of a surface's list that builds its
+// index; the ones before it scan the list (which decides the same:
+// TestIndexMatchesScan, FuzzIndex, TestLazyIndexDecidesAsScan).
+const indexAfterUses = 2
+
+// ruleIndex returns the list's index, building it when it is due; nil
+// while the list is scanned.
+func (s *surfaceRules) ruleIndex(surface string) *ruleIndex {
+	if ix := s.index.Load(); ix != nil || !s.indexed {
+		return ix
+	}
+	if s.uses.Add(1) < indexAfterUses {
+		return nil
+	}
+	return s.ruleIndexNow(surface)
+}
+
+// ruleIndexNow returns the list's index, building it now if it is not
+// built yet; nil for a list too short for one.
+func (s *surfaceRules) ruleIndexNow(surface string) *ruleIndex {
+	if !s.indexed {
+		return nil
+	}
+	s.build.Do(func() { s.index.Store(newRuleIndex(s.rules, IsPathSurface(surface))) })
+	return s.index.Load()
 }
 
 // forSurface returns the rules that apply to surface, in order, cached.
@@ -200,9 +236,7 @@ func (p *Policy) surfaceSet(surface string) *surfaceRules {
 	}
 	if p.cacheSize.Load() < maxCachedSurfaces {
 		// Only a list that is kept is worth an index.
-		if len(set.rules) >= indexMinRules {
-			set.index = newRuleIndex(set.rules, IsPathSurface(surface))
-		}
+		set.indexed = len(set.rules) >= indexMinRules
 		if _, loaded := p.cache.LoadOrStore(surface, set); !loaded {
 			p.cacheSize.Add(1)
 		}

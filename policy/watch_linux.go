@@ -18,6 +18,14 @@ import (
 // stat per file, and an edit still takes effect on the very next call: the
 // kernel queues the event before the writer's system call returns.
 //
+// The read stays on every call on purpose. A goroutine parked on the
+// descriptor (in the netpoller) that bumps a generation when it wakes would
+// make a quiet call free of system calls, but not exact: the event is
+// queued when the write returns, the goroutine runs some time later, and a
+// host that writes the file and then the next request can have that
+// request decided before the goroutine ran — with the old policy. Only
+// asking the kernel on the call's own path (this read) orders the two.
+//
 // A file is watched through every directory above it, from the root down to
 // its parent (or down to the deepest one that exists, so that creating the
 // missing ones is seen): a rename or removal of any of them, and any change
@@ -41,12 +49,26 @@ type changeWatch struct {
 	gen uint64
 }
 
-// Directory events that matter: entries created, removed, renamed or
-// changed in their attributes, and the directory itself going away.
+// Directory events that matter. Above a policy file's parent: entries
+// created, removed or renamed, and the directory itself going away. In the
+// parent also every change to an entry: written, or changed in its
+// attributes (mtime, mode), the parent's own attributes included.
+//
+// The directories above the parent are not asked for IN_ATTRIB: it is an
+// event an entry can have (inotify reports it for the directory's
+// children), so asking for it makes the kernel mark every cached dentry
+// under the directory when the watch is added, and for / or /tmp that was
+// milliseconds of every start. What it would add is the attributes of
+// those directories themselves (chmod, chown, touch): they change neither
+// which file a path names nor its content (a file made unreachable that
+// way keeps the rules it had, which were also its last good version). A
+// file whose lstat fails when the watch is armed (a directory above it
+// cannot be searched) is not trusted to the watch (armPath): it is stat'ed
+// on every call until it can be, so a permission fixed later is seen.
 const (
 	watchStructure = unix.IN_CREATE | unix.IN_DELETE | unix.IN_MOVED_FROM | unix.IN_MOVED_TO |
-		unix.IN_ATTRIB | unix.IN_DELETE_SELF | unix.IN_MOVE_SELF
-	watchContent = watchStructure | unix.IN_MODIFY | unix.IN_CLOSE_WRITE
+		unix.IN_DELETE_SELF | unix.IN_MOVE_SELF
+	watchContent = watchStructure | unix.IN_ATTRIB | unix.IN_MODIFY | unix.IN_CLOSE_WRITE
 )
 
 // localFS are the file system types whose every change inotify reports.

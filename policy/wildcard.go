@@ -40,7 +40,7 @@ func (p *Pattern) dirTail() string  { return p.expanded[p.dirTailStart:p.dirEnd]
 func CompilePattern(raw, home string) Pattern {
 	exp := ExpandHome(raw, home)
 	p := Pattern{raw: raw, expanded: exp}
-	i := strings.IndexAny(exp, "*?")
+	i := indexWild(exp)
 	if i < 0 {
 		p.literal = true
 		p.prefixEnd = int32(len(exp))
@@ -63,7 +63,21 @@ func CompilePattern(raw, home string) Pattern {
 }
 
 // tailStart is where the literal end of s begins, after its last wildcard.
-func tailStart(s string) int32 { return int32(strings.LastIndexAny(s, "*?") + 1) }
+func tailStart(s string) int32 {
+	return int32(max(strings.LastIndexByte(s, '*'), strings.LastIndexByte(s, '?')) + 1)
+}
+
+// indexWild is strings.IndexAny(s, "*?"), without building a set per call.
+func indexWild(s string) int {
+	i, j := strings.IndexByte(s, '*'), strings.IndexByte(s, '?')
+	switch {
+	case i < 0:
+		return j
+	case j < 0 || i < j:
+		return i
+	}
+	return j
+}
 
 // CompileExact compiles a pattern that matches only the literal text raw
 // (session approvals of units that contain '*' or '?').

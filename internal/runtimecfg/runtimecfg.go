@@ -6,7 +6,6 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
-	"runtime/metrics"
 	"sync"
 )
 
@@ -65,15 +64,18 @@ func fitLimit(live uint64) int64 {
 type sentinel struct{ _ [64]byte }
 
 // watcher fits the memory limit to the live heap after every collection,
-// until stopped.
+// until stopped. What is live is read from runtime.ReadMemStats right
+// after the collection (its HeapAlloc: what the collection kept, and the
+// little allocated since), not from runtime/metrics, whose package
+// initialization alone cost more of every start than a ReadMemStats after
+// each of the rare collections.
 type watcher struct {
 	mu      sync.Mutex
 	stopped bool
-	sample  []metrics.Sample
+	stats   runtime.MemStats
 }
 
 func (w *watcher) start() {
-	w.sample = []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
 	runtime.SetFinalizer(new(sentinel), w.afterCollection)
 }
 
@@ -83,10 +85,8 @@ func (w *watcher) afterCollection(*sentinel) {
 	if w.stopped {
 		return
 	}
-	metrics.Read(w.sample)
-	if w.sample[0].Value.Kind() == metrics.KindUint64 {
-		debug.SetMemoryLimit(fitLimit(w.sample[0].Value.Uint64()))
-	}
+	runtime.ReadMemStats(&w.stats)
+	debug.SetMemoryLimit(fitLimit(w.stats.HeapAlloc))
 	runtime.SetFinalizer(new(sentinel), w.afterCollection)
 }
 
