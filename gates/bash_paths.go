@@ -22,10 +22,20 @@ type bashPath struct {
 // unresolved expansion, or a relative word after an unknown cd, keeps only
 // its literal and counts as outside.
 func wordPaths(c *Call) []bashPath {
+	if m := c.memo; m != nil {
+		if !m.wordsDone {
+			m.words, m.wordsDone = newWordPaths(c), true
+		}
+		return m.words
+	}
+	return newWordPaths(c)
+}
+
+func newWordPaths(c *Call) []bashPath {
 	if c.Shell == nil {
 		return nil
 	}
-	var out []bashPath
+	out := make([]bashPath, 0, len(c.Shell.Analysis.Paths))
 	for _, w := range c.Shell.Analysis.Paths {
 		switch {
 		case !w.Known:

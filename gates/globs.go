@@ -66,6 +66,17 @@ func toolGlob(c *Call) (string, bool) {
 // that leaves the directory (`../x/*`, `/etc/*`, `~/.ssh/*`) moves the root
 // there, and the root itself is checked as a path.
 func selectGlob(c *Call) (globSelection, bool) {
+	if m := c.memo; m != nil {
+		if !m.globDone {
+			m.glob, m.globOK = newGlobSelection(c)
+			m.globDone = true
+		}
+		return m.glob, m.globOK
+	}
+	return newGlobSelection(c)
+}
+
+func newGlobSelection(c *Call) (globSelection, bool) {
 	g, ok := toolGlob(c)
 	if !ok {
 		return globSelection{}, false

@@ -42,17 +42,55 @@ func protectedPaths(c *Call) []string {
 	return out
 }
 
+// guardSet is protectedPaths cleaned, with the real paths of those that
+// resolve elsewhere, worked out once per evaluation rather than per path.
+type guardSet struct {
+	dirs  []string // protectedPaths, cleaned
+	reals []string // their real paths where those differ
+}
+
+func guards(c *Call) *guardSet {
+	if c.memo != nil && c.memo.guards != nil {
+		return c.memo.guards
+	}
+	dirs := protectedPaths(c)
+	g := &guardSet{dirs: make([]string, 0, len(dirs))}
+	for _, dir := range dirs {
+		if dir != "" {
+			g.dirs = append(g.dirs, paths.Clean(dir))
+		}
+		if real, ok := c.canonicalDir(dir); ok && real != dir && real != "" {
+			g.reals = append(g.reals, paths.Clean(real))
+		}
+	}
+	if c.memo != nil {
+		c.memo.guards = g
+	}
+	return g
+}
+
 // protected reports whether either identity of p is, or lies in, one of
-// toolgate's own files.
+// toolgate's own files: its spelled or real form in one of them, or its
+// real form in one's real path.
 func protected(c *Call, p paths.Path) bool {
 	if h, ok := p.Host(); ok && protected(c, h) {
 		return true
 	}
-	for _, dir := range protectedPaths(c) {
-		if (p.Abs != "" && paths.Within(p.Abs, dir)) || (p.Real != "" && paths.Within(p.Real, dir)) {
+	g := guards(c)
+	abs, real := p.Abs, p.Real
+	if abs != "" {
+		abs = paths.Clean(abs)
+	}
+	if real != "" {
+		real = paths.Clean(real)
+	}
+	for _, dir := range g.dirs {
+		if paths.WithinClean(abs, dir) || paths.WithinClean(real, dir) {
 			return true
 		}
-		if real, ok := c.canonicalDir(dir); ok && real != dir && p.Real != "" && paths.Within(p.Real, real) {
+	}
+	for _, dir := range g.reals {
+		if paths.WithinClean(real, dir) {
 			return true
 		}
 	}

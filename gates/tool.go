@@ -41,6 +41,17 @@ func Tool(c *Call, r Resolver) Outcome {
 // toolPath is the path a non-bash call touches: input.path, or
 // input.arguments.path for mcp.
 func toolPath(c *Call) (paths.Path, bool) {
+	if m := c.memo; m != nil {
+		if !m.toolPathDone {
+			m.toolPath, m.toolPathOK = newToolPath(c)
+			m.toolPathDone = true
+		}
+		return m.toolPath, m.toolPathOK
+	}
+	return newToolPath(c)
+}
+
+func newToolPath(c *Call) (paths.Path, bool) {
 	raw := inputPath(c)
 	if strings.TrimSpace(raw) == "" {
 		return paths.Path{}, false

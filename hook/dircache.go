@@ -25,8 +25,9 @@ type dirCache struct {
 }
 
 type dirReal struct {
-	real string
-	ok   bool
+	real  string
+	ok    bool
+	isDir bool // it exists, as a directory (its real path is itself)
 }
 
 func newDirCache(l *policy.Loader) *dirCache {
@@ -72,7 +73,25 @@ func (d *dirCache) Canonical(dir string) (string, bool, bool) {
 		clear(d.known) // many working directories: keep it small
 	}
 	// Resolved after the generation was read: a change made since is an
-	// event, and the next call's generation forgets this.
-	d.known[dir] = dirReal{real, ok}
+	// event, and the next call's generation forgets this. Whether it is a
+	// directory is as watched as its real path: its entry is in a watched
+	// directory, or the missing entry on the way to it would be.
+	info, err := os.Lstat(clean)
+	d.known[dir] = dirReal{real: real, ok: ok, isDir: err == nil && info.IsDir()}
 	return real, ok, true
+}
+
+// IsDir implements paths.DirExistence: whether a directory Canonical keeps
+// exists as a directory, under the same generation.
+func (d *dirCache) IsDir(dir string) (bool, bool) {
+	gen := d.loader.Generation()
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if gen != d.gen {
+		clear(d.known)
+		d.gen = gen
+		return false, false
+	}
+	r, hit := d.known[dir]
+	return r.isDir, hit
 }

@@ -29,9 +29,24 @@ func (v *View) knownDir(dir string) bool {
 	if !hit || !ok || real != dir {
 		return false
 	}
+	if e, ok := v.Dirs.(DirExistence); ok {
+		if isDir, hit := e.IsDir(dir); hit {
+			return isDir // as unchanging as the real path the cache keeps
+		}
+	}
 	info, err := v.lstat(dir) // once per call: the cache also keeps missing directories
 	return err == nil && info.IsDir()
 }
+
+// DirExistence is a Dirs that also knows, for a directory it keeps,
+// whether it exists as a directory (it keeps missing ones too); hit is
+// false when it does not know.
+type DirExistence interface {
+	IsDir(dir string) (isDir, hit bool)
+}
+
+// Lstat is os.Lstat with the view's answers.
+func (v *View) Lstat(p string) (fs.FileInfo, error) { return v.lstat(p) }
 
 type lstatResult struct {
 	info fs.FileInfo

@@ -264,7 +264,16 @@ func Within(p, dir string) bool {
 	if p == "" || dir == "" {
 		return false
 	}
-	p, dir = path.Clean(p), path.Clean(dir)
+	p, dir = Clean(p), Clean(dir)
+	return WithinClean(p, dir)
+}
+
+// WithinClean is Within for arguments already cleaned (path.Clean): no
+// cleaning and no allocation.
+func WithinClean(p, dir string) bool {
+	if p == "" || dir == "" {
+		return false
+	}
 	if p == dir {
 		return true
 	}
@@ -274,7 +283,61 @@ func Within(p, dir string) bool {
 	case ".":
 		return p[0] != '/' && p != ".." && !strings.HasPrefix(p, "../")
 	}
-	return strings.HasPrefix(p, dir+"/")
+	return len(p) > len(dir) && p[len(dir)] == '/' && p[:len(dir)] == dir
+}
+
+// Clean is path.Clean, returning p itself (with no work beyond one scan)
+// when it is clean already.
+func Clean(p string) string {
+	if IsClean(p) {
+		return p
+	}
+	return path.Clean(p)
+}
+
+// IsClean reports whether path.Clean(p) == p.
+func IsClean(p string) bool {
+	n := len(p)
+	if n == 0 {
+		return false
+	}
+	if n > 1 && p[n-1] == '/' {
+		return false
+	}
+	// Every component must be non-empty and neither "." nor "..", but
+	// for a lone "." and for leading ".." components of a relative path.
+	rooted := p[0] == '/'
+	i := 0
+	if rooted {
+		if n == 1 {
+			return true
+		}
+		i = 1
+	}
+	leading := !rooted // still in the leading ".." run of a relative path
+	for i < n {
+		j := i
+		for j < n && p[j] != '/' {
+			j++
+		}
+		c := p[i:j]
+		switch c {
+		case "":
+			return false
+		case ".":
+			if n != 1 {
+				return false
+			}
+		case "..":
+			if !leading {
+				return false
+			}
+		default:
+			leading = false
+		}
+		i = j + 1
+	}
+	return true
 }
 
 // ParentPattern is the "allow for this session" pattern for a path: the
