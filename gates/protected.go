@@ -2,7 +2,6 @@ package gates
 
 import (
 	"os"
-	"path"
 	"path/filepath"
 	"strings"
 
@@ -77,13 +76,7 @@ func protected(c *Call, p paths.Path) bool {
 		return true
 	}
 	g := guards(c)
-	abs, real := p.Abs, p.Real
-	if abs != "" {
-		abs = paths.Clean(abs)
-	}
-	if real != "" {
-		real = paths.Clean(real)
-	}
+	abs, real := p.Abs, p.Real // clean, as New makes them
 	for _, dir := range g.dirs {
 		if paths.WithinClean(abs, dir) || paths.WithinClean(real, dir) {
 			return true
@@ -142,7 +135,7 @@ func arming(p paths.Path) bool {
 		info, err := os.Stat(p.Real)
 		return err == nil && info.IsDir()
 	}
-	for _, s := range []string{p.Abs, p.Real, p.Literal} {
+	for _, s := range [...]string{p.Abs, p.Real, p.Literal} {
 		if s != "" && armingPath(s, dir) {
 			return true
 		}
@@ -185,33 +178,73 @@ func systemDir(d string) bool {
 // armingPath matches without regard to letter case: on a case-insensitive
 // file system (macOS) .GIT/CONFIG is .git/config.
 func armingPath(s string, isDir func() bool) bool {
-	s = strings.ToLower(path.Clean(s))
-	comps := strings.Split(s, "/")
-	base := comps[len(comps)-1]
+	s = strings.ToLower(paths.Clean(s)) // no copy when s is clean and lower case already
+	base := s[strings.LastIndexByte(s, '/')+1:]
 	if armingNames[base] && !((base == "config" || base == "config.worktree") && isDir()) ||
 		s == "/etc/profile" || s == "/etc/environment" {
 		return true
 	}
 	inGit := false // below a .git directory (its modules and worktrees too)
-	for i, part := range comps {
+	prev := ""
+	for rest := s; ; {
+		part, next, more := strings.Cut(rest, "/")
 		switch part {
 		case ".git":
 			inGit = true
 			// The .git entry itself (a gitfile that points elsewhere), its
 			// hooks, and its worktree and module links.
-			if i == len(comps)-1 || comps[i+1] == "hooks" || comps[i+1] == "commondir" {
+			if !more {
+				return true
+			}
+			if n, _, _ := strings.Cut(next, "/"); n == "hooks" || n == "commondir" {
 				return true
 			}
 		case ".husky", "hooks":
-			if part == ".husky" || inGit || (i > 0 && strings.HasSuffix(comps[i-1], ".git")) {
+			if part == ".husky" || inGit || strings.HasSuffix(prev, ".git") {
 				return true // a bare repository's hooks: x.git/hooks; a submodule's: .git/modules/m/hooks
 			}
 		}
+		if !more {
+			break
+		}
+		prev, rest = part, next
 	}
-	for _, d := range armingDirs {
-		if systemDir(d) && paths.Within(s, d) || !systemDir(d) && strings.Contains(s+"/", d+"/") {
+	for _, d := range armingDirTable {
+		if d.system && paths.WithinClean(s, d.dir) || !d.system && containsDir(s, d.dir) {
 			return true
 		}
+	}
+	return false
+}
+
+// armingDirTable is armingDirs with whether each is a system directory.
+var armingDirTable = func() []struct {
+	dir    string
+	system bool
+} {
+	out := make([]struct {
+		dir    string
+		system bool
+	}, len(armingDirs))
+	for i, d := range armingDirs {
+		out[i].dir, out[i].system = d, systemDir(d)
+	}
+	return out
+}()
+
+// containsDir reports whether d (which starts with "/") stands in s as
+// whole components: strings.Contains(s+"/", d+"/").
+func containsDir(s, d string) bool {
+	for off := 0; off <= len(s); {
+		i := strings.Index(s[off:], d)
+		if i < 0 {
+			return false
+		}
+		end := off + i + len(d)
+		if end == len(s) || s[end] == '/' {
+			return true
+		}
+		off += i + 1
 	}
 	return false
 }

@@ -307,8 +307,10 @@ func withPathRule(c *Call, r Resolver, o Outcome, p paths.Path) Outcome {
 		o = checked(verdict.GateTool, "path", p.Input, pr)
 		o.D.SessionPatterns = pathSessionPatterns("path", p, c.Home)
 	}
-	if g := guard(c, p); g != "" && !readOnlyTools[c.ToolName] {
-		floorProtected(&o, g)
+	if !readOnlyTools[c.ToolName] {
+		if g := guard(c, p); g != "" {
+			floorProtected(&o, g)
+		}
 	}
 	o.D.Forms = allForms(p)
 	return o
