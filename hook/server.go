@@ -75,6 +75,9 @@ type Server struct {
 	approvals approvals
 	// dirs knows the real paths of the directories every call checks.
 	dirs *dirCache
+	// shells remembers the analyses of commands seen before, with the
+	// file system answers they were made from (shell.Cache).
+	shells shell.Cache
 	// initializedOnce is set by the first initialize.
 	initializedOnce atomic.Bool
 	stream          *protocol.Stream
@@ -667,7 +670,7 @@ func (s *Server) decodeCall(raw []byte) (*gatesCall, string, error) {
 		return nil, id, err
 	}
 	if isShell {
-		c.Shell = analyzeShell(cmd, workdir, st.cwd, s.opts.Home)
+		c.Shell = analyzeShell(&s.shells, cmd, workdir, st.cwd, s.opts.Home)
 	} else if f, ok := protocolHostValues[st.host.Name][name]; ok {
 		c.Value = f(input)
 	}
@@ -676,7 +679,7 @@ func (s *Server) decodeCall(raw []byte) (*gatesCall, string, error) {
 
 // analyzeShell parses a shell command once. A workdir argument acts as if
 // the command started with `cd workdir`; the workdir is itself a path word.
-func analyzeShell(cmd, workdir, cwd, home string) *gates.ShellCommand {
+func analyzeShell(cache *shell.Cache, cmd, workdir, cwd, home string) *gates.ShellCommand {
 	dir := cwd
 	var extra []shell.PathWord
 	if workdir != "" {
@@ -687,8 +690,8 @@ func analyzeShell(cmd, workdir, cwd, home string) *gates.ShellCommand {
 		}
 		extra = append(extra, shell.PathWord{Raw: workdir, Value: dir, Known: true, Dir: cwd})
 	}
-	a := shell.Analyze(cmd, shell.Options{Cwd: dir, Home: home})
-	a.Paths = append(extra, a.Paths...)
+	a := cache.Analyze(cmd, shell.Options{Cwd: dir, Home: home})
+	a.Paths = append(extra, a.Paths...) // a new slice: the cached analysis is shared
 	return &gates.ShellCommand{Command: cmd, Workdir: workdir, Analysis: a}
 }
 

@@ -1,0 +1,72 @@
+package shell
+
+import (
+	"sync"
+)
+
+// Cache remembers analyses of commands a session sees again and again (git
+// status, the same test command). An analysis is a function of the command,
+// its options and the answers the file system gave it (whether a word
+// names an existing file, what a glob's directory lists, where a cd
+// leads); the cache keeps those answers with it and, before it gives an
+// analysis again, asks the file system the same questions: any other
+// answer analyzes the command afresh. So a hit decides exactly what
+// Analyze decides now, without the parse. The zero Cache is ready; it is
+// safe for concurrent use and holds at most maxCached commands.
+type Cache struct {
+	mu sync.Mutex
+	m  map[cacheKey]*cached
+}
+
+type cacheKey struct {
+	command, cwd, home string
+	maxDepth           int
+}
+
+type cached struct {
+	a     Analysis
+	reads []fsRead
+}
+
+// maxCached bounds the commands a Cache holds; past it the cache starts
+// over (a session's working set of commands is small).
+const maxCached = 512
+
+// maxCachedBytes: longer commands are analyzed every time (their analysis
+// is not kept).
+const maxCachedBytes = 4096
+
+// Analyze is Analyze(command, opt), from the cache when the file system
+// still answers the analysis's questions as it did.
+func (c *Cache) Analyze(command string, opt Options) Analysis {
+	if c == nil || len(command) > maxCachedBytes {
+		return Analyze(command, opt)
+	}
+	key := cacheKey{command, opt.Cwd, opt.Home, opt.MaxDepth}
+	c.mu.Lock()
+	e := c.m[key]
+	c.mu.Unlock()
+	if e != nil && stillAnswers(e.reads) {
+		return e.a
+	}
+	var reads []fsRead
+	a := analyzeRecorded(command, opt, &reads)
+	c.mu.Lock()
+	if c.m == nil || len(c.m) >= maxCached {
+		c.m = make(map[cacheKey]*cached)
+	}
+	c.m[key] = &cached{a: a, reads: reads}
+	c.mu.Unlock()
+	return a
+}
+
+// stillAnswers reports whether the file system answers every recorded
+// question as it did.
+func stillAnswers(reads []fsRead) bool {
+	for _, r := range reads {
+		if !r.ask().same(r) {
+			return false
+		}
+	}
+	return true
+}
