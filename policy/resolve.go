@@ -2,7 +2,9 @@ package policy
 
 import (
 	"path"
+	"strconv"
 	"strings"
+	"sync"
 )
 
 // Query asks for the decision on one surface.
@@ -61,6 +63,25 @@ func (p *Policy) Resolve(q Query) Result {
 
 func (p *Policy) resolveSet(surface string, values, args []string, session []*Rule, sessionValues []string) Result {
 	set := p.surfaceSet(surface)
+	res, ok := set.results.get(values, args)
+	if !ok {
+		res = p.resolveFiles(set, surface, values, args)
+		set.results.put(values, args, res)
+	}
+	// A session approval never overrides a deny from a policy file.
+	if res.Action != Deny && len(session) > 0 {
+		if s, sv := Evaluate(surface, sessionValues, session); s != nil {
+			res = Result{Action: Allow, Rule: s, Value: sv, Session: true}
+		}
+	}
+	return res
+}
+
+// resolveFiles decides values (and the unit's words args) on the policy
+// files' rules of one surface: the last matching rule, the trust floor,
+// the canonical option spelling. It is a function of the policy, the
+// surface, values and args alone, which resultCache relies on.
+func (p *Policy) resolveFiles(set *surfaceRules, surface string, values, args []string) Result {
 	var r *Rule
 	var v string
 	at := -1
@@ -89,13 +110,67 @@ func (p *Policy) resolveSet(surface string, values, args []string, session []*Ru
 			res = c
 		}
 	}
-	// A session approval never overrides a deny from a policy file.
-	if res.Action != Deny && len(session) > 0 {
-		if s, sv := Evaluate(surface, sessionValues, session); s != nil {
-			res = Result{Action: Allow, Rule: s, Value: sv, Session: true}
-		}
-	}
 	return res
+}
+
+// resultCache remembers resolveFiles's answers for one surface of one
+// policy (a policy is immutable; an edited file is a new policy, with new
+// caches), so that a value a session meets again and again (git status,
+// the project's paths) is looked up, not matched against every rule. The
+// session approvals are applied after it, every time. Bounded: past
+// maxCachedResults it starts over.
+type resultCache struct {
+	mu   sync.Mutex
+	kept bool // the surface's rules are kept in the policy (else the cache would be thrown away)
+	m    map[string]Result
+}
+
+const maxCachedResults = 2048
+
+// resultKey spells values and args unambiguously (each length-prefixed).
+func resultKey(values, args []string) string {
+	n := 2
+	for _, v := range values {
+		n += len(v) + 4
+	}
+	for _, a := range args {
+		n += len(a) + 4
+	}
+	b := make([]byte, 0, n)
+	for _, v := range values {
+		b = strconv.AppendInt(b, int64(len(v)), 10)
+		b = append(append(b, ':'), v...)
+	}
+	b = append(b, '|')
+	for _, a := range args {
+		b = strconv.AppendInt(b, int64(len(a)), 10)
+		b = append(append(b, ':'), a...)
+	}
+	return string(b)
+}
+
+func (c *resultCache) get(values, args []string) (Result, bool) {
+	if !c.kept {
+		return Result{}, false
+	}
+	key := resultKey(values, args)
+	c.mu.Lock()
+	res, ok := c.m[key]
+	c.mu.Unlock()
+	return res, ok
+}
+
+func (c *resultCache) put(values, args []string, res Result) {
+	if !c.kept {
+		return
+	}
+	key := resultKey(values, args)
+	c.mu.Lock()
+	if c.m == nil || len(c.m) >= maxCachedResults {
+		c.m = make(map[string]Result)
+	}
+	c.m[key] = res
+	c.mu.Unlock()
 }
 
 // HasExplicitPathRule reports whether the path surface has a config rule
@@ -183,6 +258,7 @@ type surfaceRules struct {
 	rules []*Rule
 	index *ruleIndex
 	surfaceCanon
+	results resultCache
 }
 
 // forSurface returns the rules that apply to surface, in order, cached.
@@ -203,8 +279,11 @@ func (p *Policy) surfaceSet(surface string) *surfaceRules {
 		if len(set.rules) >= indexMinRules {
 			set.index = newRuleIndex(set.rules, IsPathSurface(surface))
 		}
-		if _, loaded := p.cache.LoadOrStore(surface, set); !loaded {
+		set.results.kept = true
+		if v, loaded := p.cache.LoadOrStore(surface, set); !loaded {
 			p.cacheSize.Add(1)
+		} else {
+			set = v.(*surfaceRules)
 		}
 	}
 	return set
