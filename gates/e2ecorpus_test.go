@@ -209,11 +209,11 @@ type watchedDirs struct {
 	mu      sync.Mutex
 	watched map[string]bool
 	known   map[string][2]any
-	isDir   map[string]bool
+	entries map[string][2]bool
 }
 
 func (w *e2eWorld) watchedDirs() *watchedDirs {
-	d := &watchedDirs{watched: map[string]bool{}, known: map[string][2]any{}, isDir: map[string]bool{}}
+	d := &watchedDirs{watched: map[string]bool{}, known: map[string][2]any{}, entries: map[string][2]bool{}}
 	for _, top := range []string{w.work, policy.GlobalPath(w.agentDir), filepath.Join(w.work, ".pi", "agent", "x"), filepath.Join(w.home, ".config", "toolgate", "x")} {
 		for dir := filepath.Dir(top); ; dir = filepath.Dir(dir) {
 			d.watched[dir] = true
@@ -254,15 +254,15 @@ func (d *watchedDirs) Canonical(dir string) (string, bool, bool) {
 	}
 	d.known[dir] = [2]any{real, ok}
 	info, err := os.Lstat(dir)
-	d.isDir[dir] = err == nil && info.IsDir()
+	d.entries[dir] = [2]bool{err == nil, err == nil && info.IsDir()}
 	return real, ok, true
 }
 
-func (d *watchedDirs) IsDir(dir string) (bool, bool) {
+func (d *watchedDirs) Entry(p string) (bool, bool, bool) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	isDir, hit := d.isDir[dir]
-	return isDir, hit
+	e, hit := d.entries[p]
+	return e[0], e[1], hit
 }
 
 // discard is a Reporter that writes nothing.

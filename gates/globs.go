@@ -248,7 +248,7 @@ func (w *globWalk) walk(dir, rel string, depth int) {
 		w.sel.Incomplete = true
 		return
 	}
-	if info, err := os.Lstat(dir); err != nil || !info.IsDir() {
+	if info, err := w.fs.Lstat(dir); err != nil || !info.IsDir() {
 		return
 	}
 	f, err := os.Open(dir)

@@ -25,20 +25,30 @@ type dirCache struct {
 }
 
 type dirReal struct {
-	real  string
-	ok    bool
-	isDir bool // it exists, as a directory (its real path is itself)
+	real   string
+	ok     bool
+	exists bool // it exists (its real path is itself: no link)
+	isDir  bool // as a directory
+	// skip: dir is not kept (an entry on the way below the deepest
+	// watched directory exists, and what lies below it is not watched);
+	// the caller resolves it. As stable as a kept answer: that entry is in
+	// a watched directory.
+	skip bool
 }
 
 func newDirCache(l *policy.Loader) *dirCache {
 	return &dirCache{loader: l, known: map[string]dirReal{}}
 }
 
+// maxDirs bounds the directories remembered; past it the cache starts over.
+const maxDirs = 1024
+
 // Canonical implements gates.DirCache. A directory is remembered when its
 // real path is itself (no link on the way) and it cannot change unseen:
 // it, or its parent, is watched with every directory above; or the
 // deepest watched directory above it has no entry on the way to it, whose
-// creation would be an event.
+// creation would be an event. Any other directory is the caller's to
+// resolve (hit false), and that answer is remembered too.
 func (d *dirCache) Canonical(dir string) (string, bool, bool) {
 	gen := d.loader.Generation()
 	d.mu.Lock()
@@ -48,17 +58,19 @@ func (d *dirCache) Canonical(dir string) (string, bool, bool) {
 		d.gen = gen
 	}
 	if r, hit := d.known[dir]; hit {
+		if r.skip {
+			return "", false, false
+		}
 		return r.real, r.ok, true
 	}
 	wgen, x, watched := d.loader.WatchedAncestor(dir)
 	if !watched || wgen != gen {
 		return "", false, false
 	}
-	clean := filepath.Clean(dir)
-	real, ok := paths.Canonical(clean)
-	if !ok || real != clean {
-		return real, ok, true // resolved, not remembered
+	if len(d.known) >= maxDirs {
+		clear(d.known) // many working directories: keep it small
 	}
+	clean := filepath.Clean(dir)
 	if x != clean && filepath.Dir(clean) != x {
 		// The entry of x on the way to dir must not exist.
 		next := clean
@@ -66,32 +78,36 @@ func (d *dirCache) Canonical(dir string) (string, bool, bool) {
 			next = filepath.Dir(next)
 		}
 		if _, err := os.Lstat(next); !errors.Is(err, fs.ErrNotExist) {
-			return real, ok, true
+			// Looked up after the generation was read: its creation or
+			// removal since is an event, and the next call forgets this.
+			d.known[dir] = dirReal{skip: true}
+			return "", false, false
 		}
 	}
-	if len(d.known) >= 256 {
-		clear(d.known) // many working directories: keep it small
+	real, ok := paths.Canonical(clean)
+	if !ok || real != clean {
+		return real, ok, true // resolved, not remembered
 	}
 	// Resolved after the generation was read: a change made since is an
 	// event, and the next call's generation forgets this. Whether it is a
 	// directory is as watched as its real path: its entry is in a watched
 	// directory, or the missing entry on the way to it would be.
 	info, err := os.Lstat(clean)
-	d.known[dir] = dirReal{real: real, ok: ok, isDir: err == nil && info.IsDir()}
+	d.known[dir] = dirReal{real: real, ok: ok, exists: err == nil, isDir: err == nil && info.IsDir()}
 	return real, ok, true
 }
 
-// IsDir implements paths.DirExistence: whether a directory Canonical keeps
-// exists as a directory, under the same generation.
-func (d *dirCache) IsDir(dir string) (bool, bool) {
+// Entry implements paths.DirExistence: whether a path Canonical keeps
+// exists, and as a directory, under the same generation.
+func (d *dirCache) Entry(dir string) (exists, isDir, hit bool) {
 	gen := d.loader.Generation()
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if gen != d.gen {
 		clear(d.known)
 		d.gen = gen
-		return false, false
+		return false, false, false
 	}
 	r, hit := d.known[dir]
-	return r.isDir, hit
+	return r.exists, r.isDir, hit && !r.skip
 }

@@ -30,7 +30,7 @@ func (v *View) knownDir(dir string) bool {
 		return false
 	}
 	if e, ok := v.Dirs.(DirExistence); ok {
-		if isDir, hit := e.IsDir(dir); hit {
+		if _, isDir, hit := e.Entry(dir); hit {
 			return isDir // as unchanging as the real path the cache keeps
 		}
 	}
@@ -38,11 +38,30 @@ func (v *View) knownDir(dir string) bool {
 	return err == nil && info.IsDir()
 }
 
-// DirExistence is a Dirs that also knows, for a directory it keeps,
-// whether it exists as a directory (it keeps missing ones too); hit is
-// false when it does not know.
+// DirExistence is a Dirs that also knows, for a path it keeps (whose real
+// path is itself), whether it exists and is a directory (it keeps missing
+// ones too); hit is false when it does not know.
 type DirExistence interface {
-	IsDir(dir string) (isDir, hit bool)
+	Entry(p string) (exists, isDir, hit bool)
+}
+
+// knownEntry reports what the view's Dirs know of p without asking the
+// file system: known is false when they do not know p, or know it is not
+// its own real path; else exists and isDir are what an lstat would say.
+func (v *View) knownEntry(p string) (exists, isDir, known bool) {
+	if v == nil || v.Dirs == nil {
+		return false, false, false
+	}
+	e, ok := v.Dirs.(DirExistence)
+	if !ok {
+		return false, false, false
+	}
+	real, rok, hit := v.Dirs.Canonical(p)
+	if !hit || !rok || real != p {
+		return false, false, false
+	}
+	exists, isDir, hit = e.Entry(p)
+	return exists, isDir, hit
 }
 
 // Lstat is os.Lstat with the view's answers.
