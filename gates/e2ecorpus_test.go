@@ -146,6 +146,7 @@ func TestE2ECorpusIsTheBenchmarks(t *testing.T) {
 type e2eWorld struct {
 	root, home, work, agentDir, audit string
 	res                               testResolver
+	memo                              Memo
 }
 
 func newE2EWorld(tb testing.TB, rules int) *e2eWorld {
@@ -194,6 +195,9 @@ func (w *e2eWorld) call(entry map[string]any, dirs DirCache) *Call {
 	input := entry["input"].(map[string]any)
 	c := &Call{ToolCallID: "c", ToolName: name, Input: input, Cwd: w.work, Home: w.home, AgentDir: w.agentDir, Dirs: dirs,
 		Protected: []string{w.audit, w.audit + ".head", filepath.Join(w.home, ".config", "toolgate"), filepath.Join(w.work, ".toolgate")}}
+	if dirs != nil {
+		c.Memo = &w.memo // the server's caches come together
+	}
 	if name == "bash" {
 		cmd := input["command"].(string)
 		c.Shell = &ShellCommand{Command: cmd, Analysis: shell.Analyze(cmd, shell.Options{Cwd: w.work, Home: w.home})}

@@ -21,7 +21,7 @@ import (
 // evaluatePlain runs every gate of req the plain way.
 func evaluatePlain(req Request) []Outcome {
 	c := *req.Call
-	c.fs, c.memo, c.Dirs, c.protectedDirs = nil, nil, nil, nil
+	c.fs, c.memo, c.Dirs, c.Memo, c.protectedDirs = nil, nil, nil, nil, nil
 	out := make([]Outcome, 0, len(req.Gates))
 	for _, g := range req.Gates {
 		o := g.Check(&c, req.Resolver)
@@ -206,3 +206,15 @@ func TestFastSeesFileSystemChange(t *testing.T) {
 // Keep the imports honest if the lists above change.
 var _ = shell.Analyze
 var _ = policy.Allow
+
+// TestJoinCleanIsJoin: joinClean is filepath.Join for the directories a
+// call may carry.
+func TestJoinCleanIsJoin(t *testing.T) {
+	for _, dir := range []string{"/", ".", "..", "a", "/a/b", "/a/b/", "a//b", "/a/./b", "/a/../b", "../x", "x/..", ""} {
+		for _, rel := range []string{"agents", ".pi/agents", "extensions/pi-permission-system"} {
+			if got, want := joinClean(dir, rel), filepath.Join(dir, rel); got != want {
+				t.Errorf("joinClean(%q, %q) = %q, want %q", dir, rel, got, want)
+			}
+		}
+	}
+}

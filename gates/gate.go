@@ -57,6 +57,9 @@ type Call struct {
 	// change without the session noticing (toolgate's own and the host's
 	// directories), across calls.
 	Dirs DirCache
+	// Memo, when set, keeps the session's pure work across calls
+	// (compiled globs).
+	Memo *Memo
 
 	// protectedDirs are protectedPaths, built once per call.
 	protectedDirs []string

@@ -6,6 +6,7 @@ import (
 	"path"
 	"regexp"
 	"strings"
+	"sync"
 
 	"mvdan.cc/sh/v3/pattern"
 
@@ -117,11 +118,11 @@ func selectBelow(c *Call, sel *globSelection, g, base string, negate bool) {
 		// No wildcard at all: the glob names one path.
 		return
 	}
-	full, err1 := compileGlob(rest)
+	full, err1 := c.Memo.compileGlob(rest)
 	var name *regexp.Regexp
 	var err2 error
 	if last := rest[strings.LastIndex(rest, "/")+1:]; last != "" && last != "**" {
-		name, err2 = compileGlob(last)
+		name, err2 = c.Memo.compileGlob(last)
 	}
 	if err1 != nil || err2 != nil {
 		sel.Incomplete = true
@@ -163,6 +164,45 @@ func joinRoot(p, base, home string) string {
 		p = path.Join(base, p)
 	}
 	return path.Clean(p)
+}
+
+// Memo keeps what a session works out for many calls that is a function
+// of its arguments alone (no file system, no policy): the compiled
+// matchers of path tools' globs. The zero Memo is ready and safe for
+// concurrent use; a nil *Memo keeps nothing. It lives in a value the
+// server owns (hook.Server), never in package state.
+type Memo struct {
+	mu    sync.Mutex
+	globs map[string]compiledGlob
+}
+
+type compiledGlob struct {
+	re  *regexp.Regexp // safe for concurrent use
+	err error
+}
+
+// maxMemoGlobs bounds the globs a Memo keeps; past it, it starts over.
+const maxMemoGlobs = 256
+
+// compileGlob is compileGlob(g), once per glob.
+func (m *Memo) compileGlob(g string) (*regexp.Regexp, error) {
+	if m == nil || len(g) > 1024 {
+		return compileGlob(g)
+	}
+	m.mu.Lock()
+	cg, ok := m.globs[g]
+	m.mu.Unlock()
+	if ok {
+		return cg.re, cg.err
+	}
+	re, err := compileGlob(g)
+	m.mu.Lock()
+	if m.globs == nil || len(m.globs) >= maxMemoGlobs {
+		m.globs = map[string]compiledGlob{}
+	}
+	m.globs[g] = compiledGlob{re, err}
+	m.mu.Unlock()
+	return re, err
 }
 
 // compileGlob turns a file glob into a matcher of whole slash-separated

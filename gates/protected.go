@@ -23,22 +23,32 @@ func protectedPaths(c *Call) []string {
 	if c.protectedDirs != nil {
 		return c.protectedDirs
 	}
-	out := append([]string(nil), c.Protected...)
+	out := make([]string, 0, len(c.Protected)+7)
+	out = append(out, c.Protected...)
 	if c.AgentDir != "" {
 		out = append(out,
-			filepath.Join(c.AgentDir, "extensions", "pi-permission-system"),
-			filepath.Join(c.AgentDir, "agents"),
-			filepath.Join(c.AgentDir, "pi-permissions.jsonc"),
-			filepath.Join(c.AgentDir, "mcp.json"))
+			joinClean(c.AgentDir, "extensions/pi-permission-system"),
+			joinClean(c.AgentDir, "agents"),
+			joinClean(c.AgentDir, "pi-permissions.jsonc"),
+			joinClean(c.AgentDir, "mcp.json"))
 	}
 	if c.Cwd != "" {
 		out = append(out,
-			filepath.Join(c.Cwd, ".pi", "extensions", "pi-permission-system"),
-			filepath.Join(c.Cwd, ".pi", "agents"),
-			filepath.Join(c.Cwd, ".pi", "agent", "pi-permissions.jsonc"))
+			joinClean(c.Cwd, ".pi/extensions/pi-permission-system"),
+			joinClean(c.Cwd, ".pi/agents"),
+			joinClean(c.Cwd, ".pi/agent/pi-permissions.jsonc"))
 	}
 	c.protectedDirs = out
 	return out
+}
+
+// joinClean is filepath.Join(dir, rel) for a clean relative rel, without
+// the cleaning pass when dir is clean already.
+func joinClean(dir, rel string) string {
+	if dir != "/" && dir != "." && paths.IsClean(dir) {
+		return dir + "/" + rel
+	}
+	return filepath.Join(dir, rel)
 }
 
 // guardSet is protectedPaths cleaned, with the real paths of those that

@@ -78,6 +78,8 @@ type Server struct {
 	// shells remembers the analyses of commands seen before, with the
 	// file system answers they were made from (shell.Cache).
 	shells shell.Cache
+	// memo keeps the gates' pure work across calls (gates.Memo).
+	memo gates.Memo
 	// initializedOnce is set by the first initialize.
 	initializedOnce atomic.Bool
 	stream          *protocol.Stream
@@ -658,7 +660,7 @@ func (s *Server) decodeCall(raw []byte) (*gatesCall, string, error) {
 	}
 	c := &gates.Call{ToolCallID: id, ToolName: name, Input: input, RawInput: inputRaw, Cwd: st.cwd, Home: s.opts.Home,
 		AgentDir: s.opts.AgentDir, AgentName: st.agentName, Skills: st.skills, MCPServers: st.mcpServers,
-		InfraDirs: append(append([]string(nil), st.infraDirs...), pol.InfraReadPaths...), Dirs: s.dirs}
+		InfraDirs: append(append([]string(nil), st.infraDirs...), pol.InfraReadPaths...), Dirs: s.dirs, Memo: &s.memo}
 	if name == "mcp" {
 		c.MCPServers = mergeNames(st.mcpServers, pol.MCPServers)
 	}

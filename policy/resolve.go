@@ -127,16 +127,9 @@ type resultCache struct {
 
 const maxCachedResults = 2048
 
-// resultKey spells values and args unambiguously (each length-prefixed).
-func resultKey(values, args []string) string {
-	n := 2
-	for _, v := range values {
-		n += len(v) + 4
-	}
-	for _, a := range args {
-		n += len(a) + 4
-	}
-	b := make([]byte, 0, n)
+// appendResultKey spells values and args unambiguously (each
+// length-prefixed) after b.
+func appendResultKey(b []byte, values, args []string) []byte {
 	for _, v := range values {
 		b = strconv.AppendInt(b, int64(len(v)), 10)
 		b = append(append(b, ':'), v...)
@@ -146,16 +139,19 @@ func resultKey(values, args []string) string {
 		b = strconv.AppendInt(b, int64(len(a)), 10)
 		b = append(append(b, ':'), a...)
 	}
-	return string(b)
+	return b
 }
+
+func resultKey(values, args []string) string { return string(appendResultKey(nil, values, args)) }
 
 func (c *resultCache) get(values, args []string) (Result, bool) {
 	if !c.kept {
 		return Result{}, false
 	}
-	key := resultKey(values, args)
+	var buf [256]byte
+	key := appendResultKey(buf[:0], values, args)
 	c.mu.Lock()
-	res, ok := c.m[key]
+	res, ok := c.m[string(key)] // no copy of the key for a lookup
 	c.mu.Unlock()
 	return res, ok
 }

@@ -78,9 +78,7 @@ type linkResult struct {
 }
 
 // NewView returns an empty view.
-func NewView() *View {
-	return &View{lstats: map[string]lstatResult{}, links: map[string]linkResult{}}
-}
+func NewView() *View { return &View{} }
 
 func (v *View) lstat(p string) (fs.FileInfo, error) {
 	if v == nil {
@@ -90,6 +88,9 @@ func (v *View) lstat(p string) (fs.FileInfo, error) {
 		return r.info, r.err
 	}
 	info, err := os.Lstat(p)
+	if v.lstats == nil {
+		v.lstats = make(map[string]lstatResult, 4)
+	}
 	v.lstats[p] = lstatResult{info, err}
 	return info, err
 }
@@ -102,6 +103,9 @@ func (v *View) readlink(p string) (string, error) {
 		return r.target, r.err
 	}
 	t, err := os.Readlink(p)
+	if v.links == nil {
+		v.links = map[string]linkResult{}
+	}
 	v.links[p] = linkResult{t, err}
 	return t, err
 }

@@ -39,6 +39,17 @@ type Path struct {
 	// host is the path as the host opens it, when its spelling differs
 	// (see NewForHost).
 	host *Path
+
+	// spelled and realForms are Spelled and RealForms, worked out once
+	// when the path is made (formsSet); callers do not change them.
+	spelled, realForms []string
+	formsSet           bool
+}
+
+// withForms sets p's spelled and real forms once.
+func (p Path) withForms() Path {
+	p.spelled, p.realForms, p.formsSet = p.spelledForms(), p.realFormsOf(), true
+	return p
 }
 
 // HostSpelling returns input as a host that normalizes paths before opening
@@ -101,6 +112,10 @@ func (p Path) Host() (Path, bool) {
 func New(input, base, cwd, home string) Path { return newPath(nil, input, base, cwd, home) }
 
 func newPath(v *View, input, base, cwd, home string) Path {
+	return placePath(v, input, base, cwd, home).withForms()
+}
+
+func placePath(v *View, input, base, cwd, home string) Path {
 	p := Path{Input: input, cwd: cwd}
 	raw, placeable := literalRaw(input, home)
 	if raw == "" {
@@ -185,12 +200,20 @@ func LiteralOnly(input, home string) Path {
 	if raw, _ := literalRaw(input, home); raw != "" {
 		p.Literal = path.Clean(raw)
 	}
-	return p
+	return p.withForms()
 }
 
 // Spelled returns the de-duplicated spelled forms in order [Abs, Rel,
 // Literal], empty ones skipped. A Literal of exactly "*" yields only ["*"].
+// The slice is shared: callers must not change it.
 func (p Path) Spelled() []string {
+	if p.formsSet {
+		return p.spelled
+	}
+	return p.spelledForms()
+}
+
+func (p Path) spelledForms() []string {
 	if p.Literal == "*" {
 		return []string{"*"}
 	}
@@ -198,8 +221,15 @@ func (p Path) Spelled() []string {
 }
 
 // RealForms returns [Real, RealRel] de-duplicated, nil when the real form is
-// unknown.
+// unknown. The slice is shared: callers must not change it.
 func (p Path) RealForms() []string {
+	if p.formsSet {
+		return p.realForms
+	}
+	return p.realFormsOf()
+}
+
+func (p Path) realFormsOf() []string {
 	if !p.RealKnown || p.Real == "" {
 		return nil
 	}
