@@ -214,10 +214,11 @@ type watchedDirs struct {
 	watched map[string]bool
 	known   map[string][2]any
 	entries map[string][2]bool
+	skip    map[string]bool
 }
 
 func (w *e2eWorld) watchedDirs() *watchedDirs {
-	d := &watchedDirs{watched: map[string]bool{}, known: map[string][2]any{}, entries: map[string][2]bool{}}
+	d := &watchedDirs{watched: map[string]bool{}, known: map[string][2]any{}, entries: map[string][2]bool{}, skip: map[string]bool{}}
 	for _, top := range []string{w.work, policy.GlobalPath(w.agentDir), filepath.Join(w.work, ".pi", "agent", "x"), filepath.Join(w.home, ".config", "toolgate", "x")} {
 		for dir := filepath.Dir(top); ; dir = filepath.Dir(dir) {
 			d.watched[dir] = true
@@ -233,6 +234,9 @@ func (w *e2eWorld) watchedDirs() *watchedDirs {
 func (d *watchedDirs) Canonical(dir string) (string, bool, bool) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	if d.skip[dir] {
+		return "", false, false
+	}
 	if r, ok := d.known[dir]; ok {
 		return r[0].(string), r[1].(bool), true
 	}
@@ -243,18 +247,19 @@ func (d *watchedDirs) Canonical(dir string) (string, bool, bool) {
 		}
 		x = filepath.Dir(x)
 	}
-	real, ok := paths.Canonical(dir)
-	if !ok || real != dir {
-		return real, ok, true
-	}
 	if x != dir && filepath.Dir(dir) != x {
 		next := dir
 		for filepath.Dir(next) != x {
 			next = filepath.Dir(next)
 		}
 		if _, err := os.Lstat(next); err == nil {
-			return real, ok, true // resolved, not remembered
+			d.skip[dir] = true // not kept
+			return "", false, false
 		}
+	}
+	real, ok := paths.Canonical(dir)
+	if !ok || real != dir {
+		return real, ok, true
 	}
 	d.known[dir] = [2]any{real, ok}
 	info, err := os.Lstat(dir)
