@@ -121,14 +121,14 @@ func placePath(v *View, input, base, cwd, home string) Path {
 	if raw == "" {
 		return p
 	}
-	p.Literal = path.Clean(raw)
+	p.Literal = Clean(raw)
 
 	cwdOK := path.IsAbs(cwd)
 	var cwdClean string
 	var cwdComps []string
 	var cw walker
 	if cwdOK {
-		cwdClean = path.Clean(cwd)
+		cwdClean = Clean(cwd)
 		cwdComps = components(cwd)
 		cw = walker{dir: "/", fs: v}
 		if v.knownDir(cwdClean) {
@@ -161,8 +161,8 @@ func placePath(v *View, input, base, cwd, home string) Path {
 			}
 			full = joinAbs(effBase, raw)
 		}
-		p.Abs = path.Clean(full)
-		if cwdOK && Within(p.Abs, cwdClean) {
+		p.Abs = Clean(full)
+		if cwdOK && WithinClean(p.Abs, cwdClean) {
 			p.Rel = relTo(p.Abs, cwdClean)
 		}
 		if IsSafeDevice(p.Abs) {
@@ -172,7 +172,7 @@ func placePath(v *View, input, base, cwd, home string) Path {
 			return p
 		}
 		p.Real, p.RealKnown = res.canonical(full)
-		if p.RealKnown && p.realCwdKnown && Within(p.Real, p.realCwd) {
+		if p.RealKnown && p.realCwdKnown && WithinClean(p.Real, p.realCwd) {
 			p.RealRel = relTo(p.Real, p.realCwd)
 		}
 	}
@@ -262,11 +262,11 @@ func (p Path) Outside(cwd string) bool {
 	if !ok {
 		return true
 	}
-	if !Within(p.Real, realCwd) && !IsSafeDevice(p.Real) {
+	if !WithinClean(p.Real, realCwd) && !IsSafeDevice(p.Real) {
 		return true
 	}
 	if p.hasVerbatim && p.verbatimReal != p.Real {
-		if !p.verbatimKnown || (!Within(p.verbatimReal, realCwd) && !IsSafeDevice(p.verbatimReal)) {
+		if !p.verbatimKnown || (!WithinClean(p.verbatimReal, realCwd) && !IsSafeDevice(p.verbatimReal)) {
 			return true
 		}
 	}
