@@ -311,6 +311,7 @@ func (w *globWalk) walk(dir, rel string, depth int) {
 			r = rel + "/" + r
 		}
 		full := path.Join(dir, e.Name())
+		w.fs.Seed(full, e.Type()) // the listing says what an lstat of it would
 		if (w.full.MatchString(r) || w.name != nil && w.name.MatchString(e.Name())) != w.negate {
 			if len(w.sel.Paths) >= maxGlobChecked {
 				w.sel.Incomplete = true

@@ -3,6 +3,8 @@ package paths
 import (
 	"io/fs"
 	"os"
+	"path"
+	"time"
 )
 
 // View remembers what the file system said during one decision: each
@@ -63,6 +65,36 @@ func (v *View) knownEntry(p string) (exists, isDir, known bool) {
 	exists, isDir, hit = e.Entry(p)
 	return exists, isDir, hit
 }
+
+// Seed records what a directory listing of this evaluation said of p
+// (its type: a link, a directory, another file), so that the view answers
+// an lstat of p from it: the walk needs nothing else of the answer. A nil
+// view records nothing.
+func (v *View) Seed(p string, typ fs.FileMode) {
+	if v == nil {
+		return
+	}
+	if _, ok := v.lstats[p]; ok {
+		return
+	}
+	if v.lstats == nil {
+		v.lstats = make(map[string]lstatResult, 4)
+	}
+	v.lstats[p] = lstatResult{info: typeInfo{name: path.Base(p), typ: typ.Type()}}
+}
+
+// typeInfo is the part of an lstat a directory entry gives: its type.
+type typeInfo struct {
+	name string
+	typ  fs.FileMode
+}
+
+func (t typeInfo) Name() string       { return t.name }
+func (t typeInfo) Size() int64        { return 0 }
+func (t typeInfo) Mode() fs.FileMode  { return t.typ }
+func (t typeInfo) ModTime() time.Time { return time.Time{} }
+func (t typeInfo) IsDir() bool        { return t.typ.IsDir() }
+func (t typeInfo) Sys() any           { return nil }
 
 // Lstat is os.Lstat with the view's answers.
 func (v *View) Lstat(p string) (fs.FileInfo, error) { return v.lstat(p) }
