@@ -111,3 +111,14 @@ func (d *dirCache) Entry(dir string) (exists, isDir, hit bool) {
 	r, hit := d.known[dir]
 	return r.exists, r.isDir, hit && !r.skip
 }
+
+// KnownEntry answers what an lstat of p would, when the cache keeps p as
+// its own real path (no link on the way): whether it exists and is a
+// directory (shell.Cache's Known).
+func (d *dirCache) KnownEntry(p string) (exists, isDir, known bool) {
+	real, ok, hit := d.Canonical(p)
+	if !hit || !ok || real != p {
+		return false, false, false
+	}
+	return d.Entry(p)
+}

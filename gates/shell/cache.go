@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"path/filepath"
 	"sync"
 )
 
@@ -14,6 +15,13 @@ import (
 // Analyze decides now, without the parse. The zero Cache is ready; it is
 // safe for concurrent use and holds at most maxCached commands.
 type Cache struct {
+	// Known, when set, answers for a path what an lstat would, when it
+	// knows without asking (the session's directory cache, under its
+	// policy watch): exists and isDir, and known true only when the path
+	// is its own real path (no link on the way), so that stat answers as
+	// lstat does. It spares re-asking the file system on a hit.
+	Known func(p string) (exists, isDir, known bool)
+
 	mu sync.Mutex
 	m  map[cacheKey]*cached
 }
@@ -46,7 +54,7 @@ func (c *Cache) Analyze(command string, opt Options) Analysis {
 	c.mu.Lock()
 	e := c.m[key]
 	c.mu.Unlock()
-	if e != nil && stillAnswers(e.reads) {
+	if e != nil && c.stillAnswers(e.reads) {
 		return e.a
 	}
 	var reads []fsRead
@@ -62,11 +70,38 @@ func (c *Cache) Analyze(command string, opt Options) Analysis {
 
 // stillAnswers reports whether the file system answers every recorded
 // question as it did.
-func stillAnswers(reads []fsRead) bool {
+func (c *Cache) stillAnswers(reads []fsRead) bool {
 	for _, r := range reads {
-		if !r.ask().same(r) {
+		now, ok := c.knownAnswer(r)
+		if !ok {
+			now = r.ask()
+		}
+		if !now.same(r) {
 			return false
 		}
 	}
 	return true
+}
+
+// knownAnswer answers r from Known, when it can: whether a path exists,
+// is a directory (stat and lstat agree on a path with no link on the
+// way), and where a directory is (itself).
+func (c *Cache) knownAnswer(r fsRead) (fsRead, bool) {
+	if c.Known == nil || (r.op != opExists && r.op != opIsDir && r.op != opRealDir) {
+		return fsRead{}, false
+	}
+	exists, isDir, known := c.Known(r.path)
+	if !known {
+		return fsRead{}, false
+	}
+	out := fsRead{op: r.op, path: r.path}
+	switch r.op {
+	case opExists:
+		out.found = exists
+	case opIsDir:
+		out.found = exists && isDir
+	case opRealDir:
+		out.real = filepath.Clean(r.path) // no link on the way: EvalSymlinks is the cleaned path, or it fails
+	}
+	return out, true
 }

@@ -20,8 +20,14 @@ func allRows() []row {
 // first call (a miss) and on the second (a hit), for every table row and
 // the realistic statements.
 func TestCacheIsAnalyze(t *testing.T) {
+	for _, known := range []func(string) (bool, bool, bool){nil, truthfulKnown} {
+		testCacheIsAnalyze(t, known)
+	}
+}
+
+func testCacheIsAnalyze(t *testing.T, known func(string) (bool, bool, bool)) {
 	fx := newFixture(t)
-	var c Cache
+	c := Cache{Known: known}
 	cmds := append([]string(nil), realisticStatements...)
 	for _, r := range allRows() {
 		cmds = append(cmds, fx.expand(r.cmd))
@@ -45,6 +51,12 @@ func TestCacheIsAnalyze(t *testing.T) {
 // into a directory replaced by a link to outside, a directory that can no
 // longer be entered.
 func TestCacheSeesFileSystemChange(t *testing.T) {
+	for _, known := range []func(string) (bool, bool, bool){nil, truthfulKnown} {
+		testCacheSeesFileSystemChange(t, known)
+	}
+}
+
+func testCacheSeesFileSystemChange(t *testing.T, known func(string) (bool, bool, bool)) {
 	fx := newFixture(t)
 	opt := fx.options()
 	in := func(p string) string { return filepath.Join(fx.cwd, p) }
@@ -68,7 +80,7 @@ func TestCacheSeesFileSystemChange(t *testing.T) {
 			return os.Mkdir(in("link"), 0o755)
 		}},
 	}
-	var c Cache
+	c := Cache{Known: known}
 	for _, tc := range cases {
 		before := c.Analyze(tc.cmd, opt)
 		if again := c.Analyze(tc.cmd, opt); !reflect.DeepEqual(again, before) {
@@ -101,5 +113,43 @@ func TestCacheKeyedByOptions(t *testing.T) {
 				t.Errorf("%q with %+v: cache %+v, Analyze %+v", cmd, opt, got, want)
 			}
 		}
+	}
+}
+
+// truthfulKnown is a Known that asks the file system now: known for an
+// absolute clean path with no link on the way (a missing one below a
+// directory that is its own real path included).
+func truthfulKnown(p string) (exists, isDir, known bool) {
+	if !filepath.IsAbs(p) || filepath.Clean(p) != p {
+		return false, false, false
+	}
+	if info, err := os.Lstat(p); err == nil {
+		if info.Mode()&os.ModeSymlink != 0 {
+			return false, false, false
+		}
+		if real, err := filepath.EvalSymlinks(p); err != nil || real != p {
+			return false, false, false
+		}
+		return true, info.IsDir(), true
+	} else if !os.IsNotExist(err) {
+		return false, false, false
+	}
+	parent := filepath.Dir(p)
+	if real, err := filepath.EvalSymlinks(parent); err != nil || real != parent {
+		return false, false, false
+	}
+	return false, false, true
+}
+
+// TestCacheKnownIsUsed: with Known, a hit takes what Known knows instead
+// of asking the file system, and gives the same analysis.
+func TestCacheKnownIsUsed(t *testing.T) {
+	fx := newFixture(t)
+	asked := 0
+	c := Cache{Known: func(p string) (bool, bool, bool) { asked++; return truthfulKnown(p) }}
+	cmd := "git add nothere"
+	first := c.Analyze(cmd, fx.options())
+	if got := c.Analyze(cmd, fx.options()); !reflect.DeepEqual(got, first) || asked == 0 {
+		t.Fatalf("a hit did not consult Known (asked %d) or differs", asked)
 	}
 }
