@@ -123,6 +123,8 @@ type resultCache struct {
 	mu   sync.Mutex
 	kept bool // the surface's rules are kept in the policy (else the cache would be thrown away)
 	m    map[string]Result
+	// commands are HasCommandRule's answers (the bash surface's).
+	commands map[string]bool
 }
 
 const maxCachedResults = 2048
@@ -196,13 +198,38 @@ func (p *Policy) HasCommandRule(args []string, above Action) bool {
 	if len(args) == 0 {
 		return false
 	}
+	set := p.surfaceSet("bash")
+	if !set.results.kept {
+		return p.hasCommandRule(set, args, above)
+	}
+	// Remembered per policy like resolveFiles's answers: a function of
+	// the policy, the words and above alone.
+	var buf [256]byte
+	key := appendResultKey(append(buf[:0], byte(above)), args, nil)
+	set.results.mu.Lock()
+	has, ok := set.results.commands[string(key)]
+	set.results.mu.Unlock()
+	if ok {
+		return has
+	}
+	has = p.hasCommandRule(set, args, above)
+	set.results.mu.Lock()
+	if set.results.commands == nil || len(set.results.commands) >= maxCachedResults {
+		set.results.commands = make(map[string]bool)
+	}
+	set.results.commands[string(key)] = has
+	set.results.mu.Unlock()
+	return has
+}
+
+func (p *Policy) hasCommandRule(set *surfaceRules, args []string, above Action) bool {
 	name := args[0]
 	base := path.Base(name)
 	unit, unitOK := canonicalize(args, false)
 	if unitOK && !openUnit(&unit) {
 		return false // every run-time word is the value of an option (docker run -v "$PWD:/app")
 	}
-	for _, r := range p.forSurface("bash") {
+	for _, r := range set.rules {
 		if r.Action <= above || r.IsFallback() {
 			continue
 		}

@@ -102,3 +102,27 @@ func TestResultKeyUnambiguous(t *testing.T) {
 		seen[k] = id
 	}
 }
+
+// TestCommandRuleCacheIsPlain: HasCommandRule, remembered, answers as the
+// plain scan of the bash rules, on every ask.
+func TestCommandRuleCacheIsPlain(t *testing.T) {
+	p := global(t, `{"permission": {"*": "ask", "bash": {"*": "ask", "git *": "allow", "git push --force *": "deny",
+		"rm -rf *": "deny", "np? publish *": "ask", "docker run *": "deny", "tool7 sub7 *": "deny"}}}`)
+	big := global(t, benchPolicyText(400))
+	argsList := [][]string{
+		{"git", "push", "$o"}, {"git", "commit", "-m", "$msg"}, {"rm", "$o", "x"}, {"/bin/rm", "$o"}, {"npm", "publish", "$x"},
+		{"docker", "run", "-v", "$PWD:/app", "img"}, {"docker", "run", "$img"}, {"tool7", "sub7", "$x"}, {"ls", "$d"},
+		{"git", "$sub"}, {"rm", "*.txt"}, {"rm", "x"}, {"git"}, {"tool1", "$x"}, {"npm", "run", "script?5", "$y"},
+	}
+	for round := 0; round < 3; round++ {
+		for _, pol := range []*Policy{p, big} {
+			for _, args := range argsList {
+				for _, above := range []Action{Allow, Ask} {
+					if got, want := pol.HasCommandRule(args, above), pol.hasCommandRule(pol.surfaceSet("bash"), args, above); got != want {
+						t.Errorf("round %d: HasCommandRule(%q, %v) = %v, plain %v", round, args, above, got, want)
+					}
+				}
+			}
+		}
+	}
+}
