@@ -11,6 +11,7 @@ import (
 
 	"github.com/toolgate/toolgate/gates/paths"
 	"github.com/toolgate/toolgate/gates/shell"
+	"github.com/toolgate/toolgate/internal/runtimecfg"
 	"github.com/toolgate/toolgate/policy"
 	"github.com/toolgate/toolgate/verdict"
 )
@@ -289,6 +290,7 @@ func (discard) Notify(verdict.DecisionParams) {}
 func (discard) Audit(AuditRecord) error       { return nil }
 
 func benchE2E(b *testing.B, rules int, withShell bool) {
+	b.Cleanup(runtimecfg.Apply()) // the binary's collector settings
 	w := newE2EWorld(b, rules)
 	dirs := w.watchedDirs()
 	corpus := e2eCorpus()
