@@ -118,7 +118,7 @@ func BashExternalDirectory(c *Call, r Resolver) Outcome {
 	o := checked(verdict.GateBashExternalDirectory, "external_directory", value, deciding)
 	o.D.Command, o.D.Forms, o.D.SessionPatterns = c.Shell.Command, forms, patterns
 	what := fmt.Sprintf("bash command %s, which touches paths outside the working directory %s: %s",
-		shownCommand(c.Shell.Command, &c.Shell.Analysis), quote(c.Cwd), strings.Join(shown, ", "))
+		shownCommand(c.Memo, c.Shell.Command, &c.Shell.Analysis), quote(c.Cwd), strings.Join(shown, ", "))
 	fillTexts(&o.D, c.AgentName, what, "", "Allow this access outside the project?")
 	return o
 }
@@ -196,7 +196,7 @@ func BashPath(c *Call, r Resolver) Outcome {
 	if o.D.State == policy.Allow {
 		return o
 	}
-	what := fmt.Sprintf("path %s%s in bash command %s", quote(all[best].bp.word.Raw), pathWhere(all[best].bp), shownCommand(c.Shell.Command, &c.Shell.Analysis))
+	what := fmt.Sprintf("path %s%s in bash command %s", quote(all[best].bp.word.Raw), pathWhere(all[best].bp), shownCommand(c.Memo, c.Shell.Command, &c.Shell.Analysis))
 	detail := ""
 	if o.D.State == policy.Ask {
 		// Every path that asks is named, and "allow for this session"

@@ -11,6 +11,7 @@ import (
 	"mvdan.cc/sh/v3/pattern"
 
 	"github.com/toolgate/toolgate/gates/paths"
+	"github.com/toolgate/toolgate/gates/shell"
 	"github.com/toolgate/toolgate/policy"
 	"github.com/toolgate/toolgate/verdict"
 )
@@ -172,8 +173,65 @@ func joinRoot(p, base, home string) string {
 // concurrent use; a nil *Memo keeps nothing. It lives in a value the
 // server owns (hook.Server), never in package state.
 type Memo struct {
-	mu    sync.Mutex
-	globs map[string]compiledGlob
+	mu       sync.Mutex
+	globs    map[string]compiledGlob
+	suggests map[string]suggestion // shell.SuggestPattern's answers
+	elided   map[string]string     // shell.ElideData's answers
+}
+
+type suggestion struct {
+	pattern string
+	exact   bool
+}
+
+// maxMemoTexts bounds the texts a Memo keeps per kind, and maxMemoText
+// the length of one; past them it starts over, or does not keep it.
+const (
+	maxMemoTexts = 1024
+	maxMemoText  = 4096
+)
+
+// suggestPattern is shell.SuggestPattern(text), once per text.
+func (m *Memo) suggestPattern(text string) (string, bool) {
+	if m == nil || len(text) > maxMemoText {
+		return shell.SuggestPattern(text)
+	}
+	m.mu.Lock()
+	sg, ok := m.suggests[text]
+	m.mu.Unlock()
+	if ok {
+		return sg.pattern, sg.exact
+	}
+	sg.pattern, sg.exact = shell.SuggestPattern(text)
+	m.mu.Lock()
+	if m.suggests == nil || len(m.suggests) >= maxMemoTexts {
+		m.suggests = map[string]suggestion{}
+	}
+	m.suggests[text] = sg
+	m.mu.Unlock()
+	return sg.pattern, sg.exact
+}
+
+// elideData is the shown text of shell.ElideData(cmd), once per command.
+func (m *Memo) elideData(cmd string) string {
+	if m == nil || len(cmd) > maxMemoText {
+		s, _ := shell.ElideData(cmd)
+		return s
+	}
+	m.mu.Lock()
+	s, ok := m.elided[cmd]
+	m.mu.Unlock()
+	if ok {
+		return s
+	}
+	s, _ = shell.ElideData(cmd)
+	m.mu.Lock()
+	if m.elided == nil || len(m.elided) >= maxMemoTexts {
+		m.elided = map[string]string{}
+	}
+	m.elided[cmd] = s
+	m.mu.Unlock()
+	return s
 }
 
 type compiledGlob struct {

@@ -48,12 +48,11 @@ func clip(s string) string {
 // a visible marker, nothing else cut, every invisible character escaped.
 // When the command runs code it is given (an interpreter, a shell, a
 // floored unit), its strings and heredocs are that code: nothing is elided.
-func shownCommand(cmd string, a *shell.Analysis) string {
+func shownCommand(m *Memo, cmd string, a *shell.Analysis) string {
 	if runsCode(a) {
 		return quote(cmd)
 	}
-	s, _ := shell.ElideData(cmd)
-	return quote(s)
+	return quote(m.elideData(cmd))
 }
 
 // runsCode reports whether any unit of the analysis runs code given to it
