@@ -50,6 +50,14 @@ const maxDirs = 1024
 // creation would be an event. Any other directory is the caller's to
 // resolve (hit false), and that answer is remembered too.
 func (d *dirCache) Canonical(dir string) (string, bool, bool) {
+	r, _, answered := d.lookup(dir)
+	return r.real, r.ok, answered
+}
+
+// lookup is what the cache says of dir: answered false when the caller
+// must resolve it; kept when r is remembered under the generation (its
+// exists and isDir too).
+func (d *dirCache) lookup(dir string) (r dirReal, kept, answered bool) {
 	gen := d.loader.Generation()
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -58,14 +66,11 @@ func (d *dirCache) Canonical(dir string) (string, bool, bool) {
 		d.gen = gen
 	}
 	if r, hit := d.known[dir]; hit {
-		if r.skip {
-			return "", false, false
-		}
-		return r.real, r.ok, true
+		return r, !r.skip, !r.skip
 	}
 	wgen, x, watched := d.loader.WatchedAncestor(dir)
 	if !watched || wgen != gen {
-		return "", false, false
+		return dirReal{}, false, false
 	}
 	if len(d.known) >= maxDirs {
 		clear(d.known) // many working directories: keep it small
@@ -81,44 +86,30 @@ func (d *dirCache) Canonical(dir string) (string, bool, bool) {
 			// Looked up after the generation was read: its creation or
 			// removal since is an event, and the next call forgets this.
 			d.known[dir] = dirReal{skip: true}
-			return "", false, false
+			return dirReal{}, false, false
 		}
 	}
 	real, ok := paths.Canonical(clean)
 	if !ok || real != clean {
-		return real, ok, true // resolved, not remembered
+		return dirReal{real: real, ok: ok}, false, true // resolved, not remembered
 	}
 	// Resolved after the generation was read: a change made since is an
 	// event, and the next call's generation forgets this. Whether it is a
 	// directory is as watched as its real path: its entry is in a watched
 	// directory, or the missing entry on the way to it would be.
 	info, err := os.Lstat(clean)
-	d.known[dir] = dirReal{real: real, ok: ok, exists: err == nil, isDir: err == nil && info.IsDir()}
-	return real, ok, true
+	r = dirReal{real: real, ok: ok, exists: err == nil, isDir: err == nil && info.IsDir()}
+	d.known[dir] = r
+	return r, true, true
 }
 
-// Entry implements paths.DirExistence: whether a path Canonical keeps
-// exists, and as a directory, under the same generation.
-func (d *dirCache) Entry(dir string) (exists, isDir, hit bool) {
-	gen := d.loader.Generation()
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if gen != d.gen {
-		clear(d.known)
-		d.gen = gen
+// Entry implements paths.DirExistence: what an lstat of p would say, when
+// the cache keeps p as its own real path (no link on the way): whether it
+// exists and is a directory. One lookup (also shell.Cache's Known).
+func (d *dirCache) Entry(p string) (exists, isDir, known bool) {
+	r, kept, _ := d.lookup(p)
+	if !kept || !r.ok || r.real != p {
 		return false, false, false
 	}
-	r, hit := d.known[dir]
-	return r.exists, r.isDir, hit && !r.skip
-}
-
-// KnownEntry answers what an lstat of p would, when the cache keeps p as
-// its own real path (no link on the way): whether it exists and is a
-// directory (shell.Cache's Known).
-func (d *dirCache) KnownEntry(p string) (exists, isDir, known bool) {
-	real, ok, hit := d.Canonical(p)
-	if !hit || !ok || real != p {
-		return false, false, false
-	}
-	return d.Entry(p)
+	return r.exists, r.isDir, true
 }

@@ -109,7 +109,7 @@ func New(opts Options) *Server {
 	s.st = state{cwd: opts.Cwd, projectTrusted: true, host: protocol.HostInfo{Name: opts.Host}}
 	s.approvals.home = opts.Home
 	s.dirs = newDirCache(s.loader)
-	s.shells.Known = s.dirs.KnownEntry
+	s.shells.Known = s.dirs.Entry
 	return s
 }
 

@@ -27,24 +27,25 @@ func (v *View) knownDir(dir string) bool {
 	if v == nil || v.Dirs == nil {
 		return false
 	}
+	if e, ok := v.Dirs.(DirExistence); ok {
+		if exists, isDir, known := e.Entry(dir); known {
+			return exists && isDir // as unchanging as the real path the cache keeps
+		}
+	}
 	real, ok, hit := v.Dirs.Canonical(dir)
 	if !hit || !ok || real != dir {
 		return false
-	}
-	if e, ok := v.Dirs.(DirExistence); ok {
-		if _, isDir, hit := e.Entry(dir); hit {
-			return isDir // as unchanging as the real path the cache keeps
-		}
 	}
 	info, err := v.lstat(dir) // once per call: the cache also keeps missing directories
 	return err == nil && info.IsDir()
 }
 
-// DirExistence is a Dirs that also knows, for a path it keeps (whose real
-// path is itself), whether it exists and is a directory (it keeps missing
-// ones too); hit is false when it does not know.
+// DirExistence is a Dirs that also knows, for a path it keeps as its own
+// real path (no link on the way), whether it exists and is a directory (it
+// keeps missing ones too), in one lookup; known is false when it does not
+// keep p so.
 type DirExistence interface {
-	Entry(p string) (exists, isDir, hit bool)
+	Entry(p string) (exists, isDir, known bool)
 }
 
 // knownEntry reports what the view's Dirs know of p without asking the
@@ -54,16 +55,10 @@ func (v *View) knownEntry(p string) (exists, isDir, known bool) {
 	if v == nil || v.Dirs == nil {
 		return false, false, false
 	}
-	e, ok := v.Dirs.(DirExistence)
-	if !ok {
-		return false, false, false
+	if e, ok := v.Dirs.(DirExistence); ok {
+		return e.Entry(p)
 	}
-	real, rok, hit := v.Dirs.Canonical(p)
-	if !hit || !rok || real != p {
-		return false, false, false
-	}
-	exists, isDir, hit = e.Entry(p)
-	return exists, isDir, hit
+	return false, false, false
 }
 
 // Seed records what a directory listing of this evaluation said of p
