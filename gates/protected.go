@@ -64,8 +64,10 @@ func guards(c *Call) *guardSet {
 	}
 	dirs := protectedPaths(c)
 	g := &guardSet{dirs: make([]string, 0, len(dirs))}
-	for _, dir := range dirs {
-		if dir != "" {
+	for i, dir := range dirs {
+		if i >= len(c.Protected) && dir != "" {
+			g.dirs = append(g.dirs, dir) // joinClean's, clean
+		} else if dir != "" {
 			g.dirs = append(g.dirs, paths.Clean(dir))
 		}
 		if real, ok := c.canonicalDir(dir); ok && real != dir && real != "" {
@@ -146,7 +148,7 @@ func arming(p paths.Path) bool {
 		return err == nil && info.IsDir()
 	}
 	for _, s := range [...]string{p.Abs, p.Real, p.Literal} {
-		if s != "" && armingPath(s, dir) {
+		if s != "" && armingClean(s, dir) { // New made them clean
 			return true
 		}
 	}
@@ -187,8 +189,11 @@ func systemDir(d string) bool {
 
 // armingPath matches without regard to letter case: on a case-insensitive
 // file system (macOS) .GIT/CONFIG is .git/config.
-func armingPath(s string, isDir func() bool) bool {
-	s = strings.ToLower(paths.Clean(s)) // no copy when s is clean and lower case already
+func armingPath(s string, isDir func() bool) bool { return armingClean(paths.Clean(s), isDir) }
+
+// armingClean is armingPath of a clean s.
+func armingClean(s string, isDir func() bool) bool {
+	s = strings.ToLower(s) // no copy when s is lower case already
 	base := s[strings.LastIndexByte(s, '/')+1:]
 	if armingNames[base] && !((base == "config" || base == "config.worktree") && isDir()) ||
 		s == "/etc/profile" || s == "/etc/environment" {

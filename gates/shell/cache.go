@@ -87,7 +87,7 @@ func (c *Cache) stillAnswers(reads []fsRead) bool {
 // is a directory (stat and lstat agree on a path with no link on the
 // way), and where a directory is (itself).
 func (c *Cache) knownAnswer(r fsRead) (fsRead, bool) {
-	if c.Known == nil || (r.op != opExists && r.op != opIsDir && r.op != opRealDir) {
+	if c.Known == nil || (r.op != opExists && r.op != opIsDir && r.op != opRealDir && r.op != opNames) {
 		return fsRead{}, false
 	}
 	exists, isDir, known := c.Known(r.path)
@@ -102,6 +102,12 @@ func (c *Cache) knownAnswer(r fsRead) (fsRead, bool) {
 		out.found = exists && isDir
 	case opRealDir:
 		out.real = filepath.Clean(r.path) // no link on the way: EvalSymlinks is the cleaned path, or it fails
+	case opNames:
+		// fsNames's stat is answered; a directory is still listed.
+		out.found = true
+		if exists && isDir {
+			out.names, out.found = fsListing(r.path)
+		}
 	}
 	return out, true
 }

@@ -168,6 +168,11 @@ func fsNames(real string) (names []string, ok bool) {
 	if info, err := os.Stat(real); err != nil || !info.IsDir() {
 		return nil, true
 	}
+	return fsListing(real)
+}
+
+// fsListing is fsNames of a path known to be a directory.
+func fsListing(real string) (names []string, ok bool) {
 	f, err := os.Open(real)
 	if err != nil {
 		return nil, true
