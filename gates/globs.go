@@ -187,8 +187,8 @@ type suggestion struct {
 // maxMemoTexts bounds the texts a Memo keeps per kind, and maxMemoText
 // the length of one; past them it starts over, or does not keep it.
 const (
-	maxMemoTexts = 1024
-	maxMemoText  = 4096
+	maxMemoTexts = 512
+	maxMemoText  = 2048
 )
 
 // suggestPattern is shell.SuggestPattern(text), once per text.

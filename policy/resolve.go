@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // Query asks for the decision on one surface.
@@ -122,12 +123,21 @@ func (p *Policy) resolveFiles(set *surfaceRules, surface string, values, args []
 type resultCache struct {
 	mu   sync.Mutex
 	kept bool // the surface's rules are kept in the policy (else the cache would be thrown away)
-	m    map[string]Result
+	// budget counts the entries of every surface of the policy.
+	budget *atomic.Int64
+	m      map[string]Result
 	// commands are HasCommandRule's answers (the bash surface's).
 	commands map[string]bool
 }
 
-const maxCachedResults = 2048
+// Bounds of what a policy remembers: entries per surface, entries of all
+// surfaces together, and the length of one remembered question (a longer
+// one is answered afresh every time).
+const (
+	maxCachedResults = 2048
+	maxPolicyResults = 16384
+	maxResultKey     = 512
+)
 
 // appendResultKey spells values and args unambiguously (each
 // length-prefixed) after b.
@@ -163,12 +173,22 @@ func (c *resultCache) put(values, args []string, res Result) {
 		return
 	}
 	key := resultKey(values, args)
+	if len(key) > maxResultKey {
+		return
+	}
 	c.mu.Lock()
+	defer c.mu.Unlock()
 	if c.m == nil || len(c.m) >= maxCachedResults {
+		c.budget.Add(-int64(len(c.m)))
 		c.m = make(map[string]Result)
 	}
+	if c.budget.Load() >= maxPolicyResults {
+		return
+	}
+	if _, had := c.m[key]; !had {
+		c.budget.Add(1)
+	}
 	c.m[key] = res
-	c.mu.Unlock()
 }
 
 // HasExplicitPathRule reports whether the path surface has a config rule
@@ -206,6 +226,9 @@ func (p *Policy) HasCommandRule(args []string, above Action) bool {
 	// the policy, the words and above alone.
 	var buf [256]byte
 	key := appendResultKey(append(buf[:0], byte(above)), args, nil)
+	if len(key) > maxResultKey {
+		return p.hasCommandRule(set, args, above)
+	}
 	set.results.mu.Lock()
 	has, ok := set.results.commands[string(key)]
 	set.results.mu.Unlock()
@@ -214,11 +237,18 @@ func (p *Policy) HasCommandRule(args []string, above Action) bool {
 	}
 	has = p.hasCommandRule(set, args, above)
 	set.results.mu.Lock()
+	defer set.results.mu.Unlock()
 	if set.results.commands == nil || len(set.results.commands) >= maxCachedResults {
+		set.results.budget.Add(-int64(len(set.results.commands)))
 		set.results.commands = make(map[string]bool)
 	}
+	if set.results.budget.Load() >= maxPolicyResults {
+		return has
+	}
+	if _, had := set.results.commands[string(key)]; !had {
+		set.results.budget.Add(1)
+	}
 	set.results.commands[string(key)] = has
-	set.results.mu.Unlock()
 	return has
 }
 
@@ -302,7 +332,7 @@ func (p *Policy) surfaceSet(surface string) *surfaceRules {
 		if len(set.rules) >= indexMinRules {
 			set.index = newRuleIndex(set.rules, IsPathSurface(surface))
 		}
-		set.results.kept = true
+		set.results.kept, set.results.budget = true, &p.results
 		if v, loaded := p.cache.LoadOrStore(surface, set); !loaded {
 			p.cacheSize.Add(1)
 		} else {

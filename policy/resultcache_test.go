@@ -3,6 +3,7 @@ package policy
 import (
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -124,5 +125,43 @@ func TestCommandRuleCacheIsPlain(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestResultCacheBounded: however many different questions a session
+// asks, the policy remembers at most maxPolicyResults answers, and none
+// longer than maxResultKey; every answer is still the plain one.
+func TestResultCacheBounded(t *testing.T) {
+	p := global(t, `{"permission": {"*": "ask", "bash": {"git *": "allow"}, "read": {"src/*": "allow"}}}`)
+	long := strings.Repeat("x", maxResultKey)
+	for i := 0; i < maxPolicyResults+3000; i++ {
+		for _, q := range []Query{
+			{Surface: "bash", Values: []string{fmt.Sprintf("git log -%d", i)}},
+			{Surface: fmt.Sprintf("tool%d", i%1500), Values: []string{fmt.Sprintf("v%d", i)}},
+			{Surface: "read", Values: []string{"src/" + long}},
+		} {
+			if got, want := p.Resolve(q), plainResolve(p, q); !reflect.DeepEqual(got, want) {
+				t.Fatalf("%+v: cached %+v, plain %+v", q, got, want)
+			}
+		}
+		if n := p.results.Load(); n > maxPolicyResults {
+			t.Fatalf("after %d questions the policy remembers %d answers", i, n)
+		}
+	}
+	total := 0
+	p.cache.Range(func(_, v any) bool {
+		set := v.(*surfaceRules)
+		set.results.mu.Lock()
+		total += len(set.results.m) + len(set.results.commands)
+		for k := range set.results.m {
+			if len(k) > maxResultKey {
+				t.Errorf("a key of %d bytes is remembered", len(k))
+			}
+		}
+		set.results.mu.Unlock()
+		return true
+	})
+	if int64(total) != p.results.Load() {
+		t.Errorf("the count says %d, the caches hold %d", p.results.Load(), total)
 	}
 }

@@ -38,11 +38,11 @@ type cached struct {
 
 // maxCached bounds the commands a Cache holds; past it the cache starts
 // over (a session's working set of commands is small).
-const maxCached = 512
+const maxCached = 256
 
 // maxCachedBytes: longer commands are analyzed every time (their analysis
 // is not kept).
-const maxCachedBytes = 4096
+const maxCachedBytes = 2048
 
 // Analyze is Analyze(command, opt), from the cache when the file system
 // still answers the analysis's questions as it did.
