@@ -22,10 +22,20 @@ type bashPath struct {
 // unresolved expansion, or a relative word after an unknown cd, keeps only
 // its literal and counts as outside.
 func wordPaths(c *Call) []bashPath {
+	if m := c.memo; m != nil {
+		if !m.wordsDone {
+			m.words, m.wordsDone = newWordPaths(c), true
+		}
+		return m.words
+	}
+	return newWordPaths(c)
+}
+
+func newWordPaths(c *Call) []bashPath {
 	if c.Shell == nil {
 		return nil
 	}
-	var out []bashPath
+	out := make([]bashPath, 0, len(c.Shell.Analysis.Paths))
 	for _, w := range c.Shell.Analysis.Paths {
 		switch {
 		case !w.Known:
@@ -108,7 +118,7 @@ func BashExternalDirectory(c *Call, r Resolver) Outcome {
 	o := checked(verdict.GateBashExternalDirectory, "external_directory", value, deciding)
 	o.D.Command, o.D.Forms, o.D.SessionPatterns = c.Shell.Command, forms, patterns
 	what := fmt.Sprintf("bash command %s, which touches paths outside the working directory %s: %s",
-		shownCommand(c.Shell.Command, &c.Shell.Analysis), quote(c.Cwd), strings.Join(shown, ", "))
+		shownCommand(c.Memo, c.Shell.Command, &c.Shell.Analysis), quote(c.Cwd), strings.Join(shown, ", "))
 	fillTexts(&o.D, c.AgentName, what, "", "Allow this access outside the project?")
 	return o
 }
@@ -186,7 +196,7 @@ func BashPath(c *Call, r Resolver) Outcome {
 	if o.D.State == policy.Allow {
 		return o
 	}
-	what := fmt.Sprintf("path %s%s in bash command %s", quote(all[best].bp.word.Raw), pathWhere(all[best].bp), shownCommand(c.Shell.Command, &c.Shell.Analysis))
+	what := fmt.Sprintf("path %s%s in bash command %s", quote(all[best].bp.word.Raw), pathWhere(all[best].bp), shownCommand(c.Memo, c.Shell.Command, &c.Shell.Analysis))
 	detail := ""
 	if o.D.State == policy.Ask {
 		// Every path that asks is named, and "allow for this session"

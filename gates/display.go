@@ -22,8 +22,19 @@ func Visible(s string) string { return visible(s, false) }
 func VisibleText(s string) string { return visible(s, true) }
 
 func visible(s string, keepNewline bool) string {
+	// Printable ASCII (and a kept newline) needs no escape: checked byte
+	// by byte, the usual text is returned without decoding a rune.
+	i := 0
+	for ; i < len(s); i++ {
+		if c := s[i]; (c < 0x20 || c >= 0x7f) && !(c == '\n' && keepNewline) {
+			break
+		}
+	}
+	if i == len(s) {
+		return s
+	}
 	clean := true
-	for i := 0; i < len(s); {
+	for i < len(s) {
 		r, n := utf8.DecodeRuneInString(s[i:])
 		if (r == utf8.RuneError && n == 1) || invisible(r, keepNewline) {
 			clean = false

@@ -57,6 +57,9 @@ type Call struct {
 	// change without the session noticing (toolgate's own and the host's
 	// directories), across calls.
 	Dirs DirCache
+	// Memo, when set, keeps the session's pure work across calls
+	// (compiled globs).
+	Memo *Memo
 
 	// protectedDirs are protectedPaths, built once per call.
 	protectedDirs []string
@@ -65,6 +68,30 @@ type Call struct {
 	// and readlink once); Evaluate starts it afresh, and nil asks the file
 	// system every time.
 	fs *paths.View
+
+	// memo holds what one evaluation works out once for every gate (the
+	// tool's path, the shell's path words, the glob's selection, the
+	// protected files' real paths); Evaluate starts it afresh, as the file
+	// system may have changed since. nil: everything is worked out anew.
+	memo *evalMemo
+}
+
+// evalMemo is the work of one evaluation shared by its gates: each is a
+// function of the call and of what the file system said in this
+// evaluation (c.fs), so it is the same whichever gate asks first.
+type evalMemo struct {
+	toolPath     paths.Path
+	toolPathOK   bool
+	toolPathDone bool
+
+	words     []bashPath
+	wordsDone bool
+
+	glob     globSelection
+	globOK   bool
+	globDone bool
+
+	guards *guardSet
 }
 
 // ShellCommand is the shell command of a call and its one analysis.

@@ -6,10 +6,12 @@ import (
 	"path"
 	"regexp"
 	"strings"
+	"sync"
 
 	"mvdan.cc/sh/v3/pattern"
 
 	"github.com/toolgate/toolgate/gates/paths"
+	"github.com/toolgate/toolgate/gates/shell"
 	"github.com/toolgate/toolgate/policy"
 	"github.com/toolgate/toolgate/verdict"
 )
@@ -66,6 +68,17 @@ func toolGlob(c *Call) (string, bool) {
 // that leaves the directory (`../x/*`, `/etc/*`, `~/.ssh/*`) moves the root
 // there, and the root itself is checked as a path.
 func selectGlob(c *Call) (globSelection, bool) {
+	if m := c.memo; m != nil {
+		if !m.globDone {
+			m.glob, m.globOK = newGlobSelection(c)
+			m.globDone = true
+		}
+		return m.glob, m.globOK
+	}
+	return newGlobSelection(c)
+}
+
+func newGlobSelection(c *Call) (globSelection, bool) {
 	g, ok := toolGlob(c)
 	if !ok {
 		return globSelection{}, false
@@ -106,11 +119,11 @@ func selectBelow(c *Call, sel *globSelection, g, base string, negate bool) {
 		// No wildcard at all: the glob names one path.
 		return
 	}
-	full, err1 := compileGlob(rest)
+	full, err1 := c.Memo.compileGlob(rest)
 	var name *regexp.Regexp
 	var err2 error
 	if last := rest[strings.LastIndex(rest, "/")+1:]; last != "" && last != "**" {
-		name, err2 = compileGlob(last)
+		name, err2 = c.Memo.compileGlob(last)
 	}
 	if err1 != nil || err2 != nil {
 		sel.Incomplete = true
@@ -152,6 +165,102 @@ func joinRoot(p, base, home string) string {
 		p = path.Join(base, p)
 	}
 	return path.Clean(p)
+}
+
+// Memo keeps what a session works out for many calls that is a function
+// of its arguments alone (no file system, no policy): the compiled
+// matchers of path tools' globs. The zero Memo is ready and safe for
+// concurrent use; a nil *Memo keeps nothing. It lives in a value the
+// server owns (hook.Server), never in package state.
+type Memo struct {
+	mu       sync.Mutex
+	globs    map[string]compiledGlob
+	suggests map[string]suggestion // shell.SuggestPattern's answers
+	elided   map[string]string     // shell.ElideData's answers
+}
+
+type suggestion struct {
+	pattern string
+	exact   bool
+}
+
+// maxMemoTexts bounds the texts a Memo keeps per kind, and maxMemoText
+// the length of one; past them it starts over, or does not keep it.
+const (
+	maxMemoTexts = 512
+	maxMemoText  = 2048
+)
+
+// suggestPattern is shell.SuggestPattern(text), once per text.
+func (m *Memo) suggestPattern(text string) (string, bool) {
+	if m == nil || len(text) > maxMemoText {
+		return shell.SuggestPattern(text)
+	}
+	m.mu.Lock()
+	sg, ok := m.suggests[text]
+	m.mu.Unlock()
+	if ok {
+		return sg.pattern, sg.exact
+	}
+	sg.pattern, sg.exact = shell.SuggestPattern(text)
+	m.mu.Lock()
+	if m.suggests == nil || len(m.suggests) >= maxMemoTexts {
+		m.suggests = map[string]suggestion{}
+	}
+	m.suggests[text] = sg
+	m.mu.Unlock()
+	return sg.pattern, sg.exact
+}
+
+// elideData is the shown text of shell.ElideData(cmd), once per command.
+func (m *Memo) elideData(cmd string) string {
+	if m == nil || len(cmd) > maxMemoText {
+		s, _ := shell.ElideData(cmd)
+		return s
+	}
+	m.mu.Lock()
+	s, ok := m.elided[cmd]
+	m.mu.Unlock()
+	if ok {
+		return s
+	}
+	s, _ = shell.ElideData(cmd)
+	m.mu.Lock()
+	if m.elided == nil || len(m.elided) >= maxMemoTexts {
+		m.elided = map[string]string{}
+	}
+	m.elided[cmd] = s
+	m.mu.Unlock()
+	return s
+}
+
+type compiledGlob struct {
+	re  *regexp.Regexp // safe for concurrent use
+	err error
+}
+
+// maxMemoGlobs bounds the globs a Memo keeps; past it, it starts over.
+const maxMemoGlobs = 256
+
+// compileGlob is compileGlob(g), once per glob.
+func (m *Memo) compileGlob(g string) (*regexp.Regexp, error) {
+	if m == nil || len(g) > 1024 {
+		return compileGlob(g)
+	}
+	m.mu.Lock()
+	cg, ok := m.globs[g]
+	m.mu.Unlock()
+	if ok {
+		return cg.re, cg.err
+	}
+	re, err := compileGlob(g)
+	m.mu.Lock()
+	if m.globs == nil || len(m.globs) >= maxMemoGlobs {
+		m.globs = map[string]compiledGlob{}
+	}
+	m.globs[g] = compiledGlob{re, err}
+	m.mu.Unlock()
+	return re, err
 }
 
 // compileGlob turns a file glob into a matcher of whole slash-separated
@@ -237,7 +346,7 @@ func (w *globWalk) walk(dir, rel string, depth int) {
 		w.sel.Incomplete = true
 		return
 	}
-	if info, err := os.Lstat(dir); err != nil || !info.IsDir() {
+	if info, err := w.fs.Lstat(dir); err != nil || !info.IsDir() {
 		return
 	}
 	f, err := os.Open(dir)
@@ -260,6 +369,7 @@ func (w *globWalk) walk(dir, rel string, depth int) {
 			r = rel + "/" + r
 		}
 		full := path.Join(dir, e.Name())
+		w.fs.Seed(full, e.Type()) // the listing says what an lstat of it would
 		if (w.full.MatchString(r) || w.name != nil && w.name.MatchString(e.Name())) != w.negate {
 			if len(w.sel.Paths) >= maxGlobChecked {
 				w.sel.Incomplete = true

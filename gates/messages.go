@@ -48,12 +48,11 @@ func clip(s string) string {
 // a visible marker, nothing else cut, every invisible character escaped.
 // When the command runs code it is given (an interpreter, a shell, a
 // floored unit), its strings and heredocs are that code: nothing is elided.
-func shownCommand(cmd string, a *shell.Analysis) string {
+func shownCommand(m *Memo, cmd string, a *shell.Analysis) string {
 	if runsCode(a) {
 		return quote(cmd)
 	}
-	s, _ := shell.ElideData(cmd)
-	return quote(s)
+	return quote(m.elideData(cmd))
 }
 
 // runsCode reports whether any unit of the analysis runs code given to it
@@ -133,28 +132,29 @@ func fillTexts(d *Descriptor, agent, what, detail, question string) {
 	if d.State == policy.Allow {
 		return // only asks and denies are ever shown to anyone
 	}
+	ref := ruleRef(d)
 	d.Prompt = PromptText{
 		Title:   promptTitle,
-		Message: VisibleText(fmt.Sprintf("%s wants to use %s. It is asked by %s.%s\n%s", subject(agent), what, ruleRef(d), detail, question)),
+		Message: VisibleText(subject(agent) + " wants to use " + what + ". It is asked by " + ref + "." + detail + "\n" + question),
 	}
 	short := VisibleText(clip(what))
 	d.Text = Texts{
-		Deny:        VisibleText(fmt.Sprintf("toolgate: %s is denied by %s.%s", short, ruleRef(d), denyReason(d))),
-		Unavailable: VisibleText(fmt.Sprintf("toolgate: %s needs approval (%s), but no one can be asked: the host has no interactive UI.", short, ruleRef(d))),
-		UserDenied:  VisibleText(fmt.Sprintf("toolgate: the user denied %s.", short)),
+		Deny:        VisibleText("toolgate: " + short + " is denied by " + ref + "." + denyReason(d)),
+		Unavailable: VisibleText("toolgate: " + short + " needs approval (" + ref + "), but no one can be asked: the host has no interactive UI."),
+		UserDenied:  VisibleText("toolgate: the user denied " + short + "."),
 	}
-	checkShowable(d, short)
+	checkShowable(d, short, ref)
 }
 
 // checkShowable marks a descriptor whose prompt is too long to be shown
 // whole: what cannot be shown cannot be allowed.
-func checkShowable(d *Descriptor, short string) {
+func checkShowable(d *Descriptor, short, ref string) {
 	if len(d.Prompt.Message) <= maxMessage {
 		d.Unshowable = ""
 		return
 	}
 	d.Unshowable = VisibleText(fmt.Sprintf("toolgate: %s needs approval (%s), but it is too long to show whole in a prompt (%d bytes, even with long data elided; at most %d), so it cannot be approved and is blocked.",
-		short, ruleRef(d), len(d.Prompt.Message), maxMessage))
+		short, ref, len(d.Prompt.Message), maxMessage))
 }
 
 // brokenNoter is a Resolver that can say which policy file is broken.

@@ -2,7 +2,6 @@ package gates
 
 import (
 	"os"
-	"path"
 	"path/filepath"
 	"strings"
 
@@ -24,35 +23,79 @@ func protectedPaths(c *Call) []string {
 	if c.protectedDirs != nil {
 		return c.protectedDirs
 	}
-	out := append([]string(nil), c.Protected...)
+	out := make([]string, 0, len(c.Protected)+7)
+	out = append(out, c.Protected...)
 	if c.AgentDir != "" {
 		out = append(out,
-			filepath.Join(c.AgentDir, "extensions", "pi-permission-system"),
-			filepath.Join(c.AgentDir, "agents"),
-			filepath.Join(c.AgentDir, "pi-permissions.jsonc"),
-			filepath.Join(c.AgentDir, "mcp.json"))
+			joinClean(c.AgentDir, "extensions/pi-permission-system"),
+			joinClean(c.AgentDir, "agents"),
+			joinClean(c.AgentDir, "pi-permissions.jsonc"),
+			joinClean(c.AgentDir, "mcp.json"))
 	}
 	if c.Cwd != "" {
 		out = append(out,
-			filepath.Join(c.Cwd, ".pi", "extensions", "pi-permission-system"),
-			filepath.Join(c.Cwd, ".pi", "agents"),
-			filepath.Join(c.Cwd, ".pi", "agent", "pi-permissions.jsonc"))
+			joinClean(c.Cwd, ".pi/extensions/pi-permission-system"),
+			joinClean(c.Cwd, ".pi/agents"),
+			joinClean(c.Cwd, ".pi/agent/pi-permissions.jsonc"))
 	}
 	c.protectedDirs = out
 	return out
 }
 
+// joinClean is filepath.Join(dir, rel) for a clean relative rel, without
+// the cleaning pass when dir is clean already.
+func joinClean(dir, rel string) string {
+	if dir != "/" && dir != "." && paths.IsClean(dir) {
+		return dir + "/" + rel
+	}
+	return filepath.Join(dir, rel)
+}
+
+// guardSet is protectedPaths cleaned, with the real paths of those that
+// resolve elsewhere, worked out once per evaluation rather than per path.
+type guardSet struct {
+	dirs  []string // protectedPaths, cleaned
+	reals []string // their real paths where those differ
+}
+
+func guards(c *Call) *guardSet {
+	if c.memo != nil && c.memo.guards != nil {
+		return c.memo.guards
+	}
+	dirs := protectedPaths(c)
+	g := &guardSet{dirs: make([]string, 0, len(dirs))}
+	for i, dir := range dirs {
+		if i >= len(c.Protected) && dir != "" {
+			g.dirs = append(g.dirs, dir) // joinClean's, clean
+		} else if dir != "" {
+			g.dirs = append(g.dirs, paths.Clean(dir))
+		}
+		if real, ok := c.canonicalDir(dir); ok && real != dir && real != "" {
+			g.reals = append(g.reals, paths.Clean(real))
+		}
+	}
+	if c.memo != nil {
+		c.memo.guards = g
+	}
+	return g
+}
+
 // protected reports whether either identity of p is, or lies in, one of
-// toolgate's own files.
+// toolgate's own files: its spelled or real form in one of them, or its
+// real form in one's real path.
 func protected(c *Call, p paths.Path) bool {
 	if h, ok := p.Host(); ok && protected(c, h) {
 		return true
 	}
-	for _, dir := range protectedPaths(c) {
-		if (p.Abs != "" && paths.Within(p.Abs, dir)) || (p.Real != "" && paths.Within(p.Real, dir)) {
+	g := guards(c)
+	abs, real := p.Abs, p.Real // clean, as New makes them
+	for _, dir := range g.dirs {
+		if paths.WithinClean(abs, dir) || paths.WithinClean(real, dir) {
 			return true
 		}
-		if real, ok := c.canonicalDir(dir); ok && real != dir && p.Real != "" && paths.Within(p.Real, real) {
+	}
+	for _, dir := range g.reals {
+		if paths.WithinClean(real, dir) {
 			return true
 		}
 	}
@@ -104,8 +147,8 @@ func arming(p paths.Path) bool {
 		info, err := os.Stat(p.Real)
 		return err == nil && info.IsDir()
 	}
-	for _, s := range []string{p.Abs, p.Real, p.Literal} {
-		if s != "" && armingPath(s, dir) {
+	for _, s := range [...]string{p.Abs, p.Real, p.Literal} {
+		if s != "" && armingClean(s, dir) { // New made them clean
 			return true
 		}
 	}
@@ -146,34 +189,77 @@ func systemDir(d string) bool {
 
 // armingPath matches without regard to letter case: on a case-insensitive
 // file system (macOS) .GIT/CONFIG is .git/config.
-func armingPath(s string, isDir func() bool) bool {
-	s = strings.ToLower(path.Clean(s))
-	comps := strings.Split(s, "/")
-	base := comps[len(comps)-1]
+func armingPath(s string, isDir func() bool) bool { return armingClean(paths.Clean(s), isDir) }
+
+// armingClean is armingPath of a clean s.
+func armingClean(s string, isDir func() bool) bool {
+	s = strings.ToLower(s) // no copy when s is lower case already
+	base := s[strings.LastIndexByte(s, '/')+1:]
 	if armingNames[base] && !((base == "config" || base == "config.worktree") && isDir()) ||
 		s == "/etc/profile" || s == "/etc/environment" {
 		return true
 	}
 	inGit := false // below a .git directory (its modules and worktrees too)
-	for i, part := range comps {
+	prev := ""
+	for rest := s; ; {
+		part, next, more := strings.Cut(rest, "/")
 		switch part {
 		case ".git":
 			inGit = true
 			// The .git entry itself (a gitfile that points elsewhere), its
 			// hooks, and its worktree and module links.
-			if i == len(comps)-1 || comps[i+1] == "hooks" || comps[i+1] == "commondir" {
+			if !more {
+				return true
+			}
+			if n, _, _ := strings.Cut(next, "/"); n == "hooks" || n == "commondir" {
 				return true
 			}
 		case ".husky", "hooks":
-			if part == ".husky" || inGit || (i > 0 && strings.HasSuffix(comps[i-1], ".git")) {
+			if part == ".husky" || inGit || strings.HasSuffix(prev, ".git") {
 				return true // a bare repository's hooks: x.git/hooks; a submodule's: .git/modules/m/hooks
 			}
 		}
+		if !more {
+			break
+		}
+		prev, rest = part, next
 	}
-	for _, d := range armingDirs {
-		if systemDir(d) && paths.Within(s, d) || !systemDir(d) && strings.Contains(s+"/", d+"/") {
+	for _, d := range armingDirTable {
+		if d.system && paths.WithinClean(s, d.dir) || !d.system && containsDir(s, d.dir) {
 			return true
 		}
+	}
+	return false
+}
+
+// armingDirTable is armingDirs with whether each is a system directory.
+var armingDirTable = func() []struct {
+	dir    string
+	system bool
+} {
+	out := make([]struct {
+		dir    string
+		system bool
+	}, len(armingDirs))
+	for i, d := range armingDirs {
+		out[i].dir, out[i].system = d, systemDir(d)
+	}
+	return out
+}()
+
+// containsDir reports whether d (which starts with "/") stands in s as
+// whole components: strings.Contains(s+"/", d+"/").
+func containsDir(s, d string) bool {
+	for off := 0; off <= len(s); {
+		i := strings.Index(s[off:], d)
+		if i < 0 {
+			return false
+		}
+		end := off + i + len(d)
+		if end == len(s) || s[end] == '/' {
+			return true
+		}
+		off += i + 1
 	}
 	return false
 }

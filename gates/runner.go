@@ -146,6 +146,7 @@ func Evaluate(req Request) (outcomes []Outcome, failed *Outcome, err error) {
 	if req.Call.Dirs != nil {
 		req.Call.fs.Dirs = req.Call.Dirs
 	}
+	req.Call.memo = &evalMemo{}
 	for _, g := range req.Gates {
 		o, perr := runGate(g, req)
 		if perr != nil {

@@ -24,7 +24,7 @@ func ShellUnits(c *Call, r Resolver) []UnitDecision {
 	}
 	var out []UnitDecision
 	for _, u := range c.Shell.Analysis.Units {
-		o := bashUnit(u, r)
+		o := bashUnit(c.Memo, u, r)
 		d := UnitDecision{Unit: u, State: o.D.State}
 		if len(o.D.SessionPatterns) > 0 {
 			d.Pattern = o.D.SessionPatterns[0]

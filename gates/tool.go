@@ -41,6 +41,17 @@ func Tool(c *Call, r Resolver) Outcome {
 // toolPath is the path a non-bash call touches: input.path, or
 // input.arguments.path for mcp.
 func toolPath(c *Call) (paths.Path, bool) {
+	if m := c.memo; m != nil {
+		if !m.toolPathDone {
+			m.toolPath, m.toolPathOK = newToolPath(c)
+			m.toolPathDone = true
+		}
+		return m.toolPath, m.toolPathOK
+	}
+	return newToolPath(c)
+}
+
+func newToolPath(c *Call) (paths.Path, bool) {
 	raw := inputPath(c)
 	if strings.TrimSpace(raw) == "" {
 		return paths.Path{}, false
@@ -85,13 +96,13 @@ func bashTool(c *Call, r Resolver) Outcome {
 		o := checked(verdict.GateTool, "bash", text, res)
 		o.D.Command = sc.Command
 		o.D.SessionPatterns = []verdict.SessionPattern{{Surface: "bash", Pattern: text, Exact: true}}
-		fillTexts(&o.D, c.AgentName, "bash command "+shownCommand(text, a), fullCommandLine(sc.Command, text, a), "Allow this command?")
+		fillTexts(&o.D, c.AgentName, "bash command "+shownCommand(c.Memo, text, a), fullCommandLine(c.Memo, sc.Command, text, a), "Allow this command?")
 		return o
 	}
 	outs := make([]Outcome, len(a.Units))
 	best := 0
 	for i, u := range a.Units {
-		outs[i] = bashUnit(u, r)
+		outs[i] = bashUnit(c.Memo, u, r)
 		if moreRestrictive(outs[i].D.State, outs[best].D.State) {
 			best = i
 		}
@@ -103,7 +114,7 @@ func bashTool(c *Call, r Resolver) Outcome {
 	}
 	what := unitWhat(a.Units[best], a)
 	if o.D.State != policy.Ask {
-		fillTexts(&o.D, c.AgentName, what, fullCommandLine(sc.Command, a.Units[best].Text, a), "Allow this command?")
+		fillTexts(&o.D, c.AgentName, what, fullCommandLine(c.Memo, sc.Command, a.Units[best].Text, a), "Allow this command?")
 		return o
 	}
 	// One prompt names every unit that asks, and "allow for this session"
@@ -133,7 +144,7 @@ func bashTool(c *Call, r Resolver) Outcome {
 	if len(lines) > 1 {
 		detail = fmt.Sprintf("\nThe command has %d units that ask; this one answer covers all of them:%s", len(lines), strings.Join(lines, ""))
 	}
-	detail += fullCommandLine(sc.Command, a.Units[best].Text, a) + shellPathLines(c)
+	detail += fullCommandLine(c.Memo, sc.Command, a.Units[best].Text, a) + shellPathLines(c)
 	fillTexts(&o.D, c.AgentName, what, detail, "Allow this command?")
 	return o
 }
@@ -170,11 +181,11 @@ func elideWords(text string, ps []shell.PathWord) string {
 
 // fullCommandLine shows the whole command when it is more than the unit
 // named.
-func fullCommandLine(cmd, unit string, a *shell.Analysis) string {
+func fullCommandLine(m *Memo, cmd, unit string, a *shell.Analysis) string {
 	if strings.TrimSpace(cmd) == unit {
 		return ""
 	}
-	return "\nFull command: " + shownCommand(cmd, a)
+	return "\nFull command: " + shownCommand(m, cmd, a)
 }
 
 // shellPathLines lists the command's paths that are not plainly inside
@@ -213,7 +224,7 @@ func restrictsCommand(r Resolver, args []string) bool {
 // bashUnit decides one command unit: its text and every other spelling,
 // the most restrictive wins; a floor turns an allow into an ask unless the
 // person approved exactly this unit for the session.
-func bashUnit(u shell.Unit, r Resolver) Outcome {
+func bashUnit(m *Memo, u shell.Unit, r Resolver) Outcome {
 	res := r.Resolve(policy.Query{Surface: "bash", Values: []string{u.Text}, Args: u.Args})
 	for _, alt := range u.Alts {
 		if ar := r.Resolve(policy.Query{Surface: "bash", Values: []string{alt}}); moreRestrictive(ar.Action, res.Action) {
@@ -242,7 +253,7 @@ func bashUnit(u shell.Unit, r Resolver) Outcome {
 		o.D.State, o.D.Rule, o.D.Session, o.D.Sentinel = policy.Ask, nil, false, shell.SentinelDynamic
 		openFloor = true
 	}
-	pattern, exact := shell.SuggestPattern(u.Text)
+	pattern, exact := m.suggestPattern(u.Text)
 	if exact || u.ExactSuggestion || u.Floor != "" || openFloor || strings.ContainsAny(u.Text, "*?[") {
 		pattern, exact = u.Text, true
 	}
@@ -296,8 +307,10 @@ func withPathRule(c *Call, r Resolver, o Outcome, p paths.Path) Outcome {
 		o = checked(verdict.GateTool, "path", p.Input, pr)
 		o.D.SessionPatterns = pathSessionPatterns("path", p, c.Home)
 	}
-	if g := guard(c, p); g != "" && !readOnlyTools[c.ToolName] {
-		floorProtected(&o, g)
+	if !readOnlyTools[c.ToolName] {
+		if g := guard(c, p); g != "" {
+			floorProtected(&o, g)
+		}
 	}
 	o.D.Forms = allForms(p)
 	return o

@@ -25,20 +25,39 @@ type dirCache struct {
 }
 
 type dirReal struct {
-	real string
-	ok   bool
+	real   string
+	ok     bool
+	exists bool // it exists (its real path is itself: no link)
+	isDir  bool // as a directory
+	// skip: dir is not kept (an entry on the way below the deepest
+	// watched directory exists, and what lies below it is not watched);
+	// the caller resolves it. As stable as a kept answer: that entry is in
+	// a watched directory.
+	skip bool
 }
 
 func newDirCache(l *policy.Loader) *dirCache {
 	return &dirCache{loader: l, known: map[string]dirReal{}}
 }
 
+// maxDirs bounds the directories remembered; past it the cache starts over.
+const maxDirs = 1024
+
 // Canonical implements gates.DirCache. A directory is remembered when its
 // real path is itself (no link on the way) and it cannot change unseen:
 // it, or its parent, is watched with every directory above; or the
 // deepest watched directory above it has no entry on the way to it, whose
-// creation would be an event.
+// creation would be an event. Any other directory is the caller's to
+// resolve (hit false), and that answer is remembered too.
 func (d *dirCache) Canonical(dir string) (string, bool, bool) {
+	r, _, answered := d.lookup(dir)
+	return r.real, r.ok, answered
+}
+
+// lookup is what the cache says of dir: answered false when the caller
+// must resolve it; kept when r is remembered under the generation (its
+// exists and isDir too).
+func (d *dirCache) lookup(dir string) (r dirReal, kept, answered bool) {
 	gen := d.loader.Generation()
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -47,17 +66,16 @@ func (d *dirCache) Canonical(dir string) (string, bool, bool) {
 		d.gen = gen
 	}
 	if r, hit := d.known[dir]; hit {
-		return r.real, r.ok, true
+		return r, !r.skip, !r.skip
 	}
 	wgen, x, watched := d.loader.WatchedAncestor(dir)
 	if !watched || wgen != gen {
-		return "", false, false
+		return dirReal{}, false, false
+	}
+	if len(d.known) >= maxDirs {
+		clear(d.known) // many working directories: keep it small
 	}
 	clean := filepath.Clean(dir)
-	real, ok := paths.Canonical(clean)
-	if !ok || real != clean {
-		return real, ok, true // resolved, not remembered
-	}
 	if x != clean && filepath.Dir(clean) != x {
 		// The entry of x on the way to dir must not exist.
 		next := clean
@@ -65,14 +83,33 @@ func (d *dirCache) Canonical(dir string) (string, bool, bool) {
 			next = filepath.Dir(next)
 		}
 		if _, err := os.Lstat(next); !errors.Is(err, fs.ErrNotExist) {
-			return real, ok, true
+			// Looked up after the generation was read: its creation or
+			// removal since is an event, and the next call forgets this.
+			d.known[dir] = dirReal{skip: true}
+			return dirReal{}, false, false
 		}
 	}
-	if len(d.known) >= 256 {
-		clear(d.known) // many working directories: keep it small
+	real, ok := paths.Canonical(clean)
+	if !ok || real != clean {
+		return dirReal{real: real, ok: ok}, false, true // resolved, not remembered
 	}
 	// Resolved after the generation was read: a change made since is an
-	// event, and the next call's generation forgets this.
-	d.known[dir] = dirReal{real, ok}
-	return real, ok, true
+	// event, and the next call's generation forgets this. Whether it is a
+	// directory is as watched as its real path: its entry is in a watched
+	// directory, or the missing entry on the way to it would be.
+	info, err := os.Lstat(clean)
+	r = dirReal{real: real, ok: ok, exists: err == nil, isDir: err == nil && info.IsDir()}
+	d.known[dir] = r
+	return r, true, true
+}
+
+// Entry implements paths.DirExistence: what an lstat of p would say, when
+// the cache keeps p as its own real path (no link on the way): whether it
+// exists and is a directory. One lookup (also shell.Cache's Known).
+func (d *dirCache) Entry(p string) (exists, isDir, known bool) {
+	r, kept, _ := d.lookup(p)
+	if !kept || !r.ok || r.real != p {
+		return false, false, false
+	}
+	return r.exists, r.isDir, true
 }

@@ -101,3 +101,87 @@ func TestDirCacheSeesReplacedDirectory(t *testing.T) {
 		t.Fatalf("after .pi became a link to %s, a write to its agents was %s, want block", other, a)
 	}
 }
+
+// The cache also keeps entries directly in the working directory (it is
+// watched): a file there replaced by a link into toolgate's own files, or
+// a directory there replaced by one, is seen by the next call.
+func TestDirCacheSeesReplacedEntry(t *testing.T) {
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	agentDir := filepath.Join(root, "agent")
+	work := filepath.Join(root, "work")
+	own := filepath.Join(agentDir, "agents")
+	for _, d := range []string{filepath.Join(agentDir, "extensions", "pi-permission-system"), own, filepath.Join(work, "src")} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg := filepath.Join(agentDir, "extensions", "pi-permission-system", "config.json")
+	if err := os.WriteFile(cfg, []byte(`{"permission": {"*": "allow"}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	notes := filepath.Join(work, "notes.md")
+	if err := os.WriteFile(notes, []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	s := New(Options{Cwd: work, Home: root, AgentDir: agentDir, AuditLog: filepath.Join(root, "audit.jsonl"), Log: zerolog.Nop()})
+	go func() { _ = s.Serve(inR, outW); outW.Close() }()
+	defer inW.Close()
+	r := bufio.NewReader(outR)
+	id := 0
+	action := func(path string) string {
+		t.Helper()
+		id++
+		fmt.Fprintf(inW, `{"jsonrpc":"2.0","id":%d,"method":"tool_call","params":{"toolCallId":"w","toolName":"write","input":{"path":%q,"content":"x"}}}`+"\n", id, path)
+		for {
+			line, err := r.ReadBytes('\n')
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.Contains(string(line), `"method":"decision"`) {
+				continue
+			}
+			var m map[string]any
+			if err := json.Unmarshal(line, &m); err != nil {
+				t.Fatal(err)
+			}
+			res, _ := m["result"].(map[string]any)
+			a, _ := res["action"].(string)
+			return a
+		}
+	}
+	fmt.Fprintf(inW, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1,"cwd":%q,"hasUI":false}}`+"\n", work)
+	if _, err := r.ReadBytes('\n'); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 3; i++ { // warm: work/notes.md and work/src are kept now
+		if a := action("notes.md"); a != "allow" {
+			t.Fatalf("notes.md: %s before the change", a)
+		}
+		if a := action("src/x.md"); a != "allow" {
+			t.Fatalf("src/x.md: %s before the change", a)
+		}
+	}
+	if err := os.Remove(notes); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(own, "x.md"), notes); err != nil {
+		t.Fatal(err)
+	}
+	if a := action("notes.md"); a != "block" {
+		t.Fatalf("after notes.md became a link into toolgate's own agents, a write to it was %s, want block", a)
+	}
+	if err := os.Remove(filepath.Join(work, "src")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(own, filepath.Join(work, "src")); err != nil {
+		t.Fatal(err)
+	}
+	if a := action("src/x.md"); a != "block" {
+		t.Fatalf("after src became a link to toolgate's own agents, a write below it was %s, want block", a)
+	}
+}

@@ -141,7 +141,7 @@ func (s *Server) prepareEngineCall(prof hostProfile, id string, ec engineCall) (
 		gc.call.Value = f(ec.input)
 	}
 	if ec.workdir != "" && gc.call.Shell != nil {
-		gc.call.Shell = analyzeShell(gc.call.Shell.Command, ec.workdir, gc.call.Cwd, s.opts.Home)
+		gc.call.Shell = analyzeShell(&s.shells, gc.call.Shell.Command, ec.workdir, gc.call.Cwd, s.opts.Home)
 	}
 	return gc, nil
 }

@@ -74,6 +74,11 @@ type Server struct {
 	approvals approvals
 	// dirs knows the real paths of the directories every call checks.
 	dirs *dirCache
+	// shells remembers the analyses of commands seen before, with the
+	// file system answers they were made from (shell.Cache).
+	shells shell.Cache
+	// memo keeps the gates' pure work across calls (gates.Memo).
+	memo gates.Memo
 	// initializedOnce is set by the first initialize.
 	initializedOnce atomic.Bool
 	stream          *protocol.Stream
@@ -141,6 +146,7 @@ func New(opts Options) *Server {
 	s.approvals.home = opts.Home
 	s.frames = make(chan []byte, keptFrames)
 	s.dirs = newDirCache(s.loader)
+	s.shells.Known = s.dirs.Entry
 	return s
 }
 
@@ -720,7 +726,7 @@ func (s *Server) decodeParams(params object, inputRaw []byte) (*gatesCall, strin
 	}
 	c := &gates.Call{ToolCallID: id, ToolName: name, Input: input, RawInput: inputRaw, Cwd: st.cwd, Home: s.opts.Home,
 		AgentDir: s.opts.AgentDir, AgentName: st.agentName, Skills: st.skills, MCPServers: st.mcpServers,
-		InfraDirs: append(append([]string(nil), st.infraDirs...), pol.InfraReadPaths...), Dirs: s.dirs}
+		InfraDirs: append(append([]string(nil), st.infraDirs...), pol.InfraReadPaths...), Dirs: s.dirs, Memo: &s.memo}
 	if name == "mcp" {
 		c.MCPServers = mergeNames(st.mcpServers, pol.MCPServers)
 	}
@@ -730,7 +736,7 @@ func (s *Server) decodeParams(params object, inputRaw []byte) (*gatesCall, strin
 		return nil, id, err
 	}
 	if isShell {
-		c.Shell = analyzeShell(cmd, workdir, st.cwd, s.opts.Home)
+		c.Shell = analyzeShell(&s.shells, cmd, workdir, st.cwd, s.opts.Home)
 	} else if f, ok := protocolHostValues[st.host.Name][name]; ok {
 		c.Value = f(input)
 	}
@@ -739,7 +745,7 @@ func (s *Server) decodeParams(params object, inputRaw []byte) (*gatesCall, strin
 
 // analyzeShell parses a shell command once. A workdir argument acts as if
 // the command started with `cd workdir`; the workdir is itself a path word.
-func analyzeShell(cmd, workdir, cwd, home string) *gates.ShellCommand {
+func analyzeShell(cache *shell.Cache, cmd, workdir, cwd, home string) *gates.ShellCommand {
 	dir := cwd
 	var extra []shell.PathWord
 	if workdir != "" {
@@ -750,8 +756,8 @@ func analyzeShell(cmd, workdir, cwd, home string) *gates.ShellCommand {
 		}
 		extra = append(extra, shell.PathWord{Raw: workdir, Value: dir, Known: true, Dir: cwd})
 	}
-	a := shell.Analyze(cmd, shell.Options{Cwd: dir, Home: home})
-	a.Paths = append(extra, a.Paths...)
+	a := cache.Analyze(cmd, shell.Options{Cwd: dir, Home: home})
+	a.Paths = append(extra, a.Paths...) // a new slice: the cached analysis is shared
 	return &gates.ShellCommand{Command: cmd, Workdir: workdir, Analysis: a}
 }
 

@@ -2,6 +2,7 @@ package policy
 
 import (
 	"path"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -63,6 +64,25 @@ func (p *Policy) Resolve(q Query) Result {
 
 func (p *Policy) resolveSet(surface string, values, args []string, session []*Rule, sessionValues []string) Result {
 	set := p.surfaceSet(surface)
+	res, ok := set.results.get(values, args)
+	if !ok {
+		res = p.resolveFiles(set, surface, values, args)
+		set.results.put(values, args, res)
+	}
+	// A session approval never overrides a deny from a policy file.
+	if res.Action != Deny && len(session) > 0 {
+		if s, sv := Evaluate(surface, sessionValues, session); s != nil {
+			res = Result{Action: Allow, Rule: s, Value: sv, Session: true}
+		}
+	}
+	return res
+}
+
+// resolveFiles decides values (and the unit's words args) on the policy
+// files' rules of one surface: the last matching rule, the trust floor,
+// the canonical option spelling. It is a function of the policy, the
+// surface, values and args alone, which resultCache relies on.
+func (p *Policy) resolveFiles(set *surfaceRules, surface string, values, args []string) Result {
 	var r *Rule
 	var v string
 	at := -1
@@ -91,13 +111,84 @@ func (p *Policy) resolveSet(surface string, values, args []string, session []*Ru
 			res = c
 		}
 	}
-	// A session approval never overrides a deny from a policy file.
-	if res.Action != Deny && len(session) > 0 {
-		if s, sv := Evaluate(surface, sessionValues, session); s != nil {
-			res = Result{Action: Allow, Rule: s, Value: sv, Session: true}
-		}
-	}
 	return res
+}
+
+// resultCache remembers resolveFiles's answers for one surface of one
+// policy (a policy is immutable; an edited file is a new policy, with new
+// caches), so that a value a session meets again and again (git status,
+// the project's paths) is looked up, not matched against every rule. The
+// session approvals are applied after it, every time. Bounded: past
+// maxCachedResults it starts over.
+type resultCache struct {
+	mu   sync.Mutex
+	kept bool // the surface's rules are kept in the policy (else the cache would be thrown away)
+	// budget counts the entries of every surface of the policy.
+	budget *atomic.Int64
+	m      map[string]Result
+	// commands are HasCommandRule's answers (the bash surface's).
+	commands map[string]bool
+}
+
+// Bounds of what a policy remembers: entries per surface, entries of all
+// surfaces together, and the length of one remembered question (a longer
+// one is answered afresh every time).
+const (
+	maxCachedResults = 2048
+	maxPolicyResults = 16384
+	maxResultKey     = 512
+)
+
+// appendResultKey spells values and args unambiguously (each
+// length-prefixed) after b.
+func appendResultKey(b []byte, values, args []string) []byte {
+	for _, v := range values {
+		b = strconv.AppendInt(b, int64(len(v)), 10)
+		b = append(append(b, ':'), v...)
+	}
+	b = append(b, '|')
+	for _, a := range args {
+		b = strconv.AppendInt(b, int64(len(a)), 10)
+		b = append(append(b, ':'), a...)
+	}
+	return b
+}
+
+func resultKey(values, args []string) string { return string(appendResultKey(nil, values, args)) }
+
+func (c *resultCache) get(values, args []string) (Result, bool) {
+	if !c.kept {
+		return Result{}, false
+	}
+	var buf [256]byte
+	key := appendResultKey(buf[:0], values, args)
+	c.mu.Lock()
+	res, ok := c.m[string(key)] // no copy of the key for a lookup
+	c.mu.Unlock()
+	return res, ok
+}
+
+func (c *resultCache) put(values, args []string, res Result) {
+	if !c.kept {
+		return
+	}
+	key := resultKey(values, args)
+	if len(key) > maxResultKey {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil || len(c.m) >= maxCachedResults {
+		c.budget.Add(-int64(len(c.m)))
+		c.m = make(map[string]Result)
+	}
+	if c.budget.Load() >= maxPolicyResults {
+		return
+	}
+	if _, had := c.m[key]; !had {
+		c.budget.Add(1)
+	}
+	c.m[key] = res
 }
 
 // HasExplicitPathRule reports whether the path surface has a config rule
@@ -127,13 +218,48 @@ func (p *Policy) HasCommandRule(args []string, above Action) bool {
 	if len(args) == 0 {
 		return false
 	}
+	set := p.surfaceSet("bash")
+	if !set.results.kept {
+		return p.hasCommandRule(set, args, above)
+	}
+	// Remembered per policy like resolveFiles's answers: a function of
+	// the policy, the words and above alone.
+	var buf [256]byte
+	key := appendResultKey(append(buf[:0], byte(above)), args, nil)
+	if len(key) > maxResultKey {
+		return p.hasCommandRule(set, args, above)
+	}
+	set.results.mu.Lock()
+	has, ok := set.results.commands[string(key)]
+	set.results.mu.Unlock()
+	if ok {
+		return has
+	}
+	has = p.hasCommandRule(set, args, above)
+	set.results.mu.Lock()
+	defer set.results.mu.Unlock()
+	if set.results.commands == nil || len(set.results.commands) >= maxCachedResults {
+		set.results.budget.Add(-int64(len(set.results.commands)))
+		set.results.commands = make(map[string]bool)
+	}
+	if set.results.budget.Load() >= maxPolicyResults {
+		return has
+	}
+	if _, had := set.results.commands[string(key)]; !had {
+		set.results.budget.Add(1)
+	}
+	set.results.commands[string(key)] = has
+	return has
+}
+
+func (p *Policy) hasCommandRule(set *surfaceRules, args []string, above Action) bool {
 	name := args[0]
 	base := path.Base(name)
 	unit, unitOK := canonicalize(args, false)
 	if unitOK && !openUnit(&unit) {
 		return false // every run-time word is the value of an option (docker run -v "$PWD:/app")
 	}
-	for _, r := range p.forSurface("bash") {
+	for _, r := range set.rules {
 		if r.Action <= above || r.IsFallback() {
 			continue
 		}
@@ -192,6 +318,7 @@ type surfaceRules struct {
 	build   sync.Once
 	index   atomic.Pointer[ruleIndex]
 	surfaceCanon
+	results resultCache
 }
 
 // indexAfterUses is the evaluation of a surface's list that builds its
@@ -237,8 +364,11 @@ func (p *Policy) surfaceSet(surface string) *surfaceRules {
 	if p.cacheSize.Load() < maxCachedSurfaces {
 		// Only a list that is kept is worth an index.
 		set.indexed = len(set.rules) >= indexMinRules
-		if _, loaded := p.cache.LoadOrStore(surface, set); !loaded {
+		set.results.kept, set.results.budget = true, &p.results
+		if v, loaded := p.cache.LoadOrStore(surface, set); !loaded {
 			p.cacheSize.Add(1)
+		} else {
+			set = v.(*surfaceRules)
 		}
 	}
 	return set

@@ -3,6 +3,8 @@ package paths
 import (
 	"io/fs"
 	"os"
+	"path"
+	"time"
 )
 
 // View remembers what the file system said during one decision: each
@@ -25,6 +27,11 @@ func (v *View) knownDir(dir string) bool {
 	if v == nil || v.Dirs == nil {
 		return false
 	}
+	if e, ok := v.Dirs.(DirExistence); ok {
+		if exists, isDir, known := e.Entry(dir); known {
+			return exists && isDir // as unchanging as the real path the cache keeps
+		}
+	}
 	real, ok, hit := v.Dirs.Canonical(dir)
 	if !hit || !ok || real != dir {
 		return false
@@ -32,6 +39,60 @@ func (v *View) knownDir(dir string) bool {
 	info, err := v.lstat(dir) // once per call: the cache also keeps missing directories
 	return err == nil && info.IsDir()
 }
+
+// DirExistence is a Dirs that also knows, for a path it keeps as its own
+// real path (no link on the way), whether it exists and is a directory (it
+// keeps missing ones too), in one lookup; known is false when it does not
+// keep p so.
+type DirExistence interface {
+	Entry(p string) (exists, isDir, known bool)
+}
+
+// knownEntry reports what the view's Dirs know of p without asking the
+// file system: known is false when they do not know p, or know it is not
+// its own real path; else exists and isDir are what an lstat would say.
+func (v *View) knownEntry(p string) (exists, isDir, known bool) {
+	if v == nil || v.Dirs == nil {
+		return false, false, false
+	}
+	if e, ok := v.Dirs.(DirExistence); ok {
+		return e.Entry(p)
+	}
+	return false, false, false
+}
+
+// Seed records what a directory listing of this evaluation said of p
+// (its type: a link, a directory, another file), so that the view answers
+// an lstat of p from it: the walk needs nothing else of the answer. A nil
+// view records nothing.
+func (v *View) Seed(p string, typ fs.FileMode) {
+	if v == nil {
+		return
+	}
+	if _, ok := v.lstats[p]; ok {
+		return
+	}
+	if v.lstats == nil {
+		v.lstats = make(map[string]lstatResult, 4)
+	}
+	v.lstats[p] = lstatResult{info: typeInfo{name: path.Base(p), typ: typ.Type()}}
+}
+
+// typeInfo is the part of an lstat a directory entry gives: its type.
+type typeInfo struct {
+	name string
+	typ  fs.FileMode
+}
+
+func (t typeInfo) Name() string       { return t.name }
+func (t typeInfo) Size() int64        { return 0 }
+func (t typeInfo) Mode() fs.FileMode  { return t.typ }
+func (t typeInfo) ModTime() time.Time { return time.Time{} }
+func (t typeInfo) IsDir() bool        { return t.typ.IsDir() }
+func (t typeInfo) Sys() any           { return nil }
+
+// Lstat is os.Lstat with the view's answers.
+func (v *View) Lstat(p string) (fs.FileInfo, error) { return v.lstat(p) }
 
 type lstatResult struct {
 	info fs.FileInfo
@@ -44,9 +105,7 @@ type linkResult struct {
 }
 
 // NewView returns an empty view.
-func NewView() *View {
-	return &View{lstats: map[string]lstatResult{}, links: map[string]linkResult{}}
-}
+func NewView() *View { return &View{} }
 
 func (v *View) lstat(p string) (fs.FileInfo, error) {
 	if v == nil {
@@ -56,6 +115,9 @@ func (v *View) lstat(p string) (fs.FileInfo, error) {
 		return r.info, r.err
 	}
 	info, err := os.Lstat(p)
+	if v.lstats == nil {
+		v.lstats = make(map[string]lstatResult, 4)
+	}
 	v.lstats[p] = lstatResult{info, err}
 	return info, err
 }
@@ -68,6 +130,9 @@ func (v *View) readlink(p string) (string, error) {
 		return r.target, r.err
 	}
 	t, err := os.Readlink(p)
+	if v.links == nil {
+		v.links = map[string]linkResult{}
+	}
 	v.links[p] = linkResult{t, err}
 	return t, err
 }

@@ -45,6 +45,9 @@ type walker struct {
 	tail []string // components below dir that do not exist
 	hops int
 	fs   *View // where lstat and readlink are asked (nil: the file system)
+	// noProbe: the directory cache did not know the last component
+	// walked, so it knows none below it either (see View.knownEntry).
+	noProbe bool
 }
 
 func (w walker) clone() walker {
@@ -85,6 +88,20 @@ func (w *walker) run(comps []string) bool {
 			return false
 		}
 		p := joinAbs(w.dir, c)
+		if !w.noProbe {
+			if exists, _, known := w.fs.knownEntry(p); known {
+				// What an lstat would say, from the directory cache: p
+				// is no link (its real path is itself), and it exists or
+				// not.
+				if exists {
+					w.dir = p
+				} else {
+					w.tail = append(w.tail, c)
+				}
+				continue
+			}
+			w.noProbe = true // below a path the cache does not keep, it keeps none
+		}
 		fi, err := w.fs.lstat(p)
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
@@ -108,6 +125,7 @@ func (w *walker) run(comps []string) bool {
 		if target[0] == '/' {
 			w.dir = "/"
 		}
+		w.noProbe = false // elsewhere now
 		// A relative target is resolved against the link's directory,
 		// which is w.dir still.
 		rest = append(components(target), rest...)

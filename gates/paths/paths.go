@@ -39,6 +39,17 @@ type Path struct {
 	// host is the path as the host opens it, when its spelling differs
 	// (see NewForHost).
 	host *Path
+
+	// spelled and realForms are Spelled and RealForms, worked out once
+	// when the path is made (formsSet); callers do not change them.
+	spelled, realForms []string
+	formsSet           bool
+}
+
+// withForms sets p's spelled and real forms once.
+func (p Path) withForms() Path {
+	p.spelled, p.realForms, p.formsSet = p.spelledForms(), p.realFormsOf(), true
+	return p
 }
 
 // HostSpelling returns input as a host that normalizes paths before opening
@@ -101,19 +112,23 @@ func (p Path) Host() (Path, bool) {
 func New(input, base, cwd, home string) Path { return newPath(nil, input, base, cwd, home) }
 
 func newPath(v *View, input, base, cwd, home string) Path {
+	return placePath(v, input, base, cwd, home).withForms()
+}
+
+func placePath(v *View, input, base, cwd, home string) Path {
 	p := Path{Input: input, cwd: cwd}
 	raw, placeable := literalRaw(input, home)
 	if raw == "" {
 		return p
 	}
-	p.Literal = path.Clean(raw)
+	p.Literal = Clean(raw)
 
 	cwdOK := path.IsAbs(cwd)
 	var cwdClean string
 	var cwdComps []string
 	var cw walker
 	if cwdOK {
-		cwdClean = path.Clean(cwd)
+		cwdClean = Clean(cwd)
 		cwdComps = components(cwd)
 		cw = walker{dir: "/", fs: v}
 		if v.knownDir(cwdClean) {
@@ -146,8 +161,8 @@ func newPath(v *View, input, base, cwd, home string) Path {
 			}
 			full = joinAbs(effBase, raw)
 		}
-		p.Abs = path.Clean(full)
-		if cwdOK && Within(p.Abs, cwdClean) {
+		p.Abs = Clean(full)
+		if cwdOK && WithinClean(p.Abs, cwdClean) {
 			p.Rel = relTo(p.Abs, cwdClean)
 		}
 		if IsSafeDevice(p.Abs) {
@@ -157,7 +172,7 @@ func newPath(v *View, input, base, cwd, home string) Path {
 			return p
 		}
 		p.Real, p.RealKnown = res.canonical(full)
-		if p.RealKnown && p.realCwdKnown && Within(p.Real, p.realCwd) {
+		if p.RealKnown && p.realCwdKnown && WithinClean(p.Real, p.realCwd) {
 			p.RealRel = relTo(p.Real, p.realCwd)
 		}
 	}
@@ -185,12 +200,20 @@ func LiteralOnly(input, home string) Path {
 	if raw, _ := literalRaw(input, home); raw != "" {
 		p.Literal = path.Clean(raw)
 	}
-	return p
+	return p.withForms()
 }
 
 // Spelled returns the de-duplicated spelled forms in order [Abs, Rel,
 // Literal], empty ones skipped. A Literal of exactly "*" yields only ["*"].
+// The slice is shared: callers must not change it.
 func (p Path) Spelled() []string {
+	if p.formsSet {
+		return p.spelled
+	}
+	return p.spelledForms()
+}
+
+func (p Path) spelledForms() []string {
 	if p.Literal == "*" {
 		return []string{"*"}
 	}
@@ -198,8 +221,15 @@ func (p Path) Spelled() []string {
 }
 
 // RealForms returns [Real, RealRel] de-duplicated, nil when the real form is
-// unknown.
+// unknown. The slice is shared: callers must not change it.
 func (p Path) RealForms() []string {
+	if p.formsSet {
+		return p.realForms
+	}
+	return p.realFormsOf()
+}
+
+func (p Path) realFormsOf() []string {
 	if !p.RealKnown || p.Real == "" {
 		return nil
 	}
@@ -232,11 +262,11 @@ func (p Path) Outside(cwd string) bool {
 	if !ok {
 		return true
 	}
-	if !Within(p.Real, realCwd) && !IsSafeDevice(p.Real) {
+	if !WithinClean(p.Real, realCwd) && !IsSafeDevice(p.Real) {
 		return true
 	}
 	if p.hasVerbatim && p.verbatimReal != p.Real {
-		if !p.verbatimKnown || (!Within(p.verbatimReal, realCwd) && !IsSafeDevice(p.verbatimReal)) {
+		if !p.verbatimKnown || (!WithinClean(p.verbatimReal, realCwd) && !IsSafeDevice(p.verbatimReal)) {
 			return true
 		}
 	}
@@ -264,7 +294,16 @@ func Within(p, dir string) bool {
 	if p == "" || dir == "" {
 		return false
 	}
-	p, dir = path.Clean(p), path.Clean(dir)
+	p, dir = Clean(p), Clean(dir)
+	return WithinClean(p, dir)
+}
+
+// WithinClean is Within for arguments already cleaned (path.Clean): no
+// cleaning and no allocation.
+func WithinClean(p, dir string) bool {
+	if p == "" || dir == "" {
+		return false
+	}
 	if p == dir {
 		return true
 	}
@@ -274,7 +313,61 @@ func Within(p, dir string) bool {
 	case ".":
 		return p[0] != '/' && p != ".." && !strings.HasPrefix(p, "../")
 	}
-	return strings.HasPrefix(p, dir+"/")
+	return len(p) > len(dir) && p[len(dir)] == '/' && p[:len(dir)] == dir
+}
+
+// Clean is path.Clean, returning p itself (with no work beyond one scan)
+// when it is clean already.
+func Clean(p string) string {
+	if IsClean(p) {
+		return p
+	}
+	return path.Clean(p)
+}
+
+// IsClean reports whether path.Clean(p) == p.
+func IsClean(p string) bool {
+	n := len(p)
+	if n == 0 {
+		return false
+	}
+	if n > 1 && p[n-1] == '/' {
+		return false
+	}
+	// Every component must be non-empty and neither "." nor "..", but
+	// for a lone "." and for leading ".." components of a relative path.
+	rooted := p[0] == '/'
+	i := 0
+	if rooted {
+		if n == 1 {
+			return true
+		}
+		i = 1
+	}
+	leading := !rooted // still in the leading ".." run of a relative path
+	for i < n {
+		j := i
+		for j < n && p[j] != '/' {
+			j++
+		}
+		c := p[i:j]
+		switch c {
+		case "":
+			return false
+		case ".":
+			if n != 1 {
+				return false
+			}
+		case "..":
+			if !leading {
+				return false
+			}
+		default:
+			leading = false
+		}
+		i = j + 1
+	}
+	return true
 }
 
 // ParentPattern is the "allow for this session" pattern for a path: the

@@ -35,12 +35,17 @@ const (
 // Analyze parses command once (bash dialect) and returns its units, its path
 // words and their floors (SPEC.md §4). It never panics and its work is
 // bounded by the budgets above; a command it cannot read is Unparseable.
-func Analyze(command string, opt Options) Analysis {
+func Analyze(command string, opt Options) Analysis { return analyzeRecorded(command, opt, nil) }
+
+// analyzeRecorded is Analyze, recording the file system's answers in reads
+// when it is set (see Cache).
+func analyzeRecorded(command string, opt Options, reads *[]fsRead) Analysis {
 	if len(command) > MaxCommandBytes {
 		return Analysis{Unparseable: true, Error: fmt.Sprintf(
 			"1:1: command is %d bytes, longer than the %d-byte limit", len(command), MaxCommandBytes)}
 	}
 	a := newAnalyzer(opt)
+	a.fs.reads = reads
 	defer parsers.Put(a.parser)
 	out := a.analyze(command)
 	if a.cr {

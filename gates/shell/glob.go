@@ -15,6 +15,75 @@ type fsView struct {
 	listings  map[string][]string
 	statsLeft int
 	readsLeft int
+	// reads, when set, records every question put to the file system
+	// with its answer, in order (see Cache).
+	reads *[]fsRead
+}
+
+// fsRead is one question the analysis put to the file system and the
+// answer it got. The analysis is a function of the command, its options
+// and these answers: asked again with the same answers, it comes out the
+// same.
+type fsRead struct {
+	op    fsOp
+	path  string
+	found bool
+	names []string // names: the listing; ok is found
+	real  string   // realDir
+}
+
+type fsOp uint8
+
+const (
+	opEnterable fsOp = iota
+	opExists
+	opIsDir
+	opNames
+	opRealDir
+)
+
+// ask answers r's question from the file system now.
+func (r fsRead) ask() fsRead {
+	out := fsRead{op: r.op, path: r.path}
+	switch r.op {
+	case opEnterable:
+		out.found = fsEnterable(r.path)
+	case opExists:
+		out.found = fsExists(r.path)
+	case opIsDir:
+		out.found = fsIsDir(r.path)
+	case opNames:
+		out.names, out.found = fsNames(r.path)
+	case opRealDir:
+		out.real = fsRealDir(r.path)
+	}
+	return out
+}
+
+// same reports whether two answers to one question are the same.
+func (r fsRead) same(o fsRead) bool {
+	return r.op == o.op && r.path == o.path && r.found == o.found && r.real == o.real && slices.Equal(r.names, o.names)
+}
+
+func (v *fsView) record(r fsRead) {
+	if v.reads != nil {
+		*v.reads = append(*v.reads, r)
+	}
+}
+
+func fsEnterable(path string) bool {
+	info, err := os.Stat(path)
+	return err == nil && info.IsDir() && info.Mode().Perm()&0o111 == 0o111
+}
+
+func fsExists(path string) bool {
+	_, err := os.Lstat(path)
+	return err == nil
+}
+
+func fsIsDir(path string) bool {
+	info, err := os.Stat(path)
+	return err == nil && info.IsDir()
 }
 
 // enterableDir reports whether path is a directory everyone may enter
@@ -27,8 +96,8 @@ func (v *fsView) enterableDir(path string) (enter, ok bool) {
 		return false, false
 	}
 	v.statsLeft--
-	info, err := os.Stat(path)
-	e := err == nil && info.IsDir() && info.Mode().Perm()&0o111 == 0o111
+	e := fsEnterable(path)
+	v.record(fsRead{op: opEnterable, path: path, found: e})
 	if v.enter == nil {
 		v.enter = map[string]bool{}
 	}
@@ -54,9 +123,11 @@ func (v *fsView) exists(dir, name string) (found, ok bool) {
 		return false, false
 	}
 	v.statsLeft--
-	_, err := os.Lstat(fsName(resolve(dir, name)))
-	v.stats[e] = err == nil
-	return err == nil, true
+	p := fsName(resolve(dir, name))
+	found = fsExists(p)
+	v.record(fsRead{op: opExists, path: p, found: found})
+	v.stats[e] = found
+	return found, true
 }
 
 // isDir reports whether name, relative to dir, is a directory or a symlink
@@ -66,8 +137,10 @@ func (v *fsView) isDir(dir, name string) (found, ok bool) {
 		return false, false
 	}
 	v.statsLeft--
-	info, err := os.Stat(fsName(resolve(dir, name)))
-	return err == nil && info.IsDir(), true
+	p := fsName(resolve(dir, name))
+	found = fsIsDir(p)
+	v.record(fsRead{op: opIsDir, path: p, found: found})
+	return found, true
 }
 
 // names returns the names in directory dir; ok is false past a budget. A
@@ -80,16 +153,26 @@ func (v *fsView) names(dir string) (names []string, ok bool) {
 		return nil, false
 	}
 	v.readsLeft--
-	defer func() {
-		if ok {
-			v.listings[dir] = names
-		}
-	}()
-	// Stat first: opening a FIFO for reading would block.
 	real := fsName(dir)
+	names, ok = fsNames(real)
+	v.record(fsRead{op: opNames, path: real, names: names, found: ok})
+	if ok {
+		v.listings[dir] = names
+	}
+	return names, ok
+}
+
+// fsNames lists directory real, sorted; ok is false past the budget.
+func fsNames(real string) (names []string, ok bool) {
+	// Stat first: opening a FIFO for reading would block.
 	if info, err := os.Stat(real); err != nil || !info.IsDir() {
 		return nil, true
 	}
+	return fsListing(real)
+}
+
+// fsListing is fsNames of a path known to be a directory.
+func fsListing(real string) (names []string, ok bool) {
 	f, err := os.Open(real)
 	if err != nil {
 		return nil, true

@@ -472,6 +472,12 @@ func (v *fsView) realDir(p string) string {
 		return ""
 	}
 	v.statsLeft--
+	real := fsRealDir(p)
+	v.record(fsRead{op: opRealDir, path: p, real: real})
+	return real
+}
+
+func fsRealDir(p string) string {
 	real, err := filepath.EvalSymlinks(p)
 	if err != nil {
 		return filepath.Clean(p)

@@ -1,0 +1,327 @@
+package gates
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/toolgate/toolgate/gates/paths"
+	"github.com/toolgate/toolgate/gates/shell"
+	"github.com/toolgate/toolgate/internal/runtimecfg"
+	"github.com/toolgate/toolgate/policy"
+	"github.com/toolgate/toolgate/verdict"
+)
+
+// The end-to-end benchmark's workload (integration_test/e2ebench: corpus()
+// and policyText(), which is a main package and cannot be imported),
+// copied; TestE2ECorpusIsTheBenchmarks checks the copy is the same text.
+
+// e2ePolicyText is policyText of integration_test/e2ebench/main.go.
+func e2ePolicyText(n int) string {
+	core := [][3]string{
+		{"bash", "*", "ask"}, {"bash", "git *", "allow"}, {"bash", "git push *", "ask"}, {"bash", "git push --force *", "deny"},
+		{"bash", "npm *", "allow"}, {"bash", "npm publish *", "deny"}, {"bash", "ls *", "allow"}, {"bash", "cat *", "allow"},
+		{"bash", "echo *", "allow"}, {"bash", "wc *", "allow"}, {"bash", "grep *", "allow"}, {"bash", "head *", "allow"},
+		{"bash", "tail *", "allow"}, {"bash", "cd *", "allow"}, {"bash", "tar *", "allow"}, {"bash", "make *", "allow"},
+		{"bash", "go test *", "allow"}, {"bash", "rm -rf *", "deny"}, {"bash", "curl *", "ask"}, {"bash", "sudo *", "deny"},
+		{"read", "*", "allow"}, {"grep", "*", "allow"}, {"find", "*", "allow"}, {"ls", "*", "allow"},
+		{"edit", "*", "ask"}, {"edit", "src/*", "allow"}, {"write", "*", "ask"}, {"write", "src/*", "allow"},
+		{"path", "*.env", "deny"}, {"path", "~/.ssh/*", "ask"}, {"external_directory", "*", "ask"}, {"external_directory", "/tmp/*", "allow"},
+		{"mcp", "*", "ask"}, {"mcp", "github:*", "allow"}, {"mcp", "github:delete_repo", "deny"}, {"mcp", "exa:*", "allow"},
+	}
+	bySurface := map[string][][2]string{}
+	var order []string
+	add := func(surface, pattern, state string) {
+		if _, ok := bySurface[surface]; !ok {
+			order = append(order, surface)
+		}
+		bySurface[surface] = append(bySurface[surface], [2]string{pattern, state})
+	}
+	for _, r := range core {
+		add(r[0], r[1], r[2])
+	}
+	for i := len(core); i < n; i++ {
+		switch i % 4 {
+		case 0, 1:
+			add("bash", fmt.Sprintf("tool%d sub%d *", i, i), "deny")
+		case 2:
+			add("path", fmt.Sprintf("/srv/data%d/*", i), "deny")
+		default:
+			add("mcp", fmt.Sprintf("server%d:*", i), "ask")
+		}
+	}
+	var sb strings.Builder
+	sb.WriteString("{\"permission\": {\"*\": \"ask\"")
+	for _, surface := range order {
+		fmt.Fprintf(&sb, ",\n  %q: {", surface)
+		for j, r := range bySurface[surface] {
+			if j > 0 {
+				sb.WriteString(", ")
+			}
+			fmt.Fprintf(&sb, "%q: %q", r[0], r[1])
+		}
+		sb.WriteString("}")
+	}
+	sb.WriteString("}}\n")
+	return sb.String()
+}
+
+// e2eCorpus is corpus of integration_test/e2ebench/main.go.
+func e2eCorpus() []map[string]any {
+	bash := []string{
+		"git status",
+		"cd web && npm run lint -- --fix",
+		`for f in src/*.ts; do wc -l "$f"; done`,
+		"tar czf /tmp/b.tgz src",
+		"cat ~/.ssh/config",
+		"git log --oneline -n 20 | head -5",
+		"npm test 2>&1 | tail -20",
+		"ls -la src > /tmp/listing.txt",
+		`grep -rn "TODO" src | wc -l`,
+		"git diff --stat HEAD~1",
+		"make build && ./scripts/release.sh",
+		"echo done",
+	}
+	tools := []struct {
+		tool  string
+		input map[string]any
+	}{
+		{"read", map[string]any{"path": "src/index.ts"}},
+		{"read", map[string]any{"path": "README.md"}},
+		{"edit", map[string]any{"path": "src/util.ts", "oldText": "export {}", "newText": "export const x = 1"}},
+		{"write", map[string]any{"path": "src/new.ts", "content": "export {}\n"}},
+		{"grep", map[string]any{"pattern": "TODO", "path": "src"}},
+		{"find", map[string]any{"pattern": "*.ts", "path": "src"}},
+		{"ls", map[string]any{"path": "docs"}},
+		{"read", map[string]any{"path": "/etc/hostname"}},
+		{"mcp", map[string]any{"tool": "github:list_issues", "arguments": map[string]any{"repo": "a/b"}}},
+		{"mcp", map[string]any{"tool": "exa:search", "arguments": map[string]any{"query": "go"}}},
+		{"edit", map[string]any{"path": "docs/guide/a.md", "oldText": "a", "newText": "b"}},
+		{"grep", map[string]any{"pattern": "x", "path": "test"}},
+	}
+	var out []map[string]any
+	for i := range bash {
+		out = append(out, map[string]any{"toolName": "bash", "input": map[string]any{"command": bash[i]}})
+		out = append(out, map[string]any{"toolName": tools[i].tool, "input": tools[i].input})
+	}
+	return out
+}
+
+// TestE2ECorpusIsTheBenchmarks: the copies above are the end-to-end
+// benchmark's functions, word for word (but for their names).
+func TestE2ECorpusIsTheBenchmarks(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("..", "integration_test", "e2ebench", "main.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	own, err := os.ReadFile("e2ecorpus_test.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := func(text []byte, name string) string {
+		s := string(text)
+		i := strings.Index(s, "\nfunc "+name+"(")
+		if i < 0 {
+			t.Fatalf("no func %s", name)
+		}
+		s = s[i+len("\nfunc "+name):]
+		j := strings.Index(s, "\n}\n")
+		if j < 0 {
+			t.Fatalf("func %s has no end", name)
+		}
+		return s[:j]
+	}
+	for _, f := range [][2]string{{"policyText", "e2ePolicyText"}, {"corpus", "e2eCorpus"}} {
+		if body(src, f[0]) != body(own, f[1]) {
+			t.Errorf("%s of e2ebench and %s here differ: update the copy", f[0], f[1])
+		}
+	}
+}
+
+// e2eWorld is the benchmark's sandbox: a home with the global policy, a
+// project with the files the corpus touches, and the audit log's place.
+type e2eWorld struct {
+	root, home, work, agentDir, audit string
+	res                               testResolver
+	memo                              Memo
+}
+
+func newE2EWorld(tb testing.TB, rules int) *e2eWorld {
+	tb.Helper()
+	root, err := filepath.EvalSymlinks(tb.TempDir())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	w := &e2eWorld{root: root, home: filepath.Join(root, "home"), work: filepath.Join(root, "work"), audit: filepath.Join(root, "audit.jsonl")}
+	w.agentDir = filepath.Join(w.home, ".pi", "agent")
+	text := e2ePolicyText(rules)
+	files := map[string]string{
+		policy.GlobalPath(w.agentDir):                   text,
+		filepath.Join(w.home, ".ssh", "config"):         "Host *\n",
+		filepath.Join(w.work, "src", "index.ts"):        "export {}\n",
+		filepath.Join(w.work, "src", "util.ts"):         "export {}\n",
+		filepath.Join(w.work, "web", "package.json"):    "{}\n",
+		filepath.Join(w.work, "README.md"):              "# x\n",
+		filepath.Join(w.work, ".env"):                   "K=v\n",
+		filepath.Join(w.work, "docs", "guide", "a.md"):  "a\n",
+		filepath.Join(w.work, "scripts", "release.sh"):  "echo\n",
+		filepath.Join(w.work, "test", "util.test.ts"):   "x\n",
+		filepath.Join(w.work, "node_modules", ".keep"):  "",
+		filepath.Join(w.work, "build", "out", "app.js"): "x\n",
+	}
+	for p, c := range files {
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			tb.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(c), 0o600); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	f := policy.ParseFile(policy.GlobalPath(w.agentDir), []byte(text))
+	if len(f.Errors) > 0 {
+		tb.Fatalf("policy errors: %v", f.Errors)
+	}
+	w.res = testResolver{p: policy.Compose([]policy.ScopeFile{{Scope: policy.ScopeGlobal, Path: policy.GlobalPath(w.agentDir), Trusted: true, Exists: true, File: f}}, w.home)}
+	return w
+}
+
+// call builds one corpus entry as the server does (hook.decodeCall): the
+// protected files, the host's directories, the shell analysis.
+func (w *e2eWorld) call(entry map[string]any, dirs DirCache) *Call {
+	name := entry["toolName"].(string)
+	input := entry["input"].(map[string]any)
+	c := &Call{ToolCallID: "c", ToolName: name, Input: input, Cwd: w.work, Home: w.home, AgentDir: w.agentDir, Dirs: dirs,
+		Protected: []string{w.audit, w.audit + ".head", filepath.Join(w.home, ".config", "toolgate"), filepath.Join(w.work, ".toolgate")}}
+	if dirs != nil {
+		c.Memo = &w.memo // the server's caches come together
+	}
+	if name == "bash" {
+		cmd := input["command"].(string)
+		c.Shell = &ShellCommand{Command: cmd, Analysis: shell.Analyze(cmd, shell.Options{Cwd: w.work, Home: w.home})}
+	}
+	return c
+}
+
+// watchedDirs is a DirCache like the server's (hook/dircache.go) in its
+// steady state: the directories the policy watch sees (the working
+// directory, home and the agent's directories, and those above them) are
+// remembered; any other is resolved by the caller.
+type watchedDirs struct {
+	mu      sync.Mutex
+	watched map[string]bool
+	known   map[string][2]any
+	entries map[string][2]bool
+	skip    map[string]bool
+}
+
+func (w *e2eWorld) watchedDirs() *watchedDirs {
+	d := &watchedDirs{watched: map[string]bool{}, known: map[string][2]any{}, entries: map[string][2]bool{}, skip: map[string]bool{}}
+	for _, top := range []string{w.work, policy.GlobalPath(w.agentDir), filepath.Join(w.work, ".pi", "agent", "x"), filepath.Join(w.home, ".config", "toolgate", "x")} {
+		for dir := filepath.Dir(top); ; dir = filepath.Dir(dir) {
+			d.watched[dir] = true
+			if dir == "/" {
+				break
+			}
+		}
+	}
+	d.watched[w.work] = true
+	return d
+}
+
+func (d *watchedDirs) Canonical(dir string) (string, bool, bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.skip[dir] {
+		return "", false, false
+	}
+	if r, ok := d.known[dir]; ok {
+		return r[0].(string), r[1].(bool), true
+	}
+	x := dir // the deepest watched directory at or above dir
+	for !d.watched[x] {
+		if x == "/" {
+			return "", false, false
+		}
+		x = filepath.Dir(x)
+	}
+	if x != dir && filepath.Dir(dir) != x {
+		next := dir
+		for filepath.Dir(next) != x {
+			next = filepath.Dir(next)
+		}
+		if _, err := os.Lstat(next); err == nil {
+			d.skip[dir] = true // not kept
+			return "", false, false
+		}
+	}
+	real, ok := paths.Canonical(dir)
+	if !ok || real != dir {
+		return real, ok, true
+	}
+	d.known[dir] = [2]any{real, ok}
+	info, err := os.Lstat(dir)
+	d.entries[dir] = [2]bool{err == nil, err == nil && info.IsDir()}
+	return real, ok, true
+}
+
+// Entry populates the cache as the server's does (hook/dircache.go).
+func (d *watchedDirs) Entry(p string) (bool, bool, bool) {
+	real, ok, hit := d.Canonical(p)
+	if !hit || !ok || real != p {
+		return false, false, false
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	e, kept := d.entries[p]
+	return e[0], e[1], kept
+}
+
+// discard is a Reporter that writes nothing.
+type discard struct{}
+
+func (discard) Notify(verdict.DecisionParams) {}
+func (discard) Audit(AuditRecord) error       { return nil }
+
+func benchE2E(b *testing.B, rules int, withShell bool) {
+	b.Cleanup(runtimecfg.Apply()) // the binary's collector settings
+	w := newE2EWorld(b, rules)
+	dirs := w.watchedDirs()
+	corpus := e2eCorpus()
+	calls := make([]*Call, len(corpus))
+	for i, e := range corpus {
+		calls[i] = w.call(e, dirs)
+	}
+	rn := &Runner{Reporter: discard{}}
+	shells := &shell.Cache{Known: dirs.Entry}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		k := i % len(corpus)
+		c := calls[k]
+		if withShell && c.Shell != nil {
+			// As the server analyzes: through its cache, which takes what
+			// the directory cache knows.
+			cmd := c.Shell.Command
+			c.Shell = &ShellCommand{Command: cmd, Analysis: shells.Analyze(cmd, shell.Options{Cwd: w.work, Home: w.home})}
+		}
+		req := Request{Call: c, Gates: ToolGates, Resolver: w.res, Input: corpus[k]["input"]}
+		outcomes, _, err := Evaluate(req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		req.Evaluated = outcomes
+		rn.Run(context.Background(), req)
+	}
+}
+
+// BenchmarkE2ECorpus is one call of the end-to-end benchmark's corpus,
+// in turn: the bash analysis, the gates and the runner (no audit write).
+func BenchmarkE2ECorpus200(b *testing.B)   { benchE2E(b, 200, true) }
+func BenchmarkE2ECorpus10000(b *testing.B) { benchE2E(b, 10000, true) }
+
+// BenchmarkE2EGates200 is the same without the bash analysis.
+func BenchmarkE2EGates200(b *testing.B) { benchE2E(b, 200, false) }

@@ -1,0 +1,155 @@
+package shell
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+)
+
+// allRows are the commands of every analysis table.
+func allRows() []row {
+	var out []row
+	for _, rows := range [][]row{analyzeRows, injectionRows, callbackRows, programOptionRows, noParanoiaRows, toolProgramRows} {
+		out = append(out, rows...)
+	}
+	return out
+}
+
+// TestCacheIsAnalyze: the cache gives exactly Analyze's analysis, on the
+// first call (a miss) and on the second (a hit), for every table row and
+// the realistic statements.
+func TestCacheIsAnalyze(t *testing.T) {
+	for _, known := range []func(string) (bool, bool, bool){nil, truthfulKnown} {
+		testCacheIsAnalyze(t, known)
+	}
+}
+
+func testCacheIsAnalyze(t *testing.T, known func(string) (bool, bool, bool)) {
+	fx := newFixture(t)
+	c := Cache{Known: known}
+	cmds := append([]string(nil), realisticStatements...)
+	for _, r := range allRows() {
+		cmds = append(cmds, fx.expand(r.cmd))
+	}
+	for round := 0; round < 2; round++ {
+		for _, cmd := range cmds {
+			want := Analyze(cmd, fx.options())
+			if got := c.Analyze(cmd, fx.options()); !reflect.DeepEqual(got, want) {
+				t.Errorf("round %d, %q:\n cache   %+v\n Analyze %+v", round, cmd, got, want)
+			}
+		}
+	}
+	if len(c.m) == 0 {
+		t.Fatal("nothing was cached")
+	}
+}
+
+// TestCacheSeesFileSystemChange: an analysis that read the file system is
+// not given again once the file system answers otherwise: a word that
+// names a file that now exists, a glob's directory with a new file, a cd
+// into a directory replaced by a link to outside, a directory that can no
+// longer be entered.
+func TestCacheSeesFileSystemChange(t *testing.T) {
+	for _, known := range []func(string) (bool, bool, bool){nil, truthfulKnown} {
+		testCacheSeesFileSystemChange(t, known)
+	}
+}
+
+func testCacheSeesFileSystemChange(t *testing.T, known func(string) (bool, bool, bool)) {
+	fx := newFixture(t)
+	opt := fx.options()
+	in := func(p string) string { return filepath.Join(fx.cwd, p) }
+	cases := []struct {
+		cmd    string
+		change func() error
+	}{
+		{"git add newfile", func() error { return os.WriteFile(in("newfile"), nil, 0o644) }},
+		{"for f in src/*.ts; do wc -l \"$f\"; done", func() error { return os.WriteFile(in("src/c.ts"), nil, 0o644) }},
+		{"cd sub && rm y", func() error {
+			if err := os.RemoveAll(in("sub")); err != nil {
+				return err
+			}
+			return os.Symlink(filepath.Join(fx.root, "outside"), in("sub"))
+		}},
+		{"cd build; cat README.md", func() error { return os.Chmod(in("build"), 0o600) }},
+		{"git -C link add y", func() error {
+			if err := os.Remove(in("link")); err != nil {
+				return err
+			}
+			return os.Mkdir(in("link"), 0o755)
+		}},
+	}
+	c := Cache{Known: known}
+	for _, tc := range cases {
+		before := c.Analyze(tc.cmd, opt)
+		if again := c.Analyze(tc.cmd, opt); !reflect.DeepEqual(again, before) {
+			t.Errorf("%q: a hit differs from the miss", tc.cmd)
+		}
+		if err := tc.change(); err != nil {
+			t.Fatal(err)
+		}
+		want := Analyze(tc.cmd, opt)
+		if reflect.DeepEqual(want, before) {
+			t.Errorf("%q: the change does not change the analysis, so this case proves nothing", tc.cmd)
+		}
+		if got := c.Analyze(tc.cmd, opt); !reflect.DeepEqual(got, want) {
+			t.Errorf("%q after the change:\n cache   %+v\n Analyze %+v", tc.cmd, got, want)
+		}
+	}
+	if err := os.Chmod(in("build"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestCacheKeyedByOptions: the same command in another directory or home
+// is another analysis.
+func TestCacheKeyedByOptions(t *testing.T) {
+	fx := newFixture(t)
+	var c Cache
+	for _, opt := range []Options{fx.options(), {Cwd: filepath.Join(fx.cwd, "src"), Home: fx.home}, {Cwd: fx.cwd, Home: fx.root}, {Cwd: fx.cwd, Home: fx.home, MaxDepth: 1}} {
+		for _, cmd := range []string{"cat ~/notes.txt a.ts", "bash -c 'bash -c \"rm x\"'"} {
+			if got, want := c.Analyze(cmd, opt), Analyze(cmd, opt); !reflect.DeepEqual(got, want) {
+				t.Errorf("%q with %+v: cache %+v, Analyze %+v", cmd, opt, got, want)
+			}
+		}
+	}
+}
+
+// truthfulKnown is a Known that asks the file system now: known for an
+// absolute clean path with no link on the way (a missing one below a
+// directory that is its own real path included).
+func truthfulKnown(p string) (exists, isDir, known bool) {
+	if !filepath.IsAbs(p) || filepath.Clean(p) != p {
+		return false, false, false
+	}
+	if info, err := os.Lstat(p); err == nil {
+		if info.Mode()&os.ModeSymlink != 0 {
+			return false, false, false
+		}
+		if real, err := filepath.EvalSymlinks(p); err != nil || real != p {
+			return false, false, false
+		}
+		return true, info.IsDir(), true
+	} else if !os.IsNotExist(err) {
+		return false, false, false
+	}
+	parent := filepath.Dir(p)
+	if real, err := filepath.EvalSymlinks(parent); err != nil || real != parent {
+		return false, false, false
+	}
+	return false, false, true
+}
+
+// TestCacheKnownIsUsed: with Known, a hit takes what Known knows instead
+// of asking the file system, and gives the same analysis.
+func TestCacheKnownIsUsed(t *testing.T) {
+	fx := newFixture(t)
+	asked := 0
+	c := Cache{Known: func(p string) (bool, bool, bool) { asked++; return truthfulKnown(p) }}
+	cmd := "git add nothere"
+	first := c.Analyze(cmd, fx.options())
+	if got := c.Analyze(cmd, fx.options()); !reflect.DeepEqual(got, first) || asked == 0 {
+		t.Fatalf("a hit did not consult Known (asked %d) or differs", asked)
+	}
+}
