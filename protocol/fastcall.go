@@ -431,6 +431,9 @@ func knownKey(b []byte) (string, bool) {
 func (d *fastDecoder) object(depth int, top bool, fc *FastCall) (map[string]any, bool) {
 	d.i++ // '{'
 	m := make(map[string]any)
+	// keys are the object's keys so far, compared on the stack rather than
+	// by ranging over the map (at most fastMaxKeys).
+	var keys [fastMaxKeys]string
 	for n := 0; ; n++ {
 		d.ws()
 		if d.eat('}') {
@@ -449,11 +452,12 @@ func (d *fastDecoder) object(depth int, top bool, fc *FastCall) (map[string]any,
 		if !ok {
 			return nil, false
 		}
-		for prev := range m { // at most fastMaxKeys
+		for _, prev := range keys[:n] {
 			if sameFold(prev, key) {
 				return nil, false
 			}
 		}
+		keys[n] = key
 		d.ws()
 		if !d.eat(':') {
 			return nil, false

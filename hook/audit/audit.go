@@ -374,7 +374,7 @@ func (l *Log) record(event string, fill func(e *Enc)) error {
 		l.enc.b = nil
 	}
 	b := append(l.enc.b[:0], `{"time":"`...)
-	b = time.Now().UTC().AppendFormat(b, time.RFC3339Nano)
+	b = appendTime(b, time.Now())
 	b = append(b, `","seq":`...)
 	b = strconv.AppendUint(b, l.seq+1, 10)
 	b = append(b, `,"event":`...)
@@ -415,6 +415,37 @@ func (l *Log) record(event string, fill func(e *Enc)) error {
 	l.size += int64(n)
 	l.writeHead()
 	return nil
+}
+
+// appendTime appends t in UTC as t.UTC().AppendFormat(b, time.RFC3339Nano)
+// does (trailing zeros of the fraction dropped, and the dot with them when
+// it is zero), for the years 0 to 9999; other years are left to
+// AppendFormat.
+func appendTime(b []byte, t time.Time) []byte {
+	t = t.UTC()
+	year, month, day := t.Date()
+	if year < 0 || year > 9999 {
+		return t.AppendFormat(b, time.RFC3339Nano)
+	}
+	hour, minute, sec := t.Clock()
+	b = append(b, byte('0'+year/1000), byte('0'+year/100%10), byte('0'+year/10%10), byte('0'+year%10), '-',
+		byte('0'+month/10), byte('0'+month%10), '-', byte('0'+day/10), byte('0'+day%10), 'T',
+		byte('0'+hour/10), byte('0'+hour%10), ':', byte('0'+minute/10), byte('0'+minute%10), ':',
+		byte('0'+sec/10), byte('0'+sec%10))
+	if ns := t.Nanosecond(); ns != 0 {
+		var frac [10]byte
+		frac[0] = '.'
+		for i := 9; i >= 1; i-- {
+			frac[i] = byte('0' + ns%10)
+			ns /= 10
+		}
+		n := 10
+		for frac[n-1] == '0' {
+			n--
+		}
+		b = append(b, frac[:n]...)
+	}
+	return append(b, 'Z')
 }
 
 // writeHead rewrites the head file in place (a fixed size, which needs no

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	json "github.com/goccy/go-json"
 	"github.com/rs/zerolog"
@@ -242,4 +243,47 @@ func TestAppendHeadIsTheFmtRecord(t *testing.T) {
 			t.Fatalf("head of %d = %s, want %s", seq, got, want)
 		}
 	}
+}
+
+// TestAppendTimeIsRFC3339Nano: the record's time is the bytes of
+// t.UTC().AppendFormat(time.RFC3339Nano), for every kind of fraction
+// (none, trailing zeros, all nine digits), zones, and years at the edges.
+func TestAppendTimeIsRFC3339Nano(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	zones := []*time.Location{time.UTC, time.FixedZone("x", -7*3600-30*60), time.FixedZone("y", 14*3600)}
+	var times []time.Time
+	for _, ns := range []int{0, 1, 10, 100, 1000, 120000000, 999999999, 500000000, 123456789, 100000001} {
+		for _, sec := range []int64{0, 1, 59, 86399, 951782400, 4102444800, -62135596800, 253402300799, -62135596801, 253402300800} {
+			times = append(times, time.Unix(sec, int64(ns)))
+		}
+	}
+	for i := 0; i < 20000; i++ {
+		times = append(times, time.Unix(r.Int64N(253402300800+62135596800)-62135596800, r.Int64N(1e9)))
+		times = append(times, time.Unix(r.Int64N(4e9), r.Int64N(1e6)*1000))
+	}
+	times = append(times, time.Now(), time.Time{})
+	for _, tm := range times {
+		for _, z := range zones {
+			tz := tm.In(z)
+			want := tz.UTC().AppendFormat([]byte("x"), time.RFC3339Nano)
+			if got := appendTime([]byte("x"), tz); string(got) != string(want) {
+				t.Fatalf("%v: got %s, want %s", tz, got, want)
+			}
+		}
+	}
+}
+
+func BenchmarkAppendTime(b *testing.B) {
+	buf := make([]byte, 0, 64)
+	now := time.Now()
+	b.Run("hand", func(b *testing.B) {
+		for b.Loop() {
+			buf = appendTime(buf[:0], now)
+		}
+	})
+	b.Run("AppendFormat", func(b *testing.B) {
+		for b.Loop() {
+			buf = now.UTC().AppendFormat(buf[:0], time.RFC3339Nano)
+		}
+	})
 }
