@@ -69,9 +69,14 @@ func startServer(tb testing.TB, rules int) *client {
 	dir := tb.TempDir()
 	agentDir := filepath.Join(dir, "agent")
 	writePolicy(tb, agentDir, rules)
+	return startServerIn(tb, dir, dir, agentDir, filepath.Join(dir, "audit.jsonl"))
+}
+
+// startServerIn serves a session of directory dir, initialized.
+func startServerIn(tb testing.TB, dir, home, agentDir, auditLog string) *client {
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
-	s := New(Options{Cwd: dir, Home: dir, AgentDir: agentDir, AuditLog: filepath.Join(dir, "audit.jsonl"), Log: zerolog.Nop()})
+	s := New(Options{Cwd: dir, Home: home, AgentDir: agentDir, AuditLog: auditLog, Log: zerolog.Nop()})
 	go func() { _ = s.Serve(inR, outW); outW.Close() }()
 	tb.Cleanup(func() { inW.Close() })
 	c := &client{w: inW, r: bufio.NewReader(outR)}

@@ -74,16 +74,21 @@ func appendAuditFields(e *audit.Enc, sessionID, host string, rec *gates.AuditRec
 	if rec.MatchedPattern != nil {
 		e.Str("matchedPattern", *rec.MatchedPattern)
 	}
+	var origin encodedOrigin
 	if rec.Origin != nil {
 		e.Field("origin")
-		e.SetBuf(appendOrigin(e.Buf(), rec.Origin))
+		b := e.Buf()
+		start := len(b)
+		b = appendOrigin(b, rec.Origin)
+		origin = encodedOrigin{o: rec.Origin, start: start, end: len(b)}
+		e.SetBuf(b)
 	}
 	if rec.Choice != "" {
 		e.Str("choice", rec.Choice)
 	}
 	if rec.Trace != nil {
 		e.Field("trace")
-		e.SetBuf(appendTrace(e.Buf(), rec.Trace))
+		e.SetBuf(appendTrace(e.Buf(), rec.Trace, origin))
 	}
 	if rec.Cwd != "" {
 		e.Str("cwd", rec.Cwd)
@@ -117,9 +122,18 @@ func appendOrigin(b []byte, o *verdict.Origin) []byte {
 	return append(b, '}')
 }
 
+// encodedOrigin is an origin already encoded in the record, at
+// b[start:end]: a trace entry of the same origin (the deciding gate's, as
+// a rule) copies those bytes rather than escaping the path again.
+type encodedOrigin struct {
+	o          *verdict.Origin
+	start, end int
+}
+
 // appendTrace appends t as Marshal writes a []verdict.TraceEntry (the
-// fields in their order, omitempty as tagged).
-func appendTrace(b []byte, t []verdict.TraceEntry) []byte {
+// fields in their order, omitempty as tagged). An origin equal to known's
+// is copied from b.
+func appendTrace(b []byte, t []verdict.TraceEntry, known encodedOrigin) []byte {
 	b = append(b, '[')
 	for i := range t {
 		if i > 0 {
@@ -140,7 +154,11 @@ func appendTrace(b []byte, t []verdict.TraceEntry) []byte {
 		}
 		if te.Origin != nil {
 			b = append(b, `,"origin":`...)
-			b = appendOrigin(b, te.Origin)
+			if known.o != nil && (te.Origin == known.o || *te.Origin == *known.o) {
+				b = append(b, b[known.start:known.end]...)
+			} else {
+				b = appendOrigin(b, te.Origin)
+			}
 		}
 		b = appendOmitEmpty(b, `,"command":`, te.Command)
 		if len(te.Forms) > 0 {

@@ -133,6 +133,17 @@ func randomRecord(r *rand.Rand) gates.AuditRecord {
 		for n := 1 + r.IntN(6); n > 0; n-- {
 			te := verdict.TraceEntry{Gate: nasty(r), Applied: r.IntN(2) == 0, Surface: nasty(r), Value: nasty(r), State: nasty(r),
 				Resolution: nasty(r), MatchedPattern: randomPattern(r), Origin: randomOrigin(r), Command: nasty(r), Note: nasty(r)}
+			// The deciding entry's origin is often the record's (the same
+			// value, or a copy of it), which the encoder copies.
+			switch r.IntN(4) {
+			case 1:
+				te.Origin = rec.Origin
+			case 2:
+				if rec.Origin != nil {
+					o := *rec.Origin
+					te.Origin = &o
+				}
+			}
 			switch r.IntN(3) {
 			case 1:
 				te.Forms = []string{}

@@ -25,8 +25,16 @@ var plainByte = func() (t [utf8.RuneSelf]bool) {
 // escapes, invalid UTF-8 as U+FFFD.
 func AppendString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
+	i := 0
+	for i < len(s) && plainASCII[s[i]] {
+		i++
+	}
+	if i == len(s) { // the common case: nothing to escape
+		dst = append(dst, s...)
+		return append(dst, '"')
+	}
 	start := 0
-	for i := 0; i < len(s); {
+	for i < len(s) {
 		if b := s[i]; b < utf8.RuneSelf {
 			if plainByte[b] {
 				i++
@@ -74,6 +82,13 @@ func AppendString(dst []byte, s string) []byte {
 	return append(dst, '"')
 }
 
+// plainASCII is plainByte over every byte value (none from 0x80 up), for
+// the first scan of a string.
+var plainASCII = func() (t [256]bool) {
+	copy(t[:], plainByte[:])
+	return t
+}()
+
 func appendKey(dst []byte, first *bool, key string) []byte {
 	if !*first {
 		dst = append(dst, ',')
@@ -102,7 +117,23 @@ func appendOrigin(dst []byte, o *Origin) []byte {
 	return append(dst, '}')
 }
 
-func appendDecision(dst []byte, d *Decision) []byte {
+// knownOrigin is an origin already encoded in the answer, at
+// dst[start:end]: a trace entry of the same origin (the deciding gate's)
+// copies those bytes rather than escaping the path again.
+type knownOrigin struct {
+	o          *Origin
+	start, end int
+}
+
+// append appends o, copied from dst when it is the known origin.
+func (k *knownOrigin) append(dst []byte, o *Origin) []byte {
+	if k.o != nil && (o == k.o || *o == *k.o) {
+		return append(dst, dst[k.start:k.end]...)
+	}
+	return appendOrigin(dst, o)
+}
+
+func appendDecision(dst []byte, d *Decision, known *knownOrigin) []byte {
 	first := true
 	dst = append(dst, '{')
 	dst = appendStrField(dst, &first, "gate", d.Gate, false)
@@ -114,13 +145,16 @@ func appendDecision(dst []byte, d *Decision) []byte {
 		dst = AppendString(appendKey(dst, &first, "matchedPattern"), *d.MatchedPattern)
 	}
 	if d.Origin != nil {
-		dst = appendOrigin(appendKey(dst, &first, "origin"), d.Origin)
+		dst = appendKey(dst, &first, "origin")
+		start := len(dst)
+		dst = appendOrigin(dst, d.Origin)
+		*known = knownOrigin{o: d.Origin, start: start, end: len(dst)}
 	}
 	dst = appendStrField(dst, &first, "reason", d.Reason, true)
 	return append(dst, '}')
 }
 
-func appendTraceEntry(dst []byte, t *TraceEntry) []byte {
+func appendTraceEntry(dst []byte, t *TraceEntry, known *knownOrigin) []byte {
 	first := true
 	dst = append(dst, '{')
 	dst = appendStrField(dst, &first, "gate", t.Gate, false)
@@ -134,7 +168,7 @@ func appendTraceEntry(dst []byte, t *TraceEntry) []byte {
 		dst = AppendString(appendKey(dst, &first, "matchedPattern"), *t.MatchedPattern)
 	}
 	if t.Origin != nil {
-		dst = appendOrigin(appendKey(dst, &first, "origin"), t.Origin)
+		dst = known.append(appendKey(dst, &first, "origin"), t.Origin)
 	}
 	dst = appendStrField(dst, &first, "command", t.Command, true)
 	if len(t.Forms) > 0 {
@@ -154,11 +188,12 @@ func appendTraceEntry(dst []byte, t *TraceEntry) []byte {
 // AppendToolCallResult appends r as JSON.
 func AppendToolCallResult(dst []byte, r *ToolCallResult) []byte {
 	first := true
+	var known knownOrigin
 	dst = append(dst, '{')
 	dst = appendStrField(dst, &first, "action", r.Action, false)
 	dst = appendStrField(dst, &first, "reason", r.Reason, true)
 	if r.Decision != nil {
-		dst = appendDecision(appendKey(dst, &first, "decision"), r.Decision)
+		dst = appendDecision(appendKey(dst, &first, "decision"), r.Decision, &known)
 	}
 	if len(r.Trace) > 0 {
 		dst = append(appendKey(dst, &first, "trace"), '[')
@@ -166,7 +201,7 @@ func AppendToolCallResult(dst []byte, r *ToolCallResult) []byte {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			dst = appendTraceEntry(dst, &r.Trace[i])
+			dst = appendTraceEntry(dst, &r.Trace[i], &known)
 		}
 		dst = append(dst, ']')
 	}

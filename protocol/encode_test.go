@@ -61,6 +61,17 @@ func randResult(r *rand.Rand) ToolCallResult {
 			e := TraceEntry{Gate: randString(r), Applied: r.Intn(2) == 0, Surface: randString(r), Value: randString(r),
 				State: randString(r), Resolution: randString(r), MatchedPattern: randPattern(r), Origin: randOrigin(r),
 				Command: randString(r), Note: randString(r)}
+			// The deciding entry's origin is often the decision's (the
+			// same value, or a copy of it), which the encoder copies.
+			if res.Decision != nil && res.Decision.Origin != nil {
+				switch r.Intn(3) {
+				case 1:
+					e.Origin = res.Decision.Origin
+				case 2:
+					o := *res.Decision.Origin
+					e.Origin = &o
+				}
+			}
 			switch r.Intn(3) {
 			case 1:
 				e.Forms = []string{}

@@ -152,14 +152,29 @@ var htmlSafe = func() (t [utf8.RuneSelf]bool) {
 	return t
 }()
 
+// htmlSafeByte is htmlSafe over every byte value (none from 0x80 up), for
+// the first scan of a string.
+var htmlSafeByte = func() (t [256]bool) {
+	copy(t[:], htmlSafe[:])
+	return t
+}()
+
 // AppendJSONString appends s as a JSON string exactly as encoding/json's
 // Marshal (and goccy/go-json's) writes a Go string: '"', '\\', the control
 // characters and '<', '>', '&' escaped, every byte of invalid UTF-8
 // replaced by \ufffd, U+2028 and U+2029 escaped.
 func AppendJSONString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
+	i := 0
+	for i < len(s) && htmlSafeByte[s[i]] {
+		i++
+	}
+	if i == len(s) { // the common case: nothing to escape
+		dst = append(dst, s...)
+		return append(dst, '"')
+	}
 	start := 0
-	for i := 0; i < len(s); {
+	for i < len(s) {
 		if b := s[i]; b < utf8.RuneSelf {
 			if htmlSafe[b] {
 				i++
