@@ -643,7 +643,8 @@ func shellFor(toolName string, input object, p *policy.Policy) (cmd, workdir str
 
 // gatesCall is the decoded call and the policy it is decided with.
 type gatesCall struct {
-	call   *gates.Call
+	call   *gates.Call // &c
+	c      gates.Call
 	hasUI  bool
 	policy *policy.Policy
 	input  any
@@ -724,9 +725,13 @@ func (s *Server) decodeParams(params object, inputRaw []byte) (*gatesCall, strin
 	if err := checkToolFields(name, input); err != nil {
 		return nil, id, err
 	}
-	c := &gates.Call{ToolCallID: id, ToolName: name, Input: input, RawInput: inputRaw, Cwd: st.cwd, Home: s.opts.Home,
+	// The call and the decoded call are one allocation.
+	gc := &gatesCall{c: gates.Call{ToolCallID: id, ToolName: name, Input: input, RawInput: inputRaw, Cwd: st.cwd, Home: s.opts.Home,
 		AgentDir: s.opts.AgentDir, AgentName: st.agentName, Skills: st.skills, MCPServers: st.mcpServers,
-		InfraDirs: append(append([]string(nil), st.infraDirs...), pol.InfraReadPaths...), Dirs: s.dirs, Memo: &s.memo}
+		InfraDirs: append(append([]string(nil), st.infraDirs...), pol.InfraReadPaths...), Dirs: s.dirs, Memo: &s.memo},
+		hasUI: st.hasUI, policy: pol, locs: locs}
+	gc.call = &gc.c
+	c := gc.call
 	if name == "mcp" {
 		c.MCPServers = mergeNames(st.mcpServers, pol.MCPServers)
 	}
@@ -740,7 +745,8 @@ func (s *Server) decodeParams(params object, inputRaw []byte) (*gatesCall, strin
 	} else if f, ok := protocolHostValues[st.host.Name][name]; ok {
 		c.Value = f(input)
 	}
-	return &gatesCall{call: c, hasUI: st.hasUI, policy: pol, input: boundedInput(inputRaw), locs: locs}, id, nil
+	gc.input = boundedInput(inputRaw)
+	return gc, id, nil
 }
 
 // analyzeShell parses a shell command once. A workdir argument acts as if
@@ -887,9 +893,29 @@ func (s *Server) decideCall(ctx context.Context, gc *gatesCall, id string, err e
 	if isLate(ctx) {
 		return answer{result: s.refuseShuttingDown(gc)}
 	}
-	var notes []protocol.DecisionParams
-	res := s.runner(gc.policy, &notes).Run(s.decideCtx(), req)
-	return answer{result: res, notes: notes}
+	run := newCallRun(s, gc.policy)
+	res := run.rn.Run(s.decideCtx(), req)
+	return answer{result: res, notes: run.notes}
+}
+
+// callRun is what deciding one call needs besides the call: its runner,
+// the runner's reporter and the call's notifications (the first held
+// without an allocation of its own), in one object.
+type callRun struct {
+	rn    gates.Runner
+	rep   reporter
+	notes []protocol.DecisionParams
+	first [1]protocol.DecisionParams
+}
+
+// newCallRun is s.runner(pol, &notes) and its notes, allocated together.
+func newCallRun(s *Server, pol *policy.Policy) *callRun {
+	run := &callRun{}
+	run.notes = run.first[:0]
+	run.rep = reporter{s: s, notes: &run.notes}
+	run.rn = gates.Runner{Prompter: quietPrompter{s}, Session: &s.approvals, Reporter: &run.rep,
+		PromptTimeoutMs: pol.PromptTimeout.Milliseconds()}
+	return run
 }
 
 func (s *Server) refuseShuttingDown(gc *gatesCall) protocol.ToolCallResult {
