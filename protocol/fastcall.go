@@ -220,6 +220,9 @@ func (d *fastDecoder) value(depth int) (any, bool) {
 			arr = append(arr, v)
 		}
 	case '"':
+		if v, ok := d.knownValue(); ok {
+			return v, true
+		}
 		s, ok := d.str()
 		return s, ok
 	case 't':
@@ -423,6 +426,50 @@ func knownKey(b []byte) (string, bool) {
 		return "name", true
 	}
 	return "", false
+}
+
+// maxKnownValue is the longest string knownValue looks for.
+const maxKnownValue = 8
+
+// knownValue reads a string that is one of the values every call carries
+// (the tool names), as the same string boxed once by the compiler rather
+// than allocated (twice: its bytes and its interface) for every call.
+// Anything else is left to str.
+func (d *fastDecoder) knownValue() (any, bool) {
+	start := d.i + 1
+	for j := start; j < len(d.b) && j <= start+maxKnownValue; j++ {
+		switch c := d.b[j]; {
+		case c == '"':
+			var v any
+			switch string(d.b[start:j]) {
+			case "bash":
+				v = "bash"
+			case "read":
+				v = "read"
+			case "edit":
+				v = "edit"
+			case "write":
+				v = "write"
+			case "grep":
+				v = "grep"
+			case "find":
+				v = "find"
+			case "ls":
+				v = "ls"
+			case "mcp":
+				v = "mcp"
+			case "skill":
+				v = "skill"
+			default:
+				return nil, false
+			}
+			d.i = j + 1
+			return v, true
+		case c == '\\' || c < 0x20:
+			return nil, false
+		}
+	}
+	return nil, false
 }
 
 // object reads an object into a map, refusing a key repeated in it

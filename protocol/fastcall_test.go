@@ -3,6 +3,7 @@ package protocol
 import (
 	"bytes"
 	"encoding/json"
+	"reflect"
 	"testing"
 )
 
@@ -30,5 +31,31 @@ func BenchmarkScreenToolCall(b *testing.B) {
 			b.Fatal(err)
 		}
 		s.raw.Clear()
+	}
+}
+
+// TestKnownValuesDecodeAsStrings: a tool name read as a string boxed once
+// is the string a decoder reads, wherever it is, and a near miss (escaped,
+// longer, shorter, another case, a prefix) is read as any other string.
+func TestKnownValuesDecodeAsStrings(t *testing.T) {
+	for _, v := range []string{`"bash"`, `"read"`, `"edit"`, `"write"`, `"grep"`, `"find"`, `"ls"`, `"mcp"`, `"skill"`,
+		`"b\u0061sh"`, `"bash2"`, `"bas"`, `"Bash"`, `"l"`, `""`, `"skills"`, `"mcp "`, `"writewrite"`, `"\"bash\""`} {
+		line := []byte(`{"jsonrpc":"2.0","id":1,"method":"tool_call","params":{"toolCallId":` + v + `,"toolName":` + v +
+			`,"input":{"command":` + v + `,"a":[` + v + `,{"b":` + v + `}]}}}`)
+		fc, ok := DecodeToolCall(line)
+		if !ok {
+			t.Fatalf("%s: not taken", v)
+		}
+		var want struct {
+			Params map[string]any `json:"params"`
+		}
+		dec := json.NewDecoder(bytes.NewReader(line))
+		dec.UseNumber()
+		if err := dec.Decode(&want); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(fc.Params, want.Params) {
+			t.Fatalf("%s: %#v, want %#v", v, fc.Params, want.Params)
+		}
 	}
 }
