@@ -60,7 +60,8 @@ var Genesis = strings.Repeat("0", 64)
 // keep one chain (flock). A record costs four system calls: flock, a stat
 // of the path (the one look that tells both that the path still names the
 // open file, whatever was renamed on the way to it, and whether another
-// writer appended: its size), the write, and unlock.
+// writer appended: its size; on Linux a statx that asks for nothing else,
+// see statMask), the write, and unlock.
 type Log struct {
 	mu   sync.Mutex
 	path string
