@@ -1,0 +1,197 @@
+package gates
+
+import (
+	"encoding/binary"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"github.com/toolgate/toolgate/gates/paths"
+	"github.com/toolgate/toolgate/policy"
+)
+
+// Evals remembers whole evaluations of calls that need no prompt, so that
+// a host's repeated call (git status, reading the same file, the same
+// grep) is not evaluated again: Evaluate gives the outcomes it remembers
+// only for the same question, provably:
+//
+//   - the same key: everything of the call and the request Evaluate reads
+//     but the tool call id (tool name, the input's bytes as sent, cwd,
+//     home, agent dir and name, skills, MCP servers, infra dirs, protected
+//     files, the shell command, workdir and its analysis's stamp, Value,
+//     HasUI), built from the values themselves, length-prefixed, and
+//     compared whole (a map's key);
+//   - the same resolver: the same policy (a policy reloaded after an edit
+//     is a new one) and the same session approvals, rule for rule;
+//   - the same directory cache generation (a policy watch event starts a
+//     new one);
+//   - the same file system: every question the evaluation asked of it (and
+//     of the directory cache) is asked again now and answered the same.
+//
+// Anything else evaluates afresh (and replaces what was remembered). A
+// call whose evaluation reads something that cannot be keyed so (a
+// request with other gates, a resolver that does not say what it answers
+// from, an input not given as bytes, a shell analysis without a stamp) is
+// never remembered. Outcomes carry nothing of the call they came from (no
+// id, no time): the runner builds the answer and the audit record of each
+// call afresh from them. Evals is safe for concurrent use; the zero value
+// is ready; a nil *Evals remembers nothing.
+type Evals struct {
+	mu sync.Mutex
+	m  map[string]*evalEntry
+	// bytes is the length of the keys held.
+	bytes int
+
+	hits, misses atomic.Uint64
+}
+
+type evalEntry struct {
+	pol      *policy.Policy
+	session  []*policy.Rule
+	gen      uint64
+	outcomes []Outcome
+	asked    *paths.Questions
+}
+
+// IdentifiedResolver is a Resolver that says what its every answer is a
+// function of: one policy and the session approvals of one moment (a
+// slice never changed in place).
+type IdentifiedResolver interface {
+	Resolver
+	Identity() (p *policy.Policy, session []*policy.Rule)
+}
+
+// generationer is a DirCache that says the generation its answers are
+// kept under.
+type generationer interface{ Generation() uint64 }
+
+// Bounds of an Evals: past maxEvals calls or maxEvalBytes of keys it
+// starts over; a call whose key is longer than maxEvalKey is not kept.
+const (
+	maxEvals     = 4096
+	maxEvalBytes = 4 << 20
+	maxEvalKey   = 8 << 10
+	maxEvalInput = 4 << 10
+)
+
+// Stats returns how many evaluations were taken from the memo and how
+// many were made.
+func (m *Evals) Stats() (hits, misses uint64) { return m.hits.Load(), m.misses.Load() }
+
+// Evaluate is Evaluate(req), from what m remembers when it is provably
+// the same question (see Evals).
+func (m *Evals) Evaluate(req Request) ([]Outcome, *Outcome, error) {
+	if m == nil {
+		return Evaluate(req)
+	}
+	key, ok := evalKey(req)
+	if !ok {
+		return Evaluate(req)
+	}
+	ir := req.Resolver.(IdentifiedResolver) // evalKey checked
+	pol, session := ir.Identity()
+	var gen uint64
+	if g, ok := req.Call.Dirs.(generationer); ok {
+		gen = g.Generation()
+	}
+	m.mu.Lock()
+	e := m.m[string(key)]
+	m.mu.Unlock()
+	if e != nil && e.pol == pol && e.gen == gen && slices.Equal(e.session, session) && e.asked.StillAnswered(dirsOf(req.Call)) {
+		m.hits.Add(1)
+		return slices.Clone(e.outcomes), nil, nil
+	}
+	m.misses.Add(1)
+	asked := &paths.Questions{}
+	outcomes, failed, err := evaluate(req, asked)
+	keep := err == nil && !asked.Over() && !NeedsPrompt(req, outcomes)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if old := m.m[string(key)]; old != nil {
+		delete(m.m, string(key))
+		m.bytes -= len(key)
+	}
+	if !keep {
+		return outcomes, failed, err
+	}
+	if m.m == nil || len(m.m) >= maxEvals || m.bytes+len(key) > maxEvalBytes {
+		m.m, m.bytes = make(map[string]*evalEntry), 0 // evict simply: start over
+	}
+	m.m[string(key)] = &evalEntry{pol: pol, session: session, gen: gen, outcomes: slices.Clone(outcomes), asked: asked}
+	m.bytes += len(key)
+	return outcomes, failed, err
+}
+
+// dirsOf is the call's directory cache as the view asks it (nil when it
+// has none).
+func dirsOf(c *Call) interface {
+	Canonical(dir string) (real string, ok, hit bool)
+} {
+	if c.Dirs == nil {
+		return nil
+	}
+	return c.Dirs
+}
+
+// evalKey is everything Evaluate reads of req but the tool call id, the
+// resolver and the file system, length-prefixed; false when req cannot be
+// remembered.
+func evalKey(req Request) ([]byte, bool) {
+	c := req.Call
+	if c == nil || c.RawInput == nil || len(c.RawInput) > maxEvalInput || !isToolGates(req.Gates) {
+		return nil, false
+	}
+	if _, ok := req.Resolver.(IdentifiedResolver); !ok {
+		return nil, false
+	}
+	if c.Shell != nil && c.Shell.Stamp == 0 {
+		return nil, false
+	}
+	b := make([]byte, 0, 256+len(c.RawInput))
+	str := func(s string) { b = binary.AppendUvarint(b, uint64(len(s))); b = append(b, s...) }
+	list := func(ss []string) {
+		b = binary.AppendUvarint(b, uint64(len(ss)))
+		for _, s := range ss {
+			str(s)
+		}
+	}
+	str(c.ToolName)
+	b = binary.AppendUvarint(b, uint64(len(c.RawInput)))
+	b = append(b, c.RawInput...)
+	str(c.Cwd)
+	str(c.Home)
+	str(c.AgentDir)
+	str(c.AgentName)
+	b = binary.AppendUvarint(b, uint64(len(c.Skills)))
+	for _, s := range c.Skills {
+		str(s.Name)
+		str(s.Path)
+	}
+	list(c.MCPServers)
+	list(c.InfraDirs)
+	list(c.Protected)
+	str(c.Value)
+	if c.Shell != nil {
+		b = append(b, 1)
+		str(c.Shell.Command)
+		str(c.Shell.Workdir)
+		b = binary.AppendUvarint(b, c.Shell.Stamp)
+	} else {
+		b = append(b, 0)
+	}
+	if req.HasUI {
+		b = append(b, 1)
+	} else {
+		b = append(b, 0)
+	}
+	if len(b) > maxEvalKey {
+		return nil, false
+	}
+	return b, true
+}
+
+// isToolGates reports whether gs is ToolGates itself (gates are functions,
+// which no key can hold: only the one list is remembered).
+func isToolGates(gs []Gate) bool {
+	return len(gs) == len(ToolGates) && len(gs) > 0 && &gs[0] == &ToolGates[0]
+}
