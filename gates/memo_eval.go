@@ -43,7 +43,20 @@ type Evals struct {
 	bytes int
 
 	hits, misses atomic.Uint64
+
+	// broken (tests only) breaks the memo on purpose, to show the tests
+	// see it: 0 in use.
+	broken breakKind
 }
+
+type breakKind uint8
+
+const (
+	breakNone      breakKind = iota
+	breakNoReask             // a hit does not ask the file system again
+	breakNoCwd               // the key leaves out the working directory
+	breakNoIdentity          // the resolver's identity is not compared
+)
 
 type evalEntry struct {
 	pol      *policy.Policy
@@ -84,7 +97,7 @@ func (m *Evals) Evaluate(req Request) ([]Outcome, *Outcome, error) {
 	if m == nil {
 		return Evaluate(req)
 	}
-	key, ok := evalKey(req)
+	key, ok := evalKey(req, m.broken)
 	if !ok {
 		return Evaluate(req)
 	}
@@ -97,7 +110,7 @@ func (m *Evals) Evaluate(req Request) ([]Outcome, *Outcome, error) {
 	m.mu.Lock()
 	e := m.m[string(key)]
 	m.mu.Unlock()
-	if e != nil && e.pol == pol && e.gen == gen && slices.Equal(e.session, session) && e.asked.StillAnswered(dirsOf(req.Call)) {
+	if e != nil && m.same(e, pol, session, gen) && (m.broken == breakNoReask || e.asked.StillAnswered(dirsOf(req.Call))) {
 		m.hits.Add(1)
 		return slices.Clone(e.outcomes), nil, nil
 	}
@@ -122,6 +135,14 @@ func (m *Evals) Evaluate(req Request) ([]Outcome, *Outcome, error) {
 	return outcomes, failed, err
 }
 
+// same reports whether e was evaluated with this resolver and generation.
+func (m *Evals) same(e *evalEntry, pol *policy.Policy, session []*policy.Rule, gen uint64) bool {
+	if m.broken == breakNoIdentity {
+		return e.gen == gen
+	}
+	return e.pol == pol && e.gen == gen && slices.Equal(e.session, session)
+}
+
 // dirsOf is the call's directory cache as the view asks it (nil when it
 // has none).
 func dirsOf(c *Call) interface {
@@ -136,7 +157,7 @@ func dirsOf(c *Call) interface {
 // evalKey is everything Evaluate reads of req but the tool call id, the
 // resolver and the file system, length-prefixed; false when req cannot be
 // remembered.
-func evalKey(req Request) ([]byte, bool) {
+func evalKey(req Request, broken breakKind) ([]byte, bool) {
 	c := req.Call
 	if c == nil || c.RawInput == nil || len(c.RawInput) > maxEvalInput || !isToolGates(req.Gates) {
 		return nil, false
@@ -158,7 +179,9 @@ func evalKey(req Request) ([]byte, bool) {
 	str(c.ToolName)
 	b = binary.AppendUvarint(b, uint64(len(c.RawInput)))
 	b = append(b, c.RawInput...)
-	str(c.Cwd)
+	if broken != breakNoCwd {
+		str(c.Cwd)
+	}
 	str(c.Home)
 	str(c.AgentDir)
 	str(c.AgentName)
