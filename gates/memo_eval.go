@@ -52,10 +52,10 @@ type Evals struct {
 type breakKind uint8
 
 const (
-	breakNone      breakKind = iota
-	breakNoReask             // a hit does not ask the file system again
-	breakNoCwd               // the key leaves out the working directory
-	breakNoIdentity          // the resolver's identity is not compared
+	breakNone       breakKind = iota
+	breakNoReask              // a hit does not ask the file system again
+	breakNoCwd                // the key leaves out the working directory
+	breakNoIdentity           // the resolver's identity is not compared
 )
 
 type evalEntry struct {

@@ -243,7 +243,9 @@ func memoScenarios() []memoScenario {
 			}},
 		{name: "file removed", calls: []map[string]any{call("grep", map[string]any{"pattern": "x", "path": "src", "glob": "*.env"}),
 			call("bash", map[string]any{"command": "cat src/*"})},
-			setup: func(t *testing.T, w *e2eWorld) { must(t, os.WriteFile(filepath.Join(w.work, "src", "old.env"), nil, 0o600)) },
+			setup: func(t *testing.T, w *e2eWorld) {
+				must(t, os.WriteFile(filepath.Join(w.work, "src", "old.env"), nil, 0o600))
+			},
 			change: func(t *testing.T, w *e2eWorld, r *memoRig) bool {
 				must(t, os.Remove(filepath.Join(w.work, "src", "old.env")))
 				return false
@@ -262,7 +264,9 @@ func memoScenarios() []memoScenario {
 			change: replaceByLink(func(w *e2eWorld) string { return filepath.Join(w.agentDir, "agents", "x.md") })},
 		{name: "symlink retargeted", calls: []map[string]any{call("read", map[string]any{"path": "src/lnk"}), call("write", map[string]any{"path": "src/lnk"}),
 			call("bash", map[string]any{"command": "cat src/lnk > src/copy"})},
-			setup: func(t *testing.T, w *e2eWorld) { must(t, os.Symlink(filepath.Join(w.work, "src", "util.ts"), filepath.Join(w.work, "src", "lnk"))) },
+			setup: func(t *testing.T, w *e2eWorld) {
+				must(t, os.Symlink(filepath.Join(w.work, "src", "util.ts"), filepath.Join(w.work, "src", "lnk")))
+			},
 			change: func(t *testing.T, w *e2eWorld, r *memoRig) bool {
 				p := filepath.Join(w.work, "src", "lnk")
 				must(t, os.Remove(p))
@@ -401,7 +405,11 @@ func TestEvalsKeepNoPrompts(t *testing.T) {
 		{Call: r.build(allow, true), Gates: ToolGates[:4], Resolver: r.res},
 		{Call: r.build(allow, true), Gates: ToolGates, Resolver: anon{r.res}},
 		{Call: func() *Call { c := r.build(allow, true); c.RawInput = nil; return c }(), Gates: ToolGates, Resolver: r.res},
-		{Call: func() *Call { c := r.build(call("bash", map[string]any{"command": "ls"}), true); c.Shell.Stamp = 0; return c }(), Gates: ToolGates, Resolver: r.res},
+		{Call: func() *Call {
+			c := r.build(call("bash", map[string]any{"command": "ls"}), true)
+			c.Shell.Stamp = 0
+			return c
+		}(), Gates: ToolGates, Resolver: r.res},
 	} {
 		if _, ok := evalKey(req, breakNone); ok {
 			t.Errorf("request %d has a key", i)
