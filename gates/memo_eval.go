@@ -97,7 +97,8 @@ func (m *Evals) Evaluate(req Request) ([]Outcome, *Outcome, error) {
 	if m == nil {
 		return Evaluate(req)
 	}
-	key, ok := evalKey(req, m.broken)
+	var buf [1024]byte
+	key, ok := evalKey(buf[:0], req, m.broken)
 	if !ok {
 		return Evaluate(req)
 	}
@@ -112,7 +113,7 @@ func (m *Evals) Evaluate(req Request) ([]Outcome, *Outcome, error) {
 	m.mu.Unlock()
 	if e != nil && m.same(e, pol, session, gen) && (m.broken == breakNoReask || e.asked.StillAnswered(dirsOf(req.Call))) {
 		m.hits.Add(1)
-		return slices.Clone(e.outcomes), nil, nil
+		return e.outcomes[:len(e.outcomes):len(e.outcomes)], nil, nil
 	}
 	m.misses.Add(1)
 	asked := &paths.Questions{}
@@ -157,7 +158,7 @@ func dirsOf(c *Call) interface {
 // evalKey is everything Evaluate reads of req but the tool call id, the
 // resolver and the file system, length-prefixed; false when req cannot be
 // remembered.
-func evalKey(req Request, broken breakKind) ([]byte, bool) {
+func evalKey(b []byte, req Request, broken breakKind) ([]byte, bool) {
 	c := req.Call
 	if c == nil || c.RawInput == nil || len(c.RawInput) > maxEvalInput || !isToolGates(req.Gates) {
 		return nil, false
@@ -168,36 +169,28 @@ func evalKey(req Request, broken breakKind) ([]byte, bool) {
 	if c.Shell != nil && c.Shell.Stamp == 0 {
 		return nil, false
 	}
-	b := make([]byte, 0, 256+len(c.RawInput))
-	str := func(s string) { b = binary.AppendUvarint(b, uint64(len(s))); b = append(b, s...) }
-	list := func(ss []string) {
-		b = binary.AppendUvarint(b, uint64(len(ss)))
-		for _, s := range ss {
-			str(s)
-		}
-	}
-	str(c.ToolName)
+	b = keyStr(b, c.ToolName)
 	b = binary.AppendUvarint(b, uint64(len(c.RawInput)))
 	b = append(b, c.RawInput...)
 	if broken != breakNoCwd {
-		str(c.Cwd)
+		b = keyStr(b, c.Cwd)
 	}
-	str(c.Home)
-	str(c.AgentDir)
-	str(c.AgentName)
+	b = keyStr(b, c.Home)
+	b = keyStr(b, c.AgentDir)
+	b = keyStr(b, c.AgentName)
 	b = binary.AppendUvarint(b, uint64(len(c.Skills)))
 	for _, s := range c.Skills {
-		str(s.Name)
-		str(s.Path)
+		b = keyStr(b, s.Name)
+		b = keyStr(b, s.Path)
 	}
-	list(c.MCPServers)
-	list(c.InfraDirs)
-	list(c.Protected)
-	str(c.Value)
+	b = keyList(b, c.MCPServers)
+	b = keyList(b, c.InfraDirs)
+	b = keyList(b, c.Protected)
+	b = keyStr(b, c.Value)
 	if c.Shell != nil {
 		b = append(b, 1)
-		str(c.Shell.Command)
-		str(c.Shell.Workdir)
+		b = keyStr(b, c.Shell.Command)
+		b = keyStr(b, c.Shell.Workdir)
 		b = binary.AppendUvarint(b, c.Shell.Stamp)
 	} else {
 		b = append(b, 0)
@@ -211,6 +204,21 @@ func evalKey(req Request, broken breakKind) ([]byte, bool) {
 		return nil, false
 	}
 	return b, true
+}
+
+// keyStr appends s, length first.
+func keyStr(b []byte, s string) []byte {
+	b = binary.AppendUvarint(b, uint64(len(s)))
+	return append(b, s...)
+}
+
+// keyList appends ss, count first.
+func keyList(b []byte, ss []string) []byte {
+	b = binary.AppendUvarint(b, uint64(len(ss)))
+	for _, s := range ss {
+		b = keyStr(b, s)
+	}
+	return b
 }
 
 // isToolGates reports whether gs is ToolGates itself (gates are functions,

@@ -411,7 +411,7 @@ func TestEvalsKeepNoPrompts(t *testing.T) {
 			return c
 		}(), Gates: ToolGates, Resolver: r.res},
 	} {
-		if _, ok := evalKey(req, breakNone); ok {
+		if _, ok := evalKey(nil, req, breakNone); ok {
 			t.Errorf("request %d has a key", i)
 		}
 	}
