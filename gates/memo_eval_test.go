@@ -42,6 +42,9 @@ type memoRig struct {
 	res    testResolver
 	cwd    string
 	hasUI  bool
+	// skipPlain leaves out the check of the rig itself (Evaluate against
+	// the plain gates), where another test makes it.
+	skipPlain bool
 }
 
 func newMemoRig(w *e2eWorld, broken breakKind) *memoRig {
@@ -94,6 +97,9 @@ func (r *memoRig) decide(tb testing.TB, entry map[string]any) (on, off []Outcome
 	if err != nil {
 		tb.Fatalf("%v: %v", entry, err)
 	}
+	if r.skipPlain {
+		return on, off, now > hits
+	}
 	plain := evaluatePlain(Request{Call: r.build(entry, false), Gates: ToolGates, Resolver: r.res, HasUI: r.hasUI})
 	if !reflect.DeepEqual(off, plain) {
 		tb.Errorf("the rig is wrong (its directory cache missed a change?): %v:\nevaluate %+v\nplain    %+v", entry, off, plain)
@@ -143,14 +149,15 @@ func brief(os []Outcome) string {
 }
 
 // TestEvalsDecideAsEvaluate: over the corpus and every generated call,
-// with and without a UI, three rounds (the memo warm from the second on),
+// with and without a UI, two rounds (the memo warm in the second),
 // then across a policy edit: the memo decides as Evaluate, and it is used.
 func TestEvalsDecideAsEvaluate(t *testing.T) {
 	w := fastWorld(t)
 	rig := newMemoRig(w, breakNone)
 	calls := append(fastCalls(w), memoExtraCalls()...)
 	before := map[string][]Outcome{}
-	for round := 0; round < 3; round++ {
+	for round := 0; round < 2; round++ {
+		rig.skipPlain = round > 0 // the rig checked once
 		for _, hasUI := range []bool{false, true} {
 			rig.hasUI = hasUI
 			for _, entry := range calls {
@@ -189,6 +196,38 @@ func TestEvalsDecideAsEvaluate(t *testing.T) {
 	}
 	if changed == 0 {
 		t.Error("the policy edit changed no decision")
+	}
+	// Policies of the gates' test tables: every floor, the path surface,
+	// external directories allowed and denied, session patterns. (Not the
+	// link loop's calls: each takes a loop's resolution, ~50 ms.)
+	var some []map[string]any
+	for _, entry := range calls {
+		if !strings.Contains(fmt.Sprint(entry), "loop") {
+			some = append(some, entry)
+		}
+	}
+	for _, text := range []string{
+		`{"permission": {"*": "allow"}}`,
+		`{"permission": {"*": "ask", "read": {"*": "allow", "*.env": "deny"}, "write": {"*": "ask", "src/*": "allow"}, "path": {"~/.ssh/*": "deny"}}}`,
+		`{"permission": {"*": "allow", "external_directory": "deny", "bash": {"*": "allow", "rm *": "deny"}}}`,
+		`{"permission": {"*": "deny", "read": "ask", "grep": "allow", "find": "allow", "external_directory": {"*": "allow"}}}`,
+	} {
+		f := policy.ParseFile(policy.GlobalPath(w.agentDir), []byte(text))
+		if len(f.Errors) > 0 {
+			t.Fatalf("%s: %v", text, f.Errors)
+		}
+		rig.res = testResolver{p: policy.Compose([]policy.ScopeFile{{Scope: policy.ScopeGlobal, Path: policy.GlobalPath(w.agentDir), Trusted: true, Exists: true, File: f}}, w.home)}
+		for round := 0; round < 2; round++ {
+			for _, hasUI := range []bool{false, true} {
+				rig.hasUI = hasUI
+				for _, entry := range some {
+					on, off, _ := rig.decide(t, entry)
+					if !sameOutcomes(on, off) {
+						t.Errorf("policy %s, hasUI %v, %v:\nmemo     %s\nevaluate %s", text, hasUI, entry, brief(on), brief(off))
+					}
+				}
+			}
+		}
 	}
 }
 
@@ -414,5 +453,42 @@ func TestEvalsKeepNoPrompts(t *testing.T) {
 		if _, ok := evalKey(nil, req, breakNone); ok {
 			t.Errorf("request %d has a key", i)
 		}
+	}
+}
+
+// TestEvalsConcurrent: goroutines deciding the corpus through one Evals
+// (as prompting calls' workers and the reader may) each get what
+// Evaluate decides (run with -race to see the memo's own safety).
+func TestEvalsConcurrent(t *testing.T) {
+	w := fastWorld(t)
+	rig := newMemoRig(w, breakNone)
+	calls := append(e2eCorpus(), memoExtraCalls()...)
+	want := make([][]Outcome, len(calls))
+	for i, entry := range calls {
+		_, want[i], _ = rig.decide(t, entry)
+	}
+	done := make(chan string, 4)
+	for g := 0; g < 4; g++ {
+		go func(g int) {
+			for round := 0; round < 5; round++ {
+				for i := range calls {
+					k := (i + g*7) % len(calls)
+					on, _, err := rig.evals.Evaluate(Request{Call: rig.build(calls[k], true), Gates: ToolGates, Resolver: rig.res})
+					if err != nil || !sameOutcomes(on, want[k]) {
+						done <- fmt.Sprintf("goroutine %d, %v: %v\nmemo     %s\nevaluate %s", g, calls[k], err, brief(on), brief(want[k]))
+						return
+					}
+				}
+			}
+			done <- ""
+		}(g)
+	}
+	for g := 0; g < 4; g++ {
+		if m := <-done; m != "" {
+			t.Error(m)
+		}
+	}
+	if hits, _ := rig.evals.Stats(); hits == 0 {
+		t.Error("the memo answered no call")
 	}
 }
