@@ -39,8 +39,11 @@ import (
 type Evals struct {
 	mu sync.Mutex
 	m  map[string]*evalEntry
-	// bytes is the length of the keys held.
+	// bytes is about what the entries held take (keys and answers).
 	bytes int
+	// pols counts the entries of each policy: the entries of a policy
+	// replaced since keep it in memory, so few policies are kept.
+	pols map[*policy.Policy]int
 
 	hits, misses atomic.Uint64
 
@@ -59,6 +62,7 @@ const (
 )
 
 type evalEntry struct {
+	size     int
 	pol      *policy.Policy
 	session  []*policy.Rule
 	gen      uint64
@@ -78,13 +82,17 @@ type IdentifiedResolver interface {
 // kept under.
 type generationer interface{ Generation() uint64 }
 
-// Bounds of an Evals: past maxEvals calls or maxEvalBytes of keys it
-// starts over; a call whose key is longer than maxEvalKey is not kept.
+// Bounds of an Evals: past maxEvals calls, about maxEvalBytes of entries
+// or entries of maxEvalPolicy policies it starts over; a call whose key
+// is longer than maxEvalKey, whose input is longer than maxEvalInput or
+// whose entry would take more than maxEvalEntry is not kept.
 const (
-	maxEvals     = 4096
-	maxEvalBytes = 4 << 20
-	maxEvalKey   = 8 << 10
-	maxEvalInput = 4 << 10
+	maxEvals      = 4096
+	maxEvalBytes  = 16 << 20
+	maxEvalEntry  = 256 << 10
+	maxEvalKey    = 8 << 10
+	maxEvalInput  = 4 << 10
+	maxEvalPolicy = 4
 )
 
 // Stats returns how many evaluations were taken from the memo and how
@@ -118,21 +126,27 @@ func (m *Evals) Evaluate(req Request) ([]Outcome, *Outcome, error) {
 	m.misses.Add(1)
 	asked := &paths.Questions{}
 	outcomes, failed, err := evaluate(req, asked)
-	keep := err == nil && !asked.Over() && !NeedsPrompt(req, outcomes)
+	size := 2*len(key) + asked.Bytes() + 1024*len(outcomes)
+	keep := err == nil && !asked.Over() && size <= maxEvalEntry && !NeedsPrompt(req, outcomes)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if old := m.m[string(key)]; old != nil {
 		delete(m.m, string(key))
-		m.bytes -= len(key)
+		m.bytes -= old.size
+		if m.pols[old.pol]--; m.pols[old.pol] <= 0 {
+			delete(m.pols, old.pol)
+		}
 	}
 	if !keep {
 		return outcomes, failed, err
 	}
-	if m.m == nil || len(m.m) >= maxEvals || m.bytes+len(key) > maxEvalBytes {
-		m.m, m.bytes = make(map[string]*evalEntry), 0 // evict simply: start over
+	if _, known := m.pols[pol]; m.m == nil || len(m.m) >= maxEvals || m.bytes+size > maxEvalBytes || !known && len(m.pols) >= maxEvalPolicy {
+		// Evict simply: start over.
+		m.m, m.bytes, m.pols = make(map[string]*evalEntry), 0, make(map[*policy.Policy]int)
 	}
-	m.m[string(key)] = &evalEntry{pol: pol, session: session, gen: gen, outcomes: slices.Clone(outcomes), asked: asked}
-	m.bytes += len(key)
+	m.m[string(key)] = &evalEntry{size: size, pol: pol, session: session, gen: gen, outcomes: slices.Clone(outcomes), asked: asked}
+	m.bytes += size
+	m.pols[pol]++
 	return outcomes, failed, err
 }
 

@@ -427,15 +427,23 @@ func TestEvalsKeepNoPrompts(t *testing.T) {
 		}
 	}
 	allow := call("read", map[string]any{"path": "README.md"})
-	r.decide(t, allow)
+	first := r.build(allow, true)
+	first.ToolCallID = "the-first-call-id"
+	if _, _, err := r.evals.Evaluate(Request{Call: first, Gates: ToolGates, Resolver: r.res, HasUI: true}); err != nil {
+		t.Fatal(err)
+	}
 	c := r.build(allow, true)
 	c.ToolCallID = "another-id"
+	hits, _ := r.evals.Stats()
 	on, _, err := r.evals.Evaluate(Request{Call: c, Gates: ToolGates, Resolver: r.res, HasUI: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s := fmt.Sprintf("%+v", on); strings.Contains(s, "another-id") || len(on) != len(ToolGates) {
-		t.Errorf("outcomes %s", s)
+	if now, _ := r.evals.Stats(); now != hits+1 {
+		t.Fatal("the repeated call was not answered from the memo")
+	}
+	if s := fmt.Sprintf("%+v", on); strings.Contains(s, "the-first-call-id") || len(on) != len(ToolGates) {
+		t.Errorf("outcomes of a call answered from the memo carry the first call's id: %s", s)
 	}
 	// Other gates, a resolver that says nothing of itself, an input not
 	// given as bytes, an unstamped analysis: never remembered.
@@ -490,5 +498,30 @@ func TestEvalsConcurrent(t *testing.T) {
 	}
 	if hits, _ := rig.evals.Stats(); hits == 0 {
 		t.Error("the memo answered no call")
+	}
+}
+
+// TestEvalsBounded: however many policies and calls, the memo keeps at
+// most maxEvalPolicy policies' entries and maxEvals entries.
+func TestEvalsBounded(t *testing.T) {
+	w := newE2EWorld(t, 200)
+	r := newMemoRig(w, breakNone)
+	r.skipPlain = true
+	for i := 0; i < 3*maxEvalPolicy; i++ {
+		f := policy.ParseFile("/g.json", []byte(fmt.Sprintf(`{"permission": {"*": "allow", "bash": {"*": "ask", "x%d": "deny"}}}`, i)))
+		r.res = testResolver{p: policy.Compose([]policy.ScopeFile{{Scope: policy.ScopeGlobal, Path: "/g.json", Trusted: true, Exists: true, File: f}}, w.home)}
+		r.decide(t, call("read", map[string]any{"path": "README.md"}))
+		r.evals.mu.Lock()
+		n := len(r.evals.pols)
+		r.evals.mu.Unlock()
+		if n > maxEvalPolicy {
+			t.Fatalf("entries of %d policies kept", n)
+		}
+	}
+	for i := 0; i < maxEvals+10; i++ {
+		r.decide(t, call("read", map[string]any{"path": fmt.Sprintf("src/f%d.ts", i)}))
+	}
+	if n := len(r.evals.m); n > maxEvals || n == 0 {
+		t.Fatalf("%d entries kept", n)
 	}
 }

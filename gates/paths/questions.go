@@ -17,9 +17,10 @@ import (
 // the same order and come out the same (gates.Evals). The zero value is
 // ready; it is not safe for concurrent use while it records.
 type Questions struct {
-	list []question
-	ents int  // directory entries kept, over all listings
-	over bool // too many to keep: the evaluation is not remembered
+	list  []question
+	ents  int  // directory entries kept, over all listings
+	bytes int  // about what the answers take in memory
+	over  bool // too many to keep: the evaluation is not remembered
 }
 
 // Bounds of what a Questions keeps; past them it is Over.
@@ -84,7 +85,14 @@ func (q *Questions) add(op qop, p string, n int, a answer) {
 		return
 	}
 	q.list = append(q.list, question{op: op, path: p, n: n, a: a})
+	q.bytes += 112 + len(p) + len(a.err) + len(a.text)
+	for _, e := range a.ents {
+		q.bytes += 32 + len(e.name)
+	}
 }
+
+// Bytes is about what the recorded answers take in memory.
+func (q *Questions) Bytes() int { return q.bytes }
 
 // errKind is what an error says of the file system: its errno, or its
 // text when it carries none.
