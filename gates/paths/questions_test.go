@@ -48,7 +48,7 @@ func TestQuestionsStillAnswered(t *testing.T) {
 			must(os.Symlink(filepath.Join(dir, "sub"), filepath.Join(dir, "l")))
 		},
 		func() { must(os.WriteFile(filepath.Join(dir, "new"), nil, 0o644)) }, // a listing grown
-		func() { must(os.Chmod(filepath.Join(dir, "sub"), 0o700)) },           // a mode changed
+		func() { must(os.Chmod(filepath.Join(dir, "sub"), 0o700)) },          // a mode changed
 		func() { // a directory replaced by a link
 			must(os.RemoveAll(filepath.Join(dir, "sub")))
 			must(os.Symlink(root, filepath.Join(dir, "sub")))
