@@ -100,7 +100,9 @@ const (
 func (m *Evals) Stats() (hits, misses uint64) { return m.hits.Load(), m.misses.Load() }
 
 // Evaluate is Evaluate(req), from what m remembers when it is provably
-// the same question (see Evals).
+// the same question (see Evals). Remembered outcomes are shared by every
+// call given them: the caller reads them (Request.Evaluated, NeedsPrompt,
+// Run) and changes none.
 func (m *Evals) Evaluate(req Request) ([]Outcome, *Outcome, error) {
 	if m == nil {
 		return Evaluate(req)
