@@ -85,14 +85,19 @@ type generationer interface{ Generation() uint64 }
 // Bounds of an Evals: past maxEvals calls, about maxEvalBytes of entries
 // or entries of maxEvalPolicy policies it starts over; a call whose key
 // is longer than maxEvalKey, whose input is longer than maxEvalInput or
-// whose entry would take more than maxEvalEntry is not kept.
+// whose entry would take more than maxEvalEntry is not kept. They keep it
+// within the resident-memory budget (SPEC §8, runtimecfg.MemoryLimit):
+// the size is estimated high (an entry of an edit takes about 5.6 KB, of
+// a read 3.1 KB, estimated 8.9 and 6.4), and a replaced policy (about 2
+// MB of 10,000 rules) is kept alive by at most one other policy's
+// entries.
 const (
-	maxEvals      = 4096
-	maxEvalBytes  = 16 << 20
-	maxEvalEntry  = 256 << 10
+	maxEvals      = 1024
+	maxEvalBytes  = 4 << 20
+	maxEvalEntry  = 64 << 10
 	maxEvalKey    = 8 << 10
 	maxEvalInput  = 4 << 10
-	maxEvalPolicy = 4
+	maxEvalPolicy = 2
 )
 
 // Stats returns how many evaluations were taken from the memo and how

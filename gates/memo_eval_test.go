@@ -149,18 +149,19 @@ func brief(os []Outcome) string {
 }
 
 // TestEvalsDecideAsEvaluate: over the corpus and every generated call,
-// with and without a UI, two rounds (the memo warm in the second),
+// with and without a UI, each call twice in a row (the memo remembers it
+// the second time),
 // then across a policy edit: the memo decides as Evaluate, and it is used.
 func TestEvalsDecideAsEvaluate(t *testing.T) {
 	w := fastWorld(t)
 	rig := newMemoRig(w, breakNone)
 	calls := append(fastCalls(w), memoExtraCalls()...)
 	before := map[string][]Outcome{}
-	for round := 0; round < 2; round++ {
-		rig.skipPlain = round > 0 // the rig checked once
-		for _, hasUI := range []bool{false, true} {
-			rig.hasUI = hasUI
-			for _, entry := range calls {
+	for _, hasUI := range []bool{false, true} {
+		rig.hasUI = hasUI
+		for _, entry := range calls {
+			for round := 0; round < 2; round++ { // the second time, the memo remembers it
+				rig.skipPlain = round > 0 // the rig checked once
 				on, off, _ := rig.decide(t, entry)
 				if !sameOutcomes(on, off) {
 					t.Errorf("round %d, hasUI %v, %v:\nmemo     %s\nevaluate %s", round, hasUI, entry, brief(on), brief(off))
@@ -217,10 +218,10 @@ func TestEvalsDecideAsEvaluate(t *testing.T) {
 			t.Fatalf("%s: %v", text, f.Errors)
 		}
 		rig.res = testResolver{p: policy.Compose([]policy.ScopeFile{{Scope: policy.ScopeGlobal, Path: policy.GlobalPath(w.agentDir), Trusted: true, Exists: true, File: f}}, w.home)}
-		for round := 0; round < 2; round++ {
-			for _, hasUI := range []bool{false, true} {
-				rig.hasUI = hasUI
-				for _, entry := range some {
+		for _, hasUI := range []bool{false, true} {
+			rig.hasUI = hasUI
+			for _, entry := range some {
+				for round := 0; round < 2; round++ {
 					on, off, _ := rig.decide(t, entry)
 					if !sameOutcomes(on, off) {
 						t.Errorf("policy %s, hasUI %v, %v:\nmemo     %s\nevaluate %s", text, hasUI, entry, brief(on), brief(off))
@@ -521,7 +522,29 @@ func TestEvalsBounded(t *testing.T) {
 	for i := 0; i < maxEvals+10; i++ {
 		r.decide(t, call("read", map[string]any{"path": fmt.Sprintf("src/f%d.ts", i)}))
 	}
-	if n := len(r.evals.m); n > maxEvals || n == 0 {
-		t.Fatalf("%d entries kept", n)
+	if n := len(r.evals.m); n > maxEvals || n == 0 || r.evals.bytes > maxEvalBytes {
+		t.Fatalf("%d entries kept, of about %d bytes", n, r.evals.bytes)
 	}
 }
+
+// benchUnique decides calls that never repeat (each reads another file),
+// with or without the memo: what the memo costs when it never helps.
+func benchUnique(b *testing.B, withEvals bool) {
+	w := newE2EWorld(b, 200)
+	r := newMemoRig(w, breakNone)
+	var evals *Evals
+	if withEvals {
+		evals = r.evals
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		c := r.build(call("edit", map[string]any{"path": fmt.Sprintf("src/f%d.ts", i)}), true)
+		if _, _, err := evals.Evaluate(Request{Call: c, Gates: ToolGates, Resolver: r.res}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkUniqueEvaluate(b *testing.B) { benchUnique(b, false) }
+func BenchmarkUniqueEvals(b *testing.B)    { benchUnique(b, true) }
