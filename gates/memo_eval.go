@@ -29,6 +29,8 @@ import (
 //     of the directory cache) is asked again now and answered the same.
 //
 // Anything else evaluates afresh (and replaces what was remembered). A
+// call is remembered from the second time it is seen on (the first time
+// only its key is noted). A
 // call whose evaluation reads something that cannot be keyed so (a
 // request with other gates, a resolver that does not say what it answers
 // from, an input not given as bytes, a shell analysis without a stamp) is
@@ -44,6 +46,11 @@ type Evals struct {
 	// pols counts the entries of each policy: the entries of a policy
 	// replaced since keep it in memory, so few policies are kept.
 	pols map[*policy.Policy]int
+	// seen are the keys of calls evaluated once and not remembered: a
+	// call is remembered the second time it is seen, so that calls that
+	// never repeat cost no recording and keep nothing but their key.
+	seen      map[string]struct{}
+	seenBytes int
 
 	hits, misses atomic.Uint64
 
@@ -131,6 +138,9 @@ func (m *Evals) Evaluate(req Request) ([]Outcome, *Outcome, error) {
 		return e.outcomes[:len(e.outcomes):len(e.outcomes)], nil, nil
 	}
 	m.misses.Add(1)
+	if e == nil && !m.seenBefore(key) {
+		return Evaluate(req)
+	}
 	asked := &paths.Questions{}
 	outcomes, failed, err := evaluate(req, asked)
 	size := 2*len(key) + asked.Bytes() + 1024*len(outcomes)
@@ -155,6 +165,28 @@ func (m *Evals) Evaluate(req Request) ([]Outcome, *Outcome, error) {
 	m.bytes += size
 	m.pols[pol]++
 	return outcomes, failed, err
+}
+
+// maxSeenBytes bounds the keys of calls seen once; past it they are
+// forgotten.
+const maxSeenBytes = 1 << 20
+
+// seenBefore reports whether key was seen before (and forgets it then);
+// otherwise it notes it.
+func (m *Evals) seenBefore(key []byte) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, ok := m.seen[string(key)]; ok {
+		delete(m.seen, string(key))
+		m.seenBytes -= len(key)
+		return true
+	}
+	if m.seen == nil || m.seenBytes+len(key) > maxSeenBytes {
+		m.seen, m.seenBytes = make(map[string]struct{}), 0
+	}
+	m.seen[string(key)] = struct{}{}
+	m.seenBytes += len(key)
+	return false
 }
 
 // same reports whether e was evaluated with this resolver and generation.

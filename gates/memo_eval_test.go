@@ -149,8 +149,8 @@ func brief(os []Outcome) string {
 }
 
 // TestEvalsDecideAsEvaluate: over the corpus and every generated call,
-// with and without a UI, each call twice in a row (the memo remembers it
-// the second time),
+// with and without a UI, each call three times in a row (the memo
+// remembers it the second time and gives it the third),
 // then across a policy edit: the memo decides as Evaluate, and it is used.
 func TestEvalsDecideAsEvaluate(t *testing.T) {
 	w := fastWorld(t)
@@ -160,7 +160,7 @@ func TestEvalsDecideAsEvaluate(t *testing.T) {
 	for _, hasUI := range []bool{false, true} {
 		rig.hasUI = hasUI
 		for _, entry := range calls {
-			for round := 0; round < 2; round++ { // the second time, the memo remembers it
+			for round := 0; round < 3; round++ { // remembered the second time, given the third
 				rig.skipPlain = round > 0 // the rig checked once
 				on, off, _ := rig.decide(t, entry)
 				if !sameOutcomes(on, off) {
@@ -221,7 +221,7 @@ func TestEvalsDecideAsEvaluate(t *testing.T) {
 		for _, hasUI := range []bool{false, true} {
 			rig.hasUI = hasUI
 			for _, entry := range some {
-				for round := 0; round < 2; round++ {
+				for round := 0; round < 3; round++ {
 					on, off, _ := rig.decide(t, entry)
 					if !sameOutcomes(on, off) {
 						t.Errorf("policy %s, hasUI %v, %v:\nmemo     %s\nevaluate %s", text, hasUI, entry, brief(on), brief(off))
@@ -374,6 +374,7 @@ func runMemoScenarios(t *testing.T, broken breakKind) (mismatches []string) {
 			}
 			r := newMemoRig(w, broken)
 			first, _, _ := r.decide(t, entry)
+			r.decide(t, entry) // remembered now
 			again, off, hit := r.decide(t, entry)
 			if !hit || !sameOutcomes(again, off) {
 				t.Fatalf("%s, %v: the repeated call was not answered from the memo (hit %v) or not as Evaluate:\nmemo %s\nevaluate %s", sc.name, entry, hit, brief(again), brief(off))
@@ -422,16 +423,18 @@ func TestEvalsKeepNoPrompts(t *testing.T) {
 	r := newMemoRig(w, breakNone)
 	r.hasUI = true
 	ask := call("write", map[string]any{"path": "README.md"}) // write * ask
-	for i := 0; i < 3; i++ {
+	for i := 0; i < 4; i++ {
 		if _, _, hit := r.decide(t, ask); hit {
 			t.Fatal("a call that prompts was answered from the memo")
 		}
 	}
 	allow := call("read", map[string]any{"path": "README.md"})
-	first := r.build(allow, true)
-	first.ToolCallID = "the-first-call-id"
-	if _, _, err := r.evals.Evaluate(Request{Call: first, Gates: ToolGates, Resolver: r.res, HasUI: true}); err != nil {
-		t.Fatal(err)
+	for i := 0; i < 2; i++ { // seen, then remembered
+		first := r.build(allow, true)
+		first.ToolCallID = "the-first-call-id"
+		if _, _, err := r.evals.Evaluate(Request{Call: first, Gates: ToolGates, Resolver: r.res, HasUI: true}); err != nil {
+			t.Fatal(err)
+		}
 	}
 	c := r.build(allow, true)
 	c.ToolCallID = "another-id"
@@ -512,6 +515,7 @@ func TestEvalsBounded(t *testing.T) {
 		f := policy.ParseFile("/g.json", []byte(fmt.Sprintf(`{"permission": {"*": "allow", "bash": {"*": "ask", "x%d": "deny"}}}`, i)))
 		r.res = testResolver{p: policy.Compose([]policy.ScopeFile{{Scope: policy.ScopeGlobal, Path: "/g.json", Trusted: true, Exists: true, File: f}}, w.home)}
 		r.decide(t, call("read", map[string]any{"path": "README.md"}))
+		r.decide(t, call("read", map[string]any{"path": "README.md"}))
 		r.evals.mu.Lock()
 		n := len(r.evals.pols)
 		r.evals.mu.Unlock()
@@ -521,9 +525,18 @@ func TestEvalsBounded(t *testing.T) {
 	}
 	for i := 0; i < maxEvals+10; i++ {
 		r.decide(t, call("read", map[string]any{"path": fmt.Sprintf("src/f%d.ts", i)}))
+		r.decide(t, call("read", map[string]any{"path": fmt.Sprintf("src/f%d.ts", i)}))
 	}
 	if n := len(r.evals.m); n > maxEvals || n == 0 || r.evals.bytes > maxEvalBytes {
 		t.Fatalf("%d entries kept, of about %d bytes", n, r.evals.bytes)
+	}
+	// Calls that never repeat are not remembered.
+	r.evals = &Evals{}
+	for i := 0; i < 100; i++ {
+		r.decide(t, call("read", map[string]any{"path": fmt.Sprintf("src/g%d.ts", i)}))
+	}
+	if n := len(r.evals.m); n != 0 {
+		t.Fatalf("%d calls seen once remembered", n)
 	}
 }
 
