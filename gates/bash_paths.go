@@ -250,7 +250,7 @@ func (b bashPath) guard(c *Call) string {
 		return ""
 	case b.known:
 		return guard(c, b.path)
-	case arming(b.path):
+	case arming(c.fs, b.path):
 		return SentinelArming
 	}
 	return ""

@@ -2,6 +2,7 @@ package gates
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -286,7 +287,7 @@ type discard struct{}
 func (discard) Notify(verdict.DecisionParams) {}
 func (discard) Audit(AuditRecord) error       { return nil }
 
-func benchE2E(b *testing.B, rules int, withShell bool) {
+func benchE2E(b *testing.B, rules int, withShell, withEvals bool) {
 	b.Cleanup(runtimecfg.Apply()) // the binary's collector settings
 	w := newE2EWorld(b, rules)
 	dirs := w.watchedDirs()
@@ -294,6 +295,15 @@ func benchE2E(b *testing.B, rules int, withShell bool) {
 	calls := make([]*Call, len(corpus))
 	for i, e := range corpus {
 		calls[i] = w.call(e, dirs)
+		raw, err := json.Marshal(calls[i].Input)
+		if err != nil {
+			b.Fatal(err)
+		}
+		calls[i].RawInput = raw
+	}
+	var evals *Evals // nil: Evaluate
+	if withEvals {
+		evals = &Evals{}
 	}
 	rn := &Runner{Reporter: discard{}}
 	shells := &shell.Cache{Known: dirs.Entry}
@@ -306,10 +316,11 @@ func benchE2E(b *testing.B, rules int, withShell bool) {
 			// As the server analyzes: through its cache, which takes what
 			// the directory cache knows.
 			cmd := c.Shell.Command
-			c.Shell = &ShellCommand{Command: cmd, Analysis: shells.Analyze(cmd, shell.Options{Cwd: w.work, Home: w.home})}
+			a, stamp := shells.AnalyzeStamped(cmd, shell.Options{Cwd: w.work, Home: w.home})
+			c.Shell = &ShellCommand{Command: cmd, Analysis: a, Stamp: stamp}
 		}
 		req := Request{Call: c, Gates: ToolGates, Resolver: w.res, Input: corpus[k]["input"]}
-		outcomes, _, err := Evaluate(req)
+		outcomes, _, err := evals.Evaluate(req)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -320,8 +331,13 @@ func benchE2E(b *testing.B, rules int, withShell bool) {
 
 // BenchmarkE2ECorpus is one call of the end-to-end benchmark's corpus,
 // in turn: the bash analysis, the gates and the runner (no audit write).
-func BenchmarkE2ECorpus200(b *testing.B)   { benchE2E(b, 200, true) }
-func BenchmarkE2ECorpus10000(b *testing.B) { benchE2E(b, 10000, true) }
+func BenchmarkE2ECorpus200(b *testing.B)   { benchE2E(b, 200, true, false) }
+func BenchmarkE2ECorpus10000(b *testing.B) { benchE2E(b, 10000, true, false) }
+
+// BenchmarkE2EEvals is the same with the session's memo of evaluations
+// (Evals), as the server decides.
+func BenchmarkE2EEvals200(b *testing.B)   { benchE2E(b, 200, true, true) }
+func BenchmarkE2EEvals10000(b *testing.B) { benchE2E(b, 10000, true, true) }
 
 // BenchmarkE2EGates200 is the same without the bash analysis.
-func BenchmarkE2EGates200(b *testing.B) { benchE2E(b, 200, false) }
+func BenchmarkE2EGates200(b *testing.B) { benchE2E(b, 200, false, false) }

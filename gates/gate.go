@@ -99,6 +99,10 @@ type ShellCommand struct {
 	Command  string
 	Workdir  string
 	Analysis shell.Analysis
+	// Stamp identifies Analysis (shell.Cache.AnalyzeStamped): the same
+	// non-zero stamp is the same analysis of Command from Workdir. 0: not
+	// known, and Evals does not remember the call.
+	Stamp uint64
 }
 
 // DirCache remembers the real paths of directories across calls, for as
@@ -113,7 +117,11 @@ type DirCache interface {
 // call (its own files, the host's directories): from Dirs when it knows,
 // else resolved now.
 func (c *Call) canonicalDir(dir string) (string, bool) {
-	if c.Dirs != nil {
+	if c.fs != nil && c.fs.Dirs != nil {
+		if real, ok, hit := c.fs.DirsCanonical(dir); hit { // recorded (Evals)
+			return real, ok
+		}
+	} else if c.Dirs != nil {
 		if real, ok, hit := c.Dirs.Canonical(dir); hit {
 			return real, ok
 		}

@@ -2,7 +2,6 @@ package gates
 
 import (
 	"fmt"
-	"os"
 	"path"
 	"regexp"
 	"strings"
@@ -349,12 +348,7 @@ func (w *globWalk) walk(dir, rel string, depth int) {
 	if info, err := w.fs.Lstat(dir); err != nil || !info.IsDir() {
 		return
 	}
-	f, err := os.Open(dir)
-	if err != nil {
-		return
-	}
-	ents, err := f.ReadDir(w.left + 1)
-	f.Close()
+	ents, err := w.fs.ReadDir(dir, w.left+1) // through the view: recorded (Evals)
 	if err != nil && len(ents) == 0 {
 		return
 	}

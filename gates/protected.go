@@ -1,7 +1,6 @@
 package gates
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -114,7 +113,7 @@ func guard(c *Call, p paths.Path) string {
 	switch {
 	case protected(c, p):
 		return SentinelProtected
-	case arming(p):
+	case arming(c.fs, p):
 		return SentinelArming
 	}
 	return ""
@@ -134,8 +133,8 @@ func floorProtected(o *Outcome, sentinel string) {
 // location is unknown, its literal) is a file that makes a later command
 // run code when written (issue 12.5): git configuration and hooks, shell
 // start-up files, and the like.
-func arming(p paths.Path) bool {
-	if h, ok := p.Host(); ok && arming(h) { // the file the host really writes
+func arming(v *paths.View, p paths.Path) bool {
+	if h, ok := p.Host(); ok && arming(v, h) { // the file the host really writes
 		return true
 	}
 	// A directory named config (Rails' config/) is no configuration file;
@@ -144,7 +143,7 @@ func arming(p paths.Path) bool {
 		if p.Real == "" {
 			return false
 		}
-		info, err := os.Stat(p.Real)
+		info, err := v.Stat(p.Real) // through the view: recorded (Evals)
 		return err == nil && info.IsDir()
 	}
 	for _, s := range [...]string{p.Abs, p.Real, p.Literal} {

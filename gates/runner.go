@@ -141,10 +141,19 @@ func (r Request) noun() string {
 // Evaluate runs every gate of req, recovering a panic in any of them as a
 // gate error. It has no side effects.
 func Evaluate(req Request) (outcomes []Outcome, failed *Outcome, err error) {
+	return evaluate(req, nil)
+}
+
+// evaluate is Evaluate, recording in asked (when set) every question the
+// evaluation puts to the file system and to the directory cache.
+func evaluate(req Request, asked *paths.Questions) (outcomes []Outcome, failed *Outcome, err error) {
 	outcomes = make([]Outcome, 0, len(req.Gates))
 	req.Call.fs = paths.NewView() // what the file system says now, once per question
 	if req.Call.Dirs != nil {
 		req.Call.fs.Dirs = req.Call.Dirs
+	}
+	if asked != nil {
+		req.Call.fs.Record(asked)
 	}
 	req.Call.memo = &evalMemo{}
 	for _, g := range req.Gates {

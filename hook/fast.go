@@ -58,7 +58,7 @@ func (s *Server) fastPrecheck(fc protocol.FastCall) (pre *prechecked, ok bool) {
 		return &prechecked{id: id, err: err}, true
 	}
 	r := s.callRequest(gc)
-	outcomes, _, gerr := gates.Evaluate(r)
+	outcomes, _, gerr := s.evaluate(r)
 	if gerr == nil {
 		r.Evaluated = outcomes
 		if gates.NeedsPrompt(r, outcomes) {

@@ -79,6 +79,12 @@ type Server struct {
 	shells shell.Cache
 	// memo keeps the gates' pure work across calls (gates.Memo).
 	memo gates.Memo
+	// evals remembers whole evaluations of calls that need no prompt,
+	// re-used only for provably the same question (gates.Evals).
+	evals gates.Evals
+	// noEvals (tests only) turns evals off, so that the two can be
+	// compared.
+	noEvals bool
 	// initializedOnce is set by the first initialize.
 	initializedOnce atomic.Bool
 	stream          *protocol.Stream
@@ -293,7 +299,7 @@ func (s *Server) precheck(ctx context.Context, req *jsonrpc2.Request) (pre *prec
 		return pre
 	}
 	r := s.callRequest(gc)
-	outcomes, _, gerr := gates.Evaluate(r)
+	outcomes, _, gerr := s.evaluate(r)
 	if gerr == nil {
 		r.Evaluated = outcomes
 	}
@@ -301,6 +307,24 @@ func (s *Server) precheck(ctx context.Context, req *jsonrpc2.Request) (pre *prec
 	pre.needsPrompt = gerr == nil && gates.NeedsPrompt(r, outcomes)
 	return pre
 }
+
+// evaluate is gates.Evaluate of a call read from the host, from the
+// session's memo of evaluations when it is provably the same question.
+func (s *Server) evaluate(r gates.Request) ([]gates.Outcome, *gates.Outcome, error) {
+	if s.noEvals {
+		return gates.Evaluate(r)
+	}
+	return s.evals.Evaluate(r)
+}
+
+// Identity implements gates.IdentifiedResolver: a resolver answers from
+// its policy and the session approvals of its snapshot (never changed in
+// place), nothing else.
+func (r resolver) Identity() (*policy.Policy, []*policy.Rule) { return r.p, r.session }
+
+// Generation is the generation the cache keeps its answers under (the
+// policy watch's): gates.Evals keys what it remembers by it.
+func (d *dirCache) Generation() uint64 { return d.loader.Generation() }
 
 func isLate(ctx context.Context) bool { late, _ := ctx.Value(lateKey{}).(bool); return late }
 
@@ -762,9 +786,9 @@ func analyzeShell(cache *shell.Cache, cmd, workdir, cwd, home string) *gates.She
 		}
 		extra = append(extra, shell.PathWord{Raw: workdir, Value: dir, Known: true, Dir: cwd})
 	}
-	a := cache.Analyze(cmd, shell.Options{Cwd: dir, Home: home})
+	a, stamp := cache.AnalyzeStamped(cmd, shell.Options{Cwd: dir, Home: home})
 	a.Paths = append(extra, a.Paths...) // a new slice: the cached analysis is shared
-	return &gates.ShellCommand{Command: cmd, Workdir: workdir, Analysis: a}
+	return &gates.ShellCommand{Command: cmd, Workdir: workdir, Analysis: a, Stamp: stamp}
 }
 
 // checkInputKeys rejects an input key that nearly names a field toolgate

@@ -14,7 +14,10 @@ import (
 // call and is not safe for concurrent use; the nil View asks every time.
 type View struct {
 	lstats map[string]lstatResult
+	stats  map[string]lstatResult
 	links  map[string]linkResult
+	// rec, when set, records every question asked (Record).
+	rec *Questions
 	// Dirs, when set, knows real paths of directories across calls.
 	Dirs interface {
 		Canonical(dir string) (real string, ok, hit bool)
@@ -27,12 +30,12 @@ func (v *View) knownDir(dir string) bool {
 	if v == nil || v.Dirs == nil {
 		return false
 	}
-	if e, ok := v.Dirs.(DirExistence); ok {
-		if exists, isDir, known := e.Entry(dir); known {
+	if _, ok := v.Dirs.(DirExistence); ok {
+		if exists, isDir, known := v.dirsEntry(dir); known {
 			return exists && isDir // as unchanging as the real path the cache keeps
 		}
 	}
-	real, ok, hit := v.Dirs.Canonical(dir)
+	real, ok, hit := v.DirsCanonical(dir)
 	if !hit || !ok || real != dir {
 		return false
 	}
@@ -55,10 +58,7 @@ func (v *View) knownEntry(p string) (exists, isDir, known bool) {
 	if v == nil || v.Dirs == nil {
 		return false, false, false
 	}
-	if e, ok := v.Dirs.(DirExistence); ok {
-		return e.Entry(p)
-	}
-	return false, false, false
+	return v.dirsEntry(p)
 }
 
 // Seed records what a directory listing of this evaluation said of p
@@ -119,6 +119,7 @@ func (v *View) lstat(p string) (fs.FileInfo, error) {
 		v.lstats = make(map[string]lstatResult, 4)
 	}
 	v.lstats[p] = lstatResult{info, err}
+	v.rec.add(qLstat, p, 0, fileAnswer(info, err))
 	return info, err
 }
 
@@ -134,6 +135,7 @@ func (v *View) readlink(p string) (string, error) {
 		v.links = map[string]linkResult{}
 	}
 	v.links[p] = linkResult{t, err}
+	v.rec.add(qReadlink, p, 0, answer{text: t, err: errKind(err)})
 	return t, err
 }
 

@@ -22,8 +22,9 @@ type Cache struct {
 	// lstat does. It spares re-asking the file system on a hit.
 	Known func(p string) (exists, isDir, known bool)
 
-	mu sync.Mutex
-	m  map[cacheKey]*cached
+	mu  sync.Mutex
+	m   map[cacheKey]*cached
+	seq uint64 // the last stamp given
 }
 
 type cacheKey struct {
@@ -34,6 +35,7 @@ type cacheKey struct {
 type cached struct {
 	a     Analysis
 	reads []fsRead
+	stamp uint64
 }
 
 // maxCached bounds the commands a Cache holds; past it the cache starts
@@ -47,15 +49,25 @@ const maxCachedBytes = 2048
 // Analyze is Analyze(command, opt), from the cache when the file system
 // still answers the analysis's questions as it did.
 func (c *Cache) Analyze(command string, opt Options) Analysis {
+	a, _ := c.AnalyzeStamped(command, opt)
+	return a
+}
+
+// AnalyzeStamped is Analyze, with a stamp that identifies the analysis:
+// two calls that get the same non-zero stamp from one Cache got the same
+// analysis (the one made when the stamp was given, whose file system
+// answers were the same again); an analysis the cache does not keep gets
+// 0. Stamps are never given twice by one Cache.
+func (c *Cache) AnalyzeStamped(command string, opt Options) (Analysis, uint64) {
 	if c == nil || len(command) > maxCachedBytes {
-		return Analyze(command, opt)
+		return Analyze(command, opt), 0
 	}
 	key := cacheKey{command, opt.Cwd, opt.Home, opt.MaxDepth}
 	c.mu.Lock()
 	e := c.m[key]
 	c.mu.Unlock()
 	if e != nil && c.stillAnswers(e.reads) {
-		return e.a
+		return e.a, e.stamp
 	}
 	var reads []fsRead
 	a := analyzeRecorded(command, opt, &reads)
@@ -63,9 +75,11 @@ func (c *Cache) Analyze(command string, opt Options) Analysis {
 	if c.m == nil || len(c.m) >= maxCached {
 		c.m = make(map[cacheKey]*cached)
 	}
-	c.m[key] = &cached{a: a, reads: reads}
+	c.seq++
+	stamp := c.seq
+	c.m[key] = &cached{a: a, reads: reads, stamp: stamp}
 	c.mu.Unlock()
-	return a
+	return a, stamp
 }
 
 // stillAnswers reports whether the file system answers every recorded

@@ -153,3 +153,34 @@ func TestCacheKnownIsUsed(t *testing.T) {
 		t.Fatalf("a hit did not consult Known (asked %d) or differs", asked)
 	}
 }
+
+// TestCacheStamps: a hit gives the stamp of the analysis it re-uses; an
+// analysis made afresh (the file system answered otherwise, or other
+// options) gets a new one; a command the cache does not keep gets 0.
+func TestCacheStamps(t *testing.T) {
+	fx := newFixture(t)
+	opt := fx.options()
+	c := Cache{}
+	cmd := "for f in src/*.ts; do wc -l \"$f\"; done"
+	a1, s1 := c.AnalyzeStamped(cmd, opt)
+	a2, s2 := c.AnalyzeStamped(cmd, opt)
+	if s1 == 0 || s2 != s1 || !reflect.DeepEqual(a1, a2) {
+		t.Fatalf("stamps %d, %d of one analysis", s1, s2)
+	}
+	if err := os.WriteFile(filepath.Join(fx.cwd, "src", "d.ts"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a3, s3 := c.AnalyzeStamped(cmd, opt)
+	if s3 == 0 || s3 == s1 || reflect.DeepEqual(a3, a1) {
+		t.Fatalf("after a change: stamp %d (was %d), analysis changed %v", s3, s1, !reflect.DeepEqual(a3, a1))
+	}
+	other := opt
+	other.Home = fx.root
+	if _, s := c.AnalyzeStamped(cmd, other); s == 0 || s == s3 || s == s1 {
+		t.Fatalf("other options: stamp %d", s)
+	}
+	long := "echo " + string(make([]byte, maxCachedBytes))
+	if _, s := c.AnalyzeStamped(long, opt); s != 0 {
+		t.Fatalf("a command not kept has stamp %d", s)
+	}
+}

@@ -1,0 +1,167 @@
+package hook
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rs/zerolog"
+)
+
+// A session with the memo of evaluations (gates.Evals) answers and audits
+// every call of a script as a session without it, while the script
+// repeats calls and changes the file system, the policy file and the
+// working directory between two identical calls; and the memo is used.
+func TestEvalsSessionAnswersAsWithout(t *testing.T) {
+	on, hits := evalsSession(t, false)
+	off, _ := evalsSession(t, true)
+	if len(on) != len(off) {
+		t.Fatalf("%d answers with the memo, %d without", len(on), len(off))
+	}
+	for i := range on {
+		if on[i] != off[i] {
+			t.Errorf("step %d:\nmemo    %s\nwithout %s", i, on[i], off[i])
+		}
+	}
+	if hits == 0 {
+		t.Error("the memo answered no call")
+	}
+	t.Logf("%d answers and records, %d calls answered from the memo", len(on), hits)
+	changed := 0
+	for i := 1; i < len(off); i++ {
+		if off[i] != off[i-1] {
+			changed++
+		}
+	}
+	if changed < 6 {
+		t.Errorf("the script's changes changed only %d answers", changed)
+	}
+}
+
+// evalsSession runs the script in a fresh world and returns each answer
+// and audit record (the world's root spelled $ROOT, times and chain left
+// out) and the memo's hits.
+func evalsSession(t *testing.T, noEvals bool) ([]string, uint64) {
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	agentDir := filepath.Join(root, "agent")
+	work, other, outside := filepath.Join(root, "work"), filepath.Join(root, "other"), filepath.Join(root, "outside")
+	for _, d := range []string{filepath.Join(agentDir, "extensions", "pi-permission-system"), filepath.Join(work, "src"), filepath.Join(work, "docs", "guide"), filepath.Join(other, "src"), outside} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg := filepath.Join(agentDir, "extensions", "pi-permission-system", "config.json")
+	writeFile := func(p, text string) {
+		t.Helper()
+		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	policy := `{"permission": {"*": "ask", "read": "allow", "grep": "allow", "find": "allow", "write": {"*": "ask", "src/*": "allow"},
+	  "path": {"*.env": "deny"}, "bash": {"*": "ask", "git *": "allow", "cat *": "allow", "echo *": "allow"}, "external_directory": "ask"}}`
+	writeFile(cfg, policy)
+	writeFile(filepath.Join(work, "src", "index.ts"), "x")
+	writeFile(filepath.Join(work, "docs", "guide", "a.md"), "x")
+	writeFile(filepath.Join(outside, "x.txt"), "x")
+	audit := filepath.Join(root, "audit.jsonl")
+
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	s := New(Options{Cwd: work, Home: root, AgentDir: agentDir, AuditLog: audit, Log: zerolog.Nop()})
+	s.noEvals = noEvals
+	go func() { _ = s.Serve(inR, outW); outW.Close() }()
+	defer inW.Close()
+	r := bufio.NewReader(outR)
+	id := 0
+	send := func(method, params string) string {
+		t.Helper()
+		id++
+		fmt.Fprintf(inW, `{"jsonrpc":"2.0","id":%d,"method":%q,"params":%s}`+"\n", id, method, params)
+		for {
+			line, err := r.ReadBytes('\n')
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(string(line), `"method":"decision"`) {
+				return strings.ReplaceAll(string(line), root, "$ROOT")
+			}
+		}
+	}
+	var out []string
+	tool := func(name, input string) {
+		out = append(out, send("tool_call", fmt.Sprintf(`{"toolCallId":"c%d","toolName":%q,"input":%s}`, id, name, input)))
+	}
+	initialize := func(cwd string) { send("initialize", fmt.Sprintf(`{"protocolVersion":1,"cwd":%q,"hasUI":false}`, cwd)) }
+	initialize(work)
+	calls := [][2]string{
+		{"write", `{"path":"src/index.ts","content":"x"}`},
+		{"read", `{"path":"src/index.ts"}`},
+		{"bash", `{"command":"echo x > src/index.ts"}`},
+		{"grep", `{"pattern":"x","path":"src","glob":"*.env"}`},
+		{"find", `{"pattern":"*.env","path":"docs"}`},
+		{"read", `{"path":"docs/guide/a.md"}`},
+		{"bash", `{"command":"git status"}`},
+		{"bash", `{"command":"cat src/*"}`},
+	}
+	round := func() {
+		for _, c := range calls {
+			tool(c[0], c[1])
+			tool(c[0], c[1]) // the same call again
+		}
+	}
+	mustDo := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	round()
+	// A file replaced by a link to outside, then to the audit log.
+	mustDo(os.Remove(filepath.Join(work, "src", "index.ts")))
+	mustDo(os.Symlink(filepath.Join(outside, "x.txt"), filepath.Join(work, "src", "index.ts")))
+	round()
+	mustDo(os.Remove(filepath.Join(work, "src", "index.ts")))
+	mustDo(os.Symlink(audit, filepath.Join(work, "src", "index.ts")))
+	round()
+	// New files matching the grep glob, the find pattern, the shell glob.
+	writeFile(filepath.Join(work, "src", "k.env"), "")
+	writeFile(filepath.Join(work, "docs", "guide", "b.env"), "")
+	round()
+	// A directory replaced by a link to outside.
+	mustDo(os.RemoveAll(filepath.Join(work, "docs", "guide")))
+	mustDo(os.Symlink(outside, filepath.Join(work, "docs", "guide")))
+	round()
+	// The policy file edited.
+	writeFile(cfg, strings.Replace(strings.Replace(policy, `"read": "allow"`, `"read": "deny"`, 1), `"git *": "allow"`, `"git *": "deny"`, 1))
+	round()
+	// Another working directory, by initialize.
+	initialize(other)
+	round()
+	// Audit records, in order, without what differs between two runs.
+	inW.Close()
+	data, err := os.ReadFile(audit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range []string{"time", "ts", "prev", "hash", "seq"} {
+			delete(m, k)
+		}
+		b, _ := json.Marshal(m)
+		out = append(out, strings.ReplaceAll(string(b), root, "$ROOT"))
+	}
+	hits, _ := s.evals.Stats()
+	return out, hits
+}
