@@ -44,14 +44,15 @@ func main() {
 	rulesFlag := flag.String("rules", "200,10000", "policy sizes, comma separated")
 	starts := flag.Int("starts", 30, "process starts measured for start-up and claude-hook")
 	keep := flag.Bool("keep", false, "keep the temporary directory (binaries, policies, audit logs)")
+	distinct := flag.Bool("distinct", false, "make every call's input differ (a counter in it), so that no call repeats an earlier one")
 	flag.Parse()
-	if err := run(*calls, *rulesFlag, *starts, *keep); err != nil {
+	if err := run(*calls, *rulesFlag, *starts, *keep, *distinct); err != nil {
 		fmt.Fprintln(os.Stderr, "e2ebench:", err)
 		os.Exit(1)
 	}
 }
 
-func run(calls int, rulesFlag string, starts int, keep bool) error {
+func run(calls int, rulesFlag string, starts int, keep, distinct bool) error {
 	root, err := modroot.Find()
 	if err != nil {
 		return err
@@ -78,7 +79,7 @@ func run(calls int, rulesFlag string, starts int, keep bool) error {
 		if err != nil || n < 0 {
 			return fmt.Errorf("-rules: %q is not a number of rules", f)
 		}
-		if err := measure(tmp, tg, echo, n, calls, starts); err != nil {
+		if err := measure(tmp, tg, echo, n, calls, starts, distinct); err != nil {
 			return err
 		}
 	}
@@ -226,6 +227,23 @@ func corpus() []map[string]any {
 	return out
 }
 
+// distinctParams is call c made the n-th of its kind (-distinct): a bash
+// command gets a further unit `echo n`, any other tool's input a number
+// field toolgate does not read; the params without their opening brace.
+func distinctParams(c map[string]any, n int) []byte {
+	input := map[string]any{}
+	for k, v := range c["input"].(map[string]any) {
+		input[k] = v
+	}
+	if c["toolName"] == "bash" {
+		input["command"] = fmt.Sprintf("%s; echo %d", input["command"], n)
+	} else {
+		input["requestNumber"] = n
+	}
+	params, _ := json.Marshal(map[string]any{"toolName": c["toolName"], "input": input})
+	return params[1:]
+}
+
 var profiled, straced bool
 
 // proc is a spawned plugin (toolgate or the echo).
@@ -284,20 +302,27 @@ func (p *proc) roundTrip(line []byte, id string) (time.Duration, []byte, error) 
 
 // stop closes stdin, waits, and returns the process's CPU time.
 func (p *proc) stop() (time.Duration, error) {
+	cpu, _, err := p.stopRSS()
+	return cpu, err
+}
+
+// stopRSS is stop, also returning the process's peak resident memory in
+// bytes (0 where the system does not say).
+func (p *proc) stopRSS() (time.Duration, int64, error) {
 	p.stdin.Close()
 	_, _ = io.Copy(io.Discard, p.out)
 	if err := p.cmd.Wait(); err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	st := p.cmd.ProcessState
-	return st.UserTime() + st.SystemTime(), nil
+	return st.UserTime() + st.SystemTime(), maxRSS(st), nil
 }
 
 func initLine(s sandbox) []byte {
 	return []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"cwd":%q,"hasUI":false}}`+"\n", s.work))
 }
 
-func measure(tmp, tg, echo string, rules, calls, starts int) error {
+func measure(tmp, tg, echo string, rules, calls, starts int, distinct bool) error {
 	s, err := newSandbox(tmp, rules)
 	if err != nil {
 		return err
@@ -319,9 +344,8 @@ func measure(tmp, tg, echo string, rules, calls, starts int) error {
 	work := corpus()
 	lines := make([][]byte, len(work))
 	for i, c := range work {
-		c["toolCallId"] = "c"
 		params, _ := json.Marshal(c)
-		lines[i] = params
+		lines[i] = params[1:] // each call gets its own toolCallId below
 	}
 	warm := calls / 10
 	var tgTimes, echoTimes []time.Duration
@@ -330,7 +354,11 @@ func measure(tmp, tg, echo string, rules, calls, starts int) error {
 	for i := 0; i < warm+calls; i++ {
 		k := i % len(lines)
 		id := strconv.Itoa(i + 2)
-		line := []byte(`{"jsonrpc":"2.0","id":` + id + `,"method":"tool_call","params":` + string(lines[k]) + "}\n")
+		params := lines[k]
+		if distinct {
+			params = distinctParams(work[k], i)
+		}
+		line := []byte(`{"jsonrpc":"2.0","id":` + id + `,"method":"tool_call","params":{"toolCallId":"call-` + id + `",` + string(params) + "}\n")
 		first, second := tp, ep
 		if i%2 == 1 {
 			first, second = ep, tp
@@ -362,7 +390,7 @@ func measure(tmp, tg, echo string, rules, calls, starts int) error {
 			decisions[r.Result.Action]++
 		}
 	}
-	tgCPU, err := tp.stop()
+	tgCPU, tgRSS, err := tp.stopRSS()
 	if err != nil {
 		return fmt.Errorf("toolgate: %w", err)
 	}
@@ -383,7 +411,11 @@ func measure(tmp, tg, echo string, rules, calls, starts int) error {
 	perCall := func(cpu, startCPU time.Duration) float64 {
 		return float64((cpu - startCPU).Microseconds()) / float64(total+1)
 	}
-	fmt.Printf("## %d rules, %d calls measured (%d warm-up), one in flight; corpus of %d calls, decisions of one pass: %v\n\n", rules, calls, warm, len(lines), decisions)
+	kind := "each repeated as the corpus cycles"
+	if distinct {
+		kind = "every call's input distinct (-distinct)"
+	}
+	fmt.Printf("## %d rules, %d calls measured (%d warm-up), one in flight; corpus of %d calls, %s; decisions of one pass: %v\n\n", rules, calls, warm, len(lines), kind, decisions)
 	fmt.Println("| what | echo | toolgate | ratio | budget |")
 	fmt.Println("| --- | --- | --- | --- | --- |")
 	row := func(what string, e, t float64, unit, budget string) {
@@ -403,7 +435,8 @@ func measure(tmp, tg, echo string, rules, calls, starts int) error {
 		budgetStart, budgetHook = "< 15 ms", "< 20 ms CPU"
 	}
 	fmt.Printf("| start to `initialize` answered, p50 of %d | — | %.1f ms (CPU %.1f ms) | — | %s |\n", starts, ms(startup), ms(startCPU), budgetStart)
-	fmt.Printf("| `claude-hook` process, p50 of %d | — | CPU %.1f ms (wall %.1f ms) | — | %s |\n\n", starts, ms(hookCPU), ms(hookWall), budgetHook)
+	fmt.Printf("| `claude-hook` process, p50 of %d | — | CPU %.1f ms (wall %.1f ms) | — | %s |\n", starts, ms(hookCPU), ms(hookWall), budgetHook)
+	fmt.Printf("| peak resident memory of the serve process | — | %.1f MB | — | < 30 MB with 10,000 rules |\n\n", float64(tgRSS)/(1<<20))
 	return nil
 }
 

@@ -1,0 +1,22 @@
+//go:build unix
+
+package main
+
+import (
+	"os"
+	"runtime"
+	"syscall"
+)
+
+// maxRSS is a finished process's peak resident memory in bytes, from its
+// rusage (kilobytes on Linux, bytes on Darwin).
+func maxRSS(st *os.ProcessState) int64 {
+	ru, ok := st.SysUsage().(*syscall.Rusage)
+	if !ok {
+		return 0
+	}
+	if runtime.GOOS == "darwin" {
+		return int64(ru.Maxrss)
+	}
+	return int64(ru.Maxrss) << 10
+}
