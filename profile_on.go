@@ -9,7 +9,8 @@ import (
 
 // startProfile writes a CPU profile of the serve loop to
 // $TOOLGATE_CPUPROFILE. It exists only in a binary built with -tags profile
-// (the end-to-end benchmark's E2EBENCH_PROFILE), never in a release build.
+// (the end-to-end benchmark's E2EBENCH_PROFILE), never in a release build;
+// at the end it also writes the heap profile to $TOOLGATE_CPUPROFILE.heap.
 func startProfile() (stop func()) {
 	p := os.Getenv("TOOLGATE_CPUPROFILE")
 	if p == "" {
@@ -23,5 +24,12 @@ func startProfile() (stop func()) {
 		f.Close()
 		return func() {}
 	}
-	return func() { pprof.StopCPUProfile(); f.Close() }
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+		if h, err := os.Create(p + ".heap"); err == nil {
+			_ = pprof.Lookup("heap").WriteTo(h, 0)
+			h.Close()
+		}
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
 	"sync"
 )
 
@@ -64,15 +65,16 @@ func fitLimit(live uint64) int64 {
 type sentinel struct{ _ [64]byte }
 
 // watcher fits the memory limit to the live heap after every collection,
-// until stopped. What is live is read from runtime.ReadMemStats right
-// after the collection (its HeapAlloc: what the collection kept, and the
-// little allocated since), not from runtime/metrics, whose package
-// initialization alone cost more of every start than a ReadMemStats after
-// each of the rare collections.
+// until stopped. What is live is the runtime's own figure of the last
+// collection (runtime/metrics' /gc/heap/live:bytes), read only in the
+// finalizer, so a process that never collects (a hook host's one call)
+// never reads it. Not MemStats.HeapAlloc: read when the finalizer gets to
+// run, it also counts what was allocated since, which raised the limit
+// past the resident-memory budget under a steady stream of calls.
 type watcher struct {
 	mu      sync.Mutex
 	stopped bool
-	stats   runtime.MemStats
+	sample  [1]metrics.Sample
 }
 
 func (w *watcher) start() {
@@ -85,8 +87,11 @@ func (w *watcher) afterCollection(*sentinel) {
 	if w.stopped {
 		return
 	}
-	runtime.ReadMemStats(&w.stats)
-	debug.SetMemoryLimit(fitLimit(w.stats.HeapAlloc))
+	w.sample[0].Name = "/gc/heap/live:bytes"
+	metrics.Read(w.sample[:])
+	if w.sample[0].Value.Kind() == metrics.KindUint64 {
+		debug.SetMemoryLimit(fitLimit(w.sample[0].Value.Uint64()))
+	}
 	runtime.SetFinalizer(new(sentinel), w.afterCollection)
 }
 
