@@ -142,9 +142,11 @@ type analyzer struct {
 	maxDepth int
 	units    []Unit
 	paths    []PathWord
-	seen     map[PathWord]bool
+	// seen holds paths once there are more than seenScan of them; until
+	// then addPath scans the slice.
+	seen map[PathWord]bool
 	// funcs maps each function defined so far to whether calling it may
-	// change the directory.
+	// change the directory (nil until one is defined).
 	funcs        map[string]bool
 	fs           fsView
 	fieldStack   []field // see call
@@ -176,8 +178,6 @@ func newAnalyzer(opt Options) *analyzer {
 		opt:        opt,
 		parser:     parsers.Get().(*syntax.Parser),
 		maxDepth:   depth,
-		seen:       map[PathWord]bool{},
-		funcs:      map[string]bool{},
 		fs:         newFSView(),
 		fieldsLeft: maxFields,
 		bracesLeft: maxBraceWords,

@@ -67,6 +67,9 @@ func (r fsRead) same(o fsRead) bool {
 
 func (v *fsView) record(r fsRead) {
 	if v.reads != nil {
+		if *v.reads == nil {
+			*v.reads = make([]fsRead, 0, 4)
+		}
 		*v.reads = append(*v.reads, r)
 	}
 }
@@ -74,11 +77,6 @@ func (v *fsView) record(r fsRead) {
 func fsEnterable(path string) bool {
 	info, err := os.Stat(path)
 	return err == nil && info.IsDir() && info.Mode().Perm()&0o111 == 0o111
-}
-
-func fsExists(path string) bool {
-	_, err := os.Lstat(path)
-	return err == nil
 }
 
 func fsIsDir(path string) bool {
@@ -109,7 +107,7 @@ func (v *fsView) enterableDir(path string) (enter, ok bool) {
 type entry struct{ dir, name string }
 
 func newFSView() fsView {
-	return fsView{stats: map[entry]bool{}, listings: map[string][]string{}, statsLeft: maxStats, readsLeft: maxDirReads}
+	return fsView{statsLeft: maxStats, readsLeft: maxDirReads} // maps are made on first use
 }
 
 // exists reports whether name names an entry (a dangling symlink included)
@@ -126,6 +124,9 @@ func (v *fsView) exists(dir, name string) (found, ok bool) {
 	p := fsName(resolve(dir, name))
 	found = fsExists(p)
 	v.record(fsRead{op: opExists, path: p, found: found})
+	if v.stats == nil {
+		v.stats = make(map[entry]bool, 4)
+	}
 	v.stats[e] = found
 	return found, true
 }
@@ -157,6 +158,9 @@ func (v *fsView) names(dir string) (names []string, ok bool) {
 	names, ok = fsNames(real)
 	v.record(fsRead{op: opNames, path: real, names: names, found: ok})
 	if ok {
+		if v.listings == nil {
+			v.listings = map[string][]string{}
+		}
 		v.listings[dir] = names
 	}
 	return names, ok

@@ -206,11 +206,31 @@ func (a *analyzer) addPaths(raw, value string, sc *scope, redirect bool) {
 
 func (a *analyzer) addPath(p PathWord) {
 	p.Write = p.Write || !a.readOnly
+	if a.seen == nil {
+		// Few paths: a scan of them is cheaper than a map.
+		if slices.Contains(a.paths, p) {
+			return
+		}
+		if a.paths == nil {
+			a.paths = make([]PathWord, 0, 4)
+		}
+		a.paths = append(a.paths, p)
+		if len(a.paths) > seenScan {
+			a.seen = make(map[PathWord]bool, 2*len(a.paths))
+			for _, q := range a.paths {
+				a.seen[q] = true
+			}
+		}
+		return
+	}
 	if !a.seen[p] {
 		a.seen[p] = true
 		a.paths = append(a.paths, p)
 	}
 }
+
+// seenScan is how many paths addPath scans before it keeps a map of them.
+const seenScan = 32
 
 // exists reports whether a bare word names an entry relative to an effective
 // directory. Past the stat budget it answers yes: the word is then checked.

@@ -26,13 +26,26 @@ type scope struct {
 }
 
 func (a *analyzer) topScope(src string, f *syntax.File) *scope {
-	vars := &varTable{vals: map[string]string{}}
+	m := &topScopeMem{}
+	vars := &m.vars
+	vars.vals = make(map[string]string, 4)
+	vars.log = m.log[:0]
 	if a.opt.Home != "" {
 		vars.set("HOME", a.opt.Home)
 	}
-	sc := &scope{src: src, facts: scan(f), vars: vars, dirs: []string{a.opt.Cwd}, injectAt: injectAt(src, f)}
+	m.dirs[0] = a.opt.Cwd
+	sc := &m.sc
+	*sc = scope{src: src, facts: scan(f), vars: vars, dirs: m.dirs[:], injectAt: injectAt(src, f)}
 	sc.facts.apply(vars)
 	return sc
+}
+
+// topScopeMem is what topScope allocates, in one allocation.
+type topScopeMem struct {
+	sc   scope
+	vars varTable
+	dirs [1]string
+	log  [4]varChange
 }
 
 // inline returns the scope an inline script is walked in. Code that runs in

@@ -297,6 +297,9 @@ func (a *analyzer) funcDecl(c *syntax.FuncDecl, sc *scope) {
 		sc.maybe(func() { a.body(c.Body, sc) })
 	})
 	if c.Name != nil {
+		if a.funcs == nil {
+			a.funcs = map[string]bool{}
+		}
 		a.funcs[c.Name.Value] = a.mayChdir(c.Body)
 	}
 }
