@@ -62,6 +62,7 @@ func (a *analyzer) analyze(command string) Analysis {
 	sc := a.topScope(command, f)
 	// Wrapped commands and inline scripts add units of their own.
 	a.units = make([]Unit, 0, sc.facts.commands+sc.facts.commands/4+4)
+	a.fieldStack = make([]field, 0, 8) // most commands have fewer words
 	a.stmts(f.Stmts, CtxTop, sc)
 	if a.tooDeep {
 		return Analysis{Unparseable: true, Error: fmt.Sprintf(
