@@ -10,3 +10,23 @@ func fsExists(path string) bool {
 	_, err := os.Lstat(path)
 	return err == nil
 }
+
+// fsNames lists directory real, sorted; ok is false past the budget.
+func fsNames(real string) (names []string, ok bool) {
+	// Stat first: opening a FIFO for reading would block.
+	if info, err := os.Stat(real); err != nil || !info.IsDir() {
+		return nil, true
+	}
+	return fsListing(real)
+}
+
+// fsListing is fsNames of a path known to be a directory.
+func fsListing(real string) (names []string, ok bool) {
+	f, err := os.Open(real)
+	if err != nil {
+		return nil, true
+	}
+	defer f.Close()
+	names, _ = f.Readdirnames(maxDirEntries + 1)
+	return sortedNames(names)
+}

@@ -15,3 +15,38 @@ func fsExists(path string) bool {
 		}
 	}
 }
+
+// fsNames lists directory real, sorted; ok is false past the budget. A
+// path that is not a readable directory has no names. Opened
+// with O_DIRECTORY, a FIFO is refused rather than blocking, and one open
+// takes the place of os.Stat and os.Open (which also sets the descriptor
+// up for the poller): the same answers in 4 system calls instead of 10.
+func fsNames(real string) (names []string, ok bool) { return fsListing(real) }
+
+// fsListing is fsNames of a path known to be a directory.
+func fsListing(real string) (names []string, ok bool) {
+	var fd int
+	var err error
+	for {
+		fd, err = syscall.Open(real, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
+		if err != syscall.EINTR {
+			break
+		}
+	}
+	if err != nil {
+		return nil, true
+	}
+	defer syscall.Close(fd)
+	buf := make([]byte, 8192) // os.File's directory buffer
+	for len(names) <= maxDirEntries {
+		n, err := syscall.ReadDirent(fd, buf)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil || n <= 0 {
+			break // what was read so far, as os.File.Readdirnames
+		}
+		_, _, names = syscall.ParseDirent(buf[:n], maxDirEntries+1-len(names), names)
+	}
+	return sortedNames(names)
+}

@@ -166,30 +166,21 @@ func (v *fsView) names(dir string) (names []string, ok bool) {
 	return names, ok
 }
 
-// fsNames lists directory real, sorted; ok is false past the budget.
-func fsNames(real string) (names []string, ok bool) {
-	// Stat first: opening a FIFO for reading would block.
-	if info, err := os.Stat(real); err != nil || !info.IsDir() {
-		return nil, true
-	}
-	return fsListing(real)
-}
-
-// fsListing is fsNames of a path known to be a directory.
-func fsListing(real string) (names []string, ok bool) {
-	f, err := os.Open(real)
-	if err != nil {
-		return nil, true
-	}
-	defer f.Close()
-	names, _ = f.Readdirnames(maxDirEntries + 1)
+// sortedNames is a directory's listing as the analysis reads it: nil and
+// not ok past maxDirEntries, else the names sorted (the shell sorts its
+// matches); nil when there are none (os.File.Readdirnames answers an
+// empty directory with nil or an empty slice).
+func sortedNames(names []string) ([]string, bool) {
 	if len(names) > maxDirEntries {
 		return nil, false
+	}
+	if len(names) == 0 {
+		return nil, true
 	}
 	for i, n := range names {
 		names[i] = analysisName(n)
 	}
-	slices.Sort(names) // the shell sorts its matches
+	slices.Sort(names)
 	return names, true
 }
 

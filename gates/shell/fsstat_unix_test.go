@@ -1,0 +1,75 @@
+//go:build unix
+
+package shell
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"syscall"
+	"testing"
+)
+
+// osNames is fsNames as os.Stat and os.File.Readdirnames answer it.
+func osNames(real string) ([]string, bool) {
+	if info, err := os.Stat(real); err != nil || !info.IsDir() {
+		return nil, true
+	}
+	f, err := os.Open(real)
+	if err != nil {
+		return nil, true
+	}
+	defer f.Close()
+	names, _ := f.Readdirnames(maxDirEntries + 1)
+	return sortedNames(names)
+}
+
+// TestFSNamesIsOS: the direct system calls list what os lists, for a
+// directory, an empty one, a link to one, a file, a FIFO (which must not
+// block), a dangling link, a missing path, an unreadable directory and a
+// directory past the entry budget.
+func TestFSNamesIsOS(t *testing.T) {
+	dir := t.TempDir()
+	mk := func(p string) {
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, n := range []string{"b", "a", ".hidden", "c\rd", "sub/x"} {
+		mk(filepath.Join(dir, "d", n))
+	}
+	if err := os.Mkdir(filepath.Join(dir, "empty"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(dir, "d"), filepath.Join(dir, "link")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(dir, "nowhere"), filepath.Join(dir, "dangling")); err != nil {
+		t.Fatal(err)
+	}
+	mk(filepath.Join(dir, "file"))
+	if err := syscall.Mkfifo(filepath.Join(dir, "fifo"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(dir, "closed"), 0o000); err != nil {
+		t.Fatal(err)
+	}
+	for i := range maxDirEntries + 1 {
+		mk(filepath.Join(dir, "big", fmt.Sprint(i)))
+	}
+	for i := range maxDirEntries {
+		mk(filepath.Join(dir, "full", fmt.Sprint(i)))
+	}
+	for _, n := range []string{"d", "empty", "link", "dangling", "file", "fifo", "missing", "closed", "big", "full", "d/sub"} {
+		p := filepath.Join(dir, n)
+		got, gotOK := fsNames(p)
+		want, wantOK := osNames(p)
+		if !slices.Equal(got, want) || gotOK != wantOK || (got == nil) != (want == nil) {
+			t.Errorf("%s: fsNames = %d names %v (nil %v), ok %v; os: %d names %v (nil %v), ok %v", n, len(got), got[:min(len(got), 5)], got == nil, gotOK, len(want), want[:min(len(want), 5)], want == nil, wantOK)
+		}
+	}
+}
