@@ -11,6 +11,16 @@ func fsExists(path string) bool {
 	return err == nil
 }
 
+func fsEnterable(path string) bool {
+	info, err := os.Stat(path)
+	return err == nil && info.IsDir() && info.Mode().Perm()&0o111 == 0o111
+}
+
+func fsIsDir(path string) bool {
+	info, err := os.Stat(path)
+	return err == nil && info.IsDir()
+}
+
 // fsNames lists directory real, sorted; ok is false past the budget.
 func fsNames(real string) (names []string, ok bool) {
 	// Stat first: opening a FIFO for reading would block.

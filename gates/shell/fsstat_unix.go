@@ -16,6 +16,29 @@ func fsExists(path string) bool {
 	}
 }
 
+// fsStat is os.Stat's mode bits of path (links followed), without the
+// FileInfo it allocates.
+func fsStat(path string) (mode uint32, ok bool) {
+	var st syscall.Stat_t
+	for {
+		err := syscall.Stat(path, &st)
+		if err != syscall.EINTR {
+			return uint32(st.Mode), err == nil
+		}
+	}
+}
+
+// fsEnterable reports whether path is a directory everyone may enter.
+func fsEnterable(path string) bool {
+	mode, ok := fsStat(path)
+	return ok && mode&syscall.S_IFMT == syscall.S_IFDIR && mode&0o111 == 0o111
+}
+
+func fsIsDir(path string) bool {
+	mode, ok := fsStat(path)
+	return ok && mode&syscall.S_IFMT == syscall.S_IFDIR
+}
+
 // fsNames lists directory real, sorted; ok is false past the budget. A
 // path that is not a readable directory has no names. Opened
 // with O_DIRECTORY, a FIFO is refused rather than blocking, and one open

@@ -25,7 +25,8 @@ func osNames(real string) ([]string, bool) {
 	return sortedNames(names)
 }
 
-// TestFSNamesIsOS: the direct system calls list what os lists, for a
+// TestFSNamesIsOS: the direct system calls list what os lists (and answer
+// fsIsDir, fsEnterable and fsExists as os.Stat and os.Lstat do), for a
 // directory, an empty one, a link to one, a file, a FIFO (which must not
 // block), a dangling link, a missing path, an unreadable directory and a
 // directory past the entry budget.
@@ -64,8 +65,25 @@ func TestFSNamesIsOS(t *testing.T) {
 	for i := range maxDirEntries {
 		mk(filepath.Join(dir, "full", fmt.Sprint(i)))
 	}
-	for _, n := range []string{"d", "empty", "link", "dangling", "file", "fifo", "missing", "closed", "big", "full", "d/sub"} {
+	if err := os.Mkdir(filepath.Join(dir, "open"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(filepath.Join(dir, "open"), 0o755); err != nil { // past the umask
+		t.Fatal(err)
+	}
+	for _, n := range []string{"d", "empty", "link", "dangling", "file", "fifo", "missing", "closed", "big", "full", "d/sub", "open", "d/a"} {
 		p := filepath.Join(dir, n)
+		info, err := os.Stat(p)
+		if got, want := fsIsDir(p), err == nil && info.IsDir(); got != want {
+			t.Errorf("%s: fsIsDir = %v, os: %v", n, got, want)
+		}
+		if got, want := fsEnterable(p), err == nil && info.IsDir() && info.Mode().Perm()&0o111 == 0o111; got != want {
+			t.Errorf("%s: fsEnterable = %v, os: %v", n, got, want)
+		}
+		_, err = os.Lstat(p)
+		if got, want := fsExists(p), err == nil; got != want {
+			t.Errorf("%s: fsExists = %v, os: %v", n, got, want)
+		}
 		got, gotOK := fsNames(p)
 		want, wantOK := osNames(p)
 		if !slices.Equal(got, want) || gotOK != wantOK || (got == nil) != (want == nil) {

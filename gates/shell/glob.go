@@ -1,7 +1,6 @@
 package shell
 
 import (
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -72,16 +71,6 @@ func (v *fsView) record(r fsRead) {
 		}
 		*v.reads = append(*v.reads, r)
 	}
-}
-
-func fsEnterable(path string) bool {
-	info, err := os.Stat(path)
-	return err == nil && info.IsDir() && info.Mode().Perm()&0o111 == 0o111
-}
-
-func fsIsDir(path string) bool {
-	info, err := os.Stat(path)
-	return err == nil && info.IsDir()
 }
 
 // enterableDir reports whether path is a directory everyone may enter
