@@ -94,7 +94,7 @@ func (a *analyzer) parseText(src string) (*syntax.File, string, error) {
 		return nil, "", fmt.Errorf("1:1: %s", why)
 	}
 	a.cr = a.cr || cr
-	f, err := a.parser.Parse(strings.NewReader(src), "")
+	f, err := a.parser.Parse(a.reader(src), "")
 	comments := strings.Contains(src, "\\\n") && strings.Contains(src, "#")
 	dashes := strings.Contains(src, "&-")
 	if err != nil || (!comments && !dashes) {
@@ -104,7 +104,7 @@ func (a *analyzer) parseText(src string) (*syntax.File, string, error) {
 	// nothing is left to rewrite (see bashText).
 	for range maxTextFixes {
 		if comments {
-			if f, err = commentParser().Parse(strings.NewReader(src), ""); err != nil {
+			if f, err = commentParser().Parse(a.reader(src), ""); err != nil {
 				return nil, "", err
 			}
 		}
@@ -117,7 +117,7 @@ func (a *analyzer) parseText(src string) (*syntax.File, string, error) {
 		}
 		src = applyEdits(src, edits)
 		if !comments {
-			if f, err = a.parser.Parse(strings.NewReader(src), ""); err != nil {
+			if f, err = a.parser.Parse(a.reader(src), ""); err != nil {
 				return nil, "", err
 			}
 		}
@@ -168,6 +168,15 @@ type analyzer struct {
 	// cr is set once a carriage return was replaced for the parser; the
 	// results get them back.
 	cr bool
+	// rd is the reader of every parse (see reader).
+	rd strings.Reader
+}
+
+// reader returns a reader of src for the parser, which reads it through
+// before Parse or Document returns: one reader serves every parse.
+func (a *analyzer) reader(src string) *strings.Reader {
+	a.rd.Reset(src)
+	return &a.rd
 }
 
 func newAnalyzer(opt Options) *analyzer {
@@ -262,7 +271,7 @@ func (a *analyzer) dataSubsts(value string, sc *scope) {
 		return
 	}
 	a.cr = a.cr || cr
-	w, err := a.parser.Document(strings.NewReader(text))
+	w, err := a.parser.Document(a.reader(text))
 	if err != nil {
 		return // not code bash could run either
 	}
