@@ -134,12 +134,12 @@ func commentParser() *syntax.Parser {
 // parsers keeps bash parsers between analyses: a new one costs about as
 // much as parsing a short command. A parser is reusable once Parse has
 // returned, and the trees it made stay valid.
-var parsers = sync.Pool{New: func() any { return syntax.NewParser(syntax.Variant(syntax.LangBash)) }}
+var parsers = sync.Pool{New: func() any { return &pooledParser{Parser: syntax.NewParser(syntax.Variant(syntax.LangBash))} }}
 
 // analyzer holds the results and budgets of one Analyze call.
 type analyzer struct {
 	opt      Options
-	parser   *syntax.Parser
+	parser   *pooledParser
 	maxDepth int
 	units    []Unit
 	paths    []PathWord
@@ -168,15 +168,20 @@ type analyzer struct {
 	// cr is set once a carriage return was replaced for the parser; the
 	// results get them back.
 	cr bool
-	// rd is the reader of every parse (see reader).
-	rd strings.Reader
 }
 
 // reader returns a reader of src for the parser, which reads it through
-// before Parse or Document returns: one reader serves every parse.
+// before Parse or Document returns: the pooled parser's one reader serves
+// every parse.
 func (a *analyzer) reader(src string) *strings.Reader {
-	a.rd.Reset(src)
-	return &a.rd
+	a.parser.rd.Reset(src)
+	return &a.parser.rd
+}
+
+// pooledParser is a bash parser with the reader it parses from.
+type pooledParser struct {
+	*syntax.Parser
+	rd strings.Reader
 }
 
 func newAnalyzer(opt Options) *analyzer {
@@ -186,7 +191,7 @@ func newAnalyzer(opt Options) *analyzer {
 	}
 	return &analyzer{
 		opt:        opt,
-		parser:     parsers.Get().(*syntax.Parser),
+		parser:     parsers.Get().(*pooledParser),
 		maxDepth:   depth,
 		fs:         newFSView(),
 		fieldsLeft: maxFields,
