@@ -66,6 +66,7 @@ const (
 	breakNoReask              // a hit does not ask the file system again
 	breakNoCwd                // the key leaves out the working directory
 	breakNoIdentity           // the resolver's identity is not compared
+	breakKeptAcross           // kept Dirs answers are trusted across generations
 )
 
 type evalEntry struct {
@@ -130,10 +131,13 @@ func (m *Evals) Evaluate(req Request) ([]Outcome, *Outcome, error) {
 	if g, ok := req.Call.Dirs.(generationer); ok {
 		gen = g.Generation()
 	}
+	// The generation is read once, before: same below compares it with
+	// the entry's, and the Dirs' answers kept under it are then still
+	// theirs (StillAnswered need not ask them again).
 	m.mu.Lock()
 	e := m.m[string(key)]
 	m.mu.Unlock()
-	if e != nil && m.same(e, pol, session, gen) && (m.broken == breakNoReask || e.asked.StillAnswered(dirsOf(req.Call))) {
+	if e != nil && m.same(e, pol, session, gen) && (m.broken == breakNoReask || e.asked.StillAnswered(dirsOf(req.Call), true)) {
 		m.hits.Add(1)
 		return e.outcomes[:len(e.outcomes):len(e.outcomes)], nil, nil
 	}
@@ -193,6 +197,9 @@ func (m *Evals) seenBefore(key []byte) bool {
 func (m *Evals) same(e *evalEntry, pol *policy.Policy, session []*policy.Rule, gen uint64) bool {
 	if m.broken == breakNoIdentity {
 		return e.gen == gen
+	}
+	if m.broken == breakKeptAcross {
+		return e.pol == pol && slices.Equal(e.session, session)
 	}
 	return e.pol == pol && e.gen == gen && slices.Equal(e.session, session)
 }

@@ -31,6 +31,26 @@ type genDirs struct {
 
 func (g *genDirs) Generation() uint64 { return g.gen }
 
+// CanonicalKept and EntryKept (paths.KeptDirs) say an answer is kept when
+// it is one the cache remembers or skips (as the server's does), so the
+// memo does not ask it again within the generation.
+func (g *genDirs) CanonicalKept(dir string) (string, bool, bool, bool) {
+	real, ok, hit := g.Canonical(dir)
+	return real, ok, hit, g.kept(dir)
+}
+
+func (g *genDirs) EntryKept(p string) (bool, bool, bool, bool) {
+	exists, isDir, known := g.Entry(p)
+	return exists, isDir, known, g.kept(p)
+}
+
+func (g *genDirs) kept(dir string) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	_, known := g.known[dir]
+	return known || g.skip[dir]
+}
+
 // memoRig decides each call twice: through an Evals (with the shell cache
 // and the directory cache, as the server does) and by Evaluate of a call
 // built afresh (its shell analysis uncached), and the plain gates.
@@ -322,6 +342,17 @@ func memoScenarios() []memoScenario {
 				must(t, os.Symlink(filepath.Join(w.root, "outside"), p))
 				return false
 			}},
+		{name: "working directory moved outside, a symlink in its place", calls: []map[string]any{call("read", map[string]any{"path": "src/index.ts"}),
+			call("write", map[string]any{"path": "src/index.ts"})},
+			change: func(t *testing.T, w *e2eWorld, r *memoRig) bool {
+				// The same files under the same names: only the directory
+				// cache's answer for the working directory (kept under the
+				// generation) says so.
+				p, out := w.work, filepath.Join(w.root, "outside", "work")
+				must(t, os.Rename(p, out))
+				must(t, os.Symlink(out, p))
+				return true
+			}},
 		{name: "directory made unreadable", mayStay: os.Geteuid() == 0,
 			calls: []map[string]any{call("find", map[string]any{"path": "docs", "pattern": "*.env"}), call("grep", map[string]any{"pattern": "x", "path": "docs", "glob": "*.env"})},
 			setup: func(t *testing.T, w *e2eWorld) {
@@ -402,10 +433,11 @@ func TestEvalsSeeEveryChange(t *testing.T) {
 }
 
 // TestEvalsBrokenIsCaught: a memo that does not ask the file system again,
-// leaves the working directory out of its key, or does not compare the
-// policy and the session approvals decides some scenario otherwise.
+// leaves the working directory out of its key, does not compare the
+// policy and the session approvals, or trusts the directory cache's kept
+// answers across generations decides some scenario otherwise.
 func TestEvalsBrokenIsCaught(t *testing.T) {
-	for _, b := range []breakKind{breakNoReask, breakNoCwd, breakNoIdentity} {
+	for _, b := range []breakKind{breakNoReask, breakNoCwd, breakNoIdentity, breakKeptAcross} {
 		ms := runMemoScenarios(t, b)
 		if len(ms) == 0 {
 			t.Errorf("a memo broken so (%d) decided every scenario as Evaluate", b)

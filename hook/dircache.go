@@ -50,14 +50,38 @@ const maxDirs = 1024
 // creation would be an event. Any other directory is the caller's to
 // resolve (hit false), and that answer is remembered too.
 func (d *dirCache) Canonical(dir string) (string, bool, bool) {
-	r, _, answered := d.lookup(dir)
+	r, _, answered, _ := d.lookup(dir)
 	return r.real, r.ok, answered
+}
+
+// CanonicalKept implements paths.KeptDirs: Canonical, and whether the
+// answer is kept under the generation (remembered, or not kept on purpose
+// for an existing entry on the way: the same answer again until the
+// generation changes).
+func (d *dirCache) CanonicalKept(dir string) (string, bool, bool, bool) {
+	r, _, answered, stable := d.lookup(dir)
+	return r.real, r.ok, answered, stable
+}
+
+// EntryKept implements paths.KeptDirs: Entry, and whether the answer is
+// kept under the generation.
+func (d *dirCache) EntryKept(p string) (exists, isDir, known, kept bool) {
+	r, isKept, _, stable := d.lookup(p)
+	if !isKept || !r.ok || r.real != p {
+		return false, false, false, stable
+	}
+	return r.exists, r.isDir, true, stable
 }
 
 // lookup is what the cache says of dir: answered false when the caller
 // must resolve it; kept when r is remembered under the generation (its
-// exists and isDir too).
-func (d *dirCache) lookup(dir string) (r dirReal, kept, answered bool) {
+// exists and isDir too); stable when the answer is one the cache keeps in
+// its map under the generation it read first (remembered, or skipped), so
+// that it answers the same again while the generation lasts: a change the
+// answer depends on is an event of the watch (see the kept cases below),
+// and a lookup made again after the map was cleared within the
+// generation finds the same.
+func (d *dirCache) lookup(dir string) (r dirReal, kept, answered, stable bool) {
 	gen := d.loader.Generation()
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -66,11 +90,11 @@ func (d *dirCache) lookup(dir string) (r dirReal, kept, answered bool) {
 		d.gen = gen
 	}
 	if r, hit := d.known[dir]; hit {
-		return r, !r.skip, !r.skip
+		return r, !r.skip, !r.skip, true
 	}
 	wgen, x, watched := d.loader.WatchedAncestor(dir)
 	if !watched || wgen != gen {
-		return dirReal{}, false, false
+		return dirReal{}, false, false, false
 	}
 	if len(d.known) >= maxDirs {
 		clear(d.known) // many working directories: keep it small
@@ -86,12 +110,12 @@ func (d *dirCache) lookup(dir string) (r dirReal, kept, answered bool) {
 			// Looked up after the generation was read: its creation or
 			// removal since is an event, and the next call forgets this.
 			d.known[dir] = dirReal{skip: true}
-			return dirReal{}, false, false
+			return dirReal{}, false, false, true
 		}
 	}
 	real, ok := paths.Canonical(clean)
 	if !ok || real != clean {
-		return dirReal{real: real, ok: ok}, false, true // resolved, not remembered
+		return dirReal{real: real, ok: ok}, false, true, false // resolved, not remembered
 	}
 	// Resolved after the generation was read: a change made since is an
 	// event, and the next call's generation forgets this. Whether it is a
@@ -100,14 +124,14 @@ func (d *dirCache) lookup(dir string) (r dirReal, kept, answered bool) {
 	info, err := os.Lstat(clean)
 	r = dirReal{real: real, ok: ok, exists: err == nil, isDir: err == nil && info.IsDir()}
 	d.known[dir] = r
-	return r, true, true
+	return r, true, true, true
 }
 
 // Entry implements paths.DirExistence: what an lstat of p would say, when
 // the cache keeps p as its own real path (no link on the way): whether it
 // exists and is a directory. One lookup (also shell.Cache's Known).
 func (d *dirCache) Entry(p string) (exists, isDir, known bool) {
-	r, kept, _ := d.lookup(p)
+	r, kept, _, _ := d.lookup(p)
 	if !kept || !r.ok || r.real != p {
 		return false, false, false
 	}

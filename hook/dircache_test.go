@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/rs/zerolog"
+
+	"github.com/toolgate/toolgate/policy"
 )
 
 // The cross-call memory of directories' real paths never outlives a
@@ -183,5 +185,79 @@ func TestDirCacheSeesReplacedEntry(t *testing.T) {
 	}
 	if a := action("src/x.md"); a != "block" {
 		t.Fatalf("after src became a link to toolgate's own agents, a write below it was %s, want block", a)
+	}
+}
+
+// TestDirCacheKept: what the cache says it keeps under the generation
+// (paths.KeptDirs, which lets gates.Evals skip asking it again) is what
+// it answers again while the generation lasts, even after it forgot
+// everything; what it resolves without keeping is not called kept; and a
+// change in a watched directory is a new generation.
+func TestDirCacheKept(t *testing.T) {
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	agentDir := filepath.Join(root, "agent")
+	work, outside := filepath.Join(root, "work"), filepath.Join(root, "outside")
+	for _, d := range []string{filepath.Join(agentDir, "extensions", "pi-permission-system"), filepath.Join(work, "src"), filepath.Join(outside, "sub")} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(agentDir, "extensions", "pi-permission-system", "config.json"), []byte(`{"permission": {"*": "allow"}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(root, "link")
+	if err := os.Symlink(outside, link); err != nil {
+		t.Fatal(err)
+	}
+	l := policy.NewLoader()
+	loc := policy.Locations{AgentDir: agentDir, Home: root, Cwd: work}
+	l.Policy(loc)
+	l.Policy(loc) // armed: the watch sees the directories above the policy files
+	d := newDirCache(l)
+	gen := d.Generation()
+	type said struct {
+		real          string
+		ok, hit, kept bool
+	}
+	ask := func(dir string) said {
+		real, ok, hit, kept := d.CanonicalKept(dir)
+		if r2, ok2, hit2 := d.Canonical(dir); r2 != real || ok2 != ok || hit2 != hit {
+			t.Errorf("%s: CanonicalKept %q %v %v, Canonical %q %v %v", dir, real, ok, hit, r2, ok2, hit2)
+		}
+		return said{real, ok, hit, kept}
+	}
+	want := map[string]said{
+		work:                          {work, true, true, true},     // kept: its parent is watched
+		filepath.Join(outside, "sub"): {"", false, false, true},     // skipped: outside exists, unwatched below
+		link:                          {outside, true, true, false}, // resolved through a link, not kept
+	}
+	for dir, w := range want {
+		if got := ask(dir); got != w {
+			t.Errorf("%s: %+v, want %+v", dir, got, w)
+		}
+	}
+	clear(d.known) // forgotten within the generation: the kept answers again
+	for dir, w := range want {
+		if got := ask(dir); got != w {
+			t.Errorf("after forgetting, %s: %+v, want %+v", dir, got, w)
+		}
+	}
+	if exists, isDir, known, kept := d.EntryKept(work); !exists || !isDir || !known || !kept {
+		t.Errorf("EntryKept(work) %v %v %v %v", exists, isDir, known, kept)
+	}
+	if d.Generation() != gen {
+		t.Fatal("the generation changed with nothing changed")
+	}
+	// A change in a watched directory: a new generation (read by the
+	// next call's policy).
+	if err := os.Rename(work, filepath.Join(outside, "work")); err != nil {
+		t.Fatal(err)
+	}
+	l.Policy(loc)
+	if d.Generation() == gen {
+		t.Error("moving the working directory away left the generation as it was")
 	}
 }

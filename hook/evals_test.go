@@ -100,6 +100,9 @@ func evalsSession(t *testing.T, noEvals bool) ([]string, uint64) {
 		out = append(out, send("tool_call", fmt.Sprintf(`{"toolCallId":"c%d","toolName":%q,"input":%s}`, id, name, input)))
 	}
 	initialize := func(cwd string) { send("initialize", fmt.Sprintf(`{"protocolVersion":1,"cwd":%q,"hasUI":false}`, cwd)) }
+	reinitialize := func(cwd, session string) {
+		send("initialize", fmt.Sprintf(`{"protocolVersion":1,"cwd":%q,"hasUI":false,"sessionId":%q}`, cwd, session))
+	}
 	initialize(work)
 	calls := [][2]string{
 		{"write", `{"path":"src/index.ts","content":"x"}`},
@@ -144,6 +147,17 @@ func evalsSession(t *testing.T, noEvals bool) ([]string, uint64) {
 	round()
 	// Another working directory, by initialize.
 	initialize(other)
+	round()
+	// Back, in another session (with no UI: a UI would prompt for the
+	// calls that ask, which this script does not answer).
+	reinitialize(work, "s2")
+	round()
+	// The working directory moved away, a link to it in its place: the
+	// same files under the same names, but the directory cache's answer
+	// for the working directory (kept under the watch's generation).
+	moved := filepath.Join(outside, "work")
+	mustDo(os.Rename(work, moved))
+	mustDo(os.Symlink(moved, work))
 	round()
 	// Audit records, in order, without what differs between two runs.
 	inW.Close()

@@ -44,6 +44,10 @@ type question struct {
 	op   qop
 	path string
 	n    int // qReadDir: the count asked for
+	// kept: a Dirs answer the Dirs keep under their generation (KeptDirs):
+	// while the generation is the one the evaluation ran under, it is
+	// still their answer, and StillAnswered need not ask it again.
+	kept bool
 	a    answer
 }
 
@@ -75,7 +79,9 @@ func (q *Questions) Over() bool { return q.over }
 // Len is the number of questions recorded.
 func (q *Questions) Len() int { return len(q.list) }
 
-func (q *Questions) add(op qop, p string, n int, a answer) {
+func (q *Questions) add(op qop, p string, n int, a answer) { q.addKept(op, p, n, false, a) }
+
+func (q *Questions) addKept(op qop, p string, n int, kept bool, a answer) {
 	if q == nil || q.over {
 		return
 	}
@@ -84,7 +90,7 @@ func (q *Questions) add(op qop, p string, n int, a answer) {
 		q.over, q.list = true, nil
 		return
 	}
-	q.list = append(q.list, question{op: op, path: p, n: n, a: a})
+	q.list = append(q.list, question{op: op, path: p, n: n, kept: kept, a: a})
 	q.bytes += 112 + len(p) + len(a.err) + len(a.text)
 	for _, e := range a.ents {
 		q.bytes += 32 + len(e.name)
@@ -144,15 +150,21 @@ func readDir(dir string, n int) ([]fs.DirEntry, error) {
 // StillAnswered asks every recorded question again, now (the Dirs ones
 // of dirs, which answer from what they keep under the current watch
 // generation, as the view does), and reports whether each answer is the
-// same. It stops at the first that differs.
+// same. It stops at the first that differs. sameGeneration is the
+// caller's word that the Dirs' generation is still the one the questions
+// were asked under (read once, before): the answers the Dirs said they
+// keep under it (KeptDirs) are then still theirs and are not asked again.
 func (q *Questions) StillAnswered(dirs interface {
 	Canonical(dir string) (real string, ok, hit bool)
-}) bool {
+}, sameGeneration bool) bool {
 	if q == nil || q.over {
 		return false
 	}
 	for i := range q.list {
 		r := &q.list[i]
+		if r.kept && sameGeneration {
+			continue
+		}
 		var now answer
 		switch r.op {
 		case qLstat:
@@ -223,9 +235,25 @@ func (v *View) DirsCanonical(dir string) (real string, ok, hit bool) {
 	if v == nil || v.Dirs == nil {
 		return "", false, false
 	}
-	real, ok, hit = v.Dirs.Canonical(dir)
-	v.rec.add(qDirsCanonical, dir, 0, answer{text: real, b: [3]bool{ok, hit}})
+	kept := false
+	if k, isKept := v.Dirs.(KeptDirs); isKept && v.rec != nil {
+		real, ok, hit, kept = k.CanonicalKept(dir)
+	} else {
+		real, ok, hit = v.Dirs.Canonical(dir)
+	}
+	v.rec.addKept(qDirsCanonical, dir, 0, kept, answer{text: real, b: [3]bool{ok, hit}})
 	return real, ok, hit
+}
+
+// KeptDirs are Dirs that say which answers they keep under their
+// generation: kept true when the answer is what they keep for the path
+// under the generation they read before answering, so that while that
+// generation lasts they give the same answer again (an answer they
+// resolve but do not keep is not kept). Questions then need not ask it
+// again within the generation (StillAnswered).
+type KeptDirs interface {
+	CanonicalKept(dir string) (real string, ok, hit, kept bool)
+	EntryKept(p string) (exists, isDir, known, kept bool)
 }
 
 // dirsEntry is the view's Dirs' Entry(p), recorded; known false when the
@@ -235,7 +263,12 @@ func (v *View) dirsEntry(p string) (exists, isDir, known bool) {
 	if !ok {
 		return false, false, false
 	}
-	exists, isDir, known = e.Entry(p)
-	v.rec.add(qDirsEntry, p, 0, answer{b: [3]bool{exists, isDir, known}})
+	kept := false
+	if k, isKept := v.Dirs.(KeptDirs); isKept && v.rec != nil {
+		exists, isDir, known, kept = k.EntryKept(p)
+	} else {
+		exists, isDir, known = e.Entry(p)
+	}
+	v.rec.addKept(qDirsEntry, p, 0, kept, answer{b: [3]bool{exists, isDir, known}})
 	return exists, isDir, known
 }

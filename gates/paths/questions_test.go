@@ -59,11 +59,11 @@ func TestQuestionsStillAnswered(t *testing.T) {
 		if q.Len() == 0 || q.Over() {
 			t.Fatalf("change %d: %d questions recorded, over %v", i, q.Len(), q.Over())
 		}
-		if !q.StillAnswered(nil) {
+		if !q.StillAnswered(nil, false) {
 			t.Fatalf("change %d: not answered the same with nothing changed", i)
 		}
 		change()
-		if q.StillAnswered(nil) {
+		if q.StillAnswered(nil, false) {
 			t.Errorf("change %d: answered the same after the change", i)
 		}
 	}
