@@ -3,145 +3,18 @@ package gates
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 
 	"github.com/toolgate/toolgate/gates/paths"
 	"github.com/toolgate/toolgate/gates/shell"
+	"github.com/toolgate/toolgate/internal/e2ecorpus"
 	"github.com/toolgate/toolgate/internal/runtimecfg"
 	"github.com/toolgate/toolgate/policy"
 	"github.com/toolgate/toolgate/verdict"
 )
-
-// The end-to-end benchmark's workload (integration_test/e2ebench: corpus()
-// and policyText(), which is a main package and cannot be imported),
-// copied; TestE2ECorpusIsTheBenchmarks checks the copy is the same text.
-
-// e2ePolicyText is policyText of integration_test/e2ebench/main.go.
-func e2ePolicyText(n int) string {
-	core := [][3]string{
-		{"bash", "*", "ask"}, {"bash", "git *", "allow"}, {"bash", "git push *", "ask"}, {"bash", "git push --force *", "deny"},
-		{"bash", "npm *", "allow"}, {"bash", "npm publish *", "deny"}, {"bash", "ls *", "allow"}, {"bash", "cat *", "allow"},
-		{"bash", "echo *", "allow"}, {"bash", "wc *", "allow"}, {"bash", "grep *", "allow"}, {"bash", "head *", "allow"},
-		{"bash", "tail *", "allow"}, {"bash", "cd *", "allow"}, {"bash", "tar *", "allow"}, {"bash", "make *", "allow"},
-		{"bash", "go test *", "allow"}, {"bash", "rm -rf *", "deny"}, {"bash", "curl *", "ask"}, {"bash", "sudo *", "deny"},
-		{"read", "*", "allow"}, {"grep", "*", "allow"}, {"find", "*", "allow"}, {"ls", "*", "allow"},
-		{"edit", "*", "ask"}, {"edit", "src/*", "allow"}, {"write", "*", "ask"}, {"write", "src/*", "allow"},
-		{"path", "*.env", "deny"}, {"path", "~/.ssh/*", "ask"}, {"external_directory", "*", "ask"}, {"external_directory", "/tmp/*", "allow"},
-		{"mcp", "*", "ask"}, {"mcp", "github:*", "allow"}, {"mcp", "github:delete_repo", "deny"}, {"mcp", "exa:*", "allow"},
-	}
-	bySurface := map[string][][2]string{}
-	var order []string
-	add := func(surface, pattern, state string) {
-		if _, ok := bySurface[surface]; !ok {
-			order = append(order, surface)
-		}
-		bySurface[surface] = append(bySurface[surface], [2]string{pattern, state})
-	}
-	for _, r := range core {
-		add(r[0], r[1], r[2])
-	}
-	for i := len(core); i < n; i++ {
-		switch i % 4 {
-		case 0, 1:
-			add("bash", fmt.Sprintf("tool%d sub%d *", i, i), "deny")
-		case 2:
-			add("path", fmt.Sprintf("/srv/data%d/*", i), "deny")
-		default:
-			add("mcp", fmt.Sprintf("server%d:*", i), "ask")
-		}
-	}
-	var sb strings.Builder
-	sb.WriteString("{\"permission\": {\"*\": \"ask\"")
-	for _, surface := range order {
-		fmt.Fprintf(&sb, ",\n  %q: {", surface)
-		for j, r := range bySurface[surface] {
-			if j > 0 {
-				sb.WriteString(", ")
-			}
-			fmt.Fprintf(&sb, "%q: %q", r[0], r[1])
-		}
-		sb.WriteString("}")
-	}
-	sb.WriteString("}}\n")
-	return sb.String()
-}
-
-// e2eCorpus is corpus of integration_test/e2ebench/main.go.
-func e2eCorpus() []map[string]any {
-	bash := []string{
-		"git status",
-		"cd web && npm run lint -- --fix",
-		`for f in src/*.ts; do wc -l "$f"; done`,
-		"tar czf /tmp/b.tgz src",
-		"cat ~/.ssh/config",
-		"git log --oneline -n 20 | head -5",
-		"npm test 2>&1 | tail -20",
-		"ls -la src > /tmp/listing.txt",
-		`grep -rn "TODO" src | wc -l`,
-		"git diff --stat HEAD~1",
-		"make build && ./scripts/release.sh",
-		"echo done",
-	}
-	tools := []struct {
-		tool  string
-		input map[string]any
-	}{
-		{"read", map[string]any{"path": "src/index.ts"}},
-		{"read", map[string]any{"path": "README.md"}},
-		{"edit", map[string]any{"path": "src/util.ts", "oldText": "export {}", "newText": "export const x = 1"}},
-		{"write", map[string]any{"path": "src/new.ts", "content": "export {}\n"}},
-		{"grep", map[string]any{"pattern": "TODO", "path": "src"}},
-		{"find", map[string]any{"pattern": "*.ts", "path": "src"}},
-		{"ls", map[string]any{"path": "docs"}},
-		{"read", map[string]any{"path": "/etc/hostname"}},
-		{"mcp", map[string]any{"tool": "github:list_issues", "arguments": map[string]any{"repo": "a/b"}}},
-		{"mcp", map[string]any{"tool": "exa:search", "arguments": map[string]any{"query": "go"}}},
-		{"edit", map[string]any{"path": "docs/guide/a.md", "oldText": "a", "newText": "b"}},
-		{"grep", map[string]any{"pattern": "x", "path": "test"}},
-	}
-	var out []map[string]any
-	for i := range bash {
-		out = append(out, map[string]any{"toolName": "bash", "input": map[string]any{"command": bash[i]}})
-		out = append(out, map[string]any{"toolName": tools[i].tool, "input": tools[i].input})
-	}
-	return out
-}
-
-// TestE2ECorpusIsTheBenchmarks: the copies above are the end-to-end
-// benchmark's functions, word for word (but for their names).
-func TestE2ECorpusIsTheBenchmarks(t *testing.T) {
-	src, err := os.ReadFile(filepath.Join("..", "integration_test", "e2ebench", "main.go"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	own, err := os.ReadFile("e2ecorpus_test.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	body := func(text []byte, name string) string {
-		s := string(text)
-		i := strings.Index(s, "\nfunc "+name+"(")
-		if i < 0 {
-			t.Fatalf("no func %s", name)
-		}
-		s = s[i+len("\nfunc "+name):]
-		j := strings.Index(s, "\n}\n")
-		if j < 0 {
-			t.Fatalf("func %s has no end", name)
-		}
-		return s[:j]
-	}
-	for _, f := range [][2]string{{"policyText", "e2ePolicyText"}, {"corpus", "e2eCorpus"}} {
-		if body(src, f[0]) != body(own, f[1]) {
-			t.Errorf("%s of e2ebench and %s here differ: update the copy", f[0], f[1])
-		}
-	}
-}
 
 // e2eWorld is the benchmark's sandbox: a home with the global policy, a
 // project with the files the corpus touches, and the audit log's place.
@@ -159,21 +32,9 @@ func newE2EWorld(tb testing.TB, rules int) *e2eWorld {
 	}
 	w := &e2eWorld{root: root, home: filepath.Join(root, "home"), work: filepath.Join(root, "work"), audit: filepath.Join(root, "audit.jsonl")}
 	w.agentDir = filepath.Join(w.home, ".pi", "agent")
-	text := e2ePolicyText(rules)
-	files := map[string]string{
-		policy.GlobalPath(w.agentDir):                   text,
-		filepath.Join(w.home, ".ssh", "config"):         "Host *\n",
-		filepath.Join(w.work, "src", "index.ts"):        "export {}\n",
-		filepath.Join(w.work, "src", "util.ts"):         "export {}\n",
-		filepath.Join(w.work, "web", "package.json"):    "{}\n",
-		filepath.Join(w.work, "README.md"):              "# x\n",
-		filepath.Join(w.work, ".env"):                   "K=v\n",
-		filepath.Join(w.work, "docs", "guide", "a.md"):  "a\n",
-		filepath.Join(w.work, "scripts", "release.sh"):  "echo\n",
-		filepath.Join(w.work, "test", "util.test.ts"):   "x\n",
-		filepath.Join(w.work, "node_modules", ".keep"):  "",
-		filepath.Join(w.work, "build", "out", "app.js"): "x\n",
-	}
+	text := e2ecorpus.PolicyText(rules)
+	files := e2ecorpus.Files(w.home, w.work)
+	files[policy.GlobalPath(w.agentDir)] = text
 	for p, c := range files {
 		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
 			tb.Fatal(err)
@@ -291,7 +152,7 @@ func benchE2E(b *testing.B, rules int, withShell, withEvals bool) {
 	b.Cleanup(runtimecfg.Apply()) // the binary's collector settings
 	w := newE2EWorld(b, rules)
 	dirs := w.watchedDirs()
-	corpus := e2eCorpus()
+	corpus := e2ecorpus.Calls()
 	calls := make([]*Call, len(corpus))
 	for i, e := range corpus {
 		calls[i] = w.call(e, dirs)

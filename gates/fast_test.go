@@ -11,6 +11,7 @@ import (
 
 	"github.com/toolgate/toolgate/gates/paths"
 	"github.com/toolgate/toolgate/gates/shell"
+	"github.com/toolgate/toolgate/internal/e2ecorpus"
 	"github.com/toolgate/toolgate/policy"
 )
 
@@ -116,7 +117,7 @@ func TestFastGuardIsPlain(t *testing.T) {
 // fastCalls are the corpus and calls of every tool on fastPaths, bash
 // commands on them included.
 func fastCalls(w *e2eWorld) []map[string]any {
-	calls := e2eCorpus()
+	calls := e2ecorpus.Calls()
 	for _, in := range fastPaths {
 		for _, tool := range []string{"read", "write", "edit", "ls", "grep", "acme_upload"} {
 			calls = append(calls, map[string]any{"toolName": tool, "input": map[string]any{"path": in}})

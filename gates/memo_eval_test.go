@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/toolgate/toolgate/gates/shell"
+	"github.com/toolgate/toolgate/internal/e2ecorpus"
 	"github.com/toolgate/toolgate/policy"
 )
 
@@ -195,7 +196,7 @@ func TestEvalsDecideAsEvaluate(t *testing.T) {
 		t.Errorf("the memo answered %d of %d calls: it is hardly used", hits, hits+misses)
 	}
 	// (a) The policy file edited: a new policy, decided by the next call.
-	text := e2ePolicyText(200)
+	text := e2ecorpus.PolicyText(200)
 	edited := strings.Replace(text, `"read": {"*": "allow"}`, `"read": {"*": "deny"}`, 1)
 	if edited == text {
 		t.Fatal("the policy edit changed nothing")
@@ -375,7 +376,7 @@ func memoScenarios() []memoScenario {
 			}},
 		{name: "policy file edited", calls: []map[string]any{call("read", map[string]any{"path": "README.md"}), call("bash", map[string]any{"command": "git status"})},
 			change: func(t *testing.T, w *e2eWorld, r *memoRig) bool {
-				text := strings.Replace(strings.Replace(e2ePolicyText(200), `"read": {"*": "allow"}`, `"read": {"*": "deny"}`, 1), `"git *": "allow"`, `"git *": "deny"`, 1)
+				text := strings.Replace(strings.Replace(e2ecorpus.PolicyText(200), `"read": {"*": "allow"}`, `"read": {"*": "deny"}`, 1), `"git *": "allow"`, `"git *": "deny"`, 1)
 				f := policy.ParseFile(policy.GlobalPath(w.agentDir), []byte(text))
 				r.res = testResolver{p: policy.Compose([]policy.ScopeFile{{Scope: policy.ScopeGlobal, Path: policy.GlobalPath(w.agentDir), Trusted: true, Exists: true, File: f}}, w.home)}
 				return false
@@ -506,7 +507,7 @@ func TestEvalsKeepNoPrompts(t *testing.T) {
 func TestEvalsConcurrent(t *testing.T) {
 	w := fastWorld(t)
 	rig := newMemoRig(w, breakNone)
-	calls := append(e2eCorpus(), memoExtraCalls()...)
+	calls := append(e2ecorpus.Calls(), memoExtraCalls()...)
 	want := make([][]Outcome, len(calls))
 	for i, entry := range calls {
 		_, want[i], _ = rig.decide(t, entry)

@@ -7,51 +7,18 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/toolgate/toolgate/internal/e2ecorpus"
 )
 
-// benchCorpus is the mixed workload of integration_test/e2ebench (about
+// benchCorpus is the mixed workload of the end-to-end benchmark (about
 // half bash, the rest file tools and MCP calls), as tool_call lines.
 func benchCorpus() [][]byte {
-	bash := []string{
-		"git status",
-		"cd web && npm run lint -- --fix",
-		`for f in src/*.ts; do wc -l "$f"; done`,
-		"tar czf /tmp/b.tgz src",
-		"cat ~/.ssh/config",
-		"git log --oneline -n 20 | head -5",
-		"npm test 2>&1 | tail -20",
-		"ls -la src > /tmp/listing.txt",
-		`grep -rn "TODO" src | wc -l`,
-		"git diff --stat HEAD~1",
-		"make build && ./scripts/release.sh",
-		"echo done",
-	}
-	tools := []struct {
-		tool  string
-		input map[string]any
-	}{
-		{"read", map[string]any{"path": "src/index.ts"}},
-		{"read", map[string]any{"path": "README.md"}},
-		{"edit", map[string]any{"path": "src/util.ts", "oldText": "export {}", "newText": "export const x = 1"}},
-		{"write", map[string]any{"path": "src/new.ts", "content": "export {}\n"}},
-		{"grep", map[string]any{"pattern": "TODO", "path": "src"}},
-		{"find", map[string]any{"pattern": "*.ts", "path": "src"}},
-		{"ls", map[string]any{"path": "docs"}},
-		{"read", map[string]any{"path": "/etc/hostname"}},
-		{"mcp", map[string]any{"tool": "github:list_issues", "arguments": map[string]any{"repo": "a/b"}}},
-		{"mcp", map[string]any{"tool": "exa:search", "arguments": map[string]any{"query": "go"}}},
-		{"edit", map[string]any{"path": "docs/guide/a.md", "oldText": "a", "newText": "b"}},
-		{"grep", map[string]any{"pattern": "x", "path": "test"}},
-	}
 	var out [][]byte
-	add := func(c map[string]any) {
+	for _, c := range e2ecorpus.Calls() {
 		c["toolCallId"] = "c"
 		params, _ := json.Marshal(c)
 		out = append(out, []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tool_call","params":%s}`+"\n", len(out)+2, params)))
-	}
-	for i := range bash {
-		add(map[string]any{"toolName": "bash", "input": map[string]any{"command": bash[i]}})
-		add(map[string]any{"toolName": tools[i].tool, "input": tools[i].input})
 	}
 	return out
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/toolgate/toolgate/internal/e2ecorpus"
 )
 
 // benchPolicyText is a policy file with n bash rules. The only rule that
@@ -167,57 +169,8 @@ func BenchmarkParseCompose10000(b *testing.B) {
 	}
 }
 
-// e2ePolicyText is the end-to-end benchmark's policy of about n rules
-// (integration_test/e2ebench policyText): a hand-written core padded with
-// generated bash, path and mcp rules.
-func e2ePolicyText(n int) string {
-	core := [][3]string{
-		{"bash", "*", "ask"}, {"bash", "git *", "allow"}, {"bash", "git push *", "ask"}, {"bash", "git push --force *", "deny"},
-		{"bash", "npm *", "allow"}, {"bash", "npm publish *", "deny"}, {"bash", "ls *", "allow"}, {"bash", "cat *", "allow"},
-		{"bash", "echo *", "allow"}, {"bash", "wc *", "allow"}, {"bash", "grep *", "allow"}, {"bash", "head *", "allow"},
-		{"bash", "tail *", "allow"}, {"bash", "cd *", "allow"}, {"bash", "tar *", "allow"}, {"bash", "make *", "allow"},
-		{"bash", "go test *", "allow"}, {"bash", "rm -rf *", "deny"}, {"bash", "curl *", "ask"}, {"bash", "sudo *", "deny"},
-		{"read", "*", "allow"}, {"grep", "*", "allow"}, {"find", "*", "allow"}, {"ls", "*", "allow"},
-		{"edit", "*", "ask"}, {"edit", "src/*", "allow"}, {"write", "*", "ask"}, {"write", "src/*", "allow"},
-		{"path", "*.env", "deny"}, {"path", "~/.ssh/*", "ask"}, {"external_directory", "*", "ask"}, {"external_directory", "/tmp/*", "allow"},
-		{"mcp", "*", "ask"}, {"mcp", "github:*", "allow"}, {"mcp", "github:delete_repo", "deny"}, {"mcp", "exa:*", "allow"},
-	}
-	bySurface := map[string][][2]string{}
-	var order []string
-	add := func(surface, pattern, state string) {
-		if _, ok := bySurface[surface]; !ok {
-			order = append(order, surface)
-		}
-		bySurface[surface] = append(bySurface[surface], [2]string{pattern, state})
-	}
-	for _, r := range core {
-		add(r[0], r[1], r[2])
-	}
-	for i := len(core); i < n; i++ {
-		switch i % 4 {
-		case 0, 1:
-			add("bash", fmt.Sprintf("tool%d sub%d *", i, i), "deny")
-		case 2:
-			add("path", fmt.Sprintf("/srv/data%d/*", i), "deny")
-		default:
-			add("mcp", fmt.Sprintf("server%d:*", i), "ask")
-		}
-	}
-	var sb strings.Builder
-	sb.WriteString("{\"permission\": {\"*\": \"ask\"")
-	for _, surface := range order {
-		fmt.Fprintf(&sb, ",\n  %q: {", surface)
-		for j, r := range bySurface[surface] {
-			if j > 0 {
-				sb.WriteString(", ")
-			}
-			fmt.Fprintf(&sb, "%q: %q", r[0], r[1])
-		}
-		sb.WriteString("}")
-	}
-	sb.WriteString("}}\n")
-	return sb.String()
-}
+// e2ePolicyText is the end-to-end benchmark's policy of about n rules.
+func e2ePolicyText(n int) string { return e2ecorpus.PolicyText(n) }
 
 // BenchmarkLoadE2E10000 is a start's read of the end-to-end benchmark's
 // 10,000-rule policy: parse and compose.

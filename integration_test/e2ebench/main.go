@@ -36,6 +36,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/toolgate/toolgate/internal/e2ecorpus"
 	"github.com/toolgate/toolgate/internal/modroot"
 )
 
@@ -107,20 +108,8 @@ type sandbox struct{ dir, home, work, audit string }
 func newSandbox(tmp string, rules int) (sandbox, error) {
 	s := sandbox{dir: filepath.Join(tmp, fmt.Sprintf("r%d", rules))}
 	s.home, s.work, s.audit = filepath.Join(s.dir, "home"), filepath.Join(s.dir, "work"), filepath.Join(s.dir, "audit.jsonl")
-	files := map[string]string{
-		filepath.Join(s.home, ".pi", "agent", "extensions", "pi-permission-system", "config.json"): policyText(rules),
-		filepath.Join(s.home, ".ssh", "config"):                                                    "Host *\n",
-		filepath.Join(s.work, "src", "index.ts"):                                                   "export {}\n",
-		filepath.Join(s.work, "src", "util.ts"):                                                    "export {}\n",
-		filepath.Join(s.work, "web", "package.json"):                                               "{}\n",
-		filepath.Join(s.work, "README.md"):                                                         "# x\n",
-		filepath.Join(s.work, ".env"):                                                              "K=v\n",
-		filepath.Join(s.work, "docs", "guide", "a.md"):                                             "a\n",
-		filepath.Join(s.work, "scripts", "release.sh"):                                             "echo\n",
-		filepath.Join(s.work, "test", "util.test.ts"):                                              "x\n",
-		filepath.Join(s.work, "node_modules", ".keep"):                                             "",
-		filepath.Join(s.work, "build", "out", "app.js"):                                            "x\n",
-	}
+	files := e2ecorpus.Files(s.home, s.work)
+	files[filepath.Join(s.home, ".pi", "agent", "extensions", "pi-permission-system", "config.json")] = e2ecorpus.PolicyText(rules)
 	for p, c := range files {
 		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
 			return s, err
@@ -130,101 +119,6 @@ func newSandbox(tmp string, rules int) (sandbox, error) {
 		}
 	}
 	return s, nil
-}
-
-// policyText is a realistic policy of about n rules: a hand-written core
-// (bash allows and denies, path rules, MCP, external directories) padded
-// with generated rules on the bash and path surfaces.
-func policyText(n int) string {
-	core := [][3]string{
-		{"bash", "*", "ask"}, {"bash", "git *", "allow"}, {"bash", "git push *", "ask"}, {"bash", "git push --force *", "deny"},
-		{"bash", "npm *", "allow"}, {"bash", "npm publish *", "deny"}, {"bash", "ls *", "allow"}, {"bash", "cat *", "allow"},
-		{"bash", "echo *", "allow"}, {"bash", "wc *", "allow"}, {"bash", "grep *", "allow"}, {"bash", "head *", "allow"},
-		{"bash", "tail *", "allow"}, {"bash", "cd *", "allow"}, {"bash", "tar *", "allow"}, {"bash", "make *", "allow"},
-		{"bash", "go test *", "allow"}, {"bash", "rm -rf *", "deny"}, {"bash", "curl *", "ask"}, {"bash", "sudo *", "deny"},
-		{"read", "*", "allow"}, {"grep", "*", "allow"}, {"find", "*", "allow"}, {"ls", "*", "allow"},
-		{"edit", "*", "ask"}, {"edit", "src/*", "allow"}, {"write", "*", "ask"}, {"write", "src/*", "allow"},
-		{"path", "*.env", "deny"}, {"path", "~/.ssh/*", "ask"}, {"external_directory", "*", "ask"}, {"external_directory", "/tmp/*", "allow"},
-		{"mcp", "*", "ask"}, {"mcp", "github:*", "allow"}, {"mcp", "github:delete_repo", "deny"}, {"mcp", "exa:*", "allow"},
-	}
-	bySurface := map[string][][2]string{}
-	var order []string
-	add := func(surface, pattern, state string) {
-		if _, ok := bySurface[surface]; !ok {
-			order = append(order, surface)
-		}
-		bySurface[surface] = append(bySurface[surface], [2]string{pattern, state})
-	}
-	for _, r := range core {
-		add(r[0], r[1], r[2])
-	}
-	for i := len(core); i < n; i++ {
-		switch i % 4 {
-		case 0, 1:
-			add("bash", fmt.Sprintf("tool%d sub%d *", i, i), "deny")
-		case 2:
-			add("path", fmt.Sprintf("/srv/data%d/*", i), "deny")
-		default:
-			add("mcp", fmt.Sprintf("server%d:*", i), "ask")
-		}
-	}
-	var sb strings.Builder
-	sb.WriteString("{\"permission\": {\"*\": \"ask\"")
-	for _, surface := range order {
-		fmt.Fprintf(&sb, ",\n  %q: {", surface)
-		for j, r := range bySurface[surface] {
-			if j > 0 {
-				sb.WriteString(", ")
-			}
-			fmt.Fprintf(&sb, "%q: %q", r[0], r[1])
-		}
-		sb.WriteString("}")
-	}
-	sb.WriteString("}}\n")
-	return sb.String()
-}
-
-// corpus is the mixed workload: about half bash (simple and compound
-// commands, pipes, loops, redirects, paths inside and outside the
-// project), the rest file tools and MCP calls.
-func corpus() []map[string]any {
-	bash := []string{
-		"git status",
-		"cd web && npm run lint -- --fix",
-		`for f in src/*.ts; do wc -l "$f"; done`,
-		"tar czf /tmp/b.tgz src",
-		"cat ~/.ssh/config",
-		"git log --oneline -n 20 | head -5",
-		"npm test 2>&1 | tail -20",
-		"ls -la src > /tmp/listing.txt",
-		`grep -rn "TODO" src | wc -l`,
-		"git diff --stat HEAD~1",
-		"make build && ./scripts/release.sh",
-		"echo done",
-	}
-	tools := []struct {
-		tool  string
-		input map[string]any
-	}{
-		{"read", map[string]any{"path": "src/index.ts"}},
-		{"read", map[string]any{"path": "README.md"}},
-		{"edit", map[string]any{"path": "src/util.ts", "oldText": "export {}", "newText": "export const x = 1"}},
-		{"write", map[string]any{"path": "src/new.ts", "content": "export {}\n"}},
-		{"grep", map[string]any{"pattern": "TODO", "path": "src"}},
-		{"find", map[string]any{"pattern": "*.ts", "path": "src"}},
-		{"ls", map[string]any{"path": "docs"}},
-		{"read", map[string]any{"path": "/etc/hostname"}},
-		{"mcp", map[string]any{"tool": "github:list_issues", "arguments": map[string]any{"repo": "a/b"}}},
-		{"mcp", map[string]any{"tool": "exa:search", "arguments": map[string]any{"query": "go"}}},
-		{"edit", map[string]any{"path": "docs/guide/a.md", "oldText": "a", "newText": "b"}},
-		{"grep", map[string]any{"pattern": "x", "path": "test"}},
-	}
-	var out []map[string]any
-	for i := range bash {
-		out = append(out, map[string]any{"toolName": "bash", "input": map[string]any{"command": bash[i]}})
-		out = append(out, map[string]any{"toolName": tools[i].tool, "input": tools[i].input})
-	}
-	return out
 }
 
 // distinctParams is call c made the n-th of its kind (-distinct): a bash
@@ -341,7 +235,7 @@ func measure(tmp, tg, echo string, rules, calls, starts int, distinct bool) erro
 			return fmt.Errorf("initialize: %w", err)
 		}
 	}
-	work := corpus()
+	work := e2ecorpus.Calls()
 	lines := make([][]byte, len(work))
 	for i, c := range work {
 		params, _ := json.Marshal(c)
