@@ -3,6 +3,8 @@ package audit
 import (
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/toolgate/toolgate/protocol"
 )
 
 // Enc appends a record's fields. Its methods write exactly the bytes that
@@ -141,86 +143,12 @@ func appendZerologComplex(dst []byte, s string, i int) []byte {
 	return append(dst, s[start:]...)
 }
 
-// htmlSafe is whether a byte of ASCII is written as it is by
-// encoding/json with HTML escaping (and by goccy/go-json's Marshal, which
-// writes what encoding/json writes): printable ASCII and DEL, but '"',
-// '\\', '<', '>' and '&'.
-var htmlSafe = func() (t [utf8.RuneSelf]bool) {
-	for i := 0x20; i < utf8.RuneSelf; i++ {
-		t[i] = i != '"' && i != '\\' && i != '<' && i != '>' && i != '&'
-	}
-	return t
-}()
-
-// htmlSafeByte is htmlSafe over every byte value (none from 0x80 up), for
-// the first scan of a string.
-var htmlSafeByte = func() (t [256]bool) {
-	copy(t[:], htmlSafe[:])
-	return t
-}()
-
 // AppendJSONString appends s as a JSON string exactly as encoding/json's
 // Marshal (and goccy/go-json's) writes a Go string: '"', '\\', the control
 // characters and '<', '>', '&' escaped, every byte of invalid UTF-8
-// replaced by \ufffd, U+2028 and U+2029 escaped.
-func AppendJSONString(dst []byte, s string) []byte {
-	dst = append(dst, '"')
-	i := 0
-	for i < len(s) && htmlSafeByte[s[i]] {
-		i++
-	}
-	if i == len(s) { // the common case: nothing to escape
-		dst = append(dst, s...)
-		return append(dst, '"')
-	}
-	start := 0
-	for i < len(s) {
-		if b := s[i]; b < utf8.RuneSelf {
-			if htmlSafe[b] {
-				i++
-				continue
-			}
-			dst = append(dst, s[start:i]...)
-			switch b {
-			case '\\', '"':
-				dst = append(dst, '\\', b)
-			case '\b':
-				dst = append(dst, '\\', 'b')
-			case '\f':
-				dst = append(dst, '\\', 'f')
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', hexDigits[b>>4], hexDigits[b&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
-}
+// replaced by \ufffd, U+2028 and U+2029 escaped — the answers' encoder,
+// protocol.AppendString.
+func AppendJSONString(dst []byte, s string) []byte { return protocol.AppendString(dst, s) }
 
 // AppendCompactJSON appends b, one JSON value that is the output of a
 // MarshalJSON (a json.RawMessage), as goccy/go-json's (and
