@@ -222,8 +222,9 @@ func parseSkips(name string, data []byte) (map[string]skipEntry, error) {
 }
 
 // TestConformanceCopyInSync checks that testdata/conformance/ is a
-// byte-identical copy of the shared conformance suite (../shared/conformance
-// beside the repository), when that directory is there.
+// byte-identical copy of the shared conformance suite (the "conformance"
+// folder of the design documents kept beside the checkout), when that
+// folder is there.
 func TestConformanceCopyInSync(t *testing.T) {
 	shared := filepath.Join("..", "..", "shared", "conformance")
 	local := filepath.Join(testdataDir, "conformance")
