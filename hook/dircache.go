@@ -127,6 +127,23 @@ func (d *dirCache) lookup(dir string) (r dirReal, kept, answered, stable bool) {
 	return r, true, true, true
 }
 
+// Peek is Entry when p is remembered under the generation, and asks the
+// file system nothing otherwise (known false): shell.Cache's Peek, for
+// the words of a command analyzed afresh.
+func (d *dirCache) Peek(p string) (exists, isDir, known bool) {
+	gen := d.loader.Generation()
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if gen != d.gen {
+		return false, false, false
+	}
+	r, hit := d.known[p]
+	if !hit || r.skip || !r.ok || r.real != p {
+		return false, false, false
+	}
+	return r.exists, r.isDir, true
+}
+
 // Entry implements paths.DirExistence: what an lstat of p would say, when
 // the cache keeps p as its own real path (no link on the way): whether it
 // exists and is a directory. One lookup (also shell.Cache's Known).

@@ -251,6 +251,16 @@ func TestDirCacheKept(t *testing.T) {
 	if d.Generation() != gen {
 		t.Fatal("the generation changed with nothing changed")
 	}
+	// Peek answers only what the cache holds: work (looked up above) as
+	// Entry does; a path not looked up yet and a link's resolution not.
+	if exists, isDir, known := d.Peek(work); !exists || !isDir || !known {
+		t.Errorf("Peek(work) %v %v %v", exists, isDir, known)
+	}
+	for _, p := range []string{filepath.Join(work, "src"), link} {
+		if _, _, known := d.Peek(p); known {
+			t.Errorf("Peek(%s) known", p)
+		}
+	}
 	// A change in a watched directory: a new generation (read by the
 	// next call's policy).
 	if err := os.Rename(work, filepath.Join(outside, "work")); err != nil {
@@ -259,5 +269,8 @@ func TestDirCacheKept(t *testing.T) {
 	l.Policy(loc)
 	if d.Generation() == gen {
 		t.Error("moving the working directory away left the generation as it was")
+	}
+	if _, _, known := d.Peek(work); known {
+		t.Error("Peek(work) still known in the new generation")
 	}
 }

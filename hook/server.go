@@ -153,6 +153,7 @@ func New(opts Options) *Server {
 	s.frames = make(chan []byte, keptFrames)
 	s.dirs = newDirCache(s.loader)
 	s.shells.Known = s.dirs.Entry
+	s.shells.Peek = s.dirs.Peek
 	return s
 }
 

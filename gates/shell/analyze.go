@@ -40,12 +40,19 @@ func Analyze(command string, opt Options) Analysis { return analyzeRecorded(comm
 // analyzeRecorded is Analyze, recording the file system's answers in reads
 // when it is set (see Cache).
 func analyzeRecorded(command string, opt Options, reads *[]fsRead) Analysis {
+	return analyzeWith(command, opt, reads, nil)
+}
+
+// analyzeWith is analyzeRecorded, asking peek first whether a path exists
+// or is a directory (see Cache.Peek); nil asks the file system.
+func analyzeWith(command string, opt Options, reads *[]fsRead, peek func(string) (bool, bool, bool)) Analysis {
 	if len(command) > MaxCommandBytes {
 		return Analysis{Unparseable: true, Error: fmt.Sprintf(
 			"1:1: command is %d bytes, longer than the %d-byte limit", len(command), MaxCommandBytes)}
 	}
 	a := newAnalyzer(opt)
 	a.fs.reads = reads
+	a.fs.peek = peek
 	defer parsers.Put(a.parser)
 	out := a.analyze(command)
 	if a.cr {

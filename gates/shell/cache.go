@@ -21,6 +21,12 @@ type Cache struct {
 	// is its own real path (no link on the way), so that stat answers as
 	// lstat does. It spares re-asking the file system on a hit.
 	Known func(p string) (exists, isDir, known bool)
+	// Peek, when set, is Known for an analysis made afresh: it answers
+	// only what it already holds (it asks the file system nothing), so a
+	// word of a new command that an earlier call looked up is not asked
+	// again. Its answers are recorded like the file system's, and a hit
+	// re-validates them as any other.
+	Peek func(p string) (exists, isDir, known bool)
 
 	mu  sync.Mutex
 	m   map[cacheKey]*cached
@@ -70,7 +76,7 @@ func (c *Cache) AnalyzeStamped(command string, opt Options) (Analysis, uint64) {
 		return e.a, e.stamp
 	}
 	var reads []fsRead
-	a := analyzeRecorded(command, opt, &reads)
+	a := analyzeWith(command, opt, &reads, c.Peek)
 	c.mu.Lock()
 	if c.m == nil || len(c.m) >= maxCached {
 		c.m = make(map[cacheKey]*cached)

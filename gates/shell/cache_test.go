@@ -20,14 +20,24 @@ func allRows() []row {
 // first call (a miss) and on the second (a hit), for every table row and
 // the realistic statements.
 func TestCacheIsAnalyze(t *testing.T) {
-	for _, known := range []func(string) (bool, bool, bool){nil, truthfulKnown} {
-		testCacheIsAnalyze(t, known)
+	for _, c := range cacheSetups() {
+		testCacheIsAnalyze(t, c)
 	}
 }
 
-func testCacheIsAnalyze(t *testing.T, known func(string) (bool, bool, bool)) {
+// cacheSetups are the ways a Cache is set up: without help, with Known,
+// with Known and Peek (as the server does).
+func cacheSetups() []cacheSetup {
+	return []cacheSetup{{}, {known: truthfulKnown}, {known: truthfulKnown, peek: truthfulKnown}}
+}
+
+type cacheSetup struct {
+	known, peek func(string) (bool, bool, bool)
+}
+
+func testCacheIsAnalyze(t *testing.T, setup cacheSetup) {
 	fx := newFixture(t)
-	c := Cache{Known: known}
+	c := Cache{Known: setup.known, Peek: setup.peek}
 	cmds := append([]string(nil), realisticStatements...)
 	for _, r := range allRows() {
 		cmds = append(cmds, fx.expand(r.cmd))
@@ -51,12 +61,12 @@ func testCacheIsAnalyze(t *testing.T, known func(string) (bool, bool, bool)) {
 // into a directory replaced by a link to outside, a directory that can no
 // longer be entered.
 func TestCacheSeesFileSystemChange(t *testing.T) {
-	for _, known := range []func(string) (bool, bool, bool){nil, truthfulKnown} {
-		testCacheSeesFileSystemChange(t, known)
+	for _, c := range cacheSetups() {
+		testCacheSeesFileSystemChange(t, c)
 	}
 }
 
-func testCacheSeesFileSystemChange(t *testing.T, known func(string) (bool, bool, bool)) {
+func testCacheSeesFileSystemChange(t *testing.T, setup cacheSetup) {
 	fx := newFixture(t)
 	opt := fx.options()
 	in := func(p string) string { return filepath.Join(fx.cwd, p) }
@@ -80,7 +90,7 @@ func testCacheSeesFileSystemChange(t *testing.T, known func(string) (bool, bool,
 			return os.Mkdir(in("link"), 0o755)
 		}},
 	}
-	c := Cache{Known: known}
+	c := Cache{Known: setup.known, Peek: setup.peek}
 	for _, tc := range cases {
 		before := c.Analyze(tc.cmd, opt)
 		if again := c.Analyze(tc.cmd, opt); !reflect.DeepEqual(again, before) {
@@ -151,6 +161,25 @@ func TestCacheKnownIsUsed(t *testing.T) {
 	first := c.Analyze(cmd, fx.options())
 	if got := c.Analyze(cmd, fx.options()); !reflect.DeepEqual(got, first) || asked == 0 {
 		t.Fatalf("a hit did not consult Known (asked %d) or differs", asked)
+	}
+}
+
+// TestCachePeekIsUsed: with Peek, an analysis made afresh takes what Peek
+// holds instead of asking the file system, and is Analyze's analysis;
+// what Peek answers is what decides (a Peek that says a missing file
+// exists makes it a path of the command).
+func TestCachePeekIsUsed(t *testing.T) {
+	fx := newFixture(t)
+	asked := 0
+	c := Cache{Peek: func(p string) (bool, bool, bool) { asked++; return truthfulKnown(p) }}
+	cmd := "git add nothere"
+	if got, want := c.Analyze(cmd, fx.options()), Analyze(cmd, fx.options()); !reflect.DeepEqual(got, want) || asked == 0 {
+		t.Fatalf("a fresh analysis did not consult Peek (asked %d) or differs:\n %+v\n %+v", asked, got, want)
+	}
+	lying := Cache{Peek: func(p string) (bool, bool, bool) { return true, false, true }}
+	got, want := lying.Analyze(cmd+" ", fx.options()), Analyze(cmd+" ", fx.options())
+	if reflect.DeepEqual(got, want) {
+		t.Fatalf("an analysis with a Peek that says every file exists is the same as without: Peek is not used")
 	}
 }
 

@@ -17,6 +17,8 @@ type fsView struct {
 	// reads, when set, records every question put to the file system
 	// with its answer, in order (see Cache).
 	reads *[]fsRead
+	// peek, when set, answers an lstat from what it holds (Cache.Peek).
+	peek func(p string) (exists, isDir, known bool)
 }
 
 // fsRead is one question the analysis put to the file system and the
@@ -111,13 +113,25 @@ func (v *fsView) exists(dir, name string) (found, ok bool) {
 	}
 	v.statsLeft--
 	p := fsName(resolve(dir, name))
-	found = fsExists(p)
+	if exists, _, known := v.peekAt(p); known {
+		found = exists
+	} else {
+		found = fsExists(p)
+	}
 	v.record(fsRead{op: opExists, path: p, found: found})
 	if v.stats == nil {
 		v.stats = make(map[entry]bool, 4)
 	}
 	v.stats[e] = found
 	return found, true
+}
+
+// peekAt is what peek holds for p.
+func (v *fsView) peekAt(p string) (exists, isDir, known bool) {
+	if v.peek == nil {
+		return false, false, false
+	}
+	return v.peek(p)
 }
 
 // isDir reports whether name, relative to dir, is a directory or a symlink
@@ -128,7 +142,11 @@ func (v *fsView) isDir(dir, name string) (found, ok bool) {
 	}
 	v.statsLeft--
 	p := fsName(resolve(dir, name))
-	found = fsIsDir(p)
+	if exists, isDir, known := v.peekAt(p); known {
+		found = exists && isDir // no link on the way: stat answers as lstat
+	} else {
+		found = fsIsDir(p)
+	}
 	v.record(fsRead{op: opIsDir, path: p, found: found})
 	return found, true
 }
