@@ -57,11 +57,14 @@ var Genesis = strings.Repeat("0", 64)
 //     determined editor: whoever can rewrite the log can rewrite the head.
 //
 // Every record is on disk before Append returns, and processes sharing a log
-// keep one chain (flock). A record costs four system calls: flock, a stat
-// of the path (the one look that tells both that the path still names the
-// open file, whatever was renamed on the way to it, and whether another
-// writer appended: its size; on Linux a statx that asks for nothing else,
-// see statMask), the write, and unlock.
+// keep one chain (flock). A record costs: flock, a look
+// that tells that the path still names the open file, whatever was renamed
+// on the way to it, and whether another writer appended (its size), the
+// write, and unlock. The look is a stat of the path (on Linux a statx that
+// asks for nothing else, see statMask) for the first records and whenever
+// something on the way changed; on Linux, from the second record on, while
+// nothing did, an epoll_wait that finds nothing ready and an lseek to the
+// end of the file (see pathWatch), two calls that cost half the statx.
 type Log struct {
 	mu   sync.Mutex
 	path string
@@ -87,6 +90,11 @@ type Log struct {
 	sha hash.Hash
 	sum [sha256.Size]byte
 	hb  [headSize]byte
+
+	// watch answers a record's question whether path still names f
+	// without a look up of the path, while nothing on the way changed
+	// (Linux: inotify, see pathWatch).
+	watch pathWatch
 }
 
 // HeadPath is the head file of the log at path.
@@ -100,7 +108,7 @@ const headSize = 20 + 1 + 64 + 1
 // cannot be opened is returned with the error too: its Append always fails,
 // so calls block.
 func Open(path string) (*Log, error) {
-	l := &Log{path: path, sha: sha256.New()}
+	l := &Log{path: path, sha: sha256.New(), watch: newPathWatch()}
 	copy(l.prev[:], Genesis)
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		l.err = fmt.Errorf("cannot create the directory of the audit log %s: %w", path, err)
@@ -173,10 +181,20 @@ type restart struct {
 // failed: l.f is nil). It returns the file's size.
 func (l *Log) current() (int64, error) {
 	if l.f != nil {
+		if l.watch.unchanged() {
+			if size, err := seekEnd(l.f.Fd()); err == nil {
+				return size, nil
+			}
+			l.watch.close()
+		}
 		named, size, err := statPath(l.path)
 		if err == nil && named.same(l.id) {
+			if l.watch.want() {
+				l.watch.arm(l.path, l.id)
+			}
 			return size, nil
 		}
+		l.watch.close()
 		why := "the audit log was replaced while toolgate had it open"
 		if errors.Is(err, os.ErrNotExist) {
 			why = "the audit log was deleted while toolgate had it open"
@@ -518,6 +536,7 @@ func Hash(prev string, body []byte) string {
 func (l *Log) Close() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	l.watch.close()
 	if l.head != nil {
 		l.head.close()
 		l.head = nil

@@ -1,0 +1,277 @@
+//go:build linux
+
+package audit
+
+import (
+	"encoding/binary"
+	"path/filepath"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// pathWatch tells a record, without a look up of the log's path, that the
+// path still names the open file: an inotify watch of the file and of
+// every directory on the way to it from /, and a watch of the mount table
+// (a file system mounted over a directory on the way replaces it without a
+// directory event), both read by one epoll_wait that finds nothing ready
+// while nothing changed. A record then needs only the file's size
+// (lseek), which tells whether another writer appended.
+//
+// What it watches, for a path /d1/…/dn/name (absolute, clean, no symbolic
+// link on the way: anything else is not watched and every record stats the
+// path):
+//
+//   - each directory /, /d1, …, /dn: the creation, deletion and moves of
+//     the next name on the way (an event about another name is read and
+//     ignored), its own move, deletion and attribute change;
+//   - the file: its move, deletion and attribute change (the link count);
+//   - the mount table of the process (/proc/self/mountinfo: any mount or
+//     unmount).
+//
+// Any of those, an event it cannot read, an overflow of the queue or an
+// error of any call ends the watch: that record stats the path as before
+// (the only judge of whether the path still names the file) and, when it
+// does, the watch is armed again before that stat, so that a change after
+// the stat is an event of the new watch. A directory or the file on a file
+// system whose every change inotify does not report (network, FUSE) is not
+// watched. Events are queued before the call that made the change returns,
+// so a change made before a record took the lock is seen by that record.
+type pathWatch struct {
+	in, ep, mounts int // inotify, epoll and mountinfo descriptors; -1: closed
+	armed          bool
+	dirs           []dirWatch
+	file           int32 // the watch descriptor of the file
+	// records counts the records looked at while not armed: a watch is
+	// armed at the second (a process that writes one record, as
+	// claude-hook does, pays nothing for it); skip is how many more to
+	// look at after an arming that failed before trying again (wait, the
+	// next skip).
+	records    int
+	skip, wait int
+	// hits counts the records the watch answered (for tests).
+	hits uint64
+	evs  [4]unix.EpollEvent
+	buf  []byte
+}
+
+// dirWatch is a directory on the way and the name in it that leads on.
+type dirWatch struct {
+	wd   int32
+	next string
+}
+
+const (
+	watchDirMask = unix.IN_CREATE | unix.IN_DELETE | unix.IN_MOVED_FROM | unix.IN_MOVED_TO |
+		unix.IN_DELETE_SELF | unix.IN_MOVE_SELF | unix.IN_ATTRIB | unix.IN_ONLYDIR | unix.IN_DONT_FOLLOW
+	watchFileMask = unix.IN_DELETE_SELF | unix.IN_MOVE_SELF | unix.IN_ATTRIB | unix.IN_DONT_FOLLOW
+	// watchEnds are the events that end a watch whatever they are about.
+	watchEnds = unix.IN_Q_OVERFLOW | unix.IN_IGNORED | unix.IN_UNMOUNT |
+		unix.IN_DELETE_SELF | unix.IN_MOVE_SELF
+)
+
+// watchedFS are the file system types whose every change inotify reports
+// (policy's watch trusts the same ones).
+var watchedFS = [...]int64{
+	unix.EXT4_SUPER_MAGIC, unix.TMPFS_MAGIC, unix.XFS_SUPER_MAGIC, unix.BTRFS_SUPER_MAGIC,
+	unix.OVERLAYFS_SUPER_MAGIC, unix.RAMFS_MAGIC, unix.F2FS_SUPER_MAGIC, 0x2fc12fc1, /* zfs */
+}
+
+func newPathWatch() pathWatch { return pathWatch{in: -1, ep: -1, mounts: -1, wait: 64} }
+
+// unchanged reports that nothing the watch watches changed since it was
+// armed (events about other names are read and dropped). False ends the
+// watch: the record must stat the path.
+func (w *pathWatch) unchanged() bool {
+	if !w.armed {
+		return false
+	}
+	n, err := unix.EpollWait(w.ep, w.evs[:], 0)
+	if err != nil {
+		w.close()
+		return false
+	}
+	for _, ev := range w.evs[:n] {
+		if ev.Fd != int32(w.in) || ev.Events != unix.EPOLLIN || !w.drain() {
+			w.close()
+			return false
+		}
+	}
+	w.hits++
+	return true
+}
+
+// drain reads the queued events; false when one of them is about the way
+// to the file (or cannot be read).
+func (w *pathWatch) drain() bool {
+	for {
+		n, err := unix.Read(w.in, w.buf)
+		switch {
+		case err == unix.EAGAIN:
+			return true
+		case err == unix.EINTR:
+			continue
+		case err != nil || n <= 0 || !w.unrelated(w.buf[:n]):
+			return false
+		}
+	}
+}
+
+// unrelated reports that every event in b is about a name off the way.
+func (w *pathWatch) unrelated(b []byte) bool {
+	for len(b) > 0 {
+		if len(b) < unix.SizeofInotifyEvent {
+			return false
+		}
+		wd := int32(binary.NativeEndian.Uint32(b[0:]))
+		mask := binary.NativeEndian.Uint32(b[4:])
+		size := int(binary.NativeEndian.Uint32(b[12:]))
+		if len(b) < unix.SizeofInotifyEvent+size {
+			return false
+		}
+		name := b[unix.SizeofInotifyEvent : unix.SizeofInotifyEvent+size]
+		for len(name) > 0 && name[len(name)-1] == 0 {
+			name = name[:len(name)-1]
+		}
+		if !w.offTheWay(wd, mask, name) {
+			return false
+		}
+		b = b[unix.SizeofInotifyEvent+size:]
+	}
+	return true
+}
+
+// offTheWay reports that one event is about another name in a directory
+// on the way: nothing the path goes through.
+func (w *pathWatch) offTheWay(wd int32, mask uint32, name []byte) bool {
+	if mask&watchEnds != 0 || len(name) == 0 {
+		return false
+	}
+	for _, d := range w.dirs {
+		if d.wd == wd {
+			return string(name) != d.next
+		}
+	}
+	return false // the file's, or a watch it does not know
+}
+
+// want reports that a record looking at the path should arm the watch first.
+func (w *pathWatch) want() bool {
+	if w.armed {
+		return false
+	}
+	if w.records++; w.records < 2 {
+		return false
+	}
+	if w.skip > 0 {
+		w.skip--
+		return false
+	}
+	return true
+}
+
+// arm watches the way to path, which a stat found naming the file id: it
+// adds the watches from / down, then checks (a stat of the path that does
+// not follow a link at its end) that the path still names id, so that a
+// change after that check is an event. An arming that fails leaves the
+// watch closed and is tried again some records later.
+func (w *pathWatch) arm(path string, id fileID) {
+	w.close()
+	if !w.add(path, id) {
+		w.close()
+		w.skip, w.wait = w.wait, min(2*w.wait, 4096)
+		return
+	}
+	w.armed = true
+}
+
+func (w *pathWatch) add(path string, id fileID) bool {
+	if !filepath.IsAbs(path) || filepath.Clean(path) != path || path == "/" {
+		return false
+	}
+	var err error
+	if w.mounts, err = unix.Open("/proc/self/mountinfo", unix.O_RDONLY|unix.O_CLOEXEC, 0); err != nil {
+		return false
+	}
+	if w.in, err = unix.InotifyInit1(unix.IN_NONBLOCK | unix.IN_CLOEXEC); err != nil {
+		return false
+	}
+	if w.ep, err = unix.EpollCreate1(unix.EPOLL_CLOEXEC); err != nil {
+		return false
+	}
+	if unix.EpollCtl(w.ep, unix.EPOLL_CTL_ADD, w.in, &unix.EpollEvent{Events: unix.EPOLLIN, Fd: int32(w.in)}) != nil ||
+		unix.EpollCtl(w.ep, unix.EPOLL_CTL_ADD, w.mounts, &unix.EpollEvent{Events: unix.EPOLLPRI, Fd: int32(w.mounts)}) != nil {
+		return false
+	}
+	if w.buf == nil {
+		w.buf = make([]byte, 16*(unix.SizeofInotifyEvent+unix.NAME_MAX+1))
+	}
+	// From / down: a directory is watched before the name in it is
+	// looked up, so that a change after that is an event.
+	dir, rest := "/", path[1:]
+	for {
+		next, more, deeper := strings.Cut(rest, "/")
+		wd, ok := w.watch(dir, watchDirMask)
+		if !ok {
+			return false
+		}
+		w.dirs = append(w.dirs, dirWatch{wd, next})
+		if !deeper {
+			break
+		}
+		dir, rest = filepath.Join(dir, next), more
+	}
+	wd, ok := w.watch(path, watchFileMask)
+	if !ok {
+		return false
+	}
+	w.file = wd
+	// The name itself is the file, not a link to it (the watch is of what
+	// the name is).
+	var st unix.Statx_t
+	if unix.Statx(unix.AT_FDCWD, path, unix.AT_SYMLINK_NOFOLLOW|unix.AT_STATX_SYNC_AS_STAT, statMask, &st) != nil ||
+		st.Mask&statMask != statMask || (fileID{unix.Mkdev(st.Dev_major, st.Dev_minor), st.Ino}) != id {
+		return false
+	}
+	return true
+}
+
+// watch adds the watch of p, on a file system whose changes inotify reports.
+func (w *pathWatch) watch(p string, mask uint32) (int32, bool) {
+	wd, err := unix.InotifyAddWatch(w.in, p, mask)
+	if err != nil {
+		return 0, false
+	}
+	var st unix.Statfs_t
+	if unix.Statfs(p, &st) != nil {
+		return 0, false
+	}
+	for _, t := range watchedFS {
+		if int64(st.Type) == t {
+			return int32(wd), true
+		}
+	}
+	return 0, false
+}
+
+// close ends the watch.
+func (w *pathWatch) close() {
+	for _, fd := range []*int{&w.ep, &w.in, &w.mounts} {
+		if *fd >= 0 {
+			unix.Close(*fd)
+			*fd = -1
+		}
+	}
+	w.armed, w.dirs, w.file = false, w.dirs[:0], 0
+}
+
+// seekEnd is the size of f's file: an lseek to its end (no path, no
+// attributes).
+func seekEnd(fd uintptr) (int64, error) {
+	for {
+		n, err := unix.Seek(int(fd), 0, unix.SEEK_END)
+		if err != unix.EINTR {
+			return n, err
+		}
+	}
+}
