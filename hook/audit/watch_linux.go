@@ -49,10 +49,12 @@ type pathWatch struct {
 	// next skip).
 	records    int
 	skip, wait int
-	// hits counts the records the watch answered (for tests).
-	hits uint64
-	evs  [4]unix.EpollEvent
-	buf  []byte
+	// hits counts the records the watch answered, armedAt is hits when it
+	// was armed, and arms counts the armings (for tests).
+	hits, armedAt uint64
+	arms          int
+	evs           [4]unix.EpollEvent
+	buf           []byte
 }
 
 // dirWatch is a directory on the way and the name in it that leads on.
@@ -88,17 +90,30 @@ func (w *pathWatch) unchanged() bool {
 	}
 	n, err := unix.EpollWait(w.ep, w.evs[:], 0)
 	if err != nil {
-		w.close()
+		w.end()
 		return false
 	}
 	for _, ev := range w.evs[:n] {
 		if ev.Fd != int32(w.in) || ev.Events != unix.EPOLLIN || !w.drain() {
-			w.close()
+			w.end()
 			return false
 		}
 	}
 	w.hits++
 	return true
+}
+
+// end closes a watch that something ended. One that ended soon after it
+// was armed (the way keeps changing) is armed again only some records
+// later, and later each time, so that arming (some twenty system calls)
+// never costs more than the stats it saves.
+func (w *pathWatch) end() {
+	if w.hits-w.armedAt < 16 {
+		w.skip, w.wait = w.wait, min(2*w.wait, 4096)
+	} else {
+		w.wait = 64
+	}
+	w.close()
 }
 
 // drain reads the queued events; false when one of them is about the way
@@ -177,12 +192,13 @@ func (w *pathWatch) want() bool {
 // watch closed and is tried again some records later.
 func (w *pathWatch) arm(path string, id fileID) {
 	w.close()
+	w.arms++
 	if !w.add(path, id) {
 		w.close()
 		w.skip, w.wait = w.wait, min(2*w.wait, 4096)
 		return
 	}
-	w.armed = true
+	w.armed, w.armedAt = true, w.hits
 }
 
 func (w *pathWatch) add(path string, id fileID) bool {

@@ -133,6 +133,7 @@ func TestWatchedChangeToTheSameFile(t *testing.T) {
 	must(t, os.Rename(path+".away", path))
 	appendN(t, l, 1, "back")
 	must(t, os.Chmod(path, 0o640)) // an attribute: the stat decides
+	l.watch.skip = 0               // no backing off (TestWatchOfAChangingWayBacksOff)
 	appendN(t, l, 1, "chmod")
 	mustBeWatched(t, l) // armed again
 	b := filepath.Join(root, "a", "b")
@@ -376,6 +377,7 @@ func TestWatchDecidesAsTheStat(t *testing.T) {
 		named, _, err := statPath(path)
 		want := err != nil || !named.same(l.id)
 		seq, armed := l.seq, l.watch.armed
+		l.watch.skip = 0 // no backing off: armed again whenever it can be
 		if err := l.AppendEnc("decision", nil); err != nil {
 			t.Fatal(err)
 		}
@@ -398,5 +400,26 @@ func TestWatchDecidesAsTheStat(t *testing.T) {
 	t.Logf("%d restarts, %d records with the watch armed", restarts, watched)
 	if restarts < 20 || watched < 50 {
 		t.Fatalf("%d restarts, %d records with the watch armed: the sequence tests too little", restarts, watched)
+	}
+}
+
+// A way that keeps changing (a directory on it touched before every record)
+// ends every watch at once: it is armed again less and less often, and
+// every record still stats the path and goes on in its file.
+func TestWatchOfAChangingWayBacksOff(t *testing.T) {
+	l, root, path := armedLog(t)
+	for i := 0; i < 400; i++ {
+		must(t, os.Chmod(filepath.Join(root, "a"), 0o700|os.FileMode(i%2)<<3))
+		appendN(t, l, 1, "x")
+	}
+	if l.watch.arms > 8 {
+		t.Fatalf("armed %d times in 400 records", l.watch.arms)
+	}
+	recs := records(t, path)
+	mustVerify(t, path, 404)
+	for _, r := range recs {
+		if r["event"] != "decision" {
+			t.Fatalf("a record %v: the log was started again", r)
+		}
 	}
 }
