@@ -18,9 +18,9 @@ import (
 // while nothing changed. A record then needs only the file's size
 // (lseek), which tells whether another writer appended.
 //
-// What it watches, for a path /d1/…/dn/name (absolute, clean, no symbolic
-// link on the way: anything else is not watched and every record stats the
-// path):
+// What it watches, for a path /d1/…/dn/name (absolute, without "..", no
+// symbolic link on the way: anything else is not watched and every record
+// stats the path):
 //
 //   - each directory /, /d1, …, /dn: the creation, deletion and moves of
 //     the next name on the way (an event about another name is read and
@@ -202,7 +202,15 @@ func (w *pathWatch) arm(path string, id fileID) {
 }
 
 func (w *pathWatch) add(path string, id fileID) bool {
-	if !filepath.IsAbs(path) || filepath.Clean(path) != path || path == "/" {
+	// A path that is not clean names what its clean form names, but for
+	// "..", which goes up from where a link led.
+	if p := filepath.Clean(path); p != path {
+		if strings.Contains(path, "..") {
+			return false
+		}
+		path = p
+	}
+	if !filepath.IsAbs(path) || path == "/" {
 		return false
 	}
 	var err error

@@ -157,6 +157,24 @@ func TestWatchedChangeToTheSameFile(t *testing.T) {
 	}
 }
 
+// A path that is not clean is watched as its clean form, but for "..";
+// either way a deleted log is noticed.
+func TestUncleanPathIsWatched(t *testing.T) {
+	for _, form := range []string{"%s//logs/./audit.jsonl", "%s/logs/../logs/audit.jsonl"} {
+		p := fmt.Sprintf(form, t.TempDir())
+		l := openLog(t, p)
+		appendN(t, l, 4, "x")
+		if watched := !strings.Contains(form, ".."); l.watch.armed != watched || (l.watch.hits > 0) != watched {
+			t.Fatalf("%s: armed %v, hits %d; want watched %v", p, l.watch.armed, l.watch.hits, watched)
+		}
+		must(t, os.Remove(p))
+		appendN(t, l, 1, "after")
+		if recs := records(t, p); recs[0]["event"] != "log_restarted" {
+			t.Fatalf("%s: first record %v, want log_restarted", p, recs[0])
+		}
+	}
+}
+
 // A relative path is not watched (every record stats it) and works as
 // before.
 func TestRelativePathIsNotWatched(t *testing.T) {
