@@ -57,14 +57,14 @@ var Genesis = strings.Repeat("0", 64)
 //     determined editor: whoever can rewrite the log can rewrite the head.
 //
 // Every record is on disk before Append returns, and processes sharing a log
-// keep one chain (flock). A record costs: flock, a look
-// that tells that the path still names the open file, whatever was renamed
-// on the way to it, and whether another writer appended (its size), the
-// write, and unlock. The look is a stat of the path (on Linux a statx that
-// asks for nothing else, see statMask) for the first records and whenever
-// something on the way changed; on Linux, from the second record on, while
-// nothing did, an epoll_wait that finds nothing ready and an lseek to the
-// end of the file (see pathWatch), two calls that cost half the statx.
+// keep one chain (flock). A record costs flock, a look that tells that the
+// path still names the open file, whatever was renamed on the way to it,
+// and whether another writer appended (its size), the write, and unlock.
+// The look is a stat of the path (on Linux a statx that asks for nothing
+// else, see statMask) at the first record and whenever something on the
+// way changed; on Linux, from the third record on while nothing did, an
+// epoll_wait that finds nothing ready and an lseek to the end of the file
+// (see pathWatch): two calls that together cost about a third of the statx.
 type Log struct {
 	mu   sync.Mutex
 	path string

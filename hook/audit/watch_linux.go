@@ -32,11 +32,13 @@ import (
 // Any of those, an event it cannot read, an overflow of the queue or an
 // error of any call ends the watch: that record stats the path as before
 // (the only judge of whether the path still names the file) and, when it
-// does, the watch is armed again before that stat, so that a change after
-// the stat is an event of the new watch. A directory or the file on a file
-// system whose every change inotify does not report (network, FUSE) is not
-// watched. Events are queued before the call that made the change returns,
-// so a change made before a record took the lock is seen by that record.
+// does, the watch is armed again: its watches first, from / down, then a
+// look at the path (not following a link at its end) that must still find
+// the file, so that any change after that look is an event of the new
+// watch. A directory or the file on a file system whose every change
+// inotify does not report (network, FUSE) is not watched. Events are
+// queued before the call that made the change returns, so a change made
+// before a record took the lock is seen by that record.
 type pathWatch struct {
 	in, ep, mounts int // inotify, epoll and mountinfo descriptors; -1: closed
 	armed          bool
@@ -72,11 +74,15 @@ const (
 		unix.IN_DELETE_SELF | unix.IN_MOVE_SELF
 )
 
-// watchedFS are the file system types whose every change inotify reports
-// (policy's watch trusts the same ones).
-var watchedFS = [...]int64{
-	unix.EXT4_SUPER_MAGIC, unix.TMPFS_MAGIC, unix.XFS_SUPER_MAGIC, unix.BTRFS_SUPER_MAGIC,
-	unix.OVERLAYFS_SUPER_MAGIC, unix.RAMFS_MAGIC, unix.F2FS_SUPER_MAGIC, 0x2fc12fc1, /* zfs */
+// watchedFS reports that t is a file system type whose every change
+// inotify reports (policy's watch trusts the same ones).
+func watchedFS(t int64) bool {
+	switch t {
+	case unix.EXT4_SUPER_MAGIC, unix.TMPFS_MAGIC, unix.XFS_SUPER_MAGIC, unix.BTRFS_SUPER_MAGIC,
+		unix.OVERLAYFS_SUPER_MAGIC, unix.RAMFS_MAGIC, unix.F2FS_SUPER_MAGIC, 0x2fc12fc1 /* zfs */ :
+		return true
+	}
+	return false
 }
 
 func newPathWatch() pathWatch { return pathWatch{in: -1, ep: -1, mounts: -1, wait: 64} }
@@ -267,15 +273,10 @@ func (w *pathWatch) watch(p string, mask uint32) (int32, bool) {
 		return 0, false
 	}
 	var st unix.Statfs_t
-	if unix.Statfs(p, &st) != nil {
+	if unix.Statfs(p, &st) != nil || !watchedFS(int64(st.Type)) {
 		return 0, false
 	}
-	for _, t := range watchedFS {
-		if int64(st.Type) == t {
-			return int32(wd), true
-		}
-	}
-	return 0, false
+	return int32(wd), true
 }
 
 // close ends the watch.

@@ -441,3 +441,23 @@ func TestWatchOfAChangingWayBacksOff(t *testing.T) {
 		}
 	}
 }
+
+// A directory on a file system whose changes inotify may not report (here
+// proc, which is not on the list of local ones) is not watched.
+func TestWatchOnlyOnLocalFileSystems(t *testing.T) {
+	w := newPathWatch()
+	defer w.close()
+	var err error
+	if w.in, err = unix.InotifyInit1(unix.IN_NONBLOCK | unix.IN_CLOEXEC); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := w.watch("/proc/sys", watchDirMask); ok {
+		t.Fatal("a directory of /proc is watched")
+	}
+	var st unix.Statfs_t
+	dir := t.TempDir()
+	must(t, unix.Statfs(dir, &st))
+	if _, ok := w.watch(dir, watchDirMask); ok != watchedFS(int64(st.Type)) {
+		t.Fatalf("the temporary directory (file system %#x) watched: %v", st.Type, ok)
+	}
+}
