@@ -185,7 +185,7 @@ func (l *Log) current() (int64, error) {
 			if size, err := seekEnd(l.f.Fd()); err == nil {
 				return size, nil
 			}
-			l.watch.close()
+			l.watch.disarm()
 		}
 		named, size, err := statPath(l.path)
 		if err == nil && named.same(l.id) {
@@ -194,7 +194,7 @@ func (l *Log) current() (int64, error) {
 			}
 			return size, nil
 		}
-		l.watch.close()
+		l.watch.disarm()
 		why := "the audit log was replaced while toolgate had it open"
 		if errors.Is(err, os.ErrNotExist) {
 			why = "the audit log was deleted while toolgate had it open"

@@ -24,7 +24,10 @@ import (
 //
 //   - each directory /, /d1, …, /dn: the creation, deletion and moves of
 //     the next name on the way (an event about another name is read and
-//     ignored), its own move, deletion and attribute change;
+//     ignored), its own move and deletion; not its attributes (as policy's
+//     watch: a chmod changes neither which file the path names nor what
+//     is in it, and a watch of a directory's attributes makes the kernel
+//     walk every name it caches in it, milliseconds for / or /tmp);
 //   - the file: its move, deletion and attribute change (the link count);
 //   - the mount table of the process (/proc/self/mountinfo: any mount or
 //     unmount).
@@ -43,7 +46,8 @@ type pathWatch struct {
 	in, ep, mounts int // inotify, epoll and mountinfo descriptors; -1: closed
 	armed          bool
 	dirs           []dirWatch
-	file           int32 // the watch descriptor of the file
+	file           int32   // the watch descriptor of the file
+	wds            []int32 // every watch added since the last disarm
 	// records counts the records looked at while not armed: a watch is
 	// armed at the second (a process that writes one record, as
 	// claude-hook does, pays nothing for it); skip is how many more to
@@ -67,7 +71,7 @@ type dirWatch struct {
 
 const (
 	watchDirMask = unix.IN_CREATE | unix.IN_DELETE | unix.IN_MOVED_FROM | unix.IN_MOVED_TO |
-		unix.IN_DELETE_SELF | unix.IN_MOVE_SELF | unix.IN_ATTRIB | unix.IN_ONLYDIR | unix.IN_DONT_FOLLOW
+		unix.IN_DELETE_SELF | unix.IN_MOVE_SELF | unix.IN_ONLYDIR | unix.IN_DONT_FOLLOW
 	watchFileMask = unix.IN_DELETE_SELF | unix.IN_MOVE_SELF | unix.IN_ATTRIB | unix.IN_DONT_FOLLOW
 	// watchEnds are the events that end a watch whatever they are about.
 	watchEnds = unix.IN_Q_OVERFLOW | unix.IN_IGNORED | unix.IN_UNMOUNT |
@@ -119,7 +123,7 @@ func (w *pathWatch) end() {
 	} else {
 		w.wait = 64
 	}
-	w.close()
+	w.disarm()
 }
 
 // drain reads the queued events; false when one of them is about the way
@@ -195,12 +199,15 @@ func (w *pathWatch) want() bool {
 // adds the watches from / down, then checks (a stat of the path that does
 // not follow a link at its end) that the path still names id, so that a
 // change after that check is an event. An arming that fails leaves the
-// watch closed and is tried again some records later.
+// watch unarmed and is tried again some records later.
+//
+// The inotify instance is kept from arming to arming (the watches of the
+// last one are removed): closing one waits for the kernel to retire its
+// watches, milliseconds a record would wait.
 func (w *pathWatch) arm(path string, id fileID) {
-	w.close()
 	w.arms++
 	if !w.add(path, id) {
-		w.close()
+		w.disarm()
 		w.skip, w.wait = w.wait, min(2*w.wait, 4096)
 		return
 	}
@@ -216,25 +223,28 @@ func (w *pathWatch) add(path string, id fileID) bool {
 		}
 		path = p
 	}
-	if !filepath.IsAbs(path) || path == "/" {
+	if !filepath.IsAbs(path) || path == "/" || !w.open() {
 		return false
 	}
-	var err error
-	if w.mounts, err = unix.Open("/proc/self/mountinfo", unix.O_RDONLY|unix.O_CLOEXEC, 0); err != nil {
-		return false
-	}
-	if w.in, err = unix.InotifyInit1(unix.IN_NONBLOCK | unix.IN_CLOEXEC); err != nil {
-		return false
-	}
-	if w.ep, err = unix.EpollCreate1(unix.EPOLL_CLOEXEC); err != nil {
-		return false
-	}
-	if unix.EpollCtl(w.ep, unix.EPOLL_CTL_ADD, w.in, &unix.EpollEvent{Events: unix.EPOLLIN, Fd: int32(w.in)}) != nil ||
-		unix.EpollCtl(w.ep, unix.EPOLL_CTL_ADD, w.mounts, &unix.EpollEvent{Events: unix.EPOLLPRI, Fd: int32(w.mounts)}) != nil {
-		return false
-	}
-	if w.buf == nil {
-		w.buf = make([]byte, 16*(unix.SizeofInotifyEvent+unix.NAME_MAX+1))
+	w.disarm()
+	// What is queued is about the watches just removed, or from before:
+	// read and dropped, with a change of the mount table (the watches
+	// below are added after it).
+	for i := 0; ; i++ {
+		n, err := unix.EpollWait(w.ep, w.evs[:], 0)
+		if err != nil || i == 8 {
+			return false
+		}
+		if n == 0 {
+			break
+		}
+		for {
+			if _, err := unix.Read(w.in, w.buf); err == unix.EAGAIN {
+				break
+			} else if err != nil && err != unix.EINTR {
+				return false
+			}
+		}
 	}
 	// From / down: a directory is watched before the name in it is
 	// looked up, so that a change after that is an event.
@@ -266,12 +276,42 @@ func (w *pathWatch) add(path string, id fileID) bool {
 	return true
 }
 
+// open opens the inotify instance, the mount table and the epoll instance
+// that waits for both, once.
+func (w *pathWatch) open() bool {
+	if w.ep >= 0 {
+		return true
+	}
+	var err error
+	if w.mounts, err = unix.Open("/proc/self/mountinfo", unix.O_RDONLY|unix.O_CLOEXEC, 0); err == nil {
+		w.in, err = unix.InotifyInit1(unix.IN_NONBLOCK | unix.IN_CLOEXEC)
+	}
+	if err == nil {
+		w.ep, err = unix.EpollCreate1(unix.EPOLL_CLOEXEC)
+	}
+	if err == nil {
+		err = unix.EpollCtl(w.ep, unix.EPOLL_CTL_ADD, w.in, &unix.EpollEvent{Events: unix.EPOLLIN, Fd: int32(w.in)})
+	}
+	if err == nil {
+		err = unix.EpollCtl(w.ep, unix.EPOLL_CTL_ADD, w.mounts, &unix.EpollEvent{Events: unix.EPOLLPRI, Fd: int32(w.mounts)})
+	}
+	if err != nil {
+		w.close()
+		return false
+	}
+	if w.buf == nil {
+		w.buf = make([]byte, 16*(unix.SizeofInotifyEvent+unix.NAME_MAX+1))
+	}
+	return true
+}
+
 // watch adds the watch of p, on a file system whose changes inotify reports.
 func (w *pathWatch) watch(p string, mask uint32) (int32, bool) {
 	wd, err := unix.InotifyAddWatch(w.in, p, mask)
 	if err != nil {
 		return 0, false
 	}
+	w.wds = append(w.wds, int32(wd))
 	var st unix.Statfs_t
 	if unix.Statfs(p, &st) != nil || !watchedFS(int64(st.Type)) {
 		return 0, false
@@ -279,15 +319,29 @@ func (w *pathWatch) watch(p string, mask uint32) (int32, bool) {
 	return int32(wd), true
 }
 
-// close ends the watch.
+// disarm removes the watches (their events, and any left queued, are
+// read and dropped when it is armed again).
+func (w *pathWatch) disarm() {
+	for _, wd := range w.wds {
+		_, _ = unix.InotifyRmWatch(w.in, uint32(wd))
+	}
+	w.armed, w.dirs, w.wds, w.file = false, w.dirs[:0], w.wds[:0], 0
+}
+
+// close ends the watch and closes its descriptors; the inotify instance
+// is closed by a goroutine of its own (see arm).
 func (w *pathWatch) close() {
-	for _, fd := range []*int{&w.ep, &w.in, &w.mounts} {
+	w.disarm()
+	if w.in >= 0 {
+		go unix.Close(w.in)
+		w.in = -1
+	}
+	for _, fd := range []*int{&w.ep, &w.mounts} {
 		if *fd >= 0 {
 			unix.Close(*fd)
 			*fd = -1
 		}
 	}
-	w.armed, w.dirs, w.file = false, w.dirs[:0], 0
 }
 
 // seekEnd is the size of f's file: an lseek to its end (no path, no
