@@ -461,3 +461,30 @@ func TestWatchOnlyOnLocalFileSystems(t *testing.T) {
 		t.Fatalf("the temporary directory (file system %#x) watched: %v", st.Type, ok)
 	}
 }
+
+// A torn record or a cut written into the file between two watched records
+// (by a writer that died, or an editor) is seen by the size of the file, as
+// by a stat of the path: the tail is cut back and recorded, a cut short
+// file goes on from its last record.
+func TestWatchedLogSeesATornTailOrACut(t *testing.T) {
+	l, _, path := armedLog(t)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	must(t, err)
+	_, err = f.WriteString(`{"time":"2026-01-01T00:00:00Z","seq":5,"ev`)
+	must(t, err)
+	must(t, f.Close())
+	mustBeWatched(t, l)
+	recs := records(t, path)
+	if recs[4]["event"] != "log_repaired" || !strings.Contains(recs[4]["reason"].(string), "partial record") {
+		t.Fatalf("record 5 = %v, want log_repaired", recs[4])
+	}
+	mustVerify(t, path, 6)
+	lines := strings.SplitAfter(readFile(t, path), "\n")
+	must(t, os.WriteFile(path, []byte(strings.Join(lines[:3], "")), 0o600)) // cut in place: the same file
+	mustBeWatched(t, l)
+	recs = records(t, path)
+	if recs[3]["event"] != "log_restarted" || recs[3]["previousSeq"] != float64(6) || recs[4]["seq"] != float64(5) {
+		t.Fatalf("records 4 and 5 = %v, %v; want log_restarted after seq 6, then seq 5", recs[3], recs[4])
+	}
+	mustVerify(t, path, 5)
+}
