@@ -113,7 +113,7 @@ func (w *pathWatch) unchanged() bool {
 	return true
 }
 
-// end closes a watch that something ended. One that ended soon after it
+// end disarms a watch that something ended. One that ended soon after it
 // was armed (the way keeps changing) is armed again only some records
 // later, and later each time, so that arming (some twenty system calls)
 // never costs more than the stats it saves.
@@ -127,9 +127,9 @@ func (w *pathWatch) end() {
 }
 
 // drain reads the queued events; false when one of them is about the way
-// to the file (or cannot be read).
+// to the file (or cannot be read), or when they keep coming.
 func (w *pathWatch) drain() bool {
-	for {
+	for range 64 {
 		n, err := unix.Read(w.in, w.buf)
 		switch {
 		case err == unix.EAGAIN:
@@ -140,6 +140,7 @@ func (w *pathWatch) drain() bool {
 			return false
 		}
 	}
+	return false
 }
 
 // unrelated reports that every event in b is about a name off the way.
@@ -180,7 +181,8 @@ func (w *pathWatch) offTheWay(wd int32, mask uint32, name []byte) bool {
 	return false // the file's, or a watch it does not know
 }
 
-// want reports that a record looking at the path should arm the watch first.
+// want reports that a record whose stat of the path found the file should
+// arm the watch.
 func (w *pathWatch) want() bool {
 	if w.armed {
 		return false
