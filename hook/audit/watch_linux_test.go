@@ -488,3 +488,25 @@ func TestWatchedLogSeesATornTailOrACut(t *testing.T) {
 	}
 	mustVerify(t, path, 5)
 }
+
+// A log whose path is a link to the file is not watched (the watch would
+// be of the link, not of the way to the file): every record stats the
+// path, and a change of the file the link names is noticed.
+func TestLinkedLogIsNotWatched(t *testing.T) {
+	dir := t.TempDir()
+	real, path := filepath.Join(dir, "real.jsonl"), filepath.Join(dir, "audit.jsonl")
+	must(t, os.WriteFile(real, nil, 0o600))
+	must(t, os.Symlink(real, path))
+	l := openLog(t, path)
+	appendN(t, l, 5, "x")
+	if l.watch.armed || l.watch.hits != 0 {
+		t.Fatalf("a linked log is watched (armed %v, hits %d)", l.watch.armed, l.watch.hits)
+	}
+	must(t, os.Rename(real, real+".1"))
+	must(t, os.WriteFile(real, nil, 0o600))
+	appendN(t, l, 1, "after")
+	if recs := records(t, path); recs[0]["event"] != "log_restarted" || recs[0]["previousSeq"] != float64(5) {
+		t.Fatalf("first record %v, want log_restarted after seq 5", recs[0])
+	}
+	mustVerify(t, real+".1", 5)
+}
