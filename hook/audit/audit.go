@@ -286,18 +286,37 @@ func (l *Log) resync(size int64) error {
 // record's line: anything after it is a torn record or blank lines. A last
 // complete line that is not a chained record is an error: that is not a
 // torn write, and toolgate does not cut what it cannot explain.
+//
+// It reads the end of the file, 16 KiB first (a record is about one), and
+// four times more each time the last line does not start in what it read,
+// up to 1 MiB: a line longer than that is an error too.
 func lastRecord(f *os.File, path string, size int64) (uint64, string, int64, error) {
 	const tail = 1 << 20
-	off := max(size-tail, 0)
+	for window := int64(16 << 10); ; window = min(4*window, tail) {
+		seq, hash, keep, more, err := lastRecordIn(f, path, size, window)
+		if !more {
+			return seq, hash, keep, err
+		}
+		if window == tail {
+			return 0, "", 0, fmt.Errorf("the audit log %s ends with a line longer than %d bytes; move it aside to start a new one", path, tail)
+		}
+	}
+}
+
+// lastRecordIn is lastRecord from the last window bytes of the file; more
+// when the last complete line (or the end of the file's torn tail) does not
+// start in them.
+func lastRecordIn(f *os.File, path string, size, window int64) (seq uint64, hash string, keep int64, more bool, err error) {
+	off := max(size-window, 0)
 	buf := make([]byte, size-off)
 	if _, err := f.ReadAt(buf, off); err != nil && !errors.Is(err, io.EOF) {
-		return 0, "", 0, fmt.Errorf("cannot read the audit log %s: %w", path, err)
+		return 0, "", 0, false, fmt.Errorf("cannot read the audit log %s: %w", path, err)
 	}
 	end := bytes.LastIndexByte(buf, '\n') // buf[end+1:] is torn
 	for end >= 0 {
 		start := bytes.LastIndexByte(buf[:end], '\n') + 1
 		if start == 0 && off > 0 {
-			return 0, "", 0, fmt.Errorf("the audit log %s ends with a line longer than %d bytes; move it aside to start a new one", path, tail)
+			return 0, "", 0, true, nil
 		}
 		line := buf[start:end]
 		if len(bytes.TrimSpace(line)) == 0 {
@@ -309,14 +328,14 @@ func lastRecord(f *os.File, path string, size int64) (uint64, string, int64, err
 			Hash string `json:"hash"`
 		}
 		if err := json.Unmarshal(line, &rec); err != nil || len(rec.Hash) != 64 {
-			return 0, "", 0, fmt.Errorf("the audit log %s does not end with a chained record; move it aside to start a new one", path)
+			return 0, "", 0, false, fmt.Errorf("the audit log %s does not end with a chained record; move it aside to start a new one", path)
 		}
-		return rec.Seq, rec.Hash, off + int64(end) + 1, nil
+		return rec.Seq, rec.Hash, off + int64(end) + 1, false, nil
 	}
 	if off > 0 {
-		return 0, "", 0, fmt.Errorf("the audit log %s ends with a line longer than %d bytes; move it aside to start a new one", path, tail)
+		return 0, "", 0, true, nil
 	}
-	return 0, Genesis, 0, nil
+	return 0, Genesis, 0, false, nil
 }
 
 // Fields is one record's content, written with zerolog; the log adds
