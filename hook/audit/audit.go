@@ -90,6 +90,8 @@ type Log struct {
 	sha hash.Hash
 	sum [sha256.Size]byte
 	hb  [headSize]byte
+	// tail is the buffer resync reads the end of the file into.
+	tail []byte
 
 	// watch answers a record's question whether path still names f
 	// without a look up of the path, while nothing on the way changed
@@ -245,7 +247,7 @@ func (l *Log) resync(size int64) error {
 	}
 	shrank := l.size > 0 && size < l.size
 	prevSeq, prevHash := l.seq, string(l.prev[:])
-	seq, hash, keep, err := lastRecord(l.f, l.path, size)
+	seq, hash, keep, err := lastRecord(l.f, l.path, size, &l.tail)
 	if err != nil {
 		return err
 	}
@@ -290,10 +292,20 @@ func (l *Log) resync(size int64) error {
 // It reads the end of the file, 16 KiB first (a record is about one), and
 // four times more each time the last line does not start in what it read,
 // up to 1 MiB: a line longer than that is an error too.
-func lastRecord(f *os.File, path string, size int64) (uint64, string, int64, error) {
+//
+// scratch, when not nil, is a buffer of the first window's size to read it
+// into (the log's, reused from resync to resync).
+func lastRecord(f *os.File, path string, size int64, scratch *[]byte) (uint64, string, int64, error) {
 	const tail = 1 << 20
-	for window := int64(16 << 10); ; window = min(4*window, tail) {
-		seq, hash, keep, more, err := lastRecordIn(f, path, size, window)
+	for window := int64(firstWindow); ; window = min(4*window, tail) {
+		var buf []byte
+		if scratch != nil && window == firstWindow {
+			if *scratch == nil {
+				*scratch = make([]byte, firstWindow)
+			}
+			buf = *scratch
+		}
+		seq, hash, keep, more, err := lastRecordIn(f, path, size, window, buf)
 		if !more {
 			return seq, hash, keep, err
 		}
@@ -303,12 +315,19 @@ func lastRecord(f *os.File, path string, size int64) (uint64, string, int64, err
 	}
 }
 
-// lastRecordIn is lastRecord from the last window bytes of the file; more
-// when the last complete line (or the end of the file's torn tail) does not
-// start in them.
-func lastRecordIn(f *os.File, path string, size, window int64) (seq uint64, hash string, keep int64, more bool, err error) {
+// firstWindow is the first window lastRecord reads.
+const firstWindow = 16 << 10
+
+// lastRecordIn is lastRecord from the last window bytes of the file (read
+// into buf when it is that long); more when the last complete line (or the
+// end of the file's torn tail) does not start in them.
+func lastRecordIn(f *os.File, path string, size, window int64, buf []byte) (seq uint64, hash string, keep int64, more bool, err error) {
 	off := max(size-window, 0)
-	buf := make([]byte, size-off)
+	if int64(len(buf)) >= size-off {
+		buf = buf[:size-off]
+	} else {
+		buf = make([]byte, size-off)
+	}
 	if _, err := f.ReadAt(buf, off); err != nil && !errors.Is(err, io.EOF) {
 		return 0, "", 0, false, fmt.Errorf("cannot read the audit log %s: %w", path, err)
 	}

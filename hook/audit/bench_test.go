@@ -154,3 +154,29 @@ func pingPong(b *testing.B, op func()) {
 	slices.Sort(ds)
 	b.ReportMetric(float64(ds[len(ds)/2]), "med-ns")
 }
+
+// BenchmarkAppendTwoWriters is a record of one of two logs writing in
+// turn to one file of 2 MiB (two sessions sharing the log): every record
+// finds the other's record after its own and reads the tail to continue
+// the chain from it.
+func BenchmarkAppendTwoWriters(b *testing.B) {
+	a := benchLog(b)
+	for a.size < 2<<20 {
+		if err := a.AppendEnc("decision", benchFields); err != nil {
+			b.Fatal(err)
+		}
+	}
+	c, err := Open(a.Path())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	ls := []*Log{a, c}
+	i := 0
+	for b.Loop() {
+		if err := ls[i%2].AppendEnc("decision", benchFields); err != nil {
+			b.Fatal(err)
+		}
+		i++
+	}
+}
