@@ -289,7 +289,7 @@ func (l *Log) resync(size int64) error {
 // complete line that is not a chained record is an error: that is not a
 // torn write, and toolgate does not cut what it cannot explain.
 //
-// It reads the end of the file, 16 KiB first (a record is about one), and
+// It reads the end of the file, 16 KiB first (a record is about a KiB), and
 // four times more each time the last line does not start in what it read,
 // up to 1 MiB: a line longer than that is an error too.
 //
