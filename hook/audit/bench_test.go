@@ -1,8 +1,11 @@
 package audit
 
 import (
+	"os"
 	"path/filepath"
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/rs/zerolog"
 )
@@ -73,5 +76,107 @@ func BenchmarkAppendNoWrite(b *testing.B) {
 			b.Fatal(err)
 		}
 		l.size = size // else the next record takes the file for cut short
+	}
+}
+
+// noWatch keeps l's records looking at the path (statx), as before the
+// watch: what the watch saves.
+func noWatch(l *Log) { l.watch.close(); l.watch.skip = 1 << 60 }
+
+// BenchmarkAppendPath is BenchmarkAppend with every record looking up the
+// path (no watch).
+func BenchmarkAppendPath(b *testing.B) {
+	l := benchLog(b)
+	noWatch(l)
+	for b.Loop() {
+		if err := l.AppendEnc("decision", benchFields); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkAppendPingPong is one record after a round trip through two
+// pipes with another goroutine (as the serve loop reads a call and writes
+// an answer between records, so caches are colder than in a loop); med-ns
+// is the median time of the record alone. /path is without the watch.
+func BenchmarkAppendPingPong(b *testing.B) {
+	for _, watched := range []bool{true, false} {
+		name := "watch"
+		if !watched {
+			name = "path"
+		}
+		b.Run(name, func(b *testing.B) {
+			l := benchLog(b)
+			if !watched {
+				noWatch(l)
+			}
+			pingPong(b, func() {
+				if err := l.AppendEnc("decision", benchFields); err != nil {
+					b.Fatal(err)
+				}
+			})
+		})
+	}
+}
+
+// pingPong runs op after a round trip through two pipes with another
+// goroutine and reports the median time of op.
+func pingPong(b *testing.B, op func()) {
+	r1, w1, err := os.Pipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	r2, w2, err := os.Pipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer r2.Close()
+	go func() {
+		defer w2.Close()
+		var c [1]byte
+		for {
+			if _, err := r1.Read(c[:]); err != nil {
+				return
+			}
+			w2.Write(c[:])
+		}
+	}()
+	defer w1.Close()
+	var c [1]byte
+	var ds []time.Duration
+	for b.Loop() {
+		w1.Write(c[:])
+		r2.Read(c[:])
+		t := time.Now()
+		op()
+		ds = append(ds, time.Since(t))
+	}
+	slices.Sort(ds)
+	b.ReportMetric(float64(ds[len(ds)/2]), "med-ns")
+}
+
+// BenchmarkAppendTwoWriters is a record of one of two logs writing in
+// turn to one file of 2 MiB (two sessions sharing the log): every record
+// finds the other's record after its own and reads the tail to continue
+// the chain from it.
+func BenchmarkAppendTwoWriters(b *testing.B) {
+	a := benchLog(b)
+	for a.size < 2<<20 {
+		if err := a.AppendEnc("decision", benchFields); err != nil {
+			b.Fatal(err)
+		}
+	}
+	c, err := Open(a.Path())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	ls := []*Log{a, c}
+	i := 0
+	for b.Loop() {
+		if err := ls[i%2].AppendEnc("decision", benchFields); err != nil {
+			b.Fatal(err)
+		}
+		i++
 	}
 }
