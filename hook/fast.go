@@ -53,7 +53,7 @@ func (s *Server) fastPrecheck(fc protocol.FastCall) (pre *prechecked, ok bool) {
 		}
 	}()
 	s.fastStep("precheck")
-	gc, id, err := s.decodeParams(object(fc.Params), fc.Input)
+	gc, id, err := s.decodeFast(&fc)
 	if err != nil {
 		return &prechecked{id: id, err: err}, true
 	}

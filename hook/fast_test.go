@@ -488,8 +488,15 @@ func readsAsTheGeneralPath(t *testing.T, line []byte) bool {
 		if err != nil {
 			t.Fatalf("%q: %v", line, err)
 		}
-		if !reflect.DeepEqual(map[string]any(params), fc.Params) {
-			t.Fatalf("%q: params\n%#v\nthe general path reads\n%#v", line, fc.Params, params)
+		if !reflect.DeepEqual(map[string]any(params), fc.Params()) {
+			t.Fatalf("%q: params\n%#v\nthe general path reads\n%#v", line, fc.Params(), params)
+		}
+		// The fields decodeParams reads, and the first fault it finds in
+		// them, are the same.
+		want, werr := readParams(params)
+		got, gerr := fastParams(&fc)
+		if fmt.Sprint(werr) != fmt.Sprint(gerr) || (werr == nil && !reflect.DeepEqual(want, got)) || want.id != got.id {
+			t.Fatalf("%q: fields %+v (%v), the general path reads %+v (%v)", line, got, gerr, want, werr)
 		}
 	}
 	return true
@@ -570,7 +577,7 @@ func BenchmarkParamsDecode(b *testing.B) {
 			if !ok {
 				b.Fatal("not taken")
 			}
-			if err := checkCallKeys(fc.Params); err != nil {
+			if _, err := fastParams(&fc); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -691,54 +691,112 @@ func (s *Server) decodeCall(raw []byte) (*gatesCall, string, error) {
 	return s.decodeParams(params, inputRaw)
 }
 
+// callParams are the fields of tool_call params toolgate reads, read
+// (each of its type).
+type callParams struct {
+	id, name, agentName, cwd string
+	hasAgentName, hasCwd     bool
+	hasUI, hasHasUI          bool
+	input                    object
+}
+
 // decodeParams is decodeCall after the params' text was read: params
 // decoded (objects as map[string]any, numbers as json.Number) and checked
 // unambiguous, inputRaw the raw bytes of params.input.
 func (s *Server) decodeParams(params object, inputRaw []byte) (*gatesCall, string, error) {
-	id, _, err := params.str("toolCallId", "")
+	cp, err := readParams(params)
 	if err != nil {
-		return nil, "", err
+		return nil, cp.id, err
+	}
+	return s.decodeFields(cp, inputRaw)
+}
+
+// readParams reads the fields of params toolgate reads, checking each as
+// it goes (the first fault is the error; cp.id is the id read so far).
+func readParams(params object) (cp callParams, err error) {
+	if cp.id, _, err = params.str("toolCallId", ""); err != nil {
+		return cp, err
 	}
 	if err := checkCallKeys(params); err != nil {
-		return nil, id, err
+		return cp, err
 	}
-	name, _, err := params.str("toolName", "")
-	if err != nil {
-		return nil, id, err
+	if cp.name, _, err = params.str("toolName", ""); err != nil {
+		return cp, err
 	}
-	if id == "" {
-		return nil, id, fmt.Errorf("toolCallId is missing")
+	if cp.id == "" {
+		return cp, fmt.Errorf("toolCallId is missing")
 	}
-	if name == "" {
-		return nil, id, fmt.Errorf("toolName is missing")
+	if cp.name == "" {
+		return cp, fmt.Errorf("toolName is missing")
 	}
 	input, hasInput, err := params.obj("input", "")
 	if err != nil {
-		return nil, id, err
+		return cp, err
 	}
 	if !hasInput {
-		return nil, id, fmt.Errorf("input is missing")
+		return cp, fmt.Errorf("input is missing")
 	}
-	st := s.snapshot()
-	if agent, ok, err := params.str("agentName", ""); err != nil {
-		return nil, id, err
-	} else if ok {
-		st.agentName = agent
+	cp.input = input
+	if cp.agentName, cp.hasAgentName, err = params.str("agentName", ""); err != nil {
+		return cp, err
 	}
-	if cwd, ok, err := params.str("cwd", ""); err != nil {
-		return nil, id, err
-	} else if ok {
-		if !filepath.IsAbs(cwd) {
-			return nil, id, fmt.Errorf("cwd %q is not an absolute path", cwd)
-		}
-		st.cwd = filepath.Clean(cwd)
+	if cp.cwd, cp.hasCwd, err = params.str("cwd", ""); err != nil {
+		return cp, err
+	}
+	if cp.hasCwd && !filepath.IsAbs(cp.cwd) {
+		return cp, fmt.Errorf("cwd %q is not an absolute path", cp.cwd)
 	}
 	hasUI, err := params.boolean("hasUI", "")
 	if err != nil {
-		return nil, id, err
+		return cp, err
 	}
 	if hasUI != nil {
-		st.hasUI = *hasUI
+		cp.hasUI, cp.hasHasUI = *hasUI, true
+	}
+	return cp, nil
+}
+
+// fastParams is readParams of the params DecodeToolCall read: each field
+// is of its type already (it takes nothing else), so only the checks of
+// their values are left, in readParams' order.
+func fastParams(fc *protocol.FastCall) (callParams, error) {
+	cp := callParams{id: fc.ToolCallID, name: fc.ToolName, agentName: fc.AgentName, cwd: fc.Cwd,
+		hasAgentName: fc.Has&protocol.ParamAgentName != 0, hasCwd: fc.Has&protocol.ParamCwd != 0,
+		hasUI: fc.HasUI, hasHasUI: fc.Has&protocol.ParamHasUI != 0, input: object(fc.InputValue)}
+	switch {
+	case cp.id == "":
+		return cp, fmt.Errorf("toolCallId is missing")
+	case cp.name == "":
+		return cp, fmt.Errorf("toolName is missing")
+	case fc.Has&protocol.ParamInput == 0:
+		return cp, fmt.Errorf("input is missing")
+	case cp.hasCwd && !filepath.IsAbs(cp.cwd):
+		return cp, fmt.Errorf("cwd %q is not an absolute path", cp.cwd)
+	}
+	return cp, nil
+}
+
+// decodeFast is decodeParams of a call DecodeToolCall read.
+func (s *Server) decodeFast(fc *protocol.FastCall) (*gatesCall, string, error) {
+	cp, err := fastParams(fc)
+	if err != nil {
+		return nil, cp.id, err
+	}
+	return s.decodeFields(cp, fc.Input)
+}
+
+// decodeFields is decodeParams once the fields are read.
+func (s *Server) decodeFields(cp callParams, inputRaw []byte) (*gatesCall, string, error) {
+	id, name, input := cp.id, cp.name, cp.input
+	st := s.snapshot()
+	if cp.hasAgentName {
+		st.agentName = cp.agentName
+	}
+	if cp.hasCwd {
+		st.cwd = filepath.Clean(cp.cwd)
+	}
+	if cp.hasHasUI {
+		st.hasUI = cp.hasUI
 	}
 	locs := s.locations(st)
 	pol := s.loader.Policy(locs)

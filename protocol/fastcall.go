@@ -12,11 +12,44 @@ type FastCall struct {
 	// int64 range, or a string that needs no escaping (so it is written
 	// back byte for byte). It is a slice of the line.
 	ID []byte
-	// Params are the decoded params (objects as map[string]any, numbers
-	// as json.Number), as a strict decoder of them reads them.
-	Params map[string]any
+	// The params' fields, each of its own type (DecodeToolCall takes no
+	// other key and no other type): Has says which of them the params
+	// hold (the Param* bits).
+	ToolCallID, ToolName, AgentName, Cwd string
+	HasUI                                bool
+	Has                                  uint8
+	// InputValue is params.input decoded (objects as map[string]any,
+	// numbers as json.Number), as a strict decoder of it reads it.
+	InputValue map[string]any
 	// Input is the raw bytes of params.input (nil when absent), a copy.
 	Input []byte
+}
+
+// The bits of FastCall.Has: which keys the params hold.
+const (
+	ParamToolCallID uint8 = 1 << iota
+	ParamToolName
+	ParamInput
+	ParamAgentName
+	ParamCwd
+	ParamHasUI
+)
+
+// Params is the params as a decoder reads them into a map (objects as
+// map[string]any, numbers as json.Number).
+func (fc *FastCall) Params() map[string]any {
+	m := map[string]any{}
+	for _, f := range [...]struct {
+		bit uint8
+		key string
+		v   any
+	}{{ParamToolCallID, "toolCallId", fc.ToolCallID}, {ParamToolName, "toolName", fc.ToolName}, {ParamInput, "input", fc.InputValue},
+		{ParamAgentName, "agentName", fc.AgentName}, {ParamCwd, "cwd", fc.Cwd}, {ParamHasUI, "hasUI", fc.HasUI}} {
+		if fc.Has&f.bit != 0 {
+			m[f.key] = f.v
+		}
+	}
+	return m
 }
 
 // fastMaxDepth bounds the nesting the one-pass reader takes on itself;
@@ -29,7 +62,8 @@ const fastMaxKeys = 32
 
 // DecodeToolCall reads a line that is a plain tool_call request in one
 // pass: exactly the keys jsonrpc ("2.0"), id, method ("tool_call") and
-// params (an object), strict JSON, valid UTF-8, no key repeated in any
+// params (an object of the keys of FastCall, each of its type, written
+// without escapes), strict JSON, valid UTF-8, no key repeated in any
 // object (exactly or in another letter case), no lone or paired surrogate
 // escapes, nesting within fastMaxDepth. It reports false for anything else,
 // which the general path reads and answers as before: a false is never an
@@ -94,11 +128,9 @@ func DecodeToolCall(line []byte) (FastCall, bool) {
 			if d.i >= len(d.b) || d.b[d.i] != '{' {
 				return FastCall{}, false
 			}
-			m, ok := d.object(0, true, &fc)
-			if !ok {
+			if !d.params(&fc) {
 				return FastCall{}, false
 			}
-			fc.Params = m
 		default:
 			return FastCall{}, false
 		}
@@ -197,7 +229,7 @@ func (d *fastDecoder) value(depth int) (any, bool) {
 	}
 	switch c := d.b[d.i]; c {
 	case '{':
-		m, ok := d.object(depth, false, nil)
+		m, ok := d.object(depth)
 		return m, ok
 	case '[':
 		d.i++
@@ -474,8 +506,7 @@ func (d *fastDecoder) knownValue() (any, bool) {
 
 // object reads an object into a map, refusing a key repeated in it
 // (exactly or after folding letter case, as the general path compares).
-// At the top of the params (top), the raw input value is kept in fc.
-func (d *fastDecoder) object(depth int, top bool, fc *FastCall) (map[string]any, bool) {
+func (d *fastDecoder) object(depth int) (map[string]any, bool) {
 	d.i++ // '{'
 	m := make(map[string]any)
 	// keys are the object's keys so far, compared on the stack rather than
@@ -510,15 +541,106 @@ func (d *fastDecoder) object(depth int, top bool, fc *FastCall) (map[string]any,
 			return nil, false
 		}
 		d.ws()
-		start := d.i
 		v, ok := d.value(depth + 1)
 		if !ok {
 			return nil, false
 		}
-		if top && key == "input" {
-			fc.Input = append([]byte(nil), d.b[start:d.i]...)
-		}
 		m[key] = v
+	}
+}
+
+// params reads the params object into fc: only its keys, each once and of
+// its type; anything else is left to the general path.
+func (d *fastDecoder) params(fc *FastCall) bool {
+	d.i++ // '{'
+	for n := 0; ; n++ {
+		d.ws()
+		if d.eat('}') {
+			return true
+		}
+		if n > 0 {
+			if !d.eat(',') {
+				return false
+			}
+			d.ws()
+		}
+		key, ok := d.plainString()
+		if !ok {
+			return false
+		}
+		var bit uint8
+		switch string(key) {
+		case "toolCallId":
+			bit = ParamToolCallID
+		case "toolName":
+			bit = ParamToolName
+		case "input":
+			bit = ParamInput
+		case "agentName":
+			bit = ParamAgentName
+		case "cwd":
+			bit = ParamCwd
+		case "hasUI":
+			bit = ParamHasUI
+		default:
+			return false
+		}
+		if fc.Has&bit != 0 {
+			return false
+		}
+		fc.Has |= bit
+		d.ws()
+		if !d.eat(':') {
+			return false
+		}
+		d.ws()
+		if d.i >= len(d.b) {
+			return false
+		}
+		c := d.b[d.i]
+		switch bit {
+		case ParamInput:
+			if c != '{' {
+				return false
+			}
+			start := d.i
+			// The params are at depth 0, their values at 1 (as value
+			// would read them).
+			m, ok := d.object(1)
+			if !ok {
+				return false
+			}
+			fc.InputValue, fc.Input = m, append([]byte(nil), d.b[start:d.i]...)
+		case ParamHasUI:
+			switch {
+			case c == 't' && d.lit("true"):
+				fc.HasUI = true
+			case c == 'f' && d.lit("false"):
+				fc.HasUI = false
+			default:
+				return false
+			}
+		default:
+			if c != '"' {
+				return false
+			}
+			var s string
+			if v, known := d.knownValue(); known {
+				s = v.(string)
+			} else if s, ok = d.str(); !ok {
+				return false
+			}
+			switch bit {
+			case ParamToolCallID:
+				fc.ToolCallID = s
+			case ParamToolName:
+				fc.ToolName = s
+			case ParamAgentName:
+				fc.AgentName = s
+			case ParamCwd:
+				fc.Cwd = s
+			}
+		}
 	}
 }
 

@@ -54,8 +54,8 @@ func TestKnownValuesDecodeAsStrings(t *testing.T) {
 		if err := dec.Decode(&want); err != nil {
 			t.Fatal(err)
 		}
-		if !reflect.DeepEqual(fc.Params, want.Params) {
-			t.Fatalf("%s: %#v, want %#v", v, fc.Params, want.Params)
+		if !reflect.DeepEqual(fc.Params(), want.Params) {
+			t.Fatalf("%s: %#v, want %#v", v, fc.Params(), want.Params)
 		}
 	}
 }
