@@ -27,7 +27,7 @@ func (s *Server) fastToolCall(msg []byte) bool {
 	if s.closing.Load() {
 		return false
 	}
-	fc, ok := protocol.DecodeToolCall(msg)
+	fc, ok := protocol.ScanToolCall(msg)
 	if !ok {
 		return false
 	}
@@ -54,6 +54,9 @@ func (s *Server) fastPrecheck(fc protocol.FastCall) (pre *prechecked, ok bool) {
 	}()
 	s.fastStep("precheck")
 	gc, id, err := s.decodeFast(&fc)
+	if err == errNotFast {
+		return nil, false
+	}
 	if err != nil {
 		return &prechecked{id: id, err: err}, true
 	}

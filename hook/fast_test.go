@@ -460,8 +460,25 @@ func readsAsTheGeneralPath(t *testing.T, line []byte) bool {
 	t.Helper()
 	{
 		fc, ok := protocol.DecodeToolCall(line)
+		// ScanToolCall takes the same lines, reads the same fields and
+		// input bytes, and DecodeInput decodes the same input.
+		sc, sok := protocol.ScanToolCall(line)
+		if sok != ok {
+			t.Fatalf("%q: DecodeToolCall %v, ScanToolCall %v", line, ok, sok)
+		}
 		if !ok {
 			return false
+		}
+		scanned, iok := protocol.DecodeInput(sc.Input)
+		if fc.Input == nil {
+			scanned, iok = nil, sc.Input == nil
+		}
+		if !bytes.Equal(sc.Input, fc.Input) || !iok || !reflect.DeepEqual(scanned, fc.InputValue) || sc.InputValue != nil {
+			t.Fatalf("%q: scanned input %q (%v), %#v; decoded %q, %#v", line, sc.Input, iok, scanned, fc.Input, fc.InputValue)
+		}
+		sc.Input, sc.InputValue = fc.Input, fc.InputValue
+		if !reflect.DeepEqual(sc, fc) {
+			t.Fatalf("%q: scanned %+v, decoded %+v", line, sc, fc)
 		}
 		if !gojson.Valid(line) {
 			t.Fatalf("%q: taken, but not valid JSON", line)

@@ -82,6 +82,8 @@ type Server struct {
 	// evals remembers whole evaluations of calls that need no prompt,
 	// re-used only for provably the same question (gates.Evals).
 	evals gates.Evals
+	// inputs remembers the checked inputs of calls the fast path read.
+	inputs inputMemo
 	// noEvals (tests only) turns evals off, so that the two can be
 	// compared.
 	noEvals bool
@@ -708,7 +710,7 @@ func (s *Server) decodeParams(params object, inputRaw []byte) (*gatesCall, strin
 	if err != nil {
 		return nil, cp.id, err
 	}
-	return s.decodeFields(cp, inputRaw)
+	return s.decodeFields(cp, inputRaw, false)
 }
 
 // readParams reads the fields of params toolgate reads, checking each as
@@ -782,12 +784,15 @@ func (s *Server) decodeFast(fc *protocol.FastCall) (*gatesCall, string, error) {
 	if err != nil {
 		return nil, cp.id, err
 	}
-	return s.decodeFields(cp, fc.Input)
+	return s.decodeFields(cp, fc.Input, true)
 }
 
-// decodeFields is decodeParams once the fields are read.
-func (s *Server) decodeFields(cp callParams, inputRaw []byte) (*gatesCall, string, error) {
-	id, name, input := cp.id, cp.name, cp.input
+// decodeFields is decodeParams once the fields are read; scanned: the
+// input is not decoded yet (cp.input is nil; inputRaw, as
+// protocol.ScanToolCall took it, is not kept), its facts are then read
+// from s.inputs.
+func (s *Server) decodeFields(cp callParams, inputRaw []byte, scanned bool) (*gatesCall, string, error) {
+	id, name := cp.id, cp.name
 	st := s.snapshot()
 	if cp.hasAgentName {
 		st.agentName = cp.agentName
@@ -801,12 +806,17 @@ func (s *Server) decodeFields(cp callParams, inputRaw []byte) (*gatesCall, strin
 	locs := s.locations(st)
 	pol := s.loader.Policy(locs)
 	s.reportWarnings(pol, false)
-	if err := checkInputKeys(name, input, pol); err != nil {
+	var in *inputFacts
+	var err error
+	if scanned {
+		in, err = s.inputs.facts(name, inputRaw, pol, st.host.Name)
+	} else {
+		in, err = readInput(name, cp.input, inputRaw, pol, st.host.Name)
+	}
+	if err != nil {
 		return nil, id, err
 	}
-	if err := checkToolFields(name, input); err != nil {
-		return nil, id, err
-	}
+	input, inputRaw := in.input, in.raw
 	// The call and the decoded call are one allocation.
 	gc := &gatesCall{c: gates.Call{ToolCallID: id, ToolName: name, Input: input, RawInput: inputRaw, Cwd: st.cwd, Home: s.opts.Home,
 		AgentDir: s.opts.AgentDir, AgentName: st.agentName, Skills: st.skills, MCPServers: st.mcpServers,
@@ -818,14 +828,10 @@ func (s *Server) decodeFields(cp callParams, inputRaw []byte) (*gatesCall, strin
 		c.MCPServers = mergeNames(st.mcpServers, pol.MCPServers)
 	}
 	c.Protected = s.protectedFor(st.cwd, s.auditPath(pol))
-	cmd, workdir, isShell, err := shellFor(name, input, pol)
-	if err != nil {
-		return nil, id, err
-	}
-	if isShell {
-		c.Shell = analyzeShell(&s.shells, cmd, workdir, st.cwd, s.opts.Home)
-	} else if f, ok := protocolHostValues[st.host.Name][name]; ok {
-		c.Value = f(input)
+	if in.isShell {
+		c.Shell = analyzeShell(&s.shells, in.cmd, in.workdir, st.cwd, s.opts.Home)
+	} else {
+		c.Value = in.value
 	}
 	gc.input = boundedInput(inputRaw)
 	return gc, id, nil
