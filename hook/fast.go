@@ -68,7 +68,8 @@ func (s *Server) fastPrecheck(fc protocol.FastCall) (pre *prechecked, ok bool) {
 			return nil, false
 		}
 	}
-	return &prechecked{gc: gc, id: id, req: r}, true
+	gc.pre = prechecked{gc: gc, id: id, req: r}
+	return &gc.pre, true
 }
 
 // fastAnswer decides a prechecked call and frames its answer to the

@@ -18,6 +18,7 @@ type inputFacts struct {
 	cmd, workdir string
 	isShell      bool
 	value        string
+	bounded      any // boundedInput(raw)
 }
 
 // readInput checks a decoded input (checkInputKeys, checkToolFields,
@@ -29,7 +30,7 @@ func readInput(name string, input object, raw []byte, pol *policy.Policy, host s
 	if err := checkToolFields(name, input); err != nil {
 		return nil, err
 	}
-	in := &inputFacts{input: input, raw: raw}
+	in := &inputFacts{input: input, raw: raw, bounded: boundedInput(raw)}
 	var err error
 	if in.cmd, in.workdir, in.isShell, err = shellFor(name, input, pol); err != nil {
 		return nil, err

@@ -11,6 +11,7 @@ import (
 	"io"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -84,6 +85,8 @@ type Server struct {
 	evals gates.Evals
 	// inputs remembers the checked inputs of calls the fast path read.
 	inputs inputMemo
+	// current is the last Current function of a request (callRequest).
+	current atomic.Pointer[currentFn]
 	// noEvals (tests only) turns evals off, so that the two can be
 	// compared.
 	noEvals bool
@@ -677,6 +680,12 @@ type gatesCall struct {
 	// locs are where the call's policy files are, to read the policy of a
 	// later moment (an answer is checked against the policy of its time).
 	locs policy.Locations
+	// res, shell and pre are the call's resolver, shell command and
+	// prechecked work, held here rather than allocated each on its own.
+	res     resolver
+	resUsed bool
+	shell   gates.ShellCommand
+	pre     prechecked
 }
 
 // decodeCall reads tool_call/check params strictly (SPEC §3: a call toolgate
@@ -829,17 +838,22 @@ func (s *Server) decodeFields(cp callParams, inputRaw []byte, scanned bool) (*ga
 	}
 	c.Protected = s.protectedFor(st.cwd, s.auditPath(pol))
 	if in.isShell {
-		c.Shell = analyzeShell(&s.shells, in.cmd, in.workdir, st.cwd, s.opts.Home)
+		c.Shell = analyzeShellInto(&gc.shell, &s.shells, in.cmd, in.workdir, st.cwd, s.opts.Home)
 	} else {
 		c.Value = in.value
 	}
-	gc.input = boundedInput(inputRaw)
+	gc.input = in.bounded
 	return gc, id, nil
 }
 
 // analyzeShell parses a shell command once. A workdir argument acts as if
 // the command started with `cd workdir`; the workdir is itself a path word.
 func analyzeShell(cache *shell.Cache, cmd, workdir, cwd, home string) *gates.ShellCommand {
+	return analyzeShellInto(new(gates.ShellCommand), cache, cmd, workdir, cwd, home)
+}
+
+// analyzeShellInto is analyzeShell into sc.
+func analyzeShellInto(sc *gates.ShellCommand, cache *shell.Cache, cmd, workdir, cwd, home string) *gates.ShellCommand {
 	dir := cwd
 	var extra []shell.PathWord
 	if workdir != "" {
@@ -851,8 +865,13 @@ func analyzeShell(cache *shell.Cache, cmd, workdir, cwd, home string) *gates.She
 		extra = append(extra, shell.PathWord{Raw: workdir, Value: dir, Known: true, Dir: cwd})
 	}
 	a, stamp := cache.AnalyzeStamped(cmd, shell.Options{Cwd: dir, Home: home})
-	a.Paths = append(extra, a.Paths...) // a new slice: the cached analysis is shared
-	return &gates.ShellCommand{Command: cmd, Workdir: workdir, Analysis: a, Stamp: stamp}
+	if extra != nil {
+		a.Paths = append(extra, a.Paths...) // a new slice: the cached analysis is shared
+	} else {
+		a.Paths = a.Paths[:len(a.Paths):len(a.Paths)] // shared: an append copies it
+	}
+	*sc = gates.ShellCommand{Command: cmd, Workdir: workdir, Analysis: a, Stamp: stamp}
+	return sc
 }
 
 // checkInputKeys rejects an input key that nearly names a field toolgate
@@ -966,11 +985,46 @@ func (s *Server) toolCall(ctx context.Context, raw []byte) any {
 
 // callRequest is the gates' request for a decoded call.
 func (s *Server) callRequest(gc *gatesCall) gates.Request {
-	return gates.Request{Call: gc.call, Gates: gates.ToolGates, HasUI: gc.hasUI, Input: gc.input,
-		Resolver: resolver{p: gc.policy, session: s.approvals.snapshot()},
-		Current: func() gates.Resolver {
-			return resolver{p: s.loader.Policy(gc.locs), session: s.approvals.snapshot()}
-		}}
+	req := gates.Request{Call: gc.call, Gates: gates.ToolGates, HasUI: gc.hasUI, Input: gc.input,
+		Current: s.currentResolver(gc.locs)}
+	r := resolver{p: gc.policy, session: s.approvals.snapshot()}
+	if gc.resUsed {
+		req.Resolver = r
+		return req
+	}
+	// The first request of gc holds its resolver in gc (a request's
+	// resolver is never changed once made).
+	gc.res, gc.resUsed = r, true
+	req.Resolver = &gc.res
+	return req
+}
+
+// currentResolver is the Current of a request of a call whose policy
+// files are at locs: the resolver of the policy and approvals of the
+// moment it is called. The function of the last locations is kept, so
+// that each call does not make its own.
+func (s *Server) currentResolver(locs policy.Locations) func() gates.Resolver {
+	if c := s.current.Load(); c != nil && sameLocations(c.locs, locs) {
+		return c.fn
+	}
+	c := &currentFn{locs: locs, fn: func() gates.Resolver {
+		return resolver{p: s.loader.Policy(locs), session: s.approvals.snapshot()}
+	}}
+	s.current.Store(c)
+	return c.fn
+}
+
+// currentFn is a Current function and the locations it reads.
+type currentFn struct {
+	locs policy.Locations
+	fn   func() gates.Resolver
+}
+
+// sameLocations reports whether a and b are the same locations, field for
+// field.
+func sameLocations(a, b policy.Locations) bool {
+	return a.AgentDir == b.AgentDir && a.Home == b.Home && a.ConfigHome == b.ConfigHome && a.Cwd == b.Cwd &&
+		slices.Equal(a.ConfigFiles, b.ConfigFiles) && a.ProjectTrusted == b.ProjectTrusted && a.AgentName == b.AgentName
 }
 
 // decideCall runs a decoded call (or answers why it could not be decoded).
