@@ -68,32 +68,3 @@ func TestInputMemoKeepsNoBuffer(t *testing.T) {
 		t.Fatalf("kept %q (%q), again %p, first %p", in.raw, in.cmd, again, in)
 	}
 }
-
-// TestSameLocationsComparesEveryField: the Current function kept for the
-// last locations is given only for the same locations, every field of
-// policy.Locations compared (one added later is too, or this fails).
-func TestSameLocationsComparesEveryField(t *testing.T) {
-	a := policy.Locations{AgentDir: "/a", Home: "/h", ConfigHome: "/c", Cwd: "/w", ConfigFiles: []string{"/f"}, ProjectTrusted: true, AgentName: "n"}
-	if !sameLocations(a, a) {
-		t.Fatal("the same locations differ")
-	}
-	typ := reflect.TypeFor[policy.Locations]()
-	for i := 0; i < typ.NumField(); i++ {
-		b := a
-		b.ConfigFiles = append([]string(nil), a.ConfigFiles...)
-		f := reflect.ValueOf(&b).Elem().Field(i)
-		switch f.Kind() {
-		case reflect.String:
-			f.SetString(f.String() + "x")
-		case reflect.Bool:
-			f.SetBool(!f.Bool())
-		case reflect.Slice:
-			f.Set(reflect.Append(f, reflect.ValueOf("/g")))
-		default:
-			t.Fatalf("field %s of kind %s: compare it in sameLocations and here", typ.Field(i).Name, f.Kind())
-		}
-		if sameLocations(a, b) {
-			t.Fatalf("locations that differ in %s are the same", typ.Field(i).Name)
-		}
-	}
-}

@@ -11,7 +11,6 @@ import (
 	"io"
 	"path/filepath"
 	"runtime/debug"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -1004,7 +1003,7 @@ func (s *Server) callRequest(gc *gatesCall) gates.Request {
 // moment it is called. The function of the last locations is kept, so
 // that each call does not make its own.
 func (s *Server) currentResolver(locs policy.Locations) func() gates.Resolver {
-	if c := s.current.Load(); c != nil && sameLocations(c.locs, locs) {
+	if c := s.current.Load(); c != nil && c.locs.Equal(locs) {
 		return c.fn
 	}
 	c := &currentFn{locs: locs, fn: func() gates.Resolver {
@@ -1018,13 +1017,6 @@ func (s *Server) currentResolver(locs policy.Locations) func() gates.Resolver {
 type currentFn struct {
 	locs policy.Locations
 	fn   func() gates.Resolver
-}
-
-// sameLocations reports whether a and b are the same locations, field for
-// field.
-func sameLocations(a, b policy.Locations) bool {
-	return a.AgentDir == b.AgentDir && a.Home == b.Home && a.ConfigHome == b.ConfigHome && a.Cwd == b.Cwd &&
-		slices.Equal(a.ConfigFiles, b.ConfigFiles) && a.ProjectTrusted == b.ProjectTrusted && a.AgentName == b.AgentName
 }
 
 // decideCall runs a decoded call (or answers why it could not be decoded).

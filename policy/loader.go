@@ -99,8 +99,8 @@ type Loader struct {
 	// reads as before; rearm asks for one more full pass, watched from its
 	// start, after a pass whose files were not watched yet.
 	watch     *changeWatch
-	locBuf    []byte
-	lastLoc   string
+	lastLoc   Locations
+	hasLoc    bool
 	lastPaths []string
 	seen      []string
 	rearm     bool
@@ -121,8 +121,7 @@ func NewLoader() *Loader {
 func (l *Loader) Policy(loc Locations) *Policy {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.locBuf = appendLocations(l.locBuf[:0], loc)
-	sameLoc := l.last != nil && string(l.locBuf) == l.lastLoc
+	sameLoc := l.last != nil && l.hasLoc && l.lastLoc.Equal(loc)
 	if sameLoc && !l.rearm && l.watch.quiet(l.lastPaths) {
 		return l.last
 	}
@@ -134,7 +133,8 @@ func (l *Loader) Policy(loc Locations) *Policy {
 	l.seen = l.seen[:0]
 	p := l.compose(loc)
 	l.rearm = !sameLoc || !slices.Equal(l.seen, l.lastPaths)
-	l.lastLoc = string(l.locBuf)
+	l.lastLoc, l.hasLoc = loc, true
+	l.lastLoc.ConfigFiles = slices.Clone(loc.ConfigFiles)
 	l.lastPaths = append(l.lastPaths[:0], l.seen...)
 	return p
 }
@@ -160,16 +160,10 @@ func (l *Loader) Generation() uint64 {
 	return l.watch.generation()
 }
 
-// appendLocations appends what identifies loc.
-func appendLocations(b []byte, loc Locations) []byte {
-	for _, s := range []string{loc.Home, loc.AgentDir, loc.Cwd, loc.AgentName} {
-		b = append(append(b, s...), 0)
-	}
-	b = strconv.AppendBool(b, loc.ProjectTrusted)
-	for _, c := range loc.ConfigFiles {
-		b = append(append(b, 0), c...)
-	}
-	return b
+// Equal reports whether l and o are the same locations, field for field.
+func (l Locations) Equal(o Locations) bool {
+	return l.AgentDir == o.AgentDir && l.Home == o.Home && l.ConfigHome == o.ConfigHome && l.Cwd == o.Cwd &&
+		slices.Equal(l.ConfigFiles, o.ConfigFiles) && l.ProjectTrusted == o.ProjectTrusted && l.AgentName == o.AgentName
 }
 
 // compose reads what changed and composes the policy for loc.
