@@ -71,6 +71,17 @@ const (
 	maxInputBytes = 2 << 20
 )
 
+// freshFacts are the facts of the input raw (as ScanToolCall took it,
+// not kept: the facts hold a copy), read afresh; errNotFast when raw does
+// not decode.
+func freshFacts(name string, raw []byte, pol *policy.Policy, host string) (*inputFacts, error) {
+	input, ok := protocol.DecodeInput(raw)
+	if !ok {
+		return nil, errNotFast
+	}
+	return readInput(name, object(input), append([]byte(nil), raw...), pol, host)
+}
+
 // facts are the facts of the input raw (a call's params.input as
 // ScanToolCall took it; it may be the reader's buffer, which is not kept)
 // of tool name, under pol and host; errNotFast when raw does not decode.
@@ -93,11 +104,7 @@ func (im *inputMemo) facts(name string, raw []byte, pol *policy.Policy, host str
 			return in, nil
 		}
 	}
-	input, ok := protocol.DecodeInput(raw)
-	if !ok {
-		return nil, errNotFast
-	}
-	in, err := readInput(name, object(input), append([]byte(nil), raw...), pol, host)
+	in, err := freshFacts(name, raw, pol, host)
 	if err != nil || !keep {
 		return in, err
 	}

@@ -86,8 +86,8 @@ type Server struct {
 	inputs inputMemo
 	// current is the last Current function of a request (callRequest).
 	current atomic.Pointer[currentFn]
-	// noEvals (tests only) turns evals off, so that the two can be
-	// compared.
+	// noEvals (tests only) turns evals and inputs off, so that a session
+	// with them and one without can be compared.
 	noEvals bool
 	// initializedOnce is set by the first initialize.
 	initializedOnce atomic.Bool
@@ -816,9 +816,12 @@ func (s *Server) decodeFields(cp callParams, inputRaw []byte, scanned bool) (*ga
 	s.reportWarnings(pol, false)
 	var in *inputFacts
 	var err error
-	if scanned {
+	switch {
+	case scanned && s.noEvals:
+		in, err = freshFacts(name, inputRaw, pol, st.host.Name)
+	case scanned:
 		in, err = s.inputs.facts(name, inputRaw, pol, st.host.Name)
-	} else {
+	default:
 		in, err = readInput(name, cp.input, inputRaw, pol, st.host.Name)
 	}
 	if err != nil {
