@@ -102,6 +102,10 @@ type Loader struct {
 	lastLoc   Locations
 	hasLoc    bool
 	lastPaths []string
+	// armedOK: the watch said every one of lastPaths is armed, at
+	// generation armedGen (see quiet).
+	armedOK  bool
+	armedGen uint64
 	seen      []string
 	rearm     bool
 }
@@ -122,9 +126,10 @@ func (l *Loader) Policy(loc Locations) *Policy {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	sameLoc := l.last != nil && l.hasLoc && l.lastLoc.Equal(loc)
-	if sameLoc && !l.rearm && l.watch.quiet(l.lastPaths) {
+	if sameLoc && !l.rearm && l.quiet() {
 		return l.last
 	}
+	l.armedOK = false
 	if sameLoc {
 		// Armed before reading: a change made while the files are read
 		// is an event of the next call.
@@ -158,6 +163,22 @@ func (l *Loader) Generation() uint64 {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.watch.generation()
+}
+
+// quiet is l.watch.quiet(l.lastPaths). Whether every path is armed is
+// asked again only when the watch's generation moved since it said so:
+// what is armed changes only when the watch arms (a new generation) or
+// loses its descriptor (an event, so not quiet, and a new generation),
+// and lastPaths only in a pass that is not quiet (Policy clears armedOK).
+func (l *Loader) quiet() bool {
+	if l.armedOK && l.watch.generation() == l.armedGen {
+		return l.watch.quiet(nil)
+	}
+	if !l.watch.quiet(l.lastPaths) {
+		return false
+	}
+	l.armedOK, l.armedGen = true, l.watch.generation()
+	return true
 }
 
 // Equal reports whether l and o are the same locations, field for field.
