@@ -106,8 +106,8 @@ type Loader struct {
 	// generation armedGen (see quiet).
 	armedOK  bool
 	armedGen uint64
-	seen      []string
-	rearm     bool
+	seen     []string
+	rearm    bool
 }
 
 // NewOneShotLoader returns a loader for a process that decides once (a
