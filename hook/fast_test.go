@@ -476,7 +476,10 @@ func readsAsTheGeneralPath(t *testing.T, line []byte) bool {
 		if !bytes.Equal(sc.Input, fc.Input) || !iok || !reflect.DeepEqual(scanned, fc.InputValue) || sc.InputValue != nil {
 			t.Fatalf("%q: scanned input %q (%v), %#v; decoded %q, %#v", line, sc.Input, iok, scanned, fc.Input, fc.InputValue)
 		}
-		sc.Input, sc.InputValue = fc.Input, fc.InputValue
+		if sc.OtherValues != nil {
+			t.Fatalf("%q: scanned values of other keys %#v", line, sc.OtherValues)
+		}
+		sc.Input, sc.InputValue, sc.OtherValues = fc.Input, fc.InputValue, fc.OtherValues
 		if !reflect.DeepEqual(sc, fc) {
 			t.Fatalf("%q: scanned %+v, decoded %+v", line, sc, fc)
 		}

@@ -773,6 +773,17 @@ func fastParams(fc *protocol.FastCall) (callParams, error) {
 	cp := callParams{id: fc.ToolCallID, name: fc.ToolName, agentName: fc.AgentName, cwd: fc.Cwd,
 		hasAgentName: fc.Has&protocol.ParamAgentName != 0, hasCwd: fc.Has&protocol.ParamCwd != 0,
 		hasUI: fc.HasUI, hasHasUI: fc.Has&protocol.ParamHasUI != 0, input: object(fc.InputValue)}
+	if len(fc.Other) > 0 {
+		// Keys it does not read: one that nearly names a field is an
+		// error (checkCallKeys of the params' keys).
+		keys := make(object, len(fc.Other)+6)
+		for k := range fc.Params() {
+			keys[k] = nil
+		}
+		if err := checkCallKeys(keys); err != nil {
+			return cp, err
+		}
+	}
 	switch {
 	case cp.id == "":
 		return cp, fmt.Errorf("toolCallId is missing")

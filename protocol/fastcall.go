@@ -12,9 +12,9 @@ type FastCall struct {
 	// int64 range, or a string that needs no escaping (so it is written
 	// back byte for byte). It is a slice of the line.
 	ID []byte
-	// The params' fields, each of its own type (DecodeToolCall takes no
-	// other key and no other type): Has says which of them the params
-	// hold (the Param* bits).
+	// The params' fields, each of its own type (DecodeToolCall takes
+	// no other type for them): Has says which of them the params hold
+	// (the Param* bits).
 	ToolCallID, ToolName, AgentName, Cwd string
 	HasUI                                bool
 	Has                                  uint8
@@ -23,6 +23,10 @@ type FastCall struct {
 	InputValue map[string]any
 	// Input is the raw bytes of params.input (nil when absent), a copy.
 	Input []byte
+	// Other are the params' other keys, in their order, and (but after
+	// ScanToolCall) their values.
+	Other       []string
+	OtherValues []any
 }
 
 // The bits of FastCall.Has: which keys the params hold.
@@ -49,6 +53,13 @@ func (fc *FastCall) Params() map[string]any {
 			m[f.key] = f.v
 		}
 	}
+	for i, k := range fc.Other {
+		var v any
+		if i < len(fc.OtherValues) {
+			v = fc.OtherValues[i]
+		}
+		m[k] = v
+	}
 	return m
 }
 
@@ -62,8 +73,8 @@ const fastMaxKeys = 32
 
 // DecodeToolCall reads a line that is a plain tool_call request in one
 // pass: exactly the keys jsonrpc ("2.0"), id, method ("tool_call") and
-// params (an object of the keys of FastCall, each of its type, written
-// without escapes), strict JSON, valid UTF-8, no key repeated in any
+// params (an object; the keys of FastCall's fields each of its type),
+// strict JSON, valid UTF-8, no key repeated in any
 // object (exactly or in another letter case), no lone or paired surrogate
 // escapes, nesting within fastMaxDepth. It reports false for anything else,
 // which the general path reads and answers as before: a false is never an
@@ -603,6 +614,9 @@ func (d *fastDecoder) object(depth int) (map[string]any, bool) {
 // its type; anything else is left to the general path.
 func (d *fastDecoder) params(fc *FastCall) bool {
 	d.i++ // '{'
+	// keys are the params' keys so far (unescaped), none repeated in any
+	// letter case, as object compares them.
+	var keys [fastMaxKeys][]byte
 	for n := 0; ; n++ {
 		d.ws()
 		if d.eat('}') {
@@ -614,10 +628,19 @@ func (d *fastDecoder) params(fc *FastCall) bool {
 			}
 			d.ws()
 		}
-		key, ok := d.plainString()
+		if n >= fastMaxKeys || d.i >= len(d.b) || d.b[d.i] != '"' {
+			return false
+		}
+		key, ok := d.strBytes(true)
 		if !ok {
 			return false
 		}
+		for _, prev := range keys[:n] {
+			if sameFold(prev, key) {
+				return false
+			}
+		}
+		keys[n] = key
 		var bit uint8
 		switch string(key) {
 		case "toolCallId":
@@ -632,11 +655,6 @@ func (d *fastDecoder) params(fc *FastCall) bool {
 			bit = ParamCwd
 		case "hasUI":
 			bit = ParamHasUI
-		default:
-			return false
-		}
-		if fc.Has&bit != 0 {
-			return false
 		}
 		fc.Has |= bit
 		d.ws()
@@ -649,6 +667,17 @@ func (d *fastDecoder) params(fc *FastCall) bool {
 		}
 		c := d.b[d.i]
 		switch bit {
+		case 0:
+			// A key toolgate does not read: its value is read (and checked)
+			// as any other, and the key kept for the check of near keys.
+			v, ok := d.value(1)
+			if !ok {
+				return false
+			}
+			fc.Other = append(fc.Other, string(key))
+			if !d.scan {
+				fc.OtherValues = append(fc.OtherValues, v)
+			}
 		case ParamInput:
 			if c != '{' {
 				return false
