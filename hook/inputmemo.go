@@ -62,9 +62,12 @@ type inputMemo struct {
 }
 
 // Bounds of an inputMemo: inputs longer than maxMemoInput are not kept;
-// past maxInputs entries or about maxInputBytes it starts over (the size
-// of an entry is estimated high: its key, its copy of the input and the
-// decoded input, which takes about four times its text).
+// past maxInputs entries or about maxInputBytes it starts over. The size
+// of an entry is estimated high, inputSize: its key, its copy of the
+// input and the decoded input, which takes up to about 50 times its text
+// (TestInputSizeIsHigh: an array of small objects, a map of a group of 8
+// slots for every 8 bytes of text; what decoding allocates in all is
+// counted, the garbage of a growing array too).
 const (
 	maxMemoInput  = 4 << 10
 	maxInputs     = 512
@@ -108,7 +111,7 @@ func (im *inputMemo) facts(name string, raw []byte, pol *policy.Policy, host str
 	if err != nil || !keep {
 		return in, err
 	}
-	size := 6*len(key) + 512
+	size := inputSize(len(key))
 	im.mu.Lock()
 	defer im.mu.Unlock()
 	if im.m == nil || im.pol != pol || im.host != host || len(im.m) >= maxInputs || im.bytes+size > maxInputBytes {
@@ -118,3 +121,6 @@ func (im *inputMemo) facts(name string, raw []byte, pol *policy.Policy, host str
 	im.bytes += size
 	return in, nil
 }
+
+// inputSize is the estimated size of an entry of a key of n bytes.
+func inputSize(n int) int { return 64*n + 512 }

@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"math/rand"
 	"reflect"
+	"runtime"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/toolgate/toolgate/policy"
@@ -66,5 +69,46 @@ func TestInputMemoKeepsNoBuffer(t *testing.T) {
 	}
 	if string(in.raw) != `{"command":"git status"}` || in.cmd != "git status" || again != in {
 		t.Fatalf("kept %q (%q), again %p, first %p", in.raw, in.cmd, again, in)
+	}
+}
+
+// TestInputSizeIsHigh: what an entry holds (the decoded input and its
+// copy; the key is a string of its own) takes no more than inputSize says,
+// for the inputs that decode to the most per byte of text.
+func TestInputSizeIsHigh(t *testing.T) {
+	fill := func(head, item, tail string) string {
+		var b strings.Builder
+		b.WriteString(head)
+		for i := 0; b.Len() < maxMemoInput-len(tail)-len(item)-1; i++ {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(strings.ReplaceAll(item, "#", strconv.Itoa(i)))
+		}
+		b.WriteString(tail)
+		return b.String()
+	}
+	for _, raw := range []string{
+		fill(`{"a":[`, `1`, `]}`), fill(`{"a":[`, `[]`, `]}`), fill(`{"a":[`, `{}`, `]}`), fill(`{"a":[`, `""`, `]}`),
+		fill(`{"a":[`, `true`, `]}`), fill(`{"a":[`, `[1]`, `]}`), fill(`{"a":[`, `{"b":1}`, `]}`), fill(`{"a":[`, `{"b":1,"c":[]}`, `]}`),
+		fill(`{"a":[`, `{"#":[]}`, `]}`), `{"command":"git status"}`, `{}`,
+	} {
+		input := []byte(raw)
+		if _, ok := protocol.DecodeInput(input); !ok {
+			t.Fatalf("%.80s… does not decode", raw)
+		}
+		const n = 20
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		for i := 0; i < n; i++ {
+			if _, err := freshFacts("bash", input, &policy.Policy{}, ""); err != nil {
+				t.Fatal(err)
+			}
+		}
+		runtime.ReadMemStats(&after)
+		per := int(after.TotalAlloc-before.TotalAlloc) / n
+		if key := len(raw) + 5; per+key > inputSize(key) {
+			t.Errorf("%.40s… (%d bytes): an entry takes %d bytes, estimated %d", raw, len(raw), per+key, inputSize(key))
+		}
 	}
 }
