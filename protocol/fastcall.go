@@ -73,10 +73,10 @@ const fastMaxKeys = 32
 
 // DecodeToolCall reads a line that is a plain tool_call request in one
 // pass: exactly the keys jsonrpc ("2.0"), id, method ("tool_call") and
-// params (an object; the keys of FastCall's fields each of its type),
-// strict JSON, valid UTF-8, no key repeated in any
-// object (exactly or in another letter case), no lone or paired surrogate
-// escapes, nesting within fastMaxDepth. It reports false for anything else,
+// params (an object whose fields of FastCall are each of their type: a
+// string, a bool, an object), strict JSON, valid UTF-8, no key repeated in
+// any object (exactly or in another letter case), no lone or paired
+// surrogate escapes, nesting within fastMaxDepth. It reports false for anything else,
 // which the general path reads and answers as before: a false is never an
 // answer, only "not the common case".
 func DecodeToolCall(line []byte) (FastCall, bool) { return decodeToolCall(line, false) }
