@@ -113,6 +113,8 @@ func evalsSession(t *testing.T, noEvals bool) ([]string, uint64) {
 		{"read", `{"path":"docs/guide/a.md"}`},
 		{"bash", `{"command":"git status"}`},
 		{"bash", `{"command":"cat src/*"}`},
+		{"run", `{"cmd":"git status"}`},
+		{"run", `{"cmd":"echo x","dir":"src"}`},
 	}
 	round := func() {
 		for _, c := range calls {
@@ -144,6 +146,10 @@ func evalsSession(t *testing.T, noEvals bool) ([]string, uint64) {
 	round()
 	// The policy file edited.
 	writeFile(cfg, strings.Replace(strings.Replace(policy, `"read": "allow"`, `"read": "deny"`, 1), `"git *": "allow"`, `"git *": "deny"`, 1))
+	round()
+	// The policy file edited: run runs its cmd in a shell (the same input
+	// is another call: a shell command).
+	writeFile(cfg, strings.Replace(policy, `{"permission"`, `{"shellTools": {"run": {"commandArgument": "cmd", "workdirArgument": "dir"}}, "permission"`, 1))
 	round()
 	// Another working directory, by initialize.
 	initialize(other)

@@ -460,8 +460,28 @@ func readsAsTheGeneralPath(t *testing.T, line []byte) bool {
 	t.Helper()
 	{
 		fc, ok := protocol.DecodeToolCall(line)
+		// ScanToolCall takes the same lines, reads the same fields and
+		// input bytes, and DecodeInput decodes the same input.
+		sc, sok := protocol.ScanToolCall(line)
+		if sok != ok {
+			t.Fatalf("%q: DecodeToolCall %v, ScanToolCall %v", line, ok, sok)
+		}
 		if !ok {
 			return false
+		}
+		scanned, iok := protocol.DecodeInput(sc.Input)
+		if fc.Input == nil {
+			scanned, iok = nil, sc.Input == nil
+		}
+		if !bytes.Equal(sc.Input, fc.Input) || !iok || !reflect.DeepEqual(scanned, fc.InputValue) || sc.InputValue != nil {
+			t.Fatalf("%q: scanned input %q (%v), %#v; decoded %q, %#v", line, sc.Input, iok, scanned, fc.Input, fc.InputValue)
+		}
+		if sc.OtherValues != nil {
+			t.Fatalf("%q: scanned values of other keys %#v", line, sc.OtherValues)
+		}
+		sc.Input, sc.InputValue, sc.OtherValues = fc.Input, fc.InputValue, fc.OtherValues
+		if !reflect.DeepEqual(sc, fc) {
+			t.Fatalf("%q: scanned %+v, decoded %+v", line, sc, fc)
 		}
 		if !gojson.Valid(line) {
 			t.Fatalf("%q: taken, but not valid JSON", line)
@@ -488,8 +508,15 @@ func readsAsTheGeneralPath(t *testing.T, line []byte) bool {
 		if err != nil {
 			t.Fatalf("%q: %v", line, err)
 		}
-		if !reflect.DeepEqual(map[string]any(params), fc.Params) {
-			t.Fatalf("%q: params\n%#v\nthe general path reads\n%#v", line, fc.Params, params)
+		if !reflect.DeepEqual(map[string]any(params), fc.Params()) {
+			t.Fatalf("%q: params\n%#v\nthe general path reads\n%#v", line, fc.Params(), params)
+		}
+		// The fields decodeParams reads, and the first fault it finds in
+		// them, are the same.
+		want, werr := readParams(params)
+		got, gerr := fastParams(&fc)
+		if fmt.Sprint(werr) != fmt.Sprint(gerr) || (werr == nil && !reflect.DeepEqual(want, got)) || want.id != got.id {
+			t.Fatalf("%q: fields %+v (%v), the general path reads %+v (%v)", line, got, gerr, want, werr)
 		}
 	}
 	return true
@@ -570,7 +597,7 @@ func BenchmarkParamsDecode(b *testing.B) {
 			if !ok {
 				b.Fatal("not taken")
 			}
-			if err := checkCallKeys(fc.Params); err != nil {
+			if _, err := fastParams(&fc); err != nil {
 				b.Fatal(err)
 			}
 		}

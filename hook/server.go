@@ -82,8 +82,12 @@ type Server struct {
 	// evals remembers whole evaluations of calls that need no prompt,
 	// re-used only for provably the same question (gates.Evals).
 	evals gates.Evals
-	// noEvals (tests only) turns evals off, so that the two can be
-	// compared.
+	// inputs remembers the checked inputs of calls the fast path read.
+	inputs inputMemo
+	// current is the last Current function of a request (callRequest).
+	current atomic.Pointer[currentFn]
+	// noEvals (tests only) turns evals and inputs off, so that a session
+	// with them and one without can be compared.
 	noEvals bool
 	// initializedOnce is set by the first initialize.
 	initializedOnce atomic.Bool
@@ -676,6 +680,12 @@ type gatesCall struct {
 	// locs are where the call's policy files are, to read the policy of a
 	// later moment (an answer is checked against the policy of its time).
 	locs policy.Locations
+	// res, shell and pre are the call's resolver, shell command and
+	// prechecked work, held here rather than allocated each on its own.
+	res     resolver
+	resUsed bool
+	shell   gates.ShellCommand
+	pre     prechecked
 }
 
 // decodeCall reads tool_call/check params strictly (SPEC §3: a call toolgate
@@ -692,64 +702,144 @@ func (s *Server) decodeCall(raw []byte) (*gatesCall, string, error) {
 	return s.decodeParams(params, inputRaw)
 }
 
+// callParams are the fields of tool_call params toolgate reads, read
+// (each of its type).
+type callParams struct {
+	id, name, agentName, cwd string
+	hasAgentName, hasCwd     bool
+	hasUI, hasHasUI          bool
+	input                    object
+}
+
 // decodeParams is decodeCall after the params' text was read: params
 // decoded (objects as map[string]any, numbers as json.Number) and checked
 // unambiguous, inputRaw the raw bytes of params.input.
 func (s *Server) decodeParams(params object, inputRaw []byte) (*gatesCall, string, error) {
-	id, _, err := params.str("toolCallId", "")
+	cp, err := readParams(params)
 	if err != nil {
-		return nil, "", err
+		return nil, cp.id, err
+	}
+	return s.decodeFields(cp, inputRaw, false)
+}
+
+// readParams reads the fields of params toolgate reads, checking each as
+// it goes (the first fault is the error; cp.id is the id read so far).
+func readParams(params object) (cp callParams, err error) {
+	if cp.id, _, err = params.str("toolCallId", ""); err != nil {
+		return cp, err
 	}
 	if err := checkCallKeys(params); err != nil {
-		return nil, id, err
+		return cp, err
 	}
-	name, _, err := params.str("toolName", "")
-	if err != nil {
-		return nil, id, err
+	if cp.name, _, err = params.str("toolName", ""); err != nil {
+		return cp, err
 	}
-	if id == "" {
-		return nil, id, fmt.Errorf("toolCallId is missing")
+	if cp.id == "" {
+		return cp, fmt.Errorf("toolCallId is missing")
 	}
-	if name == "" {
-		return nil, id, fmt.Errorf("toolName is missing")
+	if cp.name == "" {
+		return cp, fmt.Errorf("toolName is missing")
 	}
 	input, hasInput, err := params.obj("input", "")
 	if err != nil {
-		return nil, id, err
+		return cp, err
 	}
 	if !hasInput {
-		return nil, id, fmt.Errorf("input is missing")
+		return cp, fmt.Errorf("input is missing")
 	}
-	st := s.snapshot()
-	if agent, ok, err := params.str("agentName", ""); err != nil {
-		return nil, id, err
-	} else if ok {
-		st.agentName = agent
+	cp.input = input
+	if cp.agentName, cp.hasAgentName, err = params.str("agentName", ""); err != nil {
+		return cp, err
 	}
-	if cwd, ok, err := params.str("cwd", ""); err != nil {
-		return nil, id, err
-	} else if ok {
-		if !filepath.IsAbs(cwd) {
-			return nil, id, fmt.Errorf("cwd %q is not an absolute path", cwd)
-		}
-		st.cwd = filepath.Clean(cwd)
+	if cp.cwd, cp.hasCwd, err = params.str("cwd", ""); err != nil {
+		return cp, err
+	}
+	if cp.hasCwd && !filepath.IsAbs(cp.cwd) {
+		return cp, fmt.Errorf("cwd %q is not an absolute path", cp.cwd)
 	}
 	hasUI, err := params.boolean("hasUI", "")
 	if err != nil {
-		return nil, id, err
+		return cp, err
 	}
 	if hasUI != nil {
-		st.hasUI = *hasUI
+		cp.hasUI, cp.hasHasUI = *hasUI, true
+	}
+	return cp, nil
+}
+
+// fastParams is readParams of the params DecodeToolCall read: each field
+// is of its type already (it takes nothing else), so only the checks of
+// their values are left, in readParams' order.
+func fastParams(fc *protocol.FastCall) (callParams, error) {
+	cp := callParams{id: fc.ToolCallID, name: fc.ToolName, agentName: fc.AgentName, cwd: fc.Cwd,
+		hasAgentName: fc.Has&protocol.ParamAgentName != 0, hasCwd: fc.Has&protocol.ParamCwd != 0,
+		hasUI: fc.HasUI, hasHasUI: fc.Has&protocol.ParamHasUI != 0, input: object(fc.InputValue)}
+	if len(fc.Other) > 0 {
+		// Keys it does not read: one that nearly names a field is an
+		// error (checkCallKeys of the params' keys).
+		keys := make(object, len(fc.Other)+6)
+		for k := range fc.Params() {
+			keys[k] = nil
+		}
+		if err := checkCallKeys(keys); err != nil {
+			return cp, err
+		}
+	}
+	switch {
+	case cp.id == "":
+		return cp, fmt.Errorf("toolCallId is missing")
+	case cp.name == "":
+		return cp, fmt.Errorf("toolName is missing")
+	case fc.Has&protocol.ParamInput == 0:
+		return cp, fmt.Errorf("input is missing")
+	case cp.hasCwd && !filepath.IsAbs(cp.cwd):
+		return cp, fmt.Errorf("cwd %q is not an absolute path", cp.cwd)
+	}
+	return cp, nil
+}
+
+// decodeFast is decodeParams of a call DecodeToolCall read.
+func (s *Server) decodeFast(fc *protocol.FastCall) (*gatesCall, string, error) {
+	cp, err := fastParams(fc)
+	if err != nil {
+		return nil, cp.id, err
+	}
+	return s.decodeFields(cp, fc.Input, true)
+}
+
+// decodeFields is decodeParams once the fields are read; scanned: the
+// input is not decoded yet (cp.input is nil; inputRaw, as
+// protocol.ScanToolCall took it, is not kept), its facts are then read
+// from s.inputs.
+func (s *Server) decodeFields(cp callParams, inputRaw []byte, scanned bool) (*gatesCall, string, error) {
+	id, name := cp.id, cp.name
+	st := s.snapshot()
+	if cp.hasAgentName {
+		st.agentName = cp.agentName
+	}
+	if cp.hasCwd {
+		st.cwd = filepath.Clean(cp.cwd)
+	}
+	if cp.hasHasUI {
+		st.hasUI = cp.hasUI
 	}
 	locs := s.locations(st)
 	pol := s.loader.Policy(locs)
 	s.reportWarnings(pol, false)
-	if err := checkInputKeys(name, input, pol); err != nil {
+	var in *inputFacts
+	var err error
+	switch {
+	case scanned && s.noEvals:
+		in, err = freshFacts(name, inputRaw, pol, st.host.Name)
+	case scanned:
+		in, err = s.inputs.facts(name, inputRaw, pol, st.host.Name)
+	default:
+		in, err = readInput(name, cp.input, inputRaw, pol, st.host.Name)
+	}
+	if err != nil {
 		return nil, id, err
 	}
-	if err := checkToolFields(name, input); err != nil {
-		return nil, id, err
-	}
+	input, inputRaw := in.input, in.raw
 	// The call and the decoded call are one allocation.
 	gc := &gatesCall{c: gates.Call{ToolCallID: id, ToolName: name, Input: input, RawInput: inputRaw, Cwd: st.cwd, Home: s.opts.Home,
 		AgentDir: s.opts.AgentDir, AgentName: st.agentName, Skills: st.skills, MCPServers: st.mcpServers,
@@ -761,22 +851,23 @@ func (s *Server) decodeParams(params object, inputRaw []byte) (*gatesCall, strin
 		c.MCPServers = mergeNames(st.mcpServers, pol.MCPServers)
 	}
 	c.Protected = s.protectedFor(st.cwd, s.auditPath(pol))
-	cmd, workdir, isShell, err := shellFor(name, input, pol)
-	if err != nil {
-		return nil, id, err
+	if in.isShell {
+		c.Shell = analyzeShellInto(&gc.shell, &s.shells, in.cmd, in.workdir, st.cwd, s.opts.Home)
+	} else {
+		c.Value = in.value
 	}
-	if isShell {
-		c.Shell = analyzeShell(&s.shells, cmd, workdir, st.cwd, s.opts.Home)
-	} else if f, ok := protocolHostValues[st.host.Name][name]; ok {
-		c.Value = f(input)
-	}
-	gc.input = boundedInput(inputRaw)
+	gc.input = in.bounded
 	return gc, id, nil
 }
 
 // analyzeShell parses a shell command once. A workdir argument acts as if
 // the command started with `cd workdir`; the workdir is itself a path word.
 func analyzeShell(cache *shell.Cache, cmd, workdir, cwd, home string) *gates.ShellCommand {
+	return analyzeShellInto(new(gates.ShellCommand), cache, cmd, workdir, cwd, home)
+}
+
+// analyzeShellInto is analyzeShell into sc.
+func analyzeShellInto(sc *gates.ShellCommand, cache *shell.Cache, cmd, workdir, cwd, home string) *gates.ShellCommand {
 	dir := cwd
 	var extra []shell.PathWord
 	if workdir != "" {
@@ -788,8 +879,13 @@ func analyzeShell(cache *shell.Cache, cmd, workdir, cwd, home string) *gates.She
 		extra = append(extra, shell.PathWord{Raw: workdir, Value: dir, Known: true, Dir: cwd})
 	}
 	a, stamp := cache.AnalyzeStamped(cmd, shell.Options{Cwd: dir, Home: home})
-	a.Paths = append(extra, a.Paths...) // a new slice: the cached analysis is shared
-	return &gates.ShellCommand{Command: cmd, Workdir: workdir, Analysis: a, Stamp: stamp}
+	if extra != nil {
+		a.Paths = append(extra, a.Paths...) // a new slice: the cached analysis is shared
+	} else {
+		a.Paths = a.Paths[:len(a.Paths):len(a.Paths)] // shared: an append copies it
+	}
+	*sc = gates.ShellCommand{Command: cmd, Workdir: workdir, Analysis: a, Stamp: stamp}
+	return sc
 }
 
 // checkInputKeys rejects an input key that nearly names a field toolgate
@@ -903,11 +999,39 @@ func (s *Server) toolCall(ctx context.Context, raw []byte) any {
 
 // callRequest is the gates' request for a decoded call.
 func (s *Server) callRequest(gc *gatesCall) gates.Request {
-	return gates.Request{Call: gc.call, Gates: gates.ToolGates, HasUI: gc.hasUI, Input: gc.input,
-		Resolver: resolver{p: gc.policy, session: s.approvals.snapshot()},
-		Current: func() gates.Resolver {
-			return resolver{p: s.loader.Policy(gc.locs), session: s.approvals.snapshot()}
-		}}
+	req := gates.Request{Call: gc.call, Gates: gates.ToolGates, HasUI: gc.hasUI, Input: gc.input,
+		Current: s.currentResolver(gc.locs)}
+	r := resolver{p: gc.policy, session: s.approvals.snapshot()}
+	if gc.resUsed {
+		req.Resolver = r
+		return req
+	}
+	// The first request of gc holds its resolver in gc (a request's
+	// resolver is never changed once made).
+	gc.res, gc.resUsed = r, true
+	req.Resolver = &gc.res
+	return req
+}
+
+// currentResolver is the Current of a request of a call whose policy
+// files are at locs: the resolver of the policy and approvals of the
+// moment it is called. The function of the last locations is kept, so
+// that each call does not make its own.
+func (s *Server) currentResolver(locs policy.Locations) func() gates.Resolver {
+	if c := s.current.Load(); c != nil && c.locs.Equal(locs) {
+		return c.fn
+	}
+	c := &currentFn{locs: locs, fn: func() gates.Resolver {
+		return resolver{p: s.loader.Policy(locs), session: s.approvals.snapshot()}
+	}}
+	s.current.Store(c)
+	return c.fn
+}
+
+// currentFn is a Current function and the locations it reads.
+type currentFn struct {
+	locs policy.Locations
+	fn   func() gates.Resolver
 }
 
 // decideCall runs a decoded call (or answers why it could not be decoded).

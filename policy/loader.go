@@ -99,11 +99,15 @@ type Loader struct {
 	// reads as before; rearm asks for one more full pass, watched from its
 	// start, after a pass whose files were not watched yet.
 	watch     *changeWatch
-	locBuf    []byte
-	lastLoc   string
+	lastLoc   Locations
+	hasLoc    bool
 	lastPaths []string
-	seen      []string
-	rearm     bool
+	// armedOK: the watch said every one of lastPaths is armed, at
+	// generation armedGen (see quiet).
+	armedOK  bool
+	armedGen uint64
+	seen     []string
+	rearm    bool
 }
 
 // NewOneShotLoader returns a loader for a process that decides once (a
@@ -121,11 +125,11 @@ func NewLoader() *Loader {
 func (l *Loader) Policy(loc Locations) *Policy {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.locBuf = appendLocations(l.locBuf[:0], loc)
-	sameLoc := l.last != nil && string(l.locBuf) == l.lastLoc
-	if sameLoc && !l.rearm && l.watch.quiet(l.lastPaths) {
+	sameLoc := l.last != nil && l.hasLoc && l.lastLoc.Equal(loc)
+	if sameLoc && !l.rearm && l.quiet() {
 		return l.last
 	}
+	l.armedOK = false
 	if sameLoc {
 		// Armed before reading: a change made while the files are read
 		// is an event of the next call.
@@ -134,7 +138,8 @@ func (l *Loader) Policy(loc Locations) *Policy {
 	l.seen = l.seen[:0]
 	p := l.compose(loc)
 	l.rearm = !sameLoc || !slices.Equal(l.seen, l.lastPaths)
-	l.lastLoc = string(l.locBuf)
+	l.lastLoc, l.hasLoc = loc, true
+	l.lastLoc.ConfigFiles = slices.Clone(loc.ConfigFiles)
 	l.lastPaths = append(l.lastPaths[:0], l.seen...)
 	return p
 }
@@ -160,16 +165,26 @@ func (l *Loader) Generation() uint64 {
 	return l.watch.generation()
 }
 
-// appendLocations appends what identifies loc.
-func appendLocations(b []byte, loc Locations) []byte {
-	for _, s := range []string{loc.Home, loc.AgentDir, loc.Cwd, loc.AgentName} {
-		b = append(append(b, s...), 0)
+// quiet is l.watch.quiet(l.lastPaths). Whether every path is armed is
+// asked again only when the watch's generation moved since it said so:
+// what is armed changes only when the watch arms (a new generation) or
+// loses its descriptor (an event, so not quiet, and a new generation),
+// and lastPaths only in a pass that is not quiet (Policy clears armedOK).
+func (l *Loader) quiet() bool {
+	if l.armedOK && l.watch.generation() == l.armedGen {
+		return l.watch.quiet(nil)
 	}
-	b = strconv.AppendBool(b, loc.ProjectTrusted)
-	for _, c := range loc.ConfigFiles {
-		b = append(append(b, 0), c...)
+	if !l.watch.quiet(l.lastPaths) {
+		return false
 	}
-	return b
+	l.armedOK, l.armedGen = true, l.watch.generation()
+	return true
+}
+
+// Equal reports whether l and o are the same locations, field for field.
+func (l Locations) Equal(o Locations) bool {
+	return l.AgentDir == o.AgentDir && l.Home == o.Home && l.ConfigHome == o.ConfigHome && l.Cwd == o.Cwd &&
+		slices.Equal(l.ConfigFiles, o.ConfigFiles) && l.ProjectTrusted == o.ProjectTrusted && l.AgentName == o.AgentName
 }
 
 // compose reads what changed and composes the policy for loc.

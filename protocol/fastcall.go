@@ -12,11 +12,55 @@ type FastCall struct {
 	// int64 range, or a string that needs no escaping (so it is written
 	// back byte for byte). It is a slice of the line.
 	ID []byte
-	// Params are the decoded params (objects as map[string]any, numbers
-	// as json.Number), as a strict decoder of them reads them.
-	Params map[string]any
+	// The params' fields, each of its own type (DecodeToolCall takes
+	// no other type for them): Has says which of them the params hold
+	// (the Param* bits).
+	ToolCallID, ToolName, AgentName, Cwd string
+	HasUI                                bool
+	Has                                  uint8
+	// InputValue is params.input decoded (objects as map[string]any,
+	// numbers as json.Number), as a strict decoder of it reads it.
+	InputValue map[string]any
 	// Input is the raw bytes of params.input (nil when absent), a copy.
 	Input []byte
+	// Other are the params' other keys, in their order, and (but after
+	// ScanToolCall) their values.
+	Other       []string
+	OtherValues []any
+}
+
+// The bits of FastCall.Has: which keys the params hold.
+const (
+	ParamToolCallID uint8 = 1 << iota
+	ParamToolName
+	ParamInput
+	ParamAgentName
+	ParamCwd
+	ParamHasUI
+)
+
+// Params is the params as a decoder reads them into a map (objects as
+// map[string]any, numbers as json.Number).
+func (fc *FastCall) Params() map[string]any {
+	m := map[string]any{}
+	for _, f := range [...]struct {
+		bit uint8
+		key string
+		v   any
+	}{{ParamToolCallID, "toolCallId", fc.ToolCallID}, {ParamToolName, "toolName", fc.ToolName}, {ParamInput, "input", fc.InputValue},
+		{ParamAgentName, "agentName", fc.AgentName}, {ParamCwd, "cwd", fc.Cwd}, {ParamHasUI, "hasUI", fc.HasUI}} {
+		if fc.Has&f.bit != 0 {
+			m[f.key] = f.v
+		}
+	}
+	for i, k := range fc.Other {
+		var v any
+		if i < len(fc.OtherValues) {
+			v = fc.OtherValues[i]
+		}
+		m[k] = v
+	}
+	return m
 }
 
 // fastMaxDepth bounds the nesting the one-pass reader takes on itself;
@@ -29,16 +73,40 @@ const fastMaxKeys = 32
 
 // DecodeToolCall reads a line that is a plain tool_call request in one
 // pass: exactly the keys jsonrpc ("2.0"), id, method ("tool_call") and
-// params (an object), strict JSON, valid UTF-8, no key repeated in any
-// object (exactly or in another letter case), no lone or paired surrogate
-// escapes, nesting within fastMaxDepth. It reports false for anything else,
+// params (an object whose fields of FastCall are each of their type: a
+// string, a bool, an object), strict JSON, valid UTF-8, no key repeated in
+// any object (exactly or in another letter case), no lone or paired
+// surrogate escapes, nesting within fastMaxDepth. It reports false for anything else,
 // which the general path reads and answers as before: a false is never an
 // answer, only "not the common case".
-func DecodeToolCall(line []byte) (FastCall, bool) {
+func DecodeToolCall(line []byte) (FastCall, bool) { return decodeToolCall(line, false) }
+
+// ScanToolCall is DecodeToolCall without decoding the input: it takes
+// exactly the lines DecodeToolCall takes (the input checked as strictly),
+// but leaves InputValue nil, and Input is a slice of line (so it is only
+// good while line is). DecodeInput decodes it when it is needed.
+func ScanToolCall(line []byte) (FastCall, bool) { return decodeToolCall(line, true) }
+
+// DecodeInput is the InputValue DecodeToolCall reads for the raw input of
+// a call ScanToolCall took (false for any other bytes).
+func DecodeInput(raw []byte) (map[string]any, bool) {
+	if !utf8.Valid(raw) || len(raw) == 0 || raw[0] != '{' {
+		return nil, false
+	}
+	d := fastDecoder{b: raw}
+	// The input is at depth 1, as DecodeToolCall reads it.
+	m, ok := d.object(1)
+	if !ok || d.i != len(raw) {
+		return nil, false
+	}
+	return m, true
+}
+
+func decodeToolCall(line []byte, scan bool) (FastCall, bool) {
 	if !utf8.Valid(line) {
 		return FastCall{}, false
 	}
-	d := fastDecoder{b: line}
+	d := fastDecoder{b: line, scan: scan}
 	d.ws()
 	if !d.eat('{') {
 		return FastCall{}, false
@@ -94,11 +162,9 @@ func DecodeToolCall(line []byte) (FastCall, bool) {
 			if d.i >= len(d.b) || d.b[d.i] != '{' {
 				return FastCall{}, false
 			}
-			m, ok := d.object(0, true, &fc)
-			if !ok {
+			if !d.params(&fc) {
 				return FastCall{}, false
 			}
-			fc.Params = m
 		default:
 			return FastCall{}, false
 		}
@@ -117,6 +183,9 @@ func DecodeToolCall(line []byte) (FastCall, bool) {
 type fastDecoder struct {
 	b []byte
 	i int
+	// scan: check the values without building them (value and object
+	// return nil).
+	scan bool
 }
 
 func (d *fastDecoder) ws() {
@@ -197,11 +266,14 @@ func (d *fastDecoder) value(depth int) (any, bool) {
 	}
 	switch c := d.b[d.i]; c {
 	case '{':
-		m, ok := d.object(depth, false, nil)
+		m, ok := d.object(depth)
 		return m, ok
 	case '[':
 		d.i++
-		arr := []any{}
+		var arr []any
+		if !d.scan {
+			arr = []any{}
+		}
 		for n := 0; ; n++ {
 			d.ws()
 			if d.eat(']') {
@@ -217,7 +289,9 @@ func (d *fastDecoder) value(depth int) (any, bool) {
 			if !ok {
 				return nil, false
 			}
-			arr = append(arr, v)
+			if !d.scan {
+				arr = append(arr, v)
+			}
 		}
 	case '"':
 		if v, ok := d.knownValue(); ok {
@@ -272,69 +346,86 @@ func (d *fastDecoder) number() (any, bool) {
 			return nil, false
 		}
 	}
+	if d.scan {
+		return nil, true
+	}
 	return json.Number(d.b[start:d.i]), true
 }
 
-// str reads a string and returns it unescaped. A \u escape of a surrogate
-// is left to the general path.
+// str reads a string and returns it unescaped (nothing when d.scan). A
+// \u escape of a surrogate is left to the general path.
 func (d *fastDecoder) str() (string, bool) {
+	b, ok := d.strBytes(!d.scan)
+	if !ok || d.scan {
+		return "", ok
+	}
+	return string(b), true
+}
+
+// strBytes reads a string: its bytes unescaped (a slice of d.b when it
+// has no escape), or, unless want, only checks it.
+func (d *fastDecoder) strBytes(want bool) ([]byte, bool) {
 	d.i++ // '"'
 	start := d.i
 	for d.i < len(d.b) {
 		c := d.b[d.i]
 		switch {
 		case c == '"':
-			s := string(d.b[start:d.i])
 			d.i++
-			return s, true
+			return d.b[start : d.i-1], true
 		case c == '\\':
-			return d.escaped(start)
+			return d.escaped(start, want)
 		case c < 0x20:
-			return "", false
+			return nil, false
 		}
 		d.i++
 	}
-	return "", false
+	return nil, false
 }
 
-func (d *fastDecoder) escaped(start int) (string, bool) {
-	out := append(make([]byte, 0, d.i-start+16), d.b[start:d.i]...)
+func (d *fastDecoder) escaped(start int, want bool) ([]byte, bool) {
+	var out []byte
+	if want {
+		out = append(make([]byte, 0, d.i-start+16), d.b[start:d.i]...)
+	}
 	for d.i < len(d.b) {
 		c := d.b[d.i]
 		switch {
 		case c == '"':
 			d.i++
-			return string(out), true
+			return out, true
 		case c < 0x20:
-			return "", false
+			return nil, false
 		case c != '\\':
-			out = append(out, c)
+			if want {
+				out = append(out, c)
+			}
 			d.i++
 			continue
 		}
 		if d.i+1 >= len(d.b) {
-			return "", false
+			return nil, false
 		}
 		e := d.b[d.i+1]
 		d.i += 2
+		var r rune
 		switch e {
 		case '"', '\\', '/':
-			out = append(out, e)
+			r = rune(e)
 		case 'b':
-			out = append(out, '\b')
+			r = '\b'
 		case 'f':
-			out = append(out, '\f')
+			r = '\f'
 		case 'n':
-			out = append(out, '\n')
+			r = '\n'
 		case 'r':
-			out = append(out, '\r')
+			r = '\r'
 		case 't':
-			out = append(out, '\t')
+			r = '\t'
 		case 'u':
 			if d.i+4 > len(d.b) {
-				return "", false
+				return nil, false
 			}
-			var r rune
 			for _, h := range d.b[d.i : d.i+4] {
 				switch {
 				case '0' <= h && h <= '9':
@@ -344,38 +435,35 @@ func (d *fastDecoder) escaped(start int) (string, bool) {
 				case 'A' <= h && h <= 'F':
 					r = r<<4 | rune(h-'A'+10)
 				default:
-					return "", false
+					return nil, false
 				}
 			}
 			if 0xD800 <= r && r <= 0xDFFF {
-				return "", false
+				return nil, false
 			}
 			d.i += 4
-			out = utf8.AppendRune(out, r)
 		default:
-			return "", false
+			return nil, false
+		}
+		if want {
+			out = utf8.AppendRune(out, r)
 		}
 	}
-	return "", false
+	return nil, false
 }
 
-// key reads an object key; the keys toolgate reads are not allocated
-// again for every call.
-func (d *fastDecoder) key() (string, bool) {
-	start := d.i + 1
-	for j := start; j < len(d.b); j++ {
-		switch c := d.b[j]; {
-		case c == '"':
-			if k, ok := knownKey(d.b[start:j]); ok {
-				d.i = j + 1
-				return k, true
-			}
-			return d.str()
-		case c == '\\' || c < 0x20:
-			return d.str()
-		}
+// key reads an object key: its bytes unescaped and, unless d.scan, the
+// key as a string (the keys toolgate reads are not allocated again for
+// every call).
+func (d *fastDecoder) key() ([]byte, string, bool) {
+	b, ok := d.strBytes(true)
+	if !ok || d.scan {
+		return b, "", ok
 	}
-	return d.str()
+	if k, ok := knownKey(b); ok {
+		return b, k, true
+	}
+	return b, string(b), true
 }
 
 func knownKey(b []byte) (string, bool) {
@@ -474,13 +562,15 @@ func (d *fastDecoder) knownValue() (any, bool) {
 
 // object reads an object into a map, refusing a key repeated in it
 // (exactly or after folding letter case, as the general path compares).
-// At the top of the params (top), the raw input value is kept in fc.
-func (d *fastDecoder) object(depth int, top bool, fc *FastCall) (map[string]any, bool) {
+func (d *fastDecoder) object(depth int) (map[string]any, bool) {
 	d.i++ // '{'
-	m := make(map[string]any)
-	// keys are the object's keys so far, compared on the stack rather than
-	// by ranging over the map (at most fastMaxKeys).
-	var keys [fastMaxKeys]string
+	var m map[string]any
+	if !d.scan {
+		m = make(map[string]any)
+	}
+	// keys are the object's keys so far (unescaped), compared on the stack
+	// rather than by ranging over the map (at most fastMaxKeys).
+	var keys [fastMaxKeys][]byte
 	for n := 0; ; n++ {
 		d.ws()
 		if d.eat('}') {
@@ -495,36 +585,154 @@ func (d *fastDecoder) object(depth int, top bool, fc *FastCall) (map[string]any,
 		if n >= fastMaxKeys || d.i >= len(d.b) || d.b[d.i] != '"' {
 			return nil, false
 		}
-		key, ok := d.key()
+		kb, key, ok := d.key()
 		if !ok {
 			return nil, false
 		}
 		for _, prev := range keys[:n] {
-			if sameFold(prev, key) {
+			if sameFold(prev, kb) {
 				return nil, false
 			}
 		}
-		keys[n] = key
+		keys[n] = kb
 		d.ws()
 		if !d.eat(':') {
 			return nil, false
 		}
 		d.ws()
-		start := d.i
 		v, ok := d.value(depth + 1)
 		if !ok {
 			return nil, false
 		}
-		if top && key == "input" {
-			fc.Input = append([]byte(nil), d.b[start:d.i]...)
+		if !d.scan {
+			m[key] = v
 		}
-		m[key] = v
+	}
+}
+
+// params reads the params object into fc: only its keys, each once and of
+// its type; anything else is left to the general path.
+func (d *fastDecoder) params(fc *FastCall) bool {
+	d.i++ // '{'
+	// keys are the params' keys so far (unescaped), none repeated in any
+	// letter case, as object compares them.
+	var keys [fastMaxKeys][]byte
+	for n := 0; ; n++ {
+		d.ws()
+		if d.eat('}') {
+			return true
+		}
+		if n > 0 {
+			if !d.eat(',') {
+				return false
+			}
+			d.ws()
+		}
+		if n >= fastMaxKeys || d.i >= len(d.b) || d.b[d.i] != '"' {
+			return false
+		}
+		key, ok := d.strBytes(true)
+		if !ok {
+			return false
+		}
+		for _, prev := range keys[:n] {
+			if sameFold(prev, key) {
+				return false
+			}
+		}
+		keys[n] = key
+		var bit uint8
+		switch string(key) {
+		case "toolCallId":
+			bit = ParamToolCallID
+		case "toolName":
+			bit = ParamToolName
+		case "input":
+			bit = ParamInput
+		case "agentName":
+			bit = ParamAgentName
+		case "cwd":
+			bit = ParamCwd
+		case "hasUI":
+			bit = ParamHasUI
+		}
+		fc.Has |= bit
+		d.ws()
+		if !d.eat(':') {
+			return false
+		}
+		d.ws()
+		if d.i >= len(d.b) {
+			return false
+		}
+		c := d.b[d.i]
+		switch bit {
+		case 0:
+			// A key toolgate does not read: its value is read (and checked)
+			// as any other, and the key kept for the check of near keys.
+			v, ok := d.value(1)
+			if !ok {
+				return false
+			}
+			fc.Other = append(fc.Other, string(key))
+			if !d.scan {
+				fc.OtherValues = append(fc.OtherValues, v)
+			}
+		case ParamInput:
+			if c != '{' {
+				return false
+			}
+			start := d.i
+			// The params are at depth 0, their values at 1 (as value
+			// would read them).
+			m, ok := d.object(1)
+			if !ok {
+				return false
+			}
+			if d.scan {
+				fc.Input = d.b[start:d.i:d.i]
+			} else {
+				fc.InputValue, fc.Input = m, append([]byte(nil), d.b[start:d.i]...)
+			}
+		case ParamHasUI:
+			switch {
+			case c == 't' && d.lit("true"):
+				fc.HasUI = true
+			case c == 'f' && d.lit("false"):
+				fc.HasUI = false
+			default:
+				return false
+			}
+		default:
+			if c != '"' {
+				return false
+			}
+			// The params' own strings are read in scan mode too.
+			var s string
+			if v, known := d.knownValue(); known {
+				s = v.(string)
+			} else if b, ok := d.strBytes(true); ok {
+				s = string(b)
+			} else {
+				return false
+			}
+			switch bit {
+			case ParamToolCallID:
+				fc.ToolCallID = s
+			case ParamToolName:
+				fc.ToolName = s
+			case ParamAgentName:
+				fc.AgentName = s
+			case ParamCwd:
+				fc.Cwd = s
+			}
+		}
 	}
 }
 
 // sameFold reports whether two keys are one after the folding the general
 // path's repeat check uses (strings.ToLower(strings.ToUpper(k))).
-func sameFold(a, b string) bool {
+func sameFold(a, b []byte) bool {
 	ascii := true
 	for i := 0; i < len(a); i++ {
 		if a[i] >= utf8.RuneSelf {
@@ -538,7 +746,7 @@ func sameFold(a, b string) bool {
 		}
 	}
 	if !ascii {
-		return strings.ToLower(strings.ToUpper(a)) == strings.ToLower(strings.ToUpper(b))
+		return strings.ToLower(strings.ToUpper(string(a))) == strings.ToLower(strings.ToUpper(string(b)))
 	}
 	if len(a) != len(b) {
 		return false
