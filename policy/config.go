@@ -617,49 +617,43 @@ func isObjectState(v *jval) bool {
 	return reason.Kind() != '"' || err != nil
 }
 
-// duplicates marks each member whose key appeared before it.
+// duplicates marks each member whose key appeared before it. A large
+// object (a pattern map of thousands) is checked through an open-addressing
+// table of positions rather than a Go map: a fraction of the memory and of
+// the time; a name is read again (literalString: a piece of the file, for
+// nearly every name) rather than kept.
 func duplicates(members []jmember) []bool {
-	_, dup := memberNames(members)
-	return dup
-}
-
-// memberNames returns each member's name and marks each whose name
-// appeared before it. A large object (a pattern map of thousands) is
-// checked through an open-addressing table of positions rather than a Go
-// map: a fraction of the memory and of the time.
-func memberNames(members []jmember) ([]string, []bool) {
-	names := make([]string, len(members))
 	dup := make([]bool, len(members))
-	for i := range members {
-		names[i] = literalString(&members[i].Name)
-	}
 	if len(members) <= 16 {
-		for i := 1; i < len(names); i++ {
+		var names [16]string
+		for i := range members {
+			names[i] = literalString(&members[i].Name)
 			dup[i] = slices.Contains(names[:i], names[i])
 		}
-		return names, dup
+		return dup
 	}
 	size := 32
-	for size < 2*len(names) {
+	for size < 2*len(members) {
 		size <<= 1
 	}
 	mask := uint64(size - 1)
-	slots := make([]int32, size) // 0: empty; i+1: names[i]
+	slots := make([]int32, size) // 0: empty; i+1: members[i]
 	seed := maphash.MakeSeed()
-	for i, k := range names {
+	for i := range members {
+		k := literalString(&members[i].Name)
 		for h := maphash.String(seed, k) & mask; ; h = (h + 1) & mask {
 			at := slots[h]
 			if at == 0 {
 				slots[h] = int32(i + 1)
 				break
 			}
-			if names[at-1] == k {
+			if literalString(&members[at-1].Name) == k {
 				dup[i] = true
 				break
 			}
 		}
 	}
-	return names, dup
+	return dup
 }
 
 // problem records a schema error inside one entry and returns the state
@@ -692,12 +686,12 @@ func (p *parser) patternMap(v *jval, where, emptyKey string, what func(string) s
 		return nil, false
 	}
 	members := obj.Members()
-	names, dup := memberNames(members)
+	dup := duplicates(members)
 	distinct := true
 	out := make([]PatternEntry, 0, len(members))
 	for i := range members {
 		m := &members[i]
-		pat := names[i]
+		pat := literalString(&m.Name)
 		line, _ := p.position(m.Name.StartOffset)
 		var st State
 		switch {

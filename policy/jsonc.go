@@ -19,13 +19,34 @@ type jval struct {
 	// keeps are pieces of it too).
 	lit string
 	// kids are an array's elements, or an object's names and values
-	// (name, value, name, value, …).
-	kids        []jval
+	// (name, value, name, value, …): nkids of them from kids (children).
+	// A pointer and a count rather than a slice: a large policy is tens of
+	// thousands of values, and every byte of one is memory a start faults
+	// in.
+	kids        *jval
 	StartOffset int
+	nkids       int32
 	kind        byte // '{', '[', '"', '0' (number), 't', 'f', 'n'
 	// plain is set (by the one-pass parser) for a string that reads as
 	// its text between the quotes: no escape, valid UTF-8.
 	plain bool
+}
+
+// children are an array's elements, or an object's names and values.
+func (v *jval) children() []jval {
+	if v.nkids == 0 {
+		return nil
+	}
+	return unsafe.Slice(v.kids, v.nkids)
+}
+
+// setChildren makes kids v's children.
+func (v *jval) setChildren(kids []jval) {
+	if len(kids) == 0 {
+		v.kids, v.nkids = nil, 0
+		return
+	}
+	v.kids, v.nkids = unsafe.SliceData(kids), int32(len(kids))
 }
 
 // jmember is one "name": value pair of an object: two jvals, laid out as
@@ -37,10 +58,10 @@ type jmember struct {
 
 // Members are an object's members in file order (nil for other values).
 func (v *jval) Members() []jmember {
-	if v.kind != '{' || len(v.kids) == 0 {
+	if v.kind != '{' || v.nkids == 0 {
 		return nil
 	}
-	return unsafe.Slice((*jmember)(unsafe.Pointer(unsafe.SliceData(v.kids))), len(v.kids)/2)
+	return unsafe.Slice((*jmember)(unsafe.Pointer(v.kids)), v.nkids/2)
 }
 
 // Elements are an array's elements (nil for other values).
@@ -48,7 +69,7 @@ func (v *jval) Elements() []jval {
 	if v.kind != '[' {
 		return nil
 	}
-	return v.kids
+	return v.children()
 }
 
 // Kind is the value's kind, as hujson names them.
@@ -110,18 +131,20 @@ func fromHujson(v *hujson.Value) jval {
 		if len(t.Members) == 0 {
 			break
 		}
-		out.kids = make([]jval, 0, 2*len(t.Members))
+		kids := make([]jval, 0, 2*len(t.Members))
 		for i := range t.Members {
-			out.kids = append(out.kids, fromHujson(&t.Members[i].Name), fromHujson(&t.Members[i].Value))
+			kids = append(kids, fromHujson(&t.Members[i].Name), fromHujson(&t.Members[i].Value))
 		}
+		out.setChildren(kids)
 	case *hujson.Array:
 		if len(t.Elements) == 0 {
 			break
 		}
-		out.kids = make([]jval, len(t.Elements))
+		kids := make([]jval, len(t.Elements))
 		for i := range t.Elements {
-			out.kids[i] = fromHujson(&t.Elements[i])
+			kids[i] = fromHujson(&t.Elements[i])
 		}
+		out.setChildren(kids)
 	case hujson.Literal:
 		out.lit = string(t)
 		if n := len(out.lit); out.kind == '"' && n >= 2 {
@@ -244,9 +267,9 @@ func (f *fastParser) value() (v jval) {
 		}
 		v.kind = c
 		if c == '{' {
-			v.kids = f.object()
+			v.setChildren(f.object())
 		} else {
-			v.kids = f.array()
+			v.setChildren(f.array())
 		}
 		f.depth--
 	case '"':

@@ -186,9 +186,9 @@ func TestShapeCountsValues(t *testing.T) {
 	count := func(v *jval) int {
 		var walk func(v *jval) int
 		walk = func(v *jval) int {
-			n := len(v.kids)
-			for i := range v.kids {
-				n += walk(&v.kids[i])
+			n := len(v.children())
+			for i := range v.children() {
+				n += walk(&v.children()[i])
 			}
 			return n
 		}
@@ -298,21 +298,31 @@ func TestReadAllAnySize(t *testing.T) {
 	}
 }
 
-// memberNames marks as a map of seen names would, at every size.
-func TestMemberNamesMarksRepeats(t *testing.T) {
+// duplicates marks as a map of seen names would, at every size, a name
+// written with an escape the same as one without.
+func TestDuplicatesMarksRepeats(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	for _, n := range []int{0, 1, 2, 15, 16, 17, 33, 100, 1000, 5000} {
 		for _, alphabet := range []int{2, 10, n + 1, 4 * n} {
 			members := make([]jmember, n)
 			for i := range members {
-				members[i].Name = jval{kind: '"', lit: fmt.Sprintf("%q", fmt.Sprint("k", rng.IntN(max(alphabet, 1))))}
+				name := fmt.Sprint("k", rng.IntN(max(alphabet, 1)))
+				lit := fmt.Sprintf("%q", name)
+				plain := true
+				if rng.IntN(4) == 0 {
+					lit, plain = `"\u006b`+lit[2:], false // \u006b is k
+				}
+				members[i].Name = jval{kind: '"', lit: lit, plain: plain}
 			}
-			names, dup := memberNames(members)
+			dup := duplicates(members)
 			seen := map[string]bool{}
 			for i := range members {
 				want := literalString(&members[i].Name)
-				if names[i] != want || dup[i] != seen[want] {
-					t.Fatalf("n=%d alphabet=%d: member %d is %q dup %v, want %q dup %v", n, alphabet, i, names[i], dup[i], want, seen[want])
+				if !strings.HasPrefix(want, "k") {
+					t.Fatalf("member %d reads %q", i, want)
+				}
+				if dup[i] != seen[want] {
+					t.Fatalf("n=%d alphabet=%d: member %d (%q) dup %v, want %v", n, alphabet, i, want, dup[i], seen[want])
 				}
 				seen[want] = true
 			}
