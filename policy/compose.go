@@ -51,7 +51,11 @@ type Policy struct {
 	groups   []ruleGroup
 	allRules sync.Once
 	rules    []*Rule
-	trusted  []*Rule
+	// trusted are the rules of the trusted scopes alone, made of
+	// trustedMerged by trustedRules.
+	trustedOnce   sync.Once
+	trusted       []*Rule
+	trustedMerged []*mergedSurface
 	// What every rule of the files gets once it is made (settle): the
 	// trust of its file, yolo's and the clamp's changes of its action.
 	origins     []originTrust
@@ -120,6 +124,17 @@ func (p *Policy) Rules() []*Rule {
 		p.rules = rules
 	})
 	return p.rules
+}
+
+// trustedRules are the rules of the trusted scopes alone, for the floor
+// (nil without one).
+func (p *Policy) trustedRules() []*Rule {
+	p.trustedOnce.Do(func() {
+		if p.floor {
+			p.trusted, _ = configRules(p.trustedMerged, p.home, true)
+		}
+	})
+	return p.trusted
 }
 
 // ruleGroup is the rules of one merged surface of the files: a run of the
@@ -500,7 +515,9 @@ func Compose(files []ScopeFile, home string) *Policy {
 
 	if untrustedRules {
 		p.floor = true
-		p.trusted, _ = configRules(merge(trustedFiles), home, true)
+		// The trusted scopes' rules of the floor are made when a call
+		// first consults the floor.
+		p.trustedMerged = merge(trustedFiles)
 	}
 
 	// What the rules of the files allow, ask and deny on the path surface,

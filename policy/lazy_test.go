@@ -139,6 +139,33 @@ func TestLazyRulesMatchEager(t *testing.T) {
 					}
 				}
 			}
+			// The floor's rules: the trusted files' alone, when an
+			// untrusted one has rules.
+			var trustedFiles []ScopeFile
+			floor := false
+			for _, f := range files {
+				if f.File == nil || len(f.File.Errors) > 0 {
+					continue
+				}
+				if f.Trusted {
+					trustedFiles = append(trustedFiles, f)
+				} else if len(f.File.Permission) > 0 {
+					floor = true
+				}
+			}
+			var wantTrusted []*Rule
+			if floor {
+				wantTrusted, _ = configRules(merge(trustedFiles), testHome, true)
+			}
+			gotTrusted := p.trustedRules()
+			if p.floor != floor || len(gotTrusted) != len(wantTrusted) {
+				t.Fatalf("floor %t with %d trusted rules, want %t with %d", p.floor, len(gotTrusted), floor, len(wantTrusted))
+			}
+			for i := range wantTrusted {
+				if d := sameRule(gotTrusted[i], wantTrusted[i]); d != "" {
+					t.Errorf("trusted rule %d: %s", i, d)
+				}
+			}
 			if !reflect.DeepEqual(p.explicitPath, wantPath) {
 				t.Errorf("explicit path actions %v, want %v", p.explicitPath, wantPath)
 			}

@@ -102,7 +102,7 @@ func (p *Policy) resolveFiles(set *surfaceRules, surface string, values, args []
 	}
 	res := Result{Action: r.Action, Rule: r, Value: v}
 	if p.floor && res.Action != Deny {
-		if t, tv := Evaluate(surface, values, p.trusted); t != nil && t.Action == Deny {
+		if t, tv := Evaluate(surface, values, p.trustedRules()); t != nil && t.Action == Deny {
 			res = Result{Action: Deny, Rule: t, Value: tv, Floored: true}
 		}
 	}
