@@ -1,6 +1,8 @@
 package policy
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -181,5 +183,38 @@ func BenchmarkLoadE2E10000(b *testing.B) {
 	for b.Loop() {
 		f := ParseFile("/g.json", data)
 		Compose([]ScopeFile{{Scope: ScopeGlobal, Path: "/g.json", Trusted: true, Exists: true, File: f}}, testHome)
+	}
+}
+
+// BenchmarkLoadE2E10000Indented is BenchmarkLoadE2E10000 with the policy
+// written one rule a line, indented (as an editor or json.MarshalIndent
+// writes it).
+func BenchmarkLoadE2E10000Indented(b *testing.B) {
+	var out bytes.Buffer
+	if err := json.Indent(&out, []byte(e2ePolicyText(10000)), "", "  "); err != nil {
+		b.Fatal(err)
+	}
+	data := out.Bytes()
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		f := ParseFile("/g.json", data)
+		Compose([]ScopeFile{{Scope: ScopeGlobal, Path: "/g.json", Trusted: true, Exists: true, File: f}}, testHome)
+	}
+}
+
+// BenchmarkFirstBashCall10000 is what a hook host's process does with the
+// 10,000-rule policy after the read: its one bash call, which makes the
+// bash rules (ruleGroup) and decides on them.
+func BenchmarkFirstBashCall10000(b *testing.B) {
+	f := ParseFile("/g.json", []byte(e2ePolicyText(10000)))
+	files := []ScopeFile{{Scope: ScopeGlobal, Path: "/g.json", Trusted: true, Exists: true, File: f}}
+	q := Query{Surface: "bash", Values: []string{"git status"}, Args: []string{"git", "status"}}
+	b.ReportAllocs()
+	for b.Loop() {
+		p := Compose(files, testHome)
+		if p.Resolve(q).Action != Allow {
+			b.Fatal("wrong decision")
+		}
 	}
 }

@@ -242,6 +242,8 @@ type parser struct {
 	file   *File
 	lines  []int
 	legacy *legacyPolicy
+	// lastLine is the line (index of lines) of position's last answer.
+	lastLine int
 }
 
 func (p *parser) errorf(offset int, format string, args ...any) {
@@ -250,10 +252,26 @@ func (p *parser) errorf(offset int, format string, args ...any) {
 }
 
 func (p *parser) position(offset int) (int, int) {
-	i := sort.Search(len(p.lines), func(i int) bool { return p.lines[i] > offset }) - 1
+	// The checks ask in file order nearly always: the line of the last
+	// answer, or one a few lines after it, before a search of them all.
+	i := p.lastLine
+	if i < len(p.lines) && p.lines[i] <= offset {
+		for n := 0; n < 8 && i+1 < len(p.lines) && p.lines[i+1] <= offset; n++ {
+			i++
+		}
+		if i+1 < len(p.lines) && p.lines[i+1] <= offset {
+			i = -1
+		}
+	} else {
+		i = -1
+	}
+	if i < 0 {
+		i = sort.Search(len(p.lines), func(i int) bool { return p.lines[i] > offset }) - 1
+	}
 	if i < 0 {
 		return 1, offset + 1
 	}
+	p.lastLine = i
 	return i + 1, offset - p.lines[i] + 1
 }
 

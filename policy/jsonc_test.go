@@ -345,3 +345,32 @@ func TestDuplicatesMarksRepeats(t *testing.T) {
 		}
 	}
 }
+
+// position answers as a search of every line does, whatever order it is
+// asked in (it starts from its last answer).
+func TestPositionMatchesSearch(t *testing.T) {
+	data := []byte("{\n\n  \"a\": 1,\n  \"b\": [\n1,\n2]\n}\n\n\n\n\n\n\n\n\n\n\n\n\nx")
+	p := &parser{lines: lineStarts(data)}
+	want := func(off int) (int, int) {
+		line, col := 1, 1
+		for i := 0; i < off; i++ {
+			if data[i] == '\n' {
+				line, col = line+1, 1
+			} else {
+				col++
+			}
+		}
+		return line, col
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	for k := 0; k < 2000; k++ {
+		off := rng.IntN(len(data) + 1)
+		if k%3 == 0 {
+			off = min(len(data), k%len(data)) // runs in order too
+		}
+		l, c := p.position(off)
+		if wl, wc := want(off); l != wl || c != wc {
+			t.Fatalf("offset %d: %d:%d, want %d:%d", off, l, c, wl, wc)
+		}
+	}
+}
