@@ -218,3 +218,17 @@ func BenchmarkFirstBashCall10000(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkFastJSONC10000 is the one-pass parse alone of the end-to-end
+// benchmark's 10,000-rule policy.
+func BenchmarkFastJSONC10000(b *testing.B) {
+	data := []byte(e2ePolicyText(10000))
+	kids := 2*bytes.Count(data, []byte(":")) + 16
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, ok := fastJSONC(data, kids); !ok {
+			b.Fatal("not read")
+		}
+	}
+}

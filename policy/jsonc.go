@@ -373,6 +373,14 @@ func (f *fastParser) str() (lit string, plain bool) {
 	start := f.n
 	ascii, escaped := true, false
 	for i := f.n + 1; i < len(b); i++ {
+		// The run of bytes that need no look (nearly all of a policy's
+		// strings) in a tight loop first.
+		for i < len(b) && strPlainByte[b[i]] {
+			i++
+		}
+		if i >= len(b) {
+			break
+		}
 		switch c := b[i]; {
 		case c == '"':
 			f.n = i + 1
@@ -407,6 +415,15 @@ func (f *fastParser) str() (lit string, plain bool) {
 	f.bad = true
 	return "", false
 }
+
+// strPlainByte marks the bytes a string literal holds as they are: not a
+// quote, a backslash, a control character or a byte outside ASCII.
+var strPlainByte = func() (t [256]bool) {
+	for c := 0x20; c < 0x80; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
 
 func hex4(b []byte) bool {
 	for _, c := range b {
