@@ -412,7 +412,7 @@ func configRules(merged []*mergedSurface, home string, trusted bool) (rules []*R
 // compiled already (sp, of surface).
 func configRule(sp *Pattern, surface, pattern string, action Action, reason string, origin Origin, home string, trusted bool) Rule {
 	return Rule{Surface: surface, Pattern: pattern, Action: action, Reason: reason, Layer: LayerConfig, Origin: origin,
-		Trusted: trusted, surface: sp, pattern: CompilePattern(pattern, home)}
+		Trusted: trusted, surface: sp, pattern: CompilePattern(pattern, home).matcher}
 }
 
 // mcpBaselineTargets are allowed when any mcp rule allows (anchor §2.5).
