@@ -244,6 +244,9 @@ type parser struct {
 	legacy *legacyPolicy
 	// lastLine is the line (index of lines) of position's last answer.
 	lastLine int
+	// slots and seed are duplicates' table, for every large object.
+	slots []int32
+	seed  maphash.Seed
 }
 
 func (p *parser) errorf(offset int, format string, args ...any) {
@@ -518,7 +521,7 @@ func (p *parser) permission(v *jval) {
 		p.errorf(v.StartOffset(), "permission must be an object, not %s", kindName(v))
 		return
 	}
-	dup := duplicates(obj.Members())
+	dup := p.duplicates(obj.Members())
 	for i := range obj.Members() {
 		m := &obj.Members()[i]
 		surface := literalString(&m.Name)
@@ -642,9 +645,10 @@ func isObjectState(v *jval) bool {
 // duplicates marks each member whose key appeared before it. A large
 // object (a pattern map of thousands) is checked through an open-addressing
 // table of positions rather than a Go map: a fraction of the memory and of
-// the time; a name is read again (literalString: a piece of the file, for
-// nearly every name) rather than kept.
-func duplicates(members []jmember) []bool {
+// the time; the table is the parser's, re-used by every large object of
+// the file, and a name is read again (literalString: a piece of the file,
+// for nearly every name) rather than kept.
+func (p *parser) duplicates(members []jmember) []bool {
 	dup := make([]bool, len(members))
 	if len(members) <= 16 {
 		var names [16]string
@@ -655,15 +659,21 @@ func duplicates(members []jmember) []bool {
 		return dup
 	}
 	size := 32
-	for size < 2*len(members) {
+	for size < len(members)+len(members)/2 {
 		size <<= 1
 	}
 	mask := uint64(size - 1)
-	slots := make([]int32, size) // 0: empty; i+1: members[i]
-	seed := maphash.MakeSeed()
+	if cap(p.slots) < size {
+		p.slots = make([]int32, size)
+	}
+	slots := p.slots[:size] // 0: empty; i+1: members[i]
+	clear(slots)
+	if p.seed == (maphash.Seed{}) {
+		p.seed = maphash.MakeSeed()
+	}
 	for i := range members {
 		k := literalString(&members[i].Name)
-		for h := maphash.String(seed, k) & mask; ; h = (h + 1) & mask {
+		for h := maphash.String(p.seed, k) & mask; ; h = (h + 1) & mask {
 			at := slots[h]
 			if at == 0 {
 				slots[h] = int32(i + 1)
@@ -708,7 +718,7 @@ func (p *parser) patternMap(v *jval, where, emptyKey string, what func(string) s
 		return nil, false
 	}
 	members := obj.Members()
-	dup := duplicates(members)
+	dup := p.duplicates(members)
 	distinct := true
 	out := make([]PatternEntry, 0, len(members))
 	for i := range members {
@@ -768,7 +778,7 @@ func (p *parser) state(v *jval, what string, objectOK bool) State {
 	if !objectOK || !ok {
 		return p.problem(v.StartOffset(), "invalid state for %s: %s (want \"allow\", \"ask\", \"deny\" or {\"action\": \"deny\", \"reason\": \"…\"})", what, kindName(v))
 	}
-	dup := duplicates(obj.Members())
+	dup := p.duplicates(obj.Members())
 	st := State{}
 	var bad *State
 	fail := func(s State) {

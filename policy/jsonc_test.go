@@ -317,7 +317,8 @@ func TestReadAllAnySize(t *testing.T) {
 // written with an escape the same as one without.
 func TestDuplicatesMarksRepeats(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	for _, n := range []int{0, 1, 2, 15, 16, 17, 33, 100, 1000, 5000} {
+	p := &parser{} // one table for every object, as a file's objects share it
+	for _, n := range []int{0, 1, 2, 15, 16, 17, 33, 100, 1000, 5000, 40, 3000} {
 		for _, alphabet := range []int{2, 10, n + 1, 4 * n} {
 			members := make([]jmember, n)
 			for i := range members {
@@ -330,7 +331,7 @@ func TestDuplicatesMarksRepeats(t *testing.T) {
 				members[i].Name = jval{kind: '"', plain: plain}
 				members[i].Name.setLit(lit)
 			}
-			dup := duplicates(members)
+			dup := p.duplicates(members)
 			seen := map[string]bool{}
 			for i := range members {
 				want := literalString(&members[i].Name)
