@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -229,6 +231,30 @@ func BenchmarkFastJSONC10000(b *testing.B) {
 	for b.Loop() {
 		if _, ok := fastJSONC(data, kids); !ok {
 			b.Fatal("not read")
+		}
+	}
+}
+
+// BenchmarkLoaderStartE2E10000 is a hook host's process from its first
+// read of the files to its one decision, with the end-to-end benchmark's
+// 10,000-rule global policy on disk: a one-shot loader's pass (stat, read,
+// parse, compose every location) and a bash call. A start of the serve
+// loop is the same pass without the call.
+func BenchmarkLoaderStartE2E10000(b *testing.B) {
+	dir := b.TempDir()
+	loc := Locations{AgentDir: filepath.Join(dir, "agent"), Home: testHome, Cwd: filepath.Join(dir, "proj"), ProjectTrusted: true}
+	if err := os.MkdirAll(filepath.Dir(GlobalPath(loc.AgentDir)), 0o755); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(GlobalPath(loc.AgentDir), []byte(e2ePolicyText(10000)), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	q := Query{Surface: "bash", Values: []string{"git status"}, Args: []string{"git", "status"}}
+	b.ReportAllocs()
+	for b.Loop() {
+		p := NewOneShotLoader().Policy(loc)
+		if len(p.Warnings) > 0 || p.Resolve(q).Action != Allow {
+			b.Fatal("wrong policy", p.Warnings)
 		}
 	}
 }
