@@ -3,6 +3,7 @@ package policy
 import (
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -228,5 +229,40 @@ func TestLazyRulesConcurrent(t *testing.T) {
 	}
 	if n := len(got[0]); n != 4 || len(got[2]) != n || len(got[4]) != n {
 		t.Errorf("bash rules: %d %d %d, want 4 each", len(got[0]), len(got[2]), len(got[4]))
+	}
+}
+
+// TestLazyRulesValidateAtLoad: making rules when first asked for defers no
+// check. A bad entry near the end of a 10,000-rule file is a warning of the
+// composed policy, with its file, line and column, before any rule is made,
+// and its deny is there when the surface is asked for.
+func TestLazyRulesValidateAtLoad(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("{\"permission\": {\"*\": \"ask\", \"bash\": {\n")
+	for i := range 9998 {
+		fmt.Fprintf(&b, "  \"tool%d *\": \"allow\",\n", i)
+	}
+	b.WriteString("  \"broken *\": \"alow\",\n  \"last *\": \"deny\"\n}}}\n")
+	p := Compose([]ScopeFile{scopeFileAt(t, ScopeGlobal, "/cfg/big.json", b.String())}, testHome)
+	for i := range p.groups {
+		if p.groups[i].rules != nil {
+			t.Fatalf("the rules of %q were made at load", p.groups[i].m.surface)
+		}
+	}
+	found := false
+	for _, w := range p.Warnings {
+		if w.Path == "/cfg/big.json" && w.Line == 10000 && w.Column == 15 && strings.Contains(w.Message, `invalid state "alow"`) {
+			found = true
+		}
+	}
+	if !found {
+		t.Fatalf("no warning names /cfg/big.json:10000:15: %v", p.Warnings)
+	}
+	r := p.Resolve(Query{Surface: "bash", Values: []string{"broken x"}})
+	if r.Action != Deny || r.Rule.Origin.Line != 10000 || !strings.Contains(r.Rule.Reason, "/cfg/big.json:10000") {
+		t.Errorf("broken x: %v by %+v", r.Action, r.Rule)
+	}
+	if got := p.Resolve(Query{Surface: "bash", Values: []string{"tool9997 x"}}).Action; got != Allow {
+		t.Errorf("tool9997 x: %v, want allow", got)
 	}
 }
