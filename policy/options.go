@@ -169,13 +169,15 @@ func specGroupOf(name string) int {
 	return -1
 }
 
-// builtSpecs are the groups' tables, each built on first use.
-var builtSpecs = func() (b [specGroups]func() map[string]*cmdSpec) {
-	for g := range b {
-		b[g] = sync.OnceValue(func() map[string]*cmdSpec { return buildSpecGroup(g) })
-	}
-	return b
-}()
+// specTable is one group's table, built on first use.
+type specTable struct {
+	once sync.Once
+	m    map[string]*cmdSpec
+}
+
+// builtSpecs are the groups' tables (zero until used: nothing is built
+// when the process starts).
+var builtSpecs [specGroups]specTable
 
 // commandSpec is what toolgate knows of the command name's options (nil
 // for a command it does not know).
@@ -184,7 +186,9 @@ func commandSpec(name string) *cmdSpec {
 	if g < 0 {
 		return nil
 	}
-	return builtSpecs[g]()[name]
+	t := &builtSpecs[g]
+	t.once.Do(func() { t.m = buildSpecGroup(g) })
+	return t.m[name]
 }
 
 // buildSpecGroup builds group g's table.
