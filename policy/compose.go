@@ -542,15 +542,6 @@ func Compose(files []ScopeFile, home string) *Policy {
 	return p
 }
 
-func isTrustedOrigin(files []ScopeFile, o Origin) bool {
-	for _, sf := range files {
-		if sf.Path == o.Path && sf.Scope == o.Scope {
-			return sf.Trusted
-		}
-	}
-	return false
-}
-
 // applyKnobs takes a file's settings, honoring which scopes may set the
 // knobs that loosen or blind the gates (SPEC §1.1).
 func (p *Policy) applyKnobs(sf ScopeFile) {

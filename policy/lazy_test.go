@@ -58,6 +58,16 @@ func eagerRules(files []ScopeFile, home string, yolo, broken bool) (rules []*Rul
 	return rules, explicitPath
 }
 
+// isTrustedOrigin is the trust of o's file, as eager composition read it.
+func isTrustedOrigin(files []ScopeFile, o Origin) bool {
+	for _, sf := range files {
+		if sf.Path == o.Path && sf.Scope == o.Scope {
+			return sf.Trusted
+		}
+	}
+	return false
+}
+
 // sameRule reports how a and b differ ("" for not at all), their compiled
 // patterns included.
 func sameRule(a, b *Rule) string {
