@@ -1,7 +1,11 @@
 package policy
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -181,5 +185,76 @@ func BenchmarkLoadE2E10000(b *testing.B) {
 	for b.Loop() {
 		f := ParseFile("/g.json", data)
 		Compose([]ScopeFile{{Scope: ScopeGlobal, Path: "/g.json", Trusted: true, Exists: true, File: f}}, testHome)
+	}
+}
+
+// BenchmarkLoadE2E10000Indented is BenchmarkLoadE2E10000 with the policy
+// written one rule a line, indented (as an editor or json.MarshalIndent
+// writes it).
+func BenchmarkLoadE2E10000Indented(b *testing.B) {
+	var out bytes.Buffer
+	if err := json.Indent(&out, []byte(e2ePolicyText(10000)), "", "  "); err != nil {
+		b.Fatal(err)
+	}
+	data := out.Bytes()
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		f := ParseFile("/g.json", data)
+		Compose([]ScopeFile{{Scope: ScopeGlobal, Path: "/g.json", Trusted: true, Exists: true, File: f}}, testHome)
+	}
+}
+
+// BenchmarkFirstBashCall10000 is what a hook host's process does with the
+// 10,000-rule policy after the read: its one bash call, which makes the
+// bash rules (ruleGroup) and decides on them.
+func BenchmarkFirstBashCall10000(b *testing.B) {
+	f := ParseFile("/g.json", []byte(e2ePolicyText(10000)))
+	files := []ScopeFile{{Scope: ScopeGlobal, Path: "/g.json", Trusted: true, Exists: true, File: f}}
+	q := Query{Surface: "bash", Values: []string{"git status"}, Args: []string{"git", "status"}}
+	b.ReportAllocs()
+	for b.Loop() {
+		p := Compose(files, testHome)
+		if p.Resolve(q).Action != Allow {
+			b.Fatal("wrong decision")
+		}
+	}
+}
+
+// BenchmarkFastJSONC10000 is the one-pass parse alone of the end-to-end
+// benchmark's 10,000-rule policy.
+func BenchmarkFastJSONC10000(b *testing.B) {
+	data := []byte(e2ePolicyText(10000))
+	kids := 2*bytes.Count(data, []byte(":")) + 16
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, ok := fastJSONC(data, kids); !ok {
+			b.Fatal("not read")
+		}
+	}
+}
+
+// BenchmarkLoaderStartE2E10000 is a hook host's process from its first
+// read of the files to its one decision, with the end-to-end benchmark's
+// 10,000-rule global policy on disk: a one-shot loader's pass (stat, read,
+// parse, compose every location) and a bash call. A start of the serve
+// loop is the same pass without the call.
+func BenchmarkLoaderStartE2E10000(b *testing.B) {
+	dir := b.TempDir()
+	loc := Locations{AgentDir: filepath.Join(dir, "agent"), Home: testHome, Cwd: filepath.Join(dir, "proj"), ProjectTrusted: true}
+	if err := os.MkdirAll(filepath.Dir(GlobalPath(loc.AgentDir)), 0o755); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(GlobalPath(loc.AgentDir), []byte(e2ePolicyText(10000)), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	q := Query{Surface: "bash", Values: []string{"git status"}, Args: []string{"git", "status"}}
+	b.ReportAllocs()
+	for b.Loop() {
+		p := NewOneShotLoader().Policy(loc)
+		if len(p.Warnings) > 0 || p.Resolve(q).Action != Allow {
+			b.Fatal("wrong policy", p.Warnings)
+		}
 	}
 }

@@ -244,7 +244,7 @@ func (p *Policy) canonOf(surface string, set *surfaceRules) *canonSet {
 		cs := &canonSet{files: files}
 		if p.floor {
 			var rules []*Rule
-			for _, r := range p.trusted {
+			for _, r := range p.trustedRules() {
 				if r.MatchesSurface(surface) {
 					rules = append(rules, r)
 				}

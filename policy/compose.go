@@ -44,8 +44,22 @@ type Source struct {
 
 // Policy is a composed, immutable policy: the ordered rules and the knobs.
 type Policy struct {
-	rules   []*Rule
-	trusted []*Rule
+	// The rules in evaluation order are head (the fallback, the MCP
+	// baseline) and then each group's, made when first asked for
+	// (ruleGroup); rules is all of them, made by Rules.
+	head     []*Rule
+	groups   []ruleGroup
+	allRules sync.Once
+	rules    []*Rule
+	// trusted are the rules of the trusted scopes alone, made of
+	// trustedMerged by trustedRules.
+	trustedOnce   sync.Once
+	trusted       []*Rule
+	trustedMerged []*mergedSurface
+	// What every rule of the files gets once it is made (settle): the
+	// trust of its file, yolo's and the clamp's changes of its action.
+	origins     []originTrust
+	yolo, clamp bool
 	// floor is set when an untrusted scope contributed rules, so trusted
 	// denies must be checked separately.
 	floor bool
@@ -96,7 +110,123 @@ func brokenNote(scope, path string, w Warning, instead string) string {
 }
 
 // Rules returns the composed rules in evaluation order (read-only).
-func (p *Policy) Rules() []*Rule { return p.rules }
+func (p *Policy) Rules() []*Rule {
+	p.allRules.Do(func() {
+		n := len(p.head)
+		for i := range p.groups {
+			n += p.groups[i].m.ruleCount()
+		}
+		rules := make([]*Rule, 0, n)
+		rules = append(rules, p.head...)
+		for i := range p.groups {
+			rules = append(rules, p.groupRules(&p.groups[i])...)
+		}
+		p.rules = rules
+	})
+	return p.rules
+}
+
+// trustedRules are the rules of the trusted scopes alone, for the floor
+// (nil without one).
+func (p *Policy) trustedRules() []*Rule {
+	p.trustedOnce.Do(func() {
+		if p.floor {
+			p.trusted, _ = configRules(p.trustedMerged, p.home, true)
+		}
+	})
+	return p.trusted
+}
+
+// ruleGroup is the rules of one merged surface of the files: a run of the
+// policy's rules, in order, made when a call first asks for the rules of a
+// surface its surface pattern matches (or for all of them, Rules). A start
+// answers initialize, and a hook host its one call, without making the
+// rules of surfaces it never asks about (a 10,000-rule policy is mostly
+// rules of one or two surfaces). Making them cannot fail: every problem of
+// the files was found, with its file and position, when they were parsed.
+type ruleGroup struct {
+	m       *mergedSurface
+	surface *Pattern // compiled once, shared by the group's rules
+	once    sync.Once
+	rules   []*Rule
+}
+
+// originTrust is one file's trust (ScopeFile.Trusted), for settle.
+type originTrust struct {
+	scope, path string
+	trusted     bool
+}
+
+// groupRules returns g's rules, making them on the first call.
+func (p *Policy) groupRules(g *ruleGroup) []*Rule {
+	g.once.Do(func() {
+		m := g.m
+		// The rules live in one block: one object for the collector
+		// instead of one per rule.
+		block := make([]Rule, 0, m.ruleCount())
+		if m.shorthand != nil {
+			block = append(block, configRule(g.surface, m.surface, "*", m.shorthand.Action, m.shorthand.Reason, m.origin, p.home, false))
+		} else {
+			for i := range m.patternCount() {
+				pat, st, origin := m.pattern(i)
+				block = append(block, configRule(g.surface, m.surface, pat, st.Action, st.Reason, origin, p.home, false))
+			}
+		}
+		rules := make([]*Rule, len(block))
+		// Rules of one file stand together: its trust is looked up once
+		// per run.
+		var last *originTrust
+		for i := range block {
+			r := &block[i]
+			if last == nil || last.scope != r.Origin.Scope || last.path != r.Origin.Path {
+				last = p.originOf(r.Origin)
+			}
+			p.settle(r, last)
+			rules[i] = r
+		}
+		g.rules = rules
+	})
+	return g.rules
+}
+
+// originOf is the file of o (nil for none).
+func (p *Policy) originOf(o Origin) *originTrust {
+	for i := range p.origins {
+		if f := &p.origins[i]; f.path == o.Path && f.scope == o.Scope {
+			return f
+		}
+	}
+	return nil
+}
+
+// settle gives r, a rule of the policy (of the file f, nil for none), what
+// composing decided for every rule: which rules come from trusted scopes
+// (for reporting; config rules only), yolo (every ask allows), then the
+// clamp of a broken file (every allow asks, the MCP baseline too), after
+// yolo so that a broken file can never end up loosening anything: fail
+// closed wins over yolo.
+func (p *Policy) settle(r *Rule, f *originTrust) {
+	r.Trusted = r.Layer == LayerConfig && f != nil && f.trusted
+	if p.yolo && r.Action == Ask {
+		r.Action = Allow
+		r.Origin.Scope = ScopeYolo
+	}
+	if p.clamp && (r.Action == Allow || r.Layer == LayerBaseline) {
+		r.Action = Ask
+		r.Origin.Scope = ScopeFailClosed
+	}
+}
+
+// settledAction is what settle makes of a config rule's action a.
+func (p *Policy) settledAction(a Action) Action {
+	if p.yolo && a == Ask {
+		a = Allow
+	}
+	if p.clamp && a == Allow {
+		a = Ask
+	}
+	return a
+}
 
 // Home is the home directory the patterns were expanded against.
 func (p *Policy) Home() string { return p.home }
@@ -185,6 +315,28 @@ func (m *mergedSurface) materialize() {
 	m.src = nil
 }
 
+// ruleCount is how many rules m makes: its shorthand's one, or one per
+// pattern.
+func (m *mergedSurface) ruleCount() int {
+	if m.shorthand != nil {
+		return 1
+	}
+	return m.patternCount()
+}
+
+// anyAction reports whether a rule of m has action a as written.
+func (m *mergedSurface) anyAction(a Action) bool {
+	if m.shorthand != nil {
+		return m.shorthand.Action == a
+	}
+	for i := range m.patternCount() {
+		if _, st, _ := m.pattern(i); st.Action == a {
+			return true
+		}
+	}
+	return false
+}
+
 // patternCount is how many patterns m has.
 func (m *mergedSurface) patternCount() int {
 	if m.src != nil {
@@ -260,7 +412,7 @@ func configRules(merged []*mergedSurface, home string, trusted bool) (rules []*R
 // compiled already (sp, of surface).
 func configRule(sp *Pattern, surface, pattern string, action Action, reason string, origin Origin, home string, trusted bool) Rule {
 	return Rule{Surface: surface, Pattern: pattern, Action: action, Reason: reason, Layer: LayerConfig, Origin: origin,
-		Trusted: trusted, surface: sp, pattern: CompilePattern(pattern, home)}
+		Trusted: trusted, surface: sp, pattern: CompilePattern(pattern, home).matcher}
 }
 
 // mcpBaselineTargets are allowed when any mcp rule allows (anchor §2.5).
@@ -324,84 +476,70 @@ func Compose(files []ScopeFile, home string) *Policy {
 	}
 
 	merged := merge(files)
-	rules, fallback := configRules(merged, home, false)
+	p.yolo, p.clamp = p.Yolo, broken
+	p.Clamped = broken
+	for _, sf := range files {
+		p.origins = append(p.origins, originTrust{scope: sf.Scope, path: sf.Path, trusted: sf.Trusted})
+	}
+	var fallback *Rule
+	baseline := false
+	for _, m := range merged {
+		if m.surface == "*" && m.shorthand != nil {
+			r := NewRule("*", "*", m.shorthand.Action, LayerFallback, m.origin, home)
+			r.Reason = m.shorthand.Reason
+			fallback = &r
+			continue
+		}
+		if m.surface == "mcp" && !baseline {
+			baseline = m.anyAction(Allow)
+		}
+		// The rules of one surface share its compiled surface pattern.
+		sp := new(Pattern)
+		*sp = CompilePattern(m.surface, home)
+		p.groups = append(p.groups, ruleGroup{m: m, surface: sp})
+	}
 	if fallback == nil {
 		r := NewRule("*", "*", Ask, LayerFallback, Origin{Scope: ScopeBuiltin}, home)
 		fallback = &r
 	}
-	p.rules = append(p.rules, fallback)
-	for _, r := range rules {
-		if r.Surface == "mcp" && r.Action == Allow {
-			for _, t := range mcpBaselineTargets {
-				b := NewRule("mcp", t, Allow, LayerBaseline, Origin{Scope: ScopeBaseline}, home)
-				p.rules = append(p.rules, &b)
-			}
-			break
+	p.head = append(p.head, fallback)
+	if baseline {
+		for _, t := range mcpBaselineTargets {
+			b := NewRule("mcp", t, Allow, LayerBaseline, Origin{Scope: ScopeBaseline}, home)
+			p.head = append(p.head, &b)
 		}
 	}
-	p.rules = append(p.rules, rules...)
-	// Mark which rules come from trusted scopes (for reporting). Rules of
-	// one file stand together: its answer is looked up once per run.
-	var lastScope, lastPath string
-	lastTrusted, looked := false, false
-	for _, r := range p.rules {
-		if r.Layer != LayerConfig {
-			r.Trusted = false
-			continue
-		}
-		if !looked || r.Origin.Scope != lastScope || r.Origin.Path != lastPath {
-			lastScope, lastPath, lastTrusted, looked = r.Origin.Scope, r.Origin.Path, isTrustedOrigin(files, r.Origin), true
-		}
-		r.Trusted = lastTrusted
+	for _, r := range p.head {
+		p.settle(r, nil)
 	}
 
 	if untrustedRules {
 		p.floor = true
-		p.trusted, _ = configRules(merge(trustedFiles), home, true)
+		// The trusted scopes' rules of the floor are made when a call
+		// first consults the floor.
+		p.trustedMerged = merge(trustedFiles)
 	}
 
-	if p.Yolo {
-		for _, r := range p.rules {
-			if r.Action == Ask {
-				r.Action = Allow
-				r.Origin.Scope = ScopeYolo
-			}
-		}
-	}
-	// The clamp comes after yolo so that a broken file can never end up
-	// loosening anything: fail closed wins over yolo.
-	if broken {
-		p.Clamped = true
-		for _, r := range p.rules {
-			if r.Action == Allow && r.Layer != LayerBaseline {
-				r.Action = Ask
-				r.Origin.Scope = ScopeFailClosed
-			}
-		}
-		for _, r := range p.rules {
-			if r.Layer == LayerBaseline {
-				r.Action = Ask
-				r.Origin.Scope = ScopeFailClosed
-			}
-		}
-	}
+	// What the rules of the files allow, ask and deny on the path surface,
+	// read from the merged surfaces: the rules themselves are made when a
+	// call first needs them (ruleGroup).
 	p.explicitPath = map[Action]bool{}
-	for _, r := range p.rules {
-		if r.Layer == LayerConfig && r.MatchesSurface("path") {
-			p.explicitPath[r.Action] = true
+	for i := range p.groups {
+		g := &p.groups[i]
+		if !g.surface.Match("path", false) {
+			continue
+		}
+		if sh := g.m.shorthand; sh != nil {
+			p.explicitPath[p.settledAction(sh.Action)] = true
+			continue
+		}
+		for j := range g.m.patternCount() {
+			_, st, _ := g.m.pattern(j)
+			p.explicitPath[p.settledAction(st.Action)] = true
 		}
 	}
 	p.Warnings = append(p.Warnings, advice(merged)...)
 	return p
-}
-
-func isTrustedOrigin(files []ScopeFile, o Origin) bool {
-	for _, sf := range files {
-		if sf.Path == o.Path && sf.Scope == o.Scope {
-			return sf.Trusted
-		}
-	}
-	return false
 }
 
 // applyKnobs takes a file's settings, honoring which scopes may set the

@@ -149,6 +149,10 @@ func parseJSONC(path string, data []byte, what string, owned bool) (*File, *pars
 	} else {
 		text = string(data)
 	}
+	if len(data) > maxJSONCBytes {
+		f.Errors = append(f.Errors, Warning{Path: path, Message: fmt.Sprintf("%sthe file is larger than %d bytes", what, maxJSONCBytes)})
+		return f, p, nil
+	}
 	// The one pass first: a file it reads is within the nesting bound
 	// (it refuses deeper ones itself) and needs no other check. Its block
 	// is sized by the ':' (one per member, and a few in strings): a
@@ -238,6 +242,11 @@ type parser struct {
 	file   *File
 	lines  []int
 	legacy *legacyPolicy
+	// lastLine is the line (index of lines) of position's last answer.
+	lastLine int
+	// slots and seed are duplicates' table, for every large object.
+	slots []int32
+	seed  maphash.Seed
 }
 
 func (p *parser) errorf(offset int, format string, args ...any) {
@@ -246,10 +255,26 @@ func (p *parser) errorf(offset int, format string, args ...any) {
 }
 
 func (p *parser) position(offset int) (int, int) {
-	i := sort.Search(len(p.lines), func(i int) bool { return p.lines[i] > offset }) - 1
+	// The checks ask in file order nearly always: the line of the last
+	// answer, or one a few lines after it, before a search of them all.
+	i := p.lastLine
+	if i < len(p.lines) && p.lines[i] <= offset {
+		for n := 0; n < 8 && i+1 < len(p.lines) && p.lines[i+1] <= offset; n++ {
+			i++
+		}
+		if i+1 < len(p.lines) && p.lines[i+1] <= offset {
+			i = -1
+		}
+	} else {
+		i = -1
+	}
+	if i < 0 {
+		i = sort.Search(len(p.lines), func(i int) bool { return p.lines[i] > offset }) - 1
+	}
 	if i < 0 {
 		return 1, offset + 1
 	}
+	p.lastLine = i
 	return i + 1, offset - p.lines[i] + 1
 }
 
@@ -302,7 +327,7 @@ func kindName(v *jval) string {
 func (p *parser) members(v *jval, where string) ([]jmember, bool) {
 	obj, ok := v.Object()
 	if !ok {
-		p.errorf(v.StartOffset, "%s must be an object, not %s", where, kindName(v))
+		p.errorf(v.StartOffset(), "%s must be an object, not %s", where, kindName(v))
 		return nil, false
 	}
 	seen := make(map[string]bool, len(obj.Members()))
@@ -310,7 +335,7 @@ func (p *parser) members(v *jval, where string) ([]jmember, bool) {
 	for _, m := range obj.Members() {
 		k := literalString(&m.Name)
 		if seen[k] {
-			p.errorf(m.Name.StartOffset, "key %q appears twice in %s", k, where)
+			p.errorf(m.Name.StartOffset(), "key %q appears twice in %s", k, where)
 			good = false
 		}
 		seen[k] = true
@@ -325,7 +350,7 @@ func literalString(v *jval) string {
 	// Most strings need no unquoting: no escape, nothing JSON would
 	// replace (a large policy is thousands of them). Such a string is a
 	// piece of the file's text, not a copy.
-	lit := v.lit
+	lit := v.lit()
 	if v.plain {
 		return lit[1 : len(lit)-1]
 	}
@@ -354,7 +379,7 @@ func (p *parser) top(v *jval) {
 	for i := range members {
 		m := &members[i]
 		key := literalString(&m.Name)
-		line, col := p.position(m.Name.StartOffset)
+		line, col := p.position(m.Name.StartOffset())
 		p.file.keyLines[key] = [2]int{line, col}
 		switch {
 		case key == "permission":
@@ -374,7 +399,7 @@ func (p *parser) top(v *jval) {
 		case key == "auditLog":
 			if s := p.str(&m.Value, key); s != nil {
 				if *s == "" {
-					p.errorf(m.Value.StartOffset, "auditLog must not be empty")
+					p.errorf(m.Value.StartOffset(), "auditLog must not be empty")
 				}
 				p.file.Knobs.AuditLog = s
 			}
@@ -390,7 +415,7 @@ func (p *parser) top(v *jval) {
 		case legacyKeys[key]:
 			p.legacyKey(key, m)
 		case !acceptedKeys[key]:
-			p.errorf(m.Name.StartOffset, "Unrecognized config key '%s'.", key)
+			p.errorf(m.Name.StartOffset(), "Unrecognized config key '%s'.", key)
 		}
 	}
 	p.finishLegacy()
@@ -405,24 +430,24 @@ func (p *parser) boolean(v *jval, key string) *bool {
 		b := false
 		return &b
 	}
-	p.errorf(v.StartOffset, "%s must be a boolean, not %s", key, kindName(v))
+	p.errorf(v.StartOffset(), "%s must be a boolean, not %s", key, kindName(v))
 	return nil
 }
 
 func (p *parser) integer(v *jval, key string, min int64) *int64 {
 	lit, ok := v.Literal()
 	if !ok || lit.Kind() != '0' {
-		p.errorf(v.StartOffset, "%s must be a whole number, not %s", key, kindName(v))
+		p.errorf(v.StartOffset(), "%s must be a whole number, not %s", key, kindName(v))
 		return nil
 	}
 	f := lit.Float()
 	n := int64(f)
 	if float64(n) != f || bytes.ContainsAny(lit, ".eE") && float64(n) != f {
-		p.errorf(v.StartOffset, "%s must be a whole number, not %s", key, string(lit))
+		p.errorf(v.StartOffset(), "%s must be a whole number, not %s", key, string(lit))
 		return nil
 	}
 	if n < min {
-		p.errorf(v.StartOffset, "%s must be at least %d, not %d", key, min, n)
+		p.errorf(v.StartOffset(), "%s must be at least %d, not %d", key, min, n)
 		return nil
 	}
 	return &n
@@ -430,7 +455,7 @@ func (p *parser) integer(v *jval, key string, min int64) *int64 {
 
 func (p *parser) str(v *jval, key string) *string {
 	if v.Kind() != '"' {
-		p.errorf(v.StartOffset, "%s must be a string, not %s", key, kindName(v))
+		p.errorf(v.StartOffset(), "%s must be a string, not %s", key, kindName(v))
 		return nil
 	}
 	s := literalString(v)
@@ -440,14 +465,14 @@ func (p *parser) str(v *jval, key string) *string {
 func (p *parser) strings(v *jval, key string) []string {
 	arr, ok := v.Array()
 	if !ok {
-		p.errorf(v.StartOffset, "%s must be an array of strings, not %s", key, kindName(v))
+		p.errorf(v.StartOffset(), "%s must be an array of strings, not %s", key, kindName(v))
 		return nil
 	}
 	out := make([]string, 0, len(arr.Elements()))
 	for i := range arr.Elements() {
 		e := &arr.Elements()[i]
 		if e.Kind() != '"' {
-			p.errorf(e.StartOffset, "%s[%d] must be a string, not %s", key, i, kindName(e))
+			p.errorf(e.StartOffset(), "%s[%d] must be a string, not %s", key, i, kindName(e))
 			continue
 		}
 		out = append(out, literalString(e))
@@ -475,11 +500,11 @@ func (p *parser) shellTools(v *jval) {
 					st.WorkdirArgument = *s
 				}
 			default:
-				p.errorf(f.Name.StartOffset, "unknown key '%s' in %s (want commandArgument, workdirArgument)", name, where)
+				p.errorf(f.Name.StartOffset(), "unknown key '%s' in %s (want commandArgument, workdirArgument)", name, where)
 			}
 		}
 		if st.CommandArgument == "" && fields != nil {
-			p.errorf(m.Name.StartOffset, "%s needs a non-empty commandArgument", where)
+			p.errorf(m.Name.StartOffset(), "%s needs a non-empty commandArgument", where)
 		}
 		p.file.Knobs.ShellTools = append(p.file.Knobs.ShellTools, st)
 	}
@@ -493,21 +518,21 @@ func (p *parser) shellTools(v *jval) {
 func (p *parser) permission(v *jval) {
 	obj, ok := v.Object()
 	if !ok {
-		p.errorf(v.StartOffset, "permission must be an object, not %s", kindName(v))
+		p.errorf(v.StartOffset(), "permission must be an object, not %s", kindName(v))
 		return
 	}
-	dup := duplicates(obj.Members())
+	dup := p.duplicates(obj.Members())
 	for i := range obj.Members() {
 		m := &obj.Members()[i]
 		surface := literalString(&m.Name)
-		line, _ := p.position(m.Name.StartOffset)
+		line, _ := p.position(m.Name.StartOffset())
 		entry := SurfaceEntry{Surface: surface, Line: line}
 		var st State
 		switch {
 		case surface == "":
-			st = p.problem(m.Name.StartOffset, "permission has an empty surface key")
+			st = p.problem(m.Name.StartOffset(), "permission has an empty surface key")
 		case dup[i]:
-			st = p.problem(m.Name.StartOffset, "key %q appears twice in permission", surface)
+			st = p.problem(m.Name.StartOffset(), "key %q appears twice in permission", surface)
 		case m.Value.Kind() == '"':
 			st = p.state(&m.Value, fmt.Sprintf("surface %q", surface), false)
 		case isObjectState(&m.Value):
@@ -516,14 +541,14 @@ func (p *parser) permission(v *jval) {
 			entry.Patterns, entry.distinct = p.patternMap(&m.Value, "permission."+surface, fmt.Sprintf("surface %q has an empty pattern key", surface),
 				func(pat string) string { return fmt.Sprintf("%s pattern %q", surface, pat) })
 			p.file.Permission = append(p.file.Permission, entry)
-			p.misspeltSurface(entry, m.Name.StartOffset)
+			p.misspeltSurface(entry, m.Name.StartOffset())
 			continue
 		default:
-			st = p.problem(m.Value.StartOffset, "permission.%s must be a state or an object of patterns, not %s", surface, kindName(&m.Value))
+			st = p.problem(m.Value.StartOffset(), "permission.%s must be a state or an object of patterns, not %s", surface, kindName(&m.Value))
 		}
 		entry.Shorthand = &st
 		p.file.Permission = append(p.file.Permission, entry)
-		p.misspeltSurface(entry, m.Name.StartOffset)
+		p.misspeltSurface(entry, m.Name.StartOffset())
 	}
 }
 
@@ -617,49 +642,50 @@ func isObjectState(v *jval) bool {
 	return reason.Kind() != '"' || err != nil
 }
 
-// duplicates marks each member whose key appeared before it.
-func duplicates(members []jmember) []bool {
-	_, dup := memberNames(members)
-	return dup
-}
-
-// memberNames returns each member's name and marks each whose name
-// appeared before it. A large object (a pattern map of thousands) is
-// checked through an open-addressing table of positions rather than a Go
-// map: a fraction of the memory and of the time.
-func memberNames(members []jmember) ([]string, []bool) {
-	names := make([]string, len(members))
+// duplicates marks each member whose key appeared before it. A large
+// object (a pattern map of thousands) is checked through an open-addressing
+// table of positions rather than a Go map: a fraction of the memory and of
+// the time; the table is the parser's, re-used by every large object of
+// the file, and a name is read again (literalString: a piece of the file,
+// for nearly every name) rather than kept.
+func (p *parser) duplicates(members []jmember) []bool {
 	dup := make([]bool, len(members))
-	for i := range members {
-		names[i] = literalString(&members[i].Name)
-	}
 	if len(members) <= 16 {
-		for i := 1; i < len(names); i++ {
+		var names [16]string
+		for i := range members {
+			names[i] = literalString(&members[i].Name)
 			dup[i] = slices.Contains(names[:i], names[i])
 		}
-		return names, dup
+		return dup
 	}
 	size := 32
-	for size < 2*len(names) {
+	for size < len(members)+len(members)/2 {
 		size <<= 1
 	}
 	mask := uint64(size - 1)
-	slots := make([]int32, size) // 0: empty; i+1: names[i]
-	seed := maphash.MakeSeed()
-	for i, k := range names {
-		for h := maphash.String(seed, k) & mask; ; h = (h + 1) & mask {
+	if cap(p.slots) < size {
+		p.slots = make([]int32, size)
+	}
+	slots := p.slots[:size] // 0: empty; i+1: members[i]
+	clear(slots)
+	if p.seed == (maphash.Seed{}) {
+		p.seed = maphash.MakeSeed()
+	}
+	for i := range members {
+		k := literalString(&members[i].Name)
+		for h := maphash.String(p.seed, k) & mask; ; h = (h + 1) & mask {
 			at := slots[h]
 			if at == 0 {
 				slots[h] = int32(i + 1)
 				break
 			}
-			if names[at-1] == k {
+			if literalString(&members[at-1].Name) == k {
 				dup[i] = true
 				break
 			}
 		}
 	}
-	return names, dup
+	return dup
 }
 
 // problem records a schema error inside one entry and returns the state
@@ -688,24 +714,24 @@ func addProblem(f *File, w Warning) State {
 func (p *parser) patternMap(v *jval, where, emptyKey string, what func(string) string) ([]PatternEntry, bool) {
 	obj, ok := v.Object()
 	if !ok {
-		p.errorf(v.StartOffset, "%s must be an object, not %s", where, kindName(v))
+		p.errorf(v.StartOffset(), "%s must be an object, not %s", where, kindName(v))
 		return nil, false
 	}
 	members := obj.Members()
-	names, dup := memberNames(members)
+	dup := p.duplicates(members)
 	distinct := true
 	out := make([]PatternEntry, 0, len(members))
 	for i := range members {
 		m := &members[i]
-		pat := names[i]
-		line, _ := p.position(m.Name.StartOffset)
+		pat := literalString(&m.Name)
+		line, _ := p.position(m.Name.StartOffset())
 		var st State
 		switch {
 		case pat == "":
-			st = p.problem(m.Name.StartOffset, "%s", emptyKey)
+			st = p.problem(m.Name.StartOffset(), "%s", emptyKey)
 		case dup[i]:
 			distinct = false
-			st = p.problem(m.Name.StartOffset, "key %q appears twice in %s", pat, where)
+			st = p.problem(m.Name.StartOffset(), "key %q appears twice in %s", pat, where)
 		default:
 			if a, ok := plainState(&m.Value); ok {
 				st = State{Action: a} // the common case, without building what(pat)
@@ -727,7 +753,7 @@ func plainState(v *jval) (Action, bool) {
 		return 0, false
 	}
 	// The literal as written, quotes included: no string is made for it.
-	switch v.lit {
+	switch v.lit() {
 	case `"allow"`:
 		return Allow, true
 	case `"ask"`:
@@ -744,15 +770,15 @@ func (p *parser) state(v *jval, what string, objectOK bool) State {
 		s := literalString(v)
 		a, err := ParseAction(s)
 		if err != nil {
-			return p.problem(v.StartOffset, "invalid state %q for %s (want allow, ask or deny)", s, what)
+			return p.problem(v.StartOffset(), "invalid state %q for %s (want allow, ask or deny)", s, what)
 		}
 		return State{Action: a}
 	}
 	obj, ok := v.Object()
 	if !objectOK || !ok {
-		return p.problem(v.StartOffset, "invalid state for %s: %s (want \"allow\", \"ask\", \"deny\" or {\"action\": \"deny\", \"reason\": \"…\"})", what, kindName(v))
+		return p.problem(v.StartOffset(), "invalid state for %s: %s (want \"allow\", \"ask\", \"deny\" or {\"action\": \"deny\", \"reason\": \"…\"})", what, kindName(v))
 	}
-	dup := duplicates(obj.Members())
+	dup := p.duplicates(obj.Members())
 	st := State{}
 	var bad *State
 	fail := func(s State) {
@@ -765,31 +791,31 @@ func (p *parser) state(v *jval, what string, objectOK bool) State {
 		name := literalString(&f.Name)
 		switch {
 		case dup[i]:
-			fail(p.problem(f.Name.StartOffset, "key %q appears twice in %s", name, what))
+			fail(p.problem(f.Name.StartOffset(), "key %q appears twice in %s", name, what))
 		case name == "action":
 			if f.Value.Kind() != '"' || literalString(&f.Value) != "deny" {
-				fail(p.problem(f.Value.StartOffset, "the action of %s must be \"deny\" (an object state is a deny with a reason)", what))
+				fail(p.problem(f.Value.StartOffset(), "the action of %s must be \"deny\" (an object state is a deny with a reason)", what))
 				continue
 			}
 			st.Action = Deny
 		case name == "reason":
 			if f.Value.Kind() != '"' {
-				fail(p.problem(f.Value.StartOffset, "the reason of %s must be a string, not %s", what, kindName(&f.Value)))
+				fail(p.problem(f.Value.StartOffset(), "the reason of %s must be a string, not %s", what, kindName(&f.Value)))
 				continue
 			}
 			st.Reason = literalString(&f.Value)
 			if utf8.RuneCountInString(st.Reason) > MaxReasonLength {
-				fail(p.problem(f.Value.StartOffset, "the reason of %s is longer than %d characters", what, MaxReasonLength))
+				fail(p.problem(f.Value.StartOffset(), "the reason of %s is longer than %d characters", what, MaxReasonLength))
 			}
 		default:
-			fail(p.problem(f.Name.StartOffset, "unknown key '%s' in the state of %s (want action, reason)", name, what))
+			fail(p.problem(f.Name.StartOffset(), "unknown key '%s' in the state of %s (want action, reason)", name, what))
 		}
 	}
 	if bad != nil {
 		return *bad
 	}
 	if st.Action != Deny {
-		return p.problem(v.StartOffset, "the state of %s has no \"action\": \"deny\"", what)
+		return p.problem(v.StartOffset(), "the state of %s has no \"action\": \"deny\"", what)
 	}
 	return st
 }

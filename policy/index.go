@@ -50,7 +50,7 @@ func newRuleIndex(rules []*Rule, pathSurface bool) *ruleIndex {
 	return ix
 }
 
-func (ix *ruleIndex) file(i int32, p *Pattern, pathSurface bool) {
+func (ix *ruleIndex) file(i int32, p *matcher, pathSurface bool) {
 	words, prefixes, nw, nb, any := routeKeys(p, pathSurface)
 	if any {
 		ix.any = append(ix.any, i)
@@ -74,7 +74,7 @@ func (ix *ruleIndex) file(i int32, p *Pattern, pathSurface bool) {
 // routeKeys are the keys the index files pattern p under: its routes'
 // first words and literal prefixes, or any (a candidate for every value,
 // and then under nothing else).
-func routeKeys(p *Pattern, pathSurface bool) (words, prefixes [3]string, nw, nb int, any bool) {
+func routeKeys(p *matcher, pathSurface bool) (words, prefixes [3]string, nw, nb int, any bool) {
 	if p.any {
 		return words, prefixes, 0, 0, true
 	}

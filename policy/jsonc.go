@@ -14,18 +14,57 @@ import (
 // members, an array's elements — not the comments and white space around
 // it (the file is edited through hujson in edit.go, never through this).
 type jval struct {
-	// lit is a scalar's literal text, a piece of the file's text (one
+	// ptr is a scalar's literal text, n bytes of the file's text (one
 	// copy of the whole file as a string, so that the strings a File
-	// keeps are pieces of it too).
-	lit string
-	// kids are an array's elements, or an object's names and values
-	// (name, value, name, value, …).
-	kids        []jval
-	StartOffset int
-	kind        byte // '{', '[', '"', '0' (number), 't', 'f', 'n'
+	// keeps are pieces of it too), or an array's elements, or an object's
+	// names and values (name, value, name, value, …), n jvals (children).
+	// One pointer and 32-bit counts rather than a string and a slice: a
+	// large policy is tens of thousands of values, and every byte of one
+	// is memory a start faults in (24 bytes, not 56).
+	ptr  unsafe.Pointer
+	n    int32
+	off  int32 // where the value starts (StartOffset)
+	kind byte  // '{', '[', '"', '0' (number), 't', 'f', 'n'
 	// plain is set (by the one-pass parser) for a string that reads as
 	// its text between the quotes: no escape, valid UTF-8.
 	plain bool
+}
+
+// maxJSONCBytes bounds a file the parser reads: its offsets and counts
+// are 32-bit.
+const maxJSONCBytes = 1<<31 - 1
+
+// StartOffset is where the value starts in the file.
+func (v *jval) StartOffset() int { return int(v.off) }
+
+// lit is a scalar's literal text ("" for an object or an array).
+func (v *jval) lit() string {
+	if v.kind == '{' || v.kind == '[' || v.n == 0 {
+		return ""
+	}
+	return unsafe.String((*byte)(v.ptr), v.n)
+}
+
+// setLit makes s v's literal text.
+func (v *jval) setLit(s string) {
+	v.ptr, v.n = unsafe.Pointer(unsafe.StringData(s)), int32(len(s))
+}
+
+// children are an array's elements, or an object's names and values.
+func (v *jval) children() []jval {
+	if (v.kind != '{' && v.kind != '[') || v.n == 0 {
+		return nil
+	}
+	return unsafe.Slice((*jval)(v.ptr), v.n)
+}
+
+// setChildren makes kids v's children.
+func (v *jval) setChildren(kids []jval) {
+	if len(kids) == 0 {
+		v.ptr, v.n = nil, 0
+		return
+	}
+	v.ptr, v.n = unsafe.Pointer(unsafe.SliceData(kids)), int32(len(kids))
 }
 
 // jmember is one "name": value pair of an object: two jvals, laid out as
@@ -37,10 +76,10 @@ type jmember struct {
 
 // Members are an object's members in file order (nil for other values).
 func (v *jval) Members() []jmember {
-	if v.kind != '{' || len(v.kids) == 0 {
+	if v.kind != '{' || v.n == 0 {
 		return nil
 	}
-	return unsafe.Slice((*jmember)(unsafe.Pointer(unsafe.SliceData(v.kids))), len(v.kids)/2)
+	return unsafe.Slice((*jmember)(v.ptr), v.n/2)
 }
 
 // Elements are an array's elements (nil for other values).
@@ -48,7 +87,7 @@ func (v *jval) Elements() []jval {
 	if v.kind != '[' {
 		return nil
 	}
-	return v.kids
+	return v.children()
 }
 
 // Kind is the value's kind, as hujson names them.
@@ -65,7 +104,7 @@ func (v *jval) Literal() (hujson.Literal, bool) {
 	if v.kind == '{' || v.kind == '[' {
 		return nil, false
 	}
-	return hujson.Literal(v.lit), true // a copy: rare (numbers, unquoting)
+	return hujson.Literal(v.lit()), true // a copy: rare (numbers, unquoting)
 }
 
 // parseJSONCValue parses data as JWCC (JSON with comments and trailing
@@ -104,28 +143,31 @@ func slowJSONC(data []byte) (*jval, error) {
 
 // fromHujson converts a hujson tree.
 func fromHujson(v *hujson.Value) jval {
-	out := jval{StartOffset: v.StartOffset, kind: byte(v.Value.Kind())}
+	out := jval{off: int32(v.StartOffset), kind: byte(v.Value.Kind())}
 	switch t := v.Value.(type) {
 	case *hujson.Object:
 		if len(t.Members) == 0 {
 			break
 		}
-		out.kids = make([]jval, 0, 2*len(t.Members))
+		kids := make([]jval, 0, 2*len(t.Members))
 		for i := range t.Members {
-			out.kids = append(out.kids, fromHujson(&t.Members[i].Name), fromHujson(&t.Members[i].Value))
+			kids = append(kids, fromHujson(&t.Members[i].Name), fromHujson(&t.Members[i].Value))
 		}
+		out.setChildren(kids)
 	case *hujson.Array:
 		if len(t.Elements) == 0 {
 			break
 		}
-		out.kids = make([]jval, len(t.Elements))
+		kids := make([]jval, len(t.Elements))
 		for i := range t.Elements {
-			out.kids[i] = fromHujson(&t.Elements[i])
+			kids[i] = fromHujson(&t.Elements[i])
 		}
+		out.setChildren(kids)
 	case hujson.Literal:
-		out.lit = string(t)
-		if n := len(out.lit); out.kind == '"' && n >= 2 {
-			out.plain = plainJSONString(out.lit[1 : n-1])
+		lit := string(t)
+		out.setLit(lit)
+		if n := len(lit); out.kind == '"' && n >= 2 {
+			out.plain = plainJSONString(lit[1 : n-1])
 		}
 	}
 	return out
@@ -233,7 +275,7 @@ func (f *fastParser) value() (v jval) {
 		f.bad = true
 		return v
 	}
-	v.StartOffset = f.n
+	v.off = int32(f.n)
 	switch c := f.b[f.n]; c {
 	case '{', '[':
 		// Deeper than the bound: hujson's route, after the nesting check
@@ -244,14 +286,16 @@ func (f *fastParser) value() (v jval) {
 		}
 		v.kind = c
 		if c == '{' {
-			v.kids = f.object()
+			v.setChildren(f.object())
 		} else {
-			v.kids = f.array()
+			v.setChildren(f.array())
 		}
 		f.depth--
 	case '"':
 		v.kind = '"'
-		v.lit, v.plain = f.str()
+		lit, plain := f.str()
+		v.setLit(lit)
+		v.plain = plain
 	default:
 		start := f.n
 		for f.n < len(f.b) && literalByte(f.b[f.n]) {
@@ -272,7 +316,7 @@ func (f *fastParser) value() (v jval) {
 			}
 			v.kind = '0'
 		}
-		v.lit = lit
+		v.setLit(lit)
 	}
 	return v
 }
@@ -329,6 +373,14 @@ func (f *fastParser) str() (lit string, plain bool) {
 	start := f.n
 	ascii, escaped := true, false
 	for i := f.n + 1; i < len(b); i++ {
+		// The run of bytes that need no look (nearly all of a policy's
+		// strings) in a tight loop first.
+		for i < len(b) && strPlainByte[b[i]] {
+			i++
+		}
+		if i >= len(b) {
+			break
+		}
 		switch c := b[i]; {
 		case c == '"':
 			f.n = i + 1
@@ -364,6 +416,15 @@ func (f *fastParser) str() (lit string, plain bool) {
 	return "", false
 }
 
+// strPlainByte marks the bytes a string literal holds as they are: not a
+// quote, a backslash, a control character or a byte outside ASCII.
+var strPlainByte = func() (t [256]bool) {
+	for c := 0x20; c < 0x80; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
 func hex4(b []byte) bool {
 	for _, c := range b {
 		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
@@ -391,8 +452,10 @@ func (f *fastParser) object() []jval {
 			f.bad = true
 			return nil
 		}
-		name := jval{StartOffset: f.n, kind: '"'}
-		name.lit, name.plain = f.str()
+		name := jval{off: int32(f.n), kind: '"'}
+		lit, plain := f.str()
+		name.setLit(lit)
+		name.plain = plain
 		f.space()
 		if f.bad || f.n >= len(f.b) || f.b[f.n] != ':' {
 			f.bad = true

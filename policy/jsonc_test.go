@@ -52,11 +52,11 @@ func sameJSONC(t *testing.T, name string, data []byte) {
 		if slowErr != nil {
 			t.Fatalf("%s: the one-pass parser took %q, hujson refuses it: %v", name, data, slowErr)
 		}
-		if !reflect.DeepEqual(fast, slow) {
+		if !sameJval(fast, slow) {
 			t.Fatalf("%s: the one-pass parser reads %q differently:\n fast %+v\n slow %+v", name, data, fast, slow)
 		}
 		// A block sized short (grown on the way) reads the same.
-		if short, ok := fastJSONC(data, 0); !ok || !reflect.DeepEqual(short, slow) {
+		if short, ok := fastJSONC(data, 0); !ok || !sameJval(short, slow) {
 			t.Fatalf("%s: with a short block the one-pass parser reads %q differently", name, data)
 		}
 	}
@@ -65,9 +65,24 @@ func sameJSONC(t *testing.T, name string, data []byte) {
 	if (err == nil) != (slowErr == nil) || err != nil && err.Error() != slowErr.Error() {
 		t.Fatalf("%s: %q: error %v, hujson %v", name, data, err, slowErr)
 	}
-	if err == nil && !reflect.DeepEqual(got, slow) {
+	if err == nil && !sameJval(got, slow) {
 		t.Fatalf("%s: %q read differently from hujson", name, data)
 	}
+}
+
+// sameJval reports whether a and b are the same value: kind, offset,
+// literal text and children (not where their bytes are kept).
+func sameJval(a, b *jval) bool {
+	if a.kind != b.kind || a.off != b.off || a.plain != b.plain || a.lit() != b.lit() || a.n != b.n {
+		return false
+	}
+	ak, bk := a.children(), b.children()
+	for i := range ak {
+		if !sameJval(&ak[i], &bk[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 func TestFastJSONCMatchesHujson(t *testing.T) {
@@ -186,9 +201,9 @@ func TestShapeCountsValues(t *testing.T) {
 	count := func(v *jval) int {
 		var walk func(v *jval) int
 		walk = func(v *jval) int {
-			n := len(v.kids)
-			for i := range v.kids {
-				n += walk(&v.kids[i])
+			n := len(v.children())
+			for i := range v.children() {
+				n += walk(&v.children()[i])
 			}
 			return n
 		}
@@ -298,24 +313,65 @@ func TestReadAllAnySize(t *testing.T) {
 	}
 }
 
-// memberNames marks as a map of seen names would, at every size.
-func TestMemberNamesMarksRepeats(t *testing.T) {
+// duplicates marks as a map of seen names would, at every size, a name
+// written with an escape the same as one without.
+func TestDuplicatesMarksRepeats(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	for _, n := range []int{0, 1, 2, 15, 16, 17, 33, 100, 1000, 5000} {
+	p := &parser{} // one table for every object, as a file's objects share it
+	for _, n := range []int{0, 1, 2, 15, 16, 17, 33, 100, 1000, 5000, 40, 3000} {
 		for _, alphabet := range []int{2, 10, n + 1, 4 * n} {
 			members := make([]jmember, n)
 			for i := range members {
-				members[i].Name = jval{kind: '"', lit: fmt.Sprintf("%q", fmt.Sprint("k", rng.IntN(max(alphabet, 1))))}
+				name := fmt.Sprint("k", rng.IntN(max(alphabet, 1)))
+				lit := fmt.Sprintf("%q", name)
+				plain := true
+				if rng.IntN(4) == 0 {
+					lit, plain = `"\u006b`+lit[2:], false // \u006b is k
+				}
+				members[i].Name = jval{kind: '"', plain: plain}
+				members[i].Name.setLit(lit)
 			}
-			names, dup := memberNames(members)
+			dup := p.duplicates(members)
 			seen := map[string]bool{}
 			for i := range members {
 				want := literalString(&members[i].Name)
-				if names[i] != want || dup[i] != seen[want] {
-					t.Fatalf("n=%d alphabet=%d: member %d is %q dup %v, want %q dup %v", n, alphabet, i, names[i], dup[i], want, seen[want])
+				if !strings.HasPrefix(want, "k") {
+					t.Fatalf("member %d reads %q", i, want)
+				}
+				if dup[i] != seen[want] {
+					t.Fatalf("n=%d alphabet=%d: member %d (%q) dup %v, want %v", n, alphabet, i, want, dup[i], seen[want])
 				}
 				seen[want] = true
 			}
+		}
+	}
+}
+
+// position answers as a search of every line does, whatever order it is
+// asked in (it starts from its last answer).
+func TestPositionMatchesSearch(t *testing.T) {
+	data := []byte("{\n\n  \"a\": 1,\n  \"b\": [\n1,\n2]\n}\n\n\n\n\n\n\n\n\n\n\n\n\nx")
+	p := &parser{lines: lineStarts(data)}
+	want := func(off int) (int, int) {
+		line, col := 1, 1
+		for i := 0; i < off; i++ {
+			if data[i] == '\n' {
+				line, col = line+1, 1
+			} else {
+				col++
+			}
+		}
+		return line, col
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	for k := 0; k < 2000; k++ {
+		off := rng.IntN(len(data) + 1)
+		if k%3 == 0 {
+			off = min(len(data), k%len(data)) // runs in order too
+		}
+		l, c := p.position(off)
+		if wl, wc := want(off); l != wl || c != wc {
+			t.Fatalf("offset %d: %d:%d, want %d:%d", off, l, c, wl, wc)
 		}
 	}
 }

@@ -21,7 +21,7 @@ type legacyPolicy struct {
 // legacyKey reads one legacy top-level key.
 func (p *parser) legacyKey(key string, m *jmember) {
 	if p.legacy == nil {
-		line, _ := p.position(m.Name.StartOffset)
+		line, _ := p.position(m.Name.StartOffset())
 		p.legacy = &legacyPolicy{line: line, defaults: map[string]*State{}}
 	}
 	lp := p.legacy
@@ -33,7 +33,7 @@ func (p *parser) legacyKey(key string, m *jmember) {
 				st := e.State
 				lp.defaults[e.Pattern] = &st
 			default:
-				p.errorf(m.Value.StartOffset, "defaultPolicy has an unknown category '%s' (want tools, bash, mcp, skills, special)", e.Pattern)
+				p.errorf(m.Value.StartOffset(), "defaultPolicy has an unknown category '%s' (want tools, bash, mcp, skills, special)", e.Pattern)
 			}
 		}
 	case "tools":
@@ -52,12 +52,12 @@ func (p *parser) legacyKey(key string, m *jmember) {
 			switch name {
 			case "external_directory":
 				st := p.state(&sm.Value, "special.external_directory", true)
-				line, _ := p.position(sm.Name.StartOffset)
+				line, _ := p.position(sm.Name.StartOffset())
 				lp.external = &PatternEntry{Pattern: "*", State: st, Line: line}
 			case "doom_loop", "tool_call_limit":
 				// Dropped by the documented migration: toolgate has no such checks.
 			default:
-				p.errorf(sm.Name.StartOffset, "special has an unknown key '%s'", name)
+				p.errorf(sm.Name.StartOffset(), "special has an unknown key '%s'", name)
 			}
 		}
 	}

@@ -61,7 +61,7 @@ var runsAnything = map[string]string{
 // LintPolicy returns advice about p's config rules, in rule order.
 func LintPolicy(p *Policy) []Lint {
 	var out []Lint
-	rules := configOnly(p.rules)
+	rules := configOnly(p.Rules())
 	for i, r := range rules {
 		for _, later := range rules[i+1:] {
 			if later.Surface != r.Surface {

@@ -26,7 +26,7 @@ func ParseMCPFile(path string, data []byte) *File {
 	}
 	obj, ok := v.Object()
 	if !ok {
-		p.errorf(v.StartOffset, "mcp.json must be an object, not %s", kindName(v))
+		p.errorf(v.StartOffset(), "mcp.json must be an object, not %s", kindName(v))
 		return f
 	}
 	seen := map[string]bool{}
@@ -38,7 +38,7 @@ func ParseMCPFile(path string, data []byte) *File {
 		}
 		servers, ok := m.Value.Object()
 		if !ok {
-			p.errorf(m.Value.StartOffset, "%s must be an object, not %s", key, kindName(&m.Value))
+			p.errorf(m.Value.StartOffset(), "%s must be an object, not %s", key, kindName(&m.Value))
 			continue
 		}
 		for j := range servers.Members() {

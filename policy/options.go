@@ -103,151 +103,256 @@ func subs(parent *cmdSpec, any *cmdSpec, m map[string]*cmdSpec) *cmdSpec {
 	return parent
 }
 
-// commandSpecs are the commands whose options toolgate knows. It is built
-// once and never changed.
-var commandSpecs = sync.OnceValue(buildSpecs)
+// The commands whose options toolgate knows, in groups that are built when
+// a rule or a unit first names one of their commands (specGroupOf), each
+// once and never changed: a process that decides one call (a hook host's)
+// builds the few tables it reads, not all of them.
+const (
+	specFiles = iota
+	specGrep
+	specSed
+	specTar
+	specCurl
+	specWget
+	specRsync
+	specFind
+	specGit
+	specDocker
+	specKubectl
+	specNpm
+	specPnpm
+	specYarn
+	specPip
+	specApt
+	specSystemctl
+	specGroups
+)
 
-func buildSpecs() map[string]*cmdSpec {
+// specGroupOf is the group of the command name, -1 for none.
+func specGroupOf(name string) int {
+	switch name {
+	case "rm", "cp", "mv", "chmod", "chown", "chgrp", "ln", "mkdir", "rmdir", "touch", "shred", "truncate", "ls", "kill", "dd", "unlink":
+		return specFiles
+	case "grep", "egrep", "fgrep":
+		return specGrep
+	case "sed":
+		return specSed
+	case "tar":
+		return specTar
+	case "curl":
+		return specCurl
+	case "wget":
+		return specWget
+	case "rsync":
+		return specRsync
+	case "find":
+		return specFind
+	case "git":
+		return specGit
+	case "docker", "podman":
+		return specDocker
+	case "kubectl", "oc":
+		return specKubectl
+	case "npm":
+		return specNpm
+	case "pnpm":
+		return specPnpm
+	case "yarn":
+		return specYarn
+	case "pip", "pip3":
+		return specPip
+	case "apt-get", "apt":
+		return specApt
+	case "systemctl":
+		return specSystemctl
+	}
+	return -1
+}
+
+// specTable is one group's table, built on first use.
+type specTable struct {
+	once sync.Once
+	m    map[string]*cmdSpec
+}
+
+// builtSpecs are the groups' tables (zero until used: nothing is built
+// when the process starts).
+var builtSpecs [specGroups]specTable
+
+// commandSpec is what toolgate knows of the command name's options (nil
+// for a command it does not know).
+func commandSpec(name string) *cmdSpec {
+	g := specGroupOf(name)
+	if g < 0 {
+		return nil
+	}
+	t := &builtSpecs[g]
+	t.once.Do(func() { t.m = buildSpecGroup(g) })
+	return t.m[name]
+}
+
+// buildSpecGroup builds group g's table.
+func buildSpecGroup(g int) map[string]*cmdSpec {
 	gnu := "cpa"
-	m := map[string]*cmdSpec{
-		"rm":       opt(gnu, "", "recursive:-r force:-f interactive:-i dir:-d verbose:-v one-file-system no-preserve-root preserve-root", "R:-r"),
-		"cp":       opt(gnu, "St", "recursive:-r archive:-a,-r force:-f interactive:-i link:-l no-dereference:-P dereference:-L preserve parents symbolic-link:-s update:-u verbose:-v target-directory=:-t no-target-directory:-T backup suffix=:-S one-file-system:-x no-clobber:-n remove-destination sparse= reflink", "R:-r a:-a,-r"),
-		"mv":       opt(gnu, "St", "force:-f interactive:-i no-clobber:-n target-directory=:-t no-target-directory:-T suffix=:-S update:-u verbose:-v backup strip-trailing-slashes exchange", ""),
-		"chmod":    opt(gnu, "", "recursive:-R verbose:-v changes:-c silent:-f quiet:-f reference= preserve-root no-preserve-root", ""),
-		"chown":    opt(gnu, "", "recursive:-R verbose:-v changes:-c silent:-f quiet:-f no-dereference:-h dereference from= reference= preserve-root no-preserve-root", ""),
-		"chgrp":    opt(gnu, "", "recursive:-R verbose:-v changes:-c silent:-f quiet:-f no-dereference:-h dereference reference= preserve-root no-preserve-root", ""),
-		"ln":       opt(gnu, "St", "symbolic:-s force:-f interactive:-i no-dereference:-n logical:-L physical:-P relative:-r verbose:-v target-directory=:-t no-target-directory:-T backup suffix=:-S", ""),
-		"mkdir":    opt(gnu, "m", "parents:-p mode=:-m verbose:-v", ""),
-		"rmdir":    opt(gnu, "", "parents:-p verbose:-v ignore-fail-on-non-empty", ""),
-		"touch":    opt(gnu, "dtr", "no-create:-c date=:-d reference=:-r time=", ""),
-		"shred":    opt(gnu, "ns", "force:-f iterations=:-n remove:-u size=:-s verbose:-v exact:-x zero:-z random-source=", ""),
-		"truncate": opt(gnu, "sr", "no-create:-c io-blocks:-o reference=:-r size=:-s", ""),
-		"ls":       opt(gnu, "wIT", "all:-a almost-all:-A long recursive:-R reverse:-r human-readable:-h directory:-d dereference:-L", ""),
-		"grep":     opt(gnu, "efmABCdD", "recursive:-r dereference-recursive:-R ignore-case:-i regexp=:-e file=:-f files-with-matches:-l files-without-match:-L line-number:-n invert-match:-v extended-regexp:-E fixed-strings:-F basic-regexp:-G perl-regexp:-P word-regexp:-w line-regexp:-x count:-c no-filename:-h with-filename:-H only-matching:-o quiet:-q silent:-q no-messages:-s max-count=:-m after-context=:-A before-context=:-B context=:-C include= exclude= exclude-dir= null:-Z text:-a", "y:-i"),
-		"sed":      opt(gnu, "efl", "expression=:-e file=:-f in-place:-i quiet:-n silent:-n regexp-extended:-E separate:-s null-data:-z unbuffered:-u line-length=:-l posix sandbox debug follow-symlinks", "r:-E"),
-		"tar":      opt(gnu, "fCTXbKNgLVIF", "extract:-x get:-x create:-c list:-t append:-r update:-u file=:-f directory=:-C gzip:-z gunzip:-z ungzip:-z bzip2:-j xz:-J zstd verbose:-v keep-old-files:-k overwrite remove-files absolute-names:-P to-stdout:-O preserve-permissions:-p same-permissions:-p exclude= files-from=:-T exclude-from=:-X listed-incremental=:-g use-compress-program=:-I auto-compress:-a diff:-d compare:-d delete concatenate:-A catenate:-A wildcards strip-components= no-same-owner same-owner dereference:-h touch:-m interactive:-w one-file-system numeric-owner transform= xform= owner= group= mode= mtime= null unlink-first:-U recursive-unlink skip-old-files keep-newer-files to-command= checkpoint-action= sparse:-S verify:-W multi-volume:-M info-script=:-F tape-length=:-L label=:-V blocking-factor=:-b newer=:-N after-date=:-N starting-file=:-K", ""),
-		"curl":     opt("cpa", "odHXuAebcTFxwmrEKCYyzUQt", "output=:-o data=:-d header=:-H request=:-X user=:-u user-agent=:-A referer=:-e cookie=:-b cookie-jar=:-c upload-file=:-T form=:-F proxy=:-x write-out=:-w max-time=:-m range=:-r cert=:-E config=:-K continue-at=:-C silent:-s show-error:-S location:-L insecure:-k remote-name:-O include:-i head:-I verbose:-v fail:-f get:-G compressed data-binary= data-raw= data-urlencode= data-ascii= json= output-dir= url= create-dirs remote-name-all", ""),
-		"wget":     opt(gnu, "OoaPtTUeiBwQlARDIXn", "output-document=:-O output-file=:-o append-output=:-a directory-prefix=:-P tries=:-t timeout=:-T user-agent=:-U execute=:-e input-file=:-i base=:-B wait=:-w quota=:-Q level=:-l accept=:-A reject=:-R domains=:-D include-directories=:-I exclude-directories=:-X recursive:-r mirror:-m quiet:-q verbose:-v no-verbose:-n=v continue:-c no-clobber:-n=c no-parent:-n=p no-directories:-n=d no-host-directories:-n=H page-requisites:-p convert-links:-k background:-b timestamping:-N spider delete-after no-check-certificate post-data= post-file= body-data= body-file= method= header= user= password=", ""),
-		"rsync":    opt(gnu, "eBfT", "archive:-a,-r verbose:-v compress:-z recursive:-r dry-run:-n rsh=:-e delete delete-before delete-after delete-during delete-excluded remove-source-files exclude= include= exclude-from= include-from= filter=:-f force links:-l perms:-p times:-t group:-g owner:-o checksum:-c update:-u inplace partial progress human-readable:-h relative:-R", "a:-a,-r"),
-		"kill":     opt("", "sn", "signal=:-s", ""),
-		"dd":       opt("", "", "", ""),
-		"unlink":   opt("pa", "", "", ""),
-	}
-	m["egrep"], m["fgrep"] = m["grep"], m["grep"]
-	m["sed"].optional = "i" // -i.bak: the suffix is glued or absent
-	m["find"] = &cmdSpec{find: true}
-	m["tar"].tarOld = true
-
-	// git: global options stop at the subcommand; every subcommand's
-	// options cluster and permute (parse-options), long ones abbreviate.
-	git := opt("", "Cc", "git-dir= work-tree= namespace= exec-path super-prefix= config-env= no-pager paginate:-p bare literal-pathspecs no-replace-objects no-optional-locks", "")
-	gitSub := func(valued, long, alias string) *cmdSpec { return opt(gnu, valued, long, alias) }
-	push := gitSub("o", "force:-f force-with-lease force-if-includes delete:-d tags all mirror set-upstream:-u verbose:-v quiet:-q dry-run:-n porcelain no-verify verify atomic prune follow-tags repo= push-option=:-o receive-pack= exec= signed ipv4:-4 ipv6:-6 recurse-submodules= thin no-thin progress", "")
-	push.plusForce = true
-	commit := func(s *cmdSpec) *cmdSpec { s.optional = "S"; return s } // -S[keyid]
-	subs(git, gitSub("", "", ""), map[string]*cmdSpec{
-		"push":     push,
-		"reset":    gitSub("", "hard soft mixed merge keep quiet:-q patch:-p recurse-submodules no-recurse-submodules pathspec-from-file= intent-to-add:-N", ""),
-		"clean":    gitSub("e", "force:-f dry-run:-n interactive:-i quiet:-q exclude=:-e", ""),
-		"checkout": gitSub("bB", "force:-f quiet:-q patch:-p track:-t detach orphan= ours:-2 theirs:-3 merge:-m conflict= overwrite-ignore no-overwrite-ignore ignore-other-worktrees recurse-submodules", ""),
-		"switch":   gitSub("cC", "create=:-c force-create=:-C force:-f discard-changes:-f detach:-d guess track:-t orphan= merge:-m quiet:-q", ""),
-		"restore":  gitSub("s", "source=:-s staged:-S worktree:-W patch:-p ours:-2 theirs:-3 merge:-m overlay no-overlay quiet:-q", ""),
-		"branch":   gitSub("u", "delete:-d force:-f move:-m copy:-c remotes:-r all:-a list:-l verbose:-v set-upstream-to=:-u unset-upstream track:-t no-track quiet:-q contains= merged= no-merged= show-current", "D:-d,-f M:-m,-f C:-c,-f"),
-		"commit":   commit(gitSub("mFCc", "all:-a message=:-m file=:-F no-verify:-n signoff:-s verbose:-v quiet:-q reuse-message=:-C reedit-message=:-c edit:-e no-edit patch:-p interactive amend allow-empty allow-empty-message fixup= squash= author= date= gpg-sign:-S no-gpg-sign dry-run only:-o include:-i", "")),
-		"rebase":   gitSub("sX", "interactive:-i onto= root continue abort skip quit autosquash autostash exec=:-x force-rebase:-f strategy=:-s strategy-option=:-X rebase-merges:-r quiet:-q verbose:-v", ""),
-		"rm":       gitSub("", "force:-f recursive:-r cached dry-run:-n quiet:-q ignore-unmatch", ""),
-		"add":      gitSub("", "all:-A force:-f update:-u patch:-p interactive:-i dry-run:-n verbose:-v intent-to-add:-N", ""),
-		"stash":    gitSub("m", "message=:-m keep-index:-k include-untracked:-u all:-a patch:-p quiet:-q", ""),
-		"tag":      gitSub("muF", "delete:-d force:-f annotate:-a sign:-s message=:-m list:-l file=:-F local-user=:-u", ""),
-		"clone":    gitSub("obcju", "origin=:-o branch=:-b config=:-c depth= recursive recurse-submodules bare mirror quiet:-q verbose:-v", ""),
-		"fetch":    gitSub("j", "all prune:-p force:-f tags:-t depth= dry-run quiet:-q verbose:-v", ""),
-		"pull":     gitSub("sX", "rebase:-r force:-f all prune:-p quiet:-q verbose:-v ff-only no-ff ff strategy=:-s", ""),
-		"merge":    gitSub("msX", "message=:-m strategy=:-s strategy-option=:-X ff-only no-ff ff squash abort continue no-commit no-edit quiet:-q", ""),
-	})
-	m["git"] = git
-
-	// docker: global options before the subcommand; management commands
-	// (container, image, …) take a subcommand of their own, read like the
-	// top-level one (docker container rm is docker rm).
-	docker := opt("", "Hcl", "host=:-H context=:-c config= log-level=:-l debug:-D tls tlsverify tlscacert= tlscert= tlskey=", "")
-	dockerRun := opt("c", "vepwumchlaL", "volume=:-v env=:-e publish=:-p workdir=:-w user=:-u memory=:-m cpu-shares=:-c hostname=:-h label=:-l attach=:-a detach:-d interactive:-i tty:-t publish-all:-P rm privileged name= network= net= entrypoint= mount= env-file= cap-add= cap-drop= security-opt= pid= ipc= userns= device= add-host= dns= platform= pull= restart= runtime= init read-only volumes-from= tmpfs= gpus= ulimit=", "")
-	dockerExec := opt("c", "euw", "env=:-e user=:-u workdir=:-w detach:-d interactive:-i tty:-t privileged env-file=", "")
-	docker.nested = map[string]bool{"container": true, "image": true, "volume": true, "network": true, "system": true, "builder": true, "buildx": true, "compose": true, "context": true, "plugin": true, "secret": true, "service": true, "stack": true, "swarm": true, "node": true, "config": true, "trust": true, "manifest": true}
-	docker.nestedSame = true
-	subs(docker, opt("cp", "", "force:-f all:-a volumes quiet:-q", ""), map[string]*cmdSpec{
-		"rm":     opt("cp", "", "force:-f volumes:-v link:-l", ""),
-		"rmi":    opt("cp", "", "force:-f no-prune", ""),
-		"run":    dockerRun,
-		"create": dockerRun,
-		"exec":   dockerExec,
-		"stop":   opt("cp", "ts", "time=:-t signal=:-s", ""),
-		"kill":   opt("cp", "s", "signal=:-s", ""),
-		"prune":  opt("cp", "", "force:-f all:-a volumes filter=", ""),
-		"push":   opt("cp", "", "all-tags:-a quiet:-q disable-content-trust platform=", ""),
-		"build":  opt("cp", "tf", "tag=:-t file=:-f build-arg= target= platform= no-cache pull push quiet:-q", ""),
-		"down":   opt("cp", "t", "volumes:-v rmi= remove-orphans timeout=:-t", ""),
-	})
-	docker.subAlias = map[string]string{"remove": "rm", "container rm": "rm", "container remove": "rm", "container run": "run", "container create": "create", "container exec": "exec", "container stop": "stop", "container kill": "kill", "image rm": "rmi", "image remove": "rmi", "image push": "push", "image build": "build"}
-	m["docker"], m["podman"] = docker, docker
-
-	// kubectl: global flags anywhere (pflag interspersed).
-	kglobal := opt("", "ns", "namespace=:-n context= kubeconfig= server=:-s cluster= user= token= as= as-group= request-timeout= insecure-skip-tls-verify v=", "")
-	kubectl := opt("p", "ns", "", "").with(kglobal)
-	kube := func(valued, long string) *cmdSpec { return opt("cp", valued, long, "").with(kglobal) }
-	kubectl.nested = map[string]bool{"rollout": true, "config": true, "auth": true, "set": true, "top": true, "certificate": true, "create": true}
-	subs(kubectl, kube("fol", "filename=:-f output=:-o selector=:-l all-namespaces:-A recursive:-R force dry-run= all"), map[string]*cmdSpec{
-		"delete": kube("fol", "all force grace-period= now filename=:-f selector=:-l recursive:-R wait= ignore-not-found cascade= output=:-o all-namespaces:-A field-selector= timeout="),
-		"apply":  kube("fol", "filename=:-f force prune server-side dry-run= output=:-o selector=:-l recursive:-R force-conflicts overwrite"),
-		"exec":   kube("cf", "container=:-c stdin:-i tty:-t filename=:-f quiet:-q"),
-		"drain":  kube("l", "force delete-emptydir-data delete-local-data ignore-daemonsets grace-period= disable-eviction selector=:-l timeout="),
-		"scale":  kube("fl", "replicas= filename=:-f selector=:-l all current-replicas="),
-	})
-	kinds := map[string]string{}
-	for _, k := range strings.Fields("namespace:ns,namespaces pod:po,pods deployment:deploy,deployments service:svc,services replicaset:rs,replicasets statefulset:sts,statefulsets daemonset:ds,daemonsets configmap:cm,configmaps secret:secrets persistentvolume:pv,persistentvolumes persistentvolumeclaim:pvc,persistentvolumeclaims node:no,nodes ingress:ing,ingresses serviceaccount:sa,serviceaccounts customresourcedefinition:crd,crds,customresourcedefinitions job:jobs cronjob:cj,cronjobs role:roles rolebinding:rolebindings clusterrole:clusterroles clusterrolebinding:clusterrolebindings") {
-		name, short, _ := strings.Cut(k, ":")
-		kinds[name] = name
-		for _, s := range strings.Split(short, ",") {
-			kinds[s] = name
+	switch g {
+	case specFiles:
+		return map[string]*cmdSpec{
+			"rm":       opt(gnu, "", "recursive:-r force:-f interactive:-i dir:-d verbose:-v one-file-system no-preserve-root preserve-root", "R:-r"),
+			"cp":       opt(gnu, "St", "recursive:-r archive:-a,-r force:-f interactive:-i link:-l no-dereference:-P dereference:-L preserve parents symbolic-link:-s update:-u verbose:-v target-directory=:-t no-target-directory:-T backup suffix=:-S one-file-system:-x no-clobber:-n remove-destination sparse= reflink", "R:-r a:-a,-r"),
+			"mv":       opt(gnu, "St", "force:-f interactive:-i no-clobber:-n target-directory=:-t no-target-directory:-T suffix=:-S update:-u verbose:-v backup strip-trailing-slashes exchange", ""),
+			"chmod":    opt(gnu, "", "recursive:-R verbose:-v changes:-c silent:-f quiet:-f reference= preserve-root no-preserve-root", ""),
+			"chown":    opt(gnu, "", "recursive:-R verbose:-v changes:-c silent:-f quiet:-f no-dereference:-h dereference from= reference= preserve-root no-preserve-root", ""),
+			"chgrp":    opt(gnu, "", "recursive:-R verbose:-v changes:-c silent:-f quiet:-f no-dereference:-h dereference reference= preserve-root no-preserve-root", ""),
+			"ln":       opt(gnu, "St", "symbolic:-s force:-f interactive:-i no-dereference:-n logical:-L physical:-P relative:-r verbose:-v target-directory=:-t no-target-directory:-T backup suffix=:-S", ""),
+			"mkdir":    opt(gnu, "m", "parents:-p mode=:-m verbose:-v", ""),
+			"rmdir":    opt(gnu, "", "parents:-p verbose:-v ignore-fail-on-non-empty", ""),
+			"touch":    opt(gnu, "dtr", "no-create:-c date=:-d reference=:-r time=", ""),
+			"shred":    opt(gnu, "ns", "force:-f iterations=:-n remove:-u size=:-s verbose:-v exact:-x zero:-z random-source=", ""),
+			"truncate": opt(gnu, "sr", "no-create:-c io-blocks:-o reference=:-r size=:-s", ""),
+			"ls":       opt(gnu, "wIT", "all:-a almost-all:-A long recursive:-R reverse:-r human-readable:-h directory:-d dereference:-L", ""),
+			"kill":     opt("", "sn", "signal=:-s", ""),
+			"dd":       opt("", "", "", ""),
+			"unlink":   opt("pa", "", "", ""),
 		}
+	case specGrep:
+		grep := opt(gnu, "efmABCdD", "recursive:-r dereference-recursive:-R ignore-case:-i regexp=:-e file=:-f files-with-matches:-l files-without-match:-L line-number:-n invert-match:-v extended-regexp:-E fixed-strings:-F basic-regexp:-G perl-regexp:-P word-regexp:-w line-regexp:-x count:-c no-filename:-h with-filename:-H only-matching:-o quiet:-q silent:-q no-messages:-s max-count=:-m after-context=:-A before-context=:-B context=:-C include= exclude= exclude-dir= null:-Z text:-a", "y:-i")
+		return map[string]*cmdSpec{"grep": grep, "egrep": grep, "fgrep": grep}
+	case specSed:
+		sed := opt(gnu, "efl", "expression=:-e file=:-f in-place:-i quiet:-n silent:-n regexp-extended:-E separate:-s null-data:-z unbuffered:-u line-length=:-l posix sandbox debug follow-symlinks", "r:-E")
+		sed.optional = "i" // -i.bak: the suffix is glued or absent
+		return map[string]*cmdSpec{"sed": sed}
+	case specTar:
+		tar := opt(gnu, "fCTXbKNgLVIF", "extract:-x get:-x create:-c list:-t append:-r update:-u file=:-f directory=:-C gzip:-z gunzip:-z ungzip:-z bzip2:-j xz:-J zstd verbose:-v keep-old-files:-k overwrite remove-files absolute-names:-P to-stdout:-O preserve-permissions:-p same-permissions:-p exclude= files-from=:-T exclude-from=:-X listed-incremental=:-g use-compress-program=:-I auto-compress:-a diff:-d compare:-d delete concatenate:-A catenate:-A wildcards strip-components= no-same-owner same-owner dereference:-h touch:-m interactive:-w one-file-system numeric-owner transform= xform= owner= group= mode= mtime= null unlink-first:-U recursive-unlink skip-old-files keep-newer-files to-command= checkpoint-action= sparse:-S verify:-W multi-volume:-M info-script=:-F tape-length=:-L label=:-V blocking-factor=:-b newer=:-N after-date=:-N starting-file=:-K", "")
+		tar.tarOld = true
+		return map[string]*cmdSpec{"tar": tar}
+	case specCurl:
+		return map[string]*cmdSpec{"curl": opt("cpa", "odHXuAebcTFxwmrEKCYyzUQt", "output=:-o data=:-d header=:-H request=:-X user=:-u user-agent=:-A referer=:-e cookie=:-b cookie-jar=:-c upload-file=:-T form=:-F proxy=:-x write-out=:-w max-time=:-m range=:-r cert=:-E config=:-K continue-at=:-C silent:-s show-error:-S location:-L insecure:-k remote-name:-O include:-i head:-I verbose:-v fail:-f get:-G compressed data-binary= data-raw= data-urlencode= data-ascii= json= output-dir= url= create-dirs remote-name-all", "")}
+	case specWget:
+		return map[string]*cmdSpec{"wget": opt(gnu, "OoaPtTUeiBwQlARDIXn", "output-document=:-O output-file=:-o append-output=:-a directory-prefix=:-P tries=:-t timeout=:-T user-agent=:-U execute=:-e input-file=:-i base=:-B wait=:-w quota=:-Q level=:-l accept=:-A reject=:-R domains=:-D include-directories=:-I exclude-directories=:-X recursive:-r mirror:-m quiet:-q verbose:-v no-verbose:-n=v continue:-c no-clobber:-n=c no-parent:-n=p no-directories:-n=d no-host-directories:-n=H page-requisites:-p convert-links:-k background:-b timestamping:-N spider delete-after no-check-certificate post-data= post-file= body-data= body-file= method= header= user= password=", "")}
+	case specRsync:
+		return map[string]*cmdSpec{"rsync": opt(gnu, "eBfT", "archive:-a,-r verbose:-v compress:-z recursive:-r dry-run:-n rsh=:-e delete delete-before delete-after delete-during delete-excluded remove-source-files exclude= include= exclude-from= include-from= filter=:-f force links:-l perms:-p times:-t group:-g owner:-o checksum:-c update:-u inplace partial progress human-readable:-h relative:-R", "a:-a,-r")}
+	case specFind:
+		return map[string]*cmdSpec{"find": {find: true}}
+	case specGit:
+		// git: global options stop at the subcommand; every subcommand's
+		// options cluster and permute (parse-options), long ones abbreviate.
+		git := opt("", "Cc", "git-dir= work-tree= namespace= exec-path super-prefix= config-env= no-pager paginate:-p bare literal-pathspecs no-replace-objects no-optional-locks", "")
+		gitSub := func(valued, long, alias string) *cmdSpec { return opt(gnu, valued, long, alias) }
+		push := gitSub("o", "force:-f force-with-lease force-if-includes delete:-d tags all mirror set-upstream:-u verbose:-v quiet:-q dry-run:-n porcelain no-verify verify atomic prune follow-tags repo= push-option=:-o receive-pack= exec= signed ipv4:-4 ipv6:-6 recurse-submodules= thin no-thin progress", "")
+		push.plusForce = true
+		commit := func(s *cmdSpec) *cmdSpec { s.optional = "S"; return s } // -S[keyid]
+		subs(git, gitSub("", "", ""), map[string]*cmdSpec{
+			"push":     push,
+			"reset":    gitSub("", "hard soft mixed merge keep quiet:-q patch:-p recurse-submodules no-recurse-submodules pathspec-from-file= intent-to-add:-N", ""),
+			"clean":    gitSub("e", "force:-f dry-run:-n interactive:-i quiet:-q exclude=:-e", ""),
+			"checkout": gitSub("bB", "force:-f quiet:-q patch:-p track:-t detach orphan= ours:-2 theirs:-3 merge:-m conflict= overwrite-ignore no-overwrite-ignore ignore-other-worktrees recurse-submodules", ""),
+			"switch":   gitSub("cC", "create=:-c force-create=:-C force:-f discard-changes:-f detach:-d guess track:-t orphan= merge:-m quiet:-q", ""),
+			"restore":  gitSub("s", "source=:-s staged:-S worktree:-W patch:-p ours:-2 theirs:-3 merge:-m overlay no-overlay quiet:-q", ""),
+			"branch":   gitSub("u", "delete:-d force:-f move:-m copy:-c remotes:-r all:-a list:-l verbose:-v set-upstream-to=:-u unset-upstream track:-t no-track quiet:-q contains= merged= no-merged= show-current", "D:-d,-f M:-m,-f C:-c,-f"),
+			"commit":   commit(gitSub("mFCc", "all:-a message=:-m file=:-F no-verify:-n signoff:-s verbose:-v quiet:-q reuse-message=:-C reedit-message=:-c edit:-e no-edit patch:-p interactive amend allow-empty allow-empty-message fixup= squash= author= date= gpg-sign:-S no-gpg-sign dry-run only:-o include:-i", "")),
+			"rebase":   gitSub("sX", "interactive:-i onto= root continue abort skip quit autosquash autostash exec=:-x force-rebase:-f strategy=:-s strategy-option=:-X rebase-merges:-r quiet:-q verbose:-v", ""),
+			"rm":       gitSub("", "force:-f recursive:-r cached dry-run:-n quiet:-q ignore-unmatch", ""),
+			"add":      gitSub("", "all:-A force:-f update:-u patch:-p interactive:-i dry-run:-n verbose:-v intent-to-add:-N", ""),
+			"stash":    gitSub("m", "message=:-m keep-index:-k include-untracked:-u all:-a patch:-p quiet:-q", ""),
+			"tag":      gitSub("muF", "delete:-d force:-f annotate:-a sign:-s message=:-m list:-l file=:-F local-user=:-u", ""),
+			"clone":    gitSub("obcju", "origin=:-o branch=:-b config=:-c depth= recursive recurse-submodules bare mirror quiet:-q verbose:-v", ""),
+			"fetch":    gitSub("j", "all prune:-p force:-f tags:-t depth= dry-run quiet:-q verbose:-v", ""),
+			"pull":     gitSub("sX", "rebase:-r force:-f all prune:-p quiet:-q verbose:-v ff-only no-ff ff strategy=:-s", ""),
+			"merge":    gitSub("msX", "message=:-m strategy=:-s strategy-option=:-X ff-only no-ff ff squash abort continue no-commit no-edit quiet:-q", ""),
+		})
+		return map[string]*cmdSpec{"git": git}
+
+	case specDocker:
+		// docker: global options before the subcommand; management commands
+		// (container, image, …) take a subcommand of their own, read like the
+		// top-level one (docker container rm is docker rm).
+		docker := opt("", "Hcl", "host=:-H context=:-c config= log-level=:-l debug:-D tls tlsverify tlscacert= tlscert= tlskey=", "")
+		dockerRun := opt("c", "vepwumchlaL", "volume=:-v env=:-e publish=:-p workdir=:-w user=:-u memory=:-m cpu-shares=:-c hostname=:-h label=:-l attach=:-a detach:-d interactive:-i tty:-t publish-all:-P rm privileged name= network= net= entrypoint= mount= env-file= cap-add= cap-drop= security-opt= pid= ipc= userns= device= add-host= dns= platform= pull= restart= runtime= init read-only volumes-from= tmpfs= gpus= ulimit=", "")
+		dockerExec := opt("c", "euw", "env=:-e user=:-u workdir=:-w detach:-d interactive:-i tty:-t privileged env-file=", "")
+		docker.nested = map[string]bool{"container": true, "image": true, "volume": true, "network": true, "system": true, "builder": true, "buildx": true, "compose": true, "context": true, "plugin": true, "secret": true, "service": true, "stack": true, "swarm": true, "node": true, "config": true, "trust": true, "manifest": true}
+		docker.nestedSame = true
+		subs(docker, opt("cp", "", "force:-f all:-a volumes quiet:-q", ""), map[string]*cmdSpec{
+			"rm":     opt("cp", "", "force:-f volumes:-v link:-l", ""),
+			"rmi":    opt("cp", "", "force:-f no-prune", ""),
+			"run":    dockerRun,
+			"create": dockerRun,
+			"exec":   dockerExec,
+			"stop":   opt("cp", "ts", "time=:-t signal=:-s", ""),
+			"kill":   opt("cp", "s", "signal=:-s", ""),
+			"prune":  opt("cp", "", "force:-f all:-a volumes filter=", ""),
+			"push":   opt("cp", "", "all-tags:-a quiet:-q disable-content-trust platform=", ""),
+			"build":  opt("cp", "tf", "tag=:-t file=:-f build-arg= target= platform= no-cache pull push quiet:-q", ""),
+			"down":   opt("cp", "t", "volumes:-v rmi= remove-orphans timeout=:-t", ""),
+		})
+		docker.subAlias = map[string]string{"remove": "rm", "container rm": "rm", "container remove": "rm", "container run": "run", "container create": "create", "container exec": "exec", "container stop": "stop", "container kill": "kill", "image rm": "rmi", "image remove": "rmi", "image push": "push", "image build": "build"}
+		return map[string]*cmdSpec{"docker": docker, "podman": docker}
+
+	case specKubectl:
+		// kubectl: global flags anywhere (pflag interspersed).
+		kglobal := opt("", "ns", "namespace=:-n context= kubeconfig= server=:-s cluster= user= token= as= as-group= request-timeout= insecure-skip-tls-verify v=", "")
+		kubectl := opt("p", "ns", "", "").with(kglobal)
+		kube := func(valued, long string) *cmdSpec { return opt("cp", valued, long, "").with(kglobal) }
+		kubectl.nested = map[string]bool{"rollout": true, "config": true, "auth": true, "set": true, "top": true, "certificate": true, "create": true}
+		subs(kubectl, kube("fol", "filename=:-f output=:-o selector=:-l all-namespaces:-A recursive:-R force dry-run= all"), map[string]*cmdSpec{
+			"delete": kube("fol", "all force grace-period= now filename=:-f selector=:-l recursive:-R wait= ignore-not-found cascade= output=:-o all-namespaces:-A field-selector= timeout="),
+			"apply":  kube("fol", "filename=:-f force prune server-side dry-run= output=:-o selector=:-l recursive:-R force-conflicts overwrite"),
+			"exec":   kube("cf", "container=:-c stdin:-i tty:-t filename=:-f quiet:-q"),
+			"drain":  kube("l", "force delete-emptydir-data delete-local-data ignore-daemonsets grace-period= disable-eviction selector=:-l timeout="),
+			"scale":  kube("fl", "replicas= filename=:-f selector=:-l all current-replicas="),
+		})
+		kinds := map[string]string{}
+		for _, k := range strings.Fields("namespace:ns,namespaces pod:po,pods deployment:deploy,deployments service:svc,services replicaset:rs,replicasets statefulset:sts,statefulsets daemonset:ds,daemonsets configmap:cm,configmaps secret:secrets persistentvolume:pv,persistentvolumes persistentvolumeclaim:pvc,persistentvolumeclaims node:no,nodes ingress:ing,ingresses serviceaccount:sa,serviceaccounts customresourcedefinition:crd,crds,customresourcedefinitions job:jobs cronjob:cj,cronjobs role:roles rolebinding:rolebindings clusterrole:clusterroles clusterrolebinding:clusterrolebindings") {
+			name, short, _ := strings.Cut(k, ":")
+			kinds[name] = name
+			for _, s := range strings.Split(short, ",") {
+				kinds[s] = name
+			}
+		}
+		for _, sub := range []*cmdSpec{kubectl.anySub, kubectl.subs["delete"], kubectl.subs["scale"]} {
+			sub.kinds = kinds
+		}
+		return map[string]*cmdSpec{"kubectl": kubectl, "oc": kubectl}
+
+	case specNpm:
+		// npm (nopt): options anywhere, clustered shorthands, abbreviations;
+		// subcommand aliases read as their full name.
+		npmLong := "global:-g save-dev:-D save:-S save-exact:-E save-optional:-O save-prod:-P force:-f yes:-y workspace=:-w workspaces prefix= registry= tag= otp= omit= include= loglevel= access= dry-run ignore-scripts legacy-peer-deps no-save"
+		npm := opt("cpa", "w", npmLong, "")
+		subs(npm, opt("cpa", "w", npmLong, ""), map[string]*cmdSpec{})
+		npm.subAlias = map[string]string{
+			"i": "install", "in": "install", "ins": "install", "inst": "install", "insta": "install", "instal": "install", "isnt": "install", "isnta": "install", "isntal": "install", "isntall": "install", "add": "install",
+			"un": "uninstall", "unlink": "uninstall", "remove": "uninstall", "rm": "uninstall", "r": "uninstall",
+			"run-script": "run", "rum": "run", "urn": "run", "t": "test", "tst": "test", "x": "exec",
+			"clean-install": "ci", "ic": "ci", "install-clean": "ci", "isntall-clean": "ci", "up": "update", "upgrade": "update", "udpate": "update",
+		}
+		npm.deref = npmDeref
+		return map[string]*cmdSpec{"npm": npm}
+	case specPnpm:
+		pnpm := opt("cp", "C", "global:-g save-dev:-D save-prod:-P save-optional:-O save-exact:-E recursive:-r filter= dir=:-C force", "")
+		subs(pnpm, opt("cp", "C", "global:-g save-dev:-D save-prod:-P save-optional:-O save-exact:-E recursive:-r filter= dir=:-C force", ""), map[string]*cmdSpec{})
+		pnpm.subAlias = map[string]string{"i": "install", "rm": "remove", "uninstall": "remove", "un": "remove", "up": "update", "upgrade": "update", "run-script": "run", "t": "test"}
+		return map[string]*cmdSpec{"pnpm": pnpm}
+	case specYarn:
+		yarn := opt("cp", "", "global dev:-D exact:-E force", "")
+		subs(yarn, opt("cp", "", "dev:-D exact:-E force peer:-P optional:-O", ""), map[string]*cmdSpec{})
+		return map[string]*cmdSpec{"yarn": yarn}
+
+	case specPip:
+		pip := opt("", "", "isolated quiet:-q verbose:-v", "")
+		subs(pip, opt("cpa", "reic", "requirement=:-r editable=:-e index-url=:-i constraint=:-c upgrade:-U yes:-y user target=:-t force-reinstall break-system-packages no-deps pre quiet:-q verbose:-v", ""), map[string]*cmdSpec{})
+		return map[string]*cmdSpec{"pip": pip, "pip3": pip}
+
+	case specApt:
+		apt := opt("", "co", "", "")
+		subs(apt, opt("cpa", "co", "yes:-y assume-yes:-y purge auto-remove autoremove force-yes allow-remove-essential allow-downgrades allow-change-held-packages no-install-recommends fix-broken:-f reinstall quiet:-q simulate:-s dry-run:-s", ""), map[string]*cmdSpec{})
+		return map[string]*cmdSpec{"apt-get": apt, "apt": apt}
+
+	case specSystemctl:
+		systemctl := opt("cpa", "tpH", "user system now force:-f quiet:-q type=:-t property=:-p host=:-H all:-a no-block runtime", "")
+		subs(systemctl, systemctl, map[string]*cmdSpec{})
+		return map[string]*cmdSpec{"systemctl": systemctl}
 	}
-	for _, sub := range []*cmdSpec{kubectl.anySub, kubectl.subs["delete"], kubectl.subs["scale"]} {
-		sub.kinds = kinds
-	}
-	m["kubectl"], m["oc"] = kubectl, kubectl
-
-	// npm (nopt): options anywhere, clustered shorthands, abbreviations;
-	// subcommand aliases read as their full name.
-	npmLong := "global:-g save-dev:-D save:-S save-exact:-E save-optional:-O save-prod:-P force:-f yes:-y workspace=:-w workspaces prefix= registry= tag= otp= omit= include= loglevel= access= dry-run ignore-scripts legacy-peer-deps no-save"
-	npm := opt("cpa", "w", npmLong, "")
-	subs(npm, opt("cpa", "w", npmLong, ""), map[string]*cmdSpec{})
-	npm.subAlias = map[string]string{
-		"i": "install", "in": "install", "ins": "install", "inst": "install", "insta": "install", "instal": "install", "isnt": "install", "isnta": "install", "isntal": "install", "isntall": "install", "add": "install",
-		"un": "uninstall", "unlink": "uninstall", "remove": "uninstall", "rm": "uninstall", "r": "uninstall",
-		"run-script": "run", "rum": "run", "urn": "run", "t": "test", "tst": "test", "x": "exec",
-		"clean-install": "ci", "ic": "ci", "install-clean": "ci", "isntall-clean": "ci", "up": "update", "upgrade": "update", "udpate": "update",
-	}
-	npm.deref = npmDeref
-	m["npm"] = npm
-	pnpm := opt("cp", "C", "global:-g save-dev:-D save-prod:-P save-optional:-O save-exact:-E recursive:-r filter= dir=:-C force", "")
-	subs(pnpm, opt("cp", "C", "global:-g save-dev:-D save-prod:-P save-optional:-O save-exact:-E recursive:-r filter= dir=:-C force", ""), map[string]*cmdSpec{})
-	pnpm.subAlias = map[string]string{"i": "install", "rm": "remove", "uninstall": "remove", "un": "remove", "up": "update", "upgrade": "update", "run-script": "run", "t": "test"}
-	m["pnpm"] = pnpm
-	yarn := opt("cp", "", "global dev:-D exact:-E force", "")
-	subs(yarn, opt("cp", "", "dev:-D exact:-E force peer:-P optional:-O", ""), map[string]*cmdSpec{})
-	m["yarn"] = yarn
-
-	pip := opt("", "", "isolated quiet:-q verbose:-v", "")
-	subs(pip, opt("cpa", "reic", "requirement=:-r editable=:-e index-url=:-i constraint=:-c upgrade:-U yes:-y user target=:-t force-reinstall break-system-packages no-deps pre quiet:-q verbose:-v", ""), map[string]*cmdSpec{})
-	m["pip"], m["pip3"] = pip, pip
-
-	apt := opt("", "co", "", "")
-	subs(apt, opt("cpa", "co", "yes:-y assume-yes:-y purge auto-remove autoremove force-yes allow-remove-essential allow-downgrades allow-change-held-packages no-install-recommends fix-broken:-f reinstall quiet:-q simulate:-s dry-run:-s", ""), map[string]*cmdSpec{})
-	m["apt-get"], m["apt"] = apt, apt
-
-	systemctl := opt("cpa", "tpH", "user system now force:-f quiet:-q type=:-t property=:-p host=:-H all:-a no-block runtime", "")
-	subs(systemctl, systemctl, map[string]*cmdSpec{})
-	m["systemctl"] = systemctl
-	return m
+	return nil
 }
 
 // canonUnit is a command in its canonical option spelling.
@@ -293,7 +398,7 @@ func parseWords(words []string, rule bool) (optParser, bool) {
 			p.u.base, key = b, b
 		}
 	}
-	spec := commandSpecs()[key]
+	spec := commandSpec(key)
 	if !p.read(spec, words[1:]) {
 		return p, false
 	}

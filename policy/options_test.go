@@ -492,3 +492,40 @@ func TestHasCommandRule(t *testing.T) {
 		}
 	}
 }
+
+// Every command a spec group builds is found through its name, in that
+// group alone (a name routed elsewhere would lose its options' identity),
+// and a command no group builds has none.
+func TestSpecGroupsRouteTheirCommands(t *testing.T) {
+	seen := map[string]int{}
+	for g := range specGroups {
+		m := buildSpecGroup(g)
+		if len(m) == 0 {
+			t.Errorf("group %d builds nothing", g)
+		}
+		for name, s := range m {
+			if prev, ok := seen[name]; ok {
+				t.Errorf("%s is built by groups %d and %d", name, prev, g)
+			}
+			seen[name] = g
+			if specGroupOf(name) != g || commandSpec(name) == nil {
+				t.Errorf("%s (group %d) is routed to group %d", name, g, specGroupOf(name))
+			}
+			if s == nil {
+				t.Errorf("%s has no spec", name)
+			}
+		}
+	}
+	for _, name := range []string{"make", "go", "bash", "Git", "rm ", ""} {
+		if specGroupOf(name) >= 0 || commandSpec(name) != nil {
+			t.Errorf("%q has a spec", name)
+		}
+	}
+	// A group's table is built once: the same specs every time.
+	if commandSpec("git") != commandSpec("git") || commandSpec("egrep") != commandSpec("grep") {
+		t.Error("specs are built again")
+	}
+	if len(seen) != 38 {
+		t.Errorf("%d commands have specs, want the 38 toolgate knows", len(seen))
+	}
+}

@@ -2,6 +2,7 @@ package policy
 
 import (
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -101,7 +102,7 @@ func (p *Policy) resolveFiles(set *surfaceRules, surface string, values, args []
 	}
 	res := Result{Action: r.Action, Rule: r, Value: v}
 	if p.floor && res.Action != Deny {
-		if t, tv := Evaluate(surface, values, p.trusted); t != nil && t.Action == Deny {
+		if t, tv := Evaluate(surface, values, p.trustedRules()); t != nil && t.Action == Deny {
 			res = Result{Action: Deny, Rule: t, Value: tv, Floored: true}
 		}
 	}
@@ -356,9 +357,24 @@ func (p *Policy) surfaceSet(surface string) *surfaceRules {
 		return v.(*surfaceRules)
 	}
 	set := &surfaceRules{}
-	for _, r := range p.rules {
+	for _, r := range p.head {
 		if r.MatchesSurface(surface) {
 			set.rules = append(set.rules, r)
+		}
+	}
+	// A group's rules share its surface pattern: the group matches the
+	// surface or none of its rules does, and only a group that matches
+	// has its rules made.
+	n := len(set.rules)
+	for i := range p.groups {
+		if g := &p.groups[i]; g.surface.Match(surface, false) {
+			n += g.m.ruleCount()
+		}
+	}
+	set.rules = slices.Grow(set.rules, n-len(set.rules))
+	for i := range p.groups {
+		if g := &p.groups[i]; g.surface.Match(surface, false) {
+			set.rules = append(set.rules, p.groupRules(g)...)
 		}
 	}
 	if p.cacheSize.Load() < maxCachedSurfaces {

@@ -47,7 +47,7 @@ type Rule struct {
 	Exact bool
 
 	surface *Pattern // configRules shares one among the rules of a surface
-	pattern Pattern
+	pattern matcher  // of Pattern
 }
 
 // NewRule compiles a rule. home expands "~" and "$HOME" in its patterns.
@@ -64,9 +64,9 @@ func (r *Rule) compile(home string) {
 	}
 	r.surface = &sp
 	if r.Exact {
-		r.pattern = CompileExact(r.Pattern)
+		r.pattern = CompileExact(r.Pattern).matcher
 	} else {
-		r.pattern = CompilePattern(r.Pattern, home)
+		r.pattern = CompilePattern(r.Pattern, home).matcher
 	}
 }
 

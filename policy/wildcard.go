@@ -13,33 +13,44 @@ import (
 // is no escaping and no regular expression: matching is a small
 // backtracking scan compiled once per policy load.
 type Pattern struct {
-	raw      string // as written
+	raw string // as written
+	matcher
+}
+
+// matcher is what matching a pattern reads: a Rule keeps only this (the
+// rule's Pattern is the text as written), so that a large policy's rules
+// are smaller.
+type matcher struct {
 	expanded string // after home expansion
 	// The parts below are prefixes and suffixes of expanded, kept as
 	// offsets: a policy holds thousands of patterns, and the collector
 	// scans every string a pattern keeps.
 	prefixEnd    int32 // literal text before the first wildcard: expanded[:prefixEnd]
-	optEnd       int32 // the bare prefix a trailing " *" also matches: expanded[:optEnd]
-	optTailStart int32 // its literal end, after its last wildcard: expanded[optTailStart:optEnd]
-	dirEnd       int32 // the directory a trailing "/*" also matches on path surfaces: expanded[:dirEnd]
-	dirTailStart int32 // its literal end: expanded[dirTailStart:dirEnd]
+	optTailStart int32 // the literal end of the bare prefix a trailing " *" also matches (optional): expanded[optTailStart:len-2]
+	dirTailStart int32 // the literal end of the directory a trailing "/*" also matches on path surfaces (dir)
 	any          bool  // the pattern is "*": matches everything
 	literal      bool  // no wildcard at all
 	hasOpt       bool
 	hasDir       bool
 }
 
-func (p *Pattern) prefix() string   { return p.expanded[:p.prefixEnd] }
-func (p *Pattern) optional() string { return p.expanded[:p.optEnd] }
-func (p *Pattern) optTail() string  { return p.expanded[p.optTailStart:p.optEnd] }
-func (p *Pattern) dir() string      { return p.expanded[:p.dirEnd] }
-func (p *Pattern) dirTail() string  { return p.expanded[p.dirTailStart:p.dirEnd] }
+func (p *matcher) prefix() string { return p.expanded[:p.prefixEnd] }
+
+// optional is the bare prefix a trailing " *" also matches.
+func (p *matcher) optional() string { return p.expanded[:len(p.expanded)-2] }
+func (p *matcher) optTail() string  { return p.expanded[p.optTailStart : len(p.expanded)-2] }
+
+// dir is the directory a trailing "/*" also matches on path surfaces ("/"
+// for "/*").
+func (p *matcher) dir() string     { return p.expanded[:p.dirEnd()] }
+func (p *matcher) dirTail() string { return p.expanded[p.dirTailStart:p.dirEnd()] }
+func (p *matcher) dirEnd() int     { return max(len(p.expanded)-2, 1) }
 
 // CompilePattern compiles raw, expanding a leading "~" or "$HOME" against
 // home (when home is not empty).
 func CompilePattern(raw, home string) Pattern {
 	exp := ExpandHome(raw, home)
-	p := Pattern{raw: raw, expanded: exp}
+	p := Pattern{raw: raw, matcher: matcher{expanded: exp}}
 	i := indexWild(exp)
 	if i < 0 {
 		p.literal = true
@@ -49,15 +60,12 @@ func CompilePattern(raw, home string) Pattern {
 	}
 	p.any = exp == "*"
 	if strings.HasSuffix(exp, " *") {
-		p.hasOpt, p.optEnd = true, int32(len(exp)-2)
-		p.optTailStart = tailStart(exp[:p.optEnd])
+		p.hasOpt = true
+		p.optTailStart = tailStart(p.optional())
 	}
 	if strings.HasSuffix(exp, "/*") {
-		p.hasDir, p.dirEnd = true, int32(len(exp)-2)
-		if p.dirEnd == 0 {
-			p.dirEnd = 1 // "/*": the directory is "/"
-		}
-		p.dirTailStart = tailStart(exp[:p.dirEnd])
+		p.hasDir = true // "/*": the directory is "/"
+		p.dirTailStart = tailStart(p.dir())
 	}
 	return p
 }
@@ -82,7 +90,7 @@ func indexWild(s string) int {
 // CompileExact compiles a pattern that matches only the literal text raw
 // (session approvals of units that contain '*' or '?').
 func CompileExact(raw string) Pattern {
-	return Pattern{raw: raw, expanded: raw, prefixEnd: int32(len(raw)), literal: true}
+	return Pattern{raw: raw, matcher: matcher{expanded: raw, prefixEnd: int32(len(raw)), literal: true}}
 }
 
 // String returns the pattern as written.
@@ -91,7 +99,7 @@ func (p Pattern) String() string { return p.raw }
 // Match reports whether value matches the whole pattern. pathSurface turns
 // on the rule that a pattern ending in "/*" also matches the directory
 // itself.
-func (p *Pattern) Match(value string, pathSurface bool) bool {
+func (p *matcher) Match(value string, pathSurface bool) bool {
 	if p.any {
 		return true
 	}
