@@ -210,9 +210,17 @@ func AppendToolCallResult(dst []byte, r *ToolCallResult) []byte {
 
 // AppendDecisionParams appends d as JSON.
 func AppendDecisionParams(dst []byte, d *DecisionParams) []byte {
-	first := true
-	dst = append(dst, '{')
-	dst = appendStrField(dst, &first, "toolCallId", d.ToolCallID, false)
+	dst = append(dst, `{"toolCallId":`...)
+	dst = AppendString(dst, d.ToolCallID)
+	return AppendDecisionParamsAfterID(dst, d)
+}
+
+// AppendDecisionParamsAfterID appends what AppendDecisionParams appends of
+// d after its toolCallId (its first field, never omitted): the rest of
+// the object, its closing brace included, which is the same for every
+// call decided the same.
+func AppendDecisionParamsAfterID(dst []byte, d *DecisionParams) []byte {
+	first := false
 	dst = appendStrField(dst, &first, "gate", d.Gate, false)
 	dst = appendStrField(dst, &first, "surface", d.Surface, false)
 	dst = appendStrField(dst, &first, "value", d.Value, false)
@@ -248,6 +256,31 @@ func (s *Stream) appendFramed(dst []byte, body func([]byte) []byte) []byte {
 	copy(dst[start+len(hdr):], dst[start:start+n])
 	copy(dst[start:], hdr)
 	return dst
+}
+
+// AppendKeptAnswer appends what AppendToolCallAnswer appends, from the
+// parts of it that are the same for every call decided the same, encoded
+// before: notes[i] is what AppendDecisionParamsAfterID appends of the
+// i-th notification with a '}' after it (its message's end), result is
+// `,"result":`, what AppendToolCallResult appends, and '}'. Only the id
+// (idJSON, as JSON) and the tool call id are the call's own.
+func (s *Stream) AppendKeptAnswer(dst []byte, idJSON []byte, toolCallID string, notes [][]byte, result []byte) []byte {
+	if len(notes) > 0 {
+		var buf [96]byte
+		id := AppendString(buf[:0], toolCallID) // escaped once for every notification
+		for _, n := range notes {
+			dst = s.appendFramed(dst, func(b []byte) []byte {
+				b = append(b, `{"jsonrpc":"2.0","method":"decision","params":{"toolCallId":`...)
+				b = append(b, id...)
+				return append(b, n...)
+			})
+		}
+	}
+	return s.appendFramed(dst, func(b []byte) []byte {
+		b = append(b, `{"jsonrpc":"2.0","id":`...)
+		b = append(b, idJSON...)
+		return append(b, result...)
+	})
 }
 
 // AppendToolCallAnswer appends a tool_call's answer, framed: the decision
