@@ -70,7 +70,7 @@ func (r *keptRun) saw(err error) {
 // keptOf is the slot of pre's remembered evaluation, nil when pre is not
 // decided by Run from one.
 func (s *Server) keptOf(pre *prechecked) *gates.Kept {
-	if pre.err != nil || pre.gc == nil || isLate(s.ctx) {
+	if s.noKept || pre.err != nil || pre.gc == nil || isLate(s.ctx) {
 		return nil
 	}
 	return pre.req.Kept()

@@ -116,6 +116,8 @@ type Server struct {
 	// keptCalls counts those answered from what was kept with their
 	// remembered evaluation (kept.go; for tests).
 	keptCalls atomic.Uint64
+	// noKept (tests) encodes every answer afresh.
+	noKept bool
 	// fastHook (tests only; nil otherwise) runs at each step of the fast
 	// path, so that a test can make one panic.
 	fastHook func(step string)
