@@ -132,7 +132,9 @@ func keptSession(t *testing.T, fresh bool) ([]string, uint64) {
 		callID := callIDs[(n/3)%len(callIDs)]
 		send(id, "tool_call", fmt.Sprintf(`{"toolCallId":"%s","toolName":%q,"input":%s%s}`, callID, name, input, extra), "")
 	}
-	initialize := func(params string) { send(`0`, "initialize", `{"protocolVersion":1,"cwd":"`+work+`","hasUI":false`+params+`}`, "") }
+	initialize := func(params string) {
+		send(`0`, "initialize", `{"protocolVersion":1,"cwd":"`+work+`","hasUI":false`+params+`}`, "")
+	}
 	calls := [][3]string{
 		{"bash", `{"command":"git status"}`, ``},
 		{"bash", `{"command":"npm test"}`, ``},
