@@ -38,7 +38,7 @@ func (s *Server) fastToolCall(msg []byte) bool {
 	}
 	s.inflight.add()
 	s.fastCalls.Add(1)
-	frame := s.fastAnswer(fc.ID, pre)
+	frame := s.fastAnswer(fc.ID, &pre)
 	s.out.send(frame)
 	s.inflight.done()
 	return true
@@ -46,26 +46,26 @@ func (s *Server) fastToolCall(msg []byte) bool {
 
 // fastPrecheck is precheck of a call read by DecodeToolCall; false when it
 // needs a prompt or panicked.
-func (s *Server) fastPrecheck(fc protocol.FastCall) (pre *prechecked, ok bool) {
+func (s *Server) fastPrecheck(fc protocol.FastCall) (pre prechecked, ok bool) {
 	defer func() {
 		if p := recover(); p != nil {
-			pre, ok = nil, false
+			pre, ok = prechecked{}, false
 		}
 	}()
 	s.fastStep("precheck")
 	gc, id, err := s.decodeParams(object(fc.Params), fc.Input)
 	if err != nil {
-		return &prechecked{id: id, err: err}, true
+		return prechecked{id: id, err: err}, true
 	}
 	r := s.callRequest(gc)
 	outcomes, _, gerr := s.evaluate(r)
 	if gerr == nil {
 		r.Evaluated = outcomes
 		if gates.NeedsPrompt(r, outcomes) {
-			return nil, false
+			return prechecked{}, false
 		}
 	}
-	return &prechecked{gc: gc, id: id, req: r}, true
+	return prechecked{gc: gc, id: id, req: r}, true
 }
 
 // fastAnswer decides a prechecked call and frames its answer to the

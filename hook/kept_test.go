@@ -256,7 +256,7 @@ func BenchmarkFastAnswer(b *testing.B) {
 				if !ok {
 					b.Fatal("needs a prompt")
 				}
-				return s.fastAnswer(fc.ID, pre)
+				return s.fastAnswer(fc.ID, &pre)
 			}
 			for i := 0; i < 3; i++ {
 				if f := answer(); !bytes.Contains(f, []byte(`"action":"allow"`)) {
