@@ -26,6 +26,9 @@ var plainByte = func() (t [utf8.RuneSelf]bool) {
 func AppendString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	i := 0
+	for i+8 <= len(s) && !needsEscape8(s, i) {
+		i += 8
+	}
 	for i < len(s) && plainASCII[s[i]] {
 		i++
 	}
@@ -81,6 +84,32 @@ func AppendString(dst []byte, s string) []byte {
 	dst = append(dst, s[start:]...)
 	return append(dst, '"')
 }
+
+// Bytes of a word, for needsEscape8.
+const (
+	ones  = 0x0101010101010101
+	highs = 0x8080808080808080
+)
+
+// needsEscape8 reports whether any of the 8 bytes s[i:i+8] is not
+// plainASCII: a control character, '"', '\\', '<', '>', '&' or a byte from
+// 0x80 up. It is exact in the direction that matters (a byte that is not
+// plain always reports true), so the scan may skip 8 bytes at a time.
+func needsEscape8(s string, i int) bool {
+	x := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+		uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+	// A byte below 0x20 (with x's high bits set aside: those count anyway).
+	m := x&highs | (x-0x20*ones)&^x&highs
+	// '"' 0x22 and '&' 0x26 differ in bit 2 only, '<' 0x3c and '>' 0x3e in
+	// bit 1: a byte is zero after the mask exactly for those.
+	m |= hasZero((x ^ 0x22*ones) &^ (0x04 * ones))
+	m |= hasZero((x ^ 0x3c*ones) &^ (0x02 * ones))
+	m |= hasZero(x ^ '\\'*ones)
+	return m != 0
+}
+
+// hasZero is non-zero exactly when some byte of v is zero.
+func hasZero(v uint64) uint64 { return (v - ones) &^ v & highs }
 
 // plainASCII is plainByte over every byte value (none from 0x80 up), for
 // the first scan of a string.
