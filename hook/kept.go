@@ -37,8 +37,10 @@ type keptAnswer struct {
 	result []byte
 }
 
-// maxKept bounds what is kept with one evaluation.
-const maxKept = 32 << 10
+// maxKept bounds what is kept with one evaluation: a typical call keeps
+// 2–4 KB (about half of what gates.Evals counts for its entry, within its
+// bound of memory), one with a large input is not kept.
+const maxKept = 8 << 10
 
 // fits reports whether k was made for a call like c, of this host.
 func (k *keptAnswer) fits(c *gates.Call, host string) bool {
