@@ -680,6 +680,9 @@ type gatesCall struct {
 	// locs are where the call's policy files are, to read the policy of a
 	// later moment (an answer is checked against the policy of its time).
 	locs policy.Locations
+	// res is the call's resolver (callRequest's), held here so that the
+	// request's interface points into this allocation.
+	res resolver
 }
 
 // decodeCall reads tool_call/check params strictly (SPEC §3: a call toolgate
@@ -908,10 +911,17 @@ func (s *Server) toolCall(ctx context.Context, raw []byte) any {
 // callRequest is the gates' request for a decoded call.
 func (s *Server) callRequest(gc *gatesCall) gates.Request {
 	return gates.Request{Call: gc.call, Gates: gates.ToolGates, HasUI: gc.hasUI, Input: gc.input,
-		Resolver: resolver{p: gc.policy, session: s.approvals.snapshot()},
+		Resolver: gc.resolver(s.approvals.snapshot()),
 		Current: func() gates.Resolver {
 			return resolver{p: s.loader.Policy(gc.locs), session: s.approvals.snapshot()}
 		}}
+}
+
+// resolver is the resolver of gc's policy and these session approvals,
+// kept in gc (a call has one request).
+func (gc *gatesCall) resolver(session []*policy.Rule) *resolver {
+	gc.res = resolver{p: gc.policy, session: session}
+	return &gc.res
 }
 
 // decideCall runs a decoded call (or answers why it could not be decoded).
