@@ -14,6 +14,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/toolgate/toolgate/gates"
+	"github.com/toolgate/toolgate/hook/audit"
 	"github.com/toolgate/toolgate/protocol"
 )
 
@@ -270,4 +271,36 @@ func BenchmarkFastAnswer(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkAuditFields is the fields of one decision record (no log, no
+// write): built afresh, and the call's ids with the rest copied from what
+// was kept.
+func BenchmarkAuditFields(b *testing.B) {
+	rec := benchRecord()
+	var e audit.Enc
+	b.Run("fresh", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			e.SetBuf(append(e.Buf()[:0], '{'))
+			appendAuditFields(&e, "session-1", "pi", &rec)
+		}
+	})
+	e.SetBuf(append(e.Buf()[:0], '{'))
+	appendAuditHead(&e, "session-1", &rec)
+	mark := len(e.Buf())
+	appendAuditRest(&e, "pi", &rec)
+	want := bytes.Clone(e.Buf())
+	kept := bytes.Clone(want[mark:])
+	b.Run("kept", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			e.SetBuf(append(e.Buf()[:0], '{'))
+			e.Str("sessionId", "session-1").Str("toolCallId", rec.ToolCallID)
+			e.SetBuf(append(e.Buf(), kept...))
+		}
+		if !bytes.Equal(e.Buf(), want) {
+			b.Fatalf("kept %s, want %s", e.Buf(), want)
+		}
+	})
 }

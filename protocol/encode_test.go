@@ -222,6 +222,20 @@ func BenchmarkAppendTypicalAnswer(b *testing.B) {
 			_, _ = s.Frame(Notification(MethodDecision, notes[0]), Result(gojson.RawMessage(`17`), res))
 		}
 	})
+	// kept: the parts the same for every call encoded once, only the ids
+	// per call (the fast path's answer of a remembered evaluation).
+	b.Run("kept", func(b *testing.B) {
+		kept := [][]byte{append(AppendDecisionParamsAfterID(nil, &notes[0]), '}')}
+		result := append(AppendToolCallResult([]byte(`,"result":`), &res), '}')
+		if got, want := s.AppendKeptAnswer(nil, []byte(`17`), "call-17", kept, result), s.AppendToolCallAnswer(nil, []byte(`17`), notes, &res); !bytes.Equal(got, want) {
+			b.Fatalf("kept %s, want %s", got, want)
+		}
+		b.ReportAllocs()
+		var buf []byte
+		for i := 0; i < b.N; i++ {
+			buf = s.AppendKeptAnswer(buf[:0], []byte(`17`), "call-17", kept, result)
+		}
+	})
 }
 
 func BenchmarkAppendString(b *testing.B) {
