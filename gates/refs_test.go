@@ -1,6 +1,7 @@
 package gates
 
 import (
+	"context"
 	"testing"
 
 	"github.com/toolgate/toolgate/policy"
@@ -36,6 +37,33 @@ func TestSharedRefsAreTheDescriptors(t *testing.T) {
 					t.Errorf("descriptor %d, trace %d: another value is shared", i, j)
 				}
 			}
+		}
+	}
+}
+
+type nopReporter struct{}
+
+func (nopReporter) Notify(verdict.DecisionParams) {}
+func (nopReporter) Audit(AuditRecord) error       { return nil }
+
+// BenchmarkRunEvaluated is Run of outcomes already evaluated (the
+// runner's own work: trace, decision, record, notifications; the
+// reporter does nothing).
+func BenchmarkRunEvaluated(b *testing.B) {
+	r := rule(policy.Allow, "git *")
+	gs := []Gate{fixed("skill_read", NotApplied, 0, nil), fixed("external_directory", Checked, policy.Allow, r),
+		fixed("bash_path", NotApplied, 0, nil), fixed("tool", Checked, policy.Allow, r)}
+	req := Request{Call: &Call{ToolCallID: "c1", ToolName: "bash"}, Gates: gs}
+	outcomes, _, err := Evaluate(req)
+	if err != nil {
+		b.Fatal(err)
+	}
+	req.Evaluated = outcomes
+	rn := &Runner{Prompter: nil, Session: nil, Reporter: nopReporter{}}
+	b.ReportAllocs()
+	for b.Loop() {
+		if res := rn.Run(context.Background(), req); res.Action != verdict.ActionAllow {
+			b.Fatal(res.Action)
 		}
 	}
 }
