@@ -99,7 +99,8 @@ func (s *Server) decideKept(pre *prechecked, kept *gates.Kept) (a answer, k *kep
 				return answer{}, k
 			}
 			// Decided as Run decides a record that cannot be written (a
-			// block), from the moment it was written.
+			// block, one failed write), with this record's failure and
+			// the context it was attempted in.
 			return s.runKept(pre, &keptRun{failWith: err}, context.WithoutCancel(ctx)), nil
 		}
 	}
