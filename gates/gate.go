@@ -74,6 +74,10 @@ type Call struct {
 	// protected files' real paths); Evaluate starts it afresh, as the file
 	// system may have changed since. nil: everything is worked out anew.
 	memo *evalMemo
+
+	// remembered is the evaluation Evals gave this call's outcomes from
+	// (Request.Kept).
+	remembered *evalEntry
 }
 
 // evalMemo is the work of one evaluation shared by its gates: each is a

@@ -76,6 +76,7 @@ type evalEntry struct {
 	gen      uint64
 	outcomes []Outcome
 	asked    *paths.Questions
+	kept     Kept // the host's, with these outcomes (Request.Kept)
 }
 
 // IdentifiedResolver is a Resolver that says what its every answer is a
@@ -139,6 +140,7 @@ func (m *Evals) Evaluate(req Request) ([]Outcome, *Outcome, error) {
 	m.mu.Unlock()
 	if e != nil && m.same(e, pol, session, gen) && (m.broken == breakNoReask || e.asked.StillAnswered(dirsOf(req.Call), true)) {
 		m.hits.Add(1)
+		req.Call.remembered = e
 		return e.outcomes[:len(e.outcomes):len(e.outcomes)], nil, nil
 	}
 	m.misses.Add(1)

@@ -431,7 +431,7 @@ func (rn *Runner) finish(ctx context.Context, req Request, trace []verdict.Trace
 	}
 	final := ds[len(ds)-1]
 	markTrace(trace, ds)
-	res := verdict.ToolCallResult{Action: req.allowAction(), Decision: decisionOf(final), Trace: trace}
+	res := verdict.ToolCallResult{Action: req.allowAction(), Decision: decisionIn(final, trace), Trace: trace}
 	if !allowed {
 		res.Action, res.Reason = verdict.ActionBlock, VisibleText(final.reason)
 	}
@@ -449,15 +449,20 @@ func (rn *Runner) finish(ctx context.Context, req Request, trace []verdict.Trace
 		ds = ds[len(ds)-1:]
 	}
 	for _, d := range ds {
-		rn.Reporter.Notify(notification(req.Call, d))
+		rn.Reporter.Notify(notificationIn(req.Call, d, trace))
 	}
 	return res
 }
 
-func decisionOf(d decided) *verdict.Decision {
+func decisionOf(d decided) *verdict.Decision { return decisionIn(d, nil) }
+
+// decisionIn is decisionOf(d), its pattern and origin shared with trace's
+// (sharedRefs).
+func decisionIn(d decided, trace []verdict.TraceEntry) *verdict.Decision {
+	pattern, origin := sharedRefs(&d.o, trace)
 	dec := &verdict.Decision{
 		Gate: d.o.Gate, Surface: d.o.D.Surface, Value: d.o.D.Value, State: stateString(d.o.D.State),
-		Resolution: d.resolution, MatchedPattern: d.o.D.MatchedPattern(), Origin: d.o.D.Origin(),
+		Resolution: d.resolution, MatchedPattern: pattern, Origin: origin,
 	}
 	if d.o.D.Rule != nil && d.o.D.Rule.Action == policy.Deny {
 		dec.Reason = VisibleText(d.o.D.Rule.Reason)
@@ -472,16 +477,54 @@ func stateString(a policy.Action) string {
 	return a.String()
 }
 
-func notification(c *Call, d decided) verdict.DecisionParams {
+// notificationIn is the notification of d, its pattern and origin shared
+// with trace's (sharedRefs).
+func notificationIn(c *Call, d decided, trace []verdict.TraceEntry) verdict.DecisionParams {
 	result := "deny"
 	if d.allowed {
 		result = "allow"
 	}
+	pattern, origin := sharedRefs(&d.o, trace)
 	return verdict.DecisionParams{
 		ToolCallID: c.ToolCallID, Gate: d.o.Gate, Surface: d.o.D.Surface, Value: d.o.D.Value, Result: result,
-		State: stateString(d.o.D.State), Resolution: d.resolution, MatchedPattern: d.o.D.MatchedPattern(),
-		Origin: d.o.D.Origin(), AgentName: c.AgentName,
+		State: stateString(d.o.D.State), Resolution: d.resolution, MatchedPattern: pattern,
+		Origin: origin, AgentName: c.AgentName,
 	}
+}
+
+// sharedRefs is o.D.MatchedPattern() and o.D.Origin(), but taken from
+// the trace's entry of o's gate when it reports the same values (they are
+// never changed once made): a decision and its notifications then take
+// no copies of their own.
+func sharedRefs(o *Outcome, trace []verdict.TraceEntry) (*string, *verdict.Origin) {
+	d := &o.D
+	pattern, hasPattern := d.Sentinel, d.Sentinel != ""
+	if !hasPattern && d.Rule != nil && !d.Rule.IsFallback() {
+		pattern, hasPattern = d.Rule.Pattern, true
+	}
+	var origin verdict.Origin
+	hasOrigin := d.Rule != nil || d.Sentinel != ""
+	if d.Rule != nil {
+		origin = verdict.Origin{Scope: d.Rule.Origin.Scope, Path: d.Rule.Origin.Path, Line: d.Rule.Origin.Line}
+	} else if d.Sentinel != "" {
+		origin = verdict.Origin{Scope: policy.ScopeBuiltin}
+	}
+	var p *string
+	var or *verdict.Origin
+	found := false
+	for i := range trace {
+		if t := &trace[i]; t.Gate == o.Gate && t.Applied {
+			p, or, found = t.MatchedPattern, t.Origin, true
+			break
+		}
+	}
+	if !found || (p != nil) != hasPattern || p != nil && *p != pattern {
+		p = d.MatchedPattern()
+	}
+	if !found || (or != nil) != hasOrigin || or != nil && *or != origin {
+		or = d.Origin()
+	}
+	return p, or
 }
 
 // Trace lists every gate, applied or not, in gate order.

@@ -82,8 +82,11 @@ func (s *Server) fastAnswer(id []byte, pre *prechecked) (frame []byte) {
 			frame = s.stream.ErrorFrame(json.RawMessage(id), protocol.CodeInternalError, "internal error; treat as a block")
 		}
 	}()
-	a := s.fastDecide(pre)
+	a, k := s.fastDecide(pre)
 	s.fastStep("frame")
+	if k != nil {
+		return s.stream.AppendKeptAnswer(s.getFrame(), id, pre.gc.call.ToolCallID, k.notes, k.result)
+	}
 	return s.stream.AppendToolCallAnswer(s.getFrame(), id, a.notes, &a.result)
 }
 
@@ -114,15 +117,21 @@ func (s *Server) putFrame(b []byte) {
 	}
 }
 
-func (s *Server) fastDecide(pre *prechecked) (a answer) {
+// fastDecide decides pre: its answer, or (k set) the answer kept with its
+// remembered evaluation (decideKept).
+func (s *Server) fastDecide(pre *prechecked) (a answer, k *keptAnswer) {
 	defer func() {
 		if p := recover(); p != nil {
 			s.log.Error().Str("method", protocol.MethodToolCall).Msgf("panic: %v\n%s", p, debug.Stack())
 			a = answer{result: blockResult(protocol.GateTool, "", protocol.ResGateError, fmt.Sprintf("toolgate: internal error, the request is blocked (fail-closed): %v", p))}
+			k = nil
 		}
 	}()
 	s.fastStep("decide")
-	return s.decideCall(s.ctx, pre.gc, pre.id, pre.err, pre.req)
+	if kept := s.keptOf(pre); kept != nil {
+		return s.decideKept(pre, kept)
+	}
+	return s.decideCall(s.ctx, pre.gc, pre.id, pre.err, pre.req), nil
 }
 
 func (s *Server) fastStep(step string) {

@@ -299,7 +299,7 @@ func transcriptCalls(t testing.TB, dir string) []string {
 // wireSession runs one session over the lines in framing, after an
 // initialize without UI, and returns all it wrote. slow turns the fast path
 // off.
-func wireSession(t *testing.T, dir string, framing protocol.Framing, slow bool, lines [][]byte) ([]byte, uint64) {
+func wireSession(t *testing.T, dir string, framing protocol.Framing, slow bool, lines [][]byte) (out []byte, fastN, keptN uint64) {
 	t.Helper()
 	var in bytes.Buffer
 	frame := func(b []byte) {
@@ -317,14 +317,14 @@ func wireSession(t *testing.T, dir string, framing protocol.Framing, slow bool, 
 	}
 	// The session ends with the input (a call written after a shutdown may
 	// or may not be answered before the process ends, on either path).
-	var out bytes.Buffer
+	var w bytes.Buffer
 	s := New(Options{Cwd: dir, Home: dir, AgentDir: filepath.Join(dir, "agent"), AuditLog: filepath.Join(dir, "audit.jsonl"),
 		Framing: framing, Log: zerolog.Nop()})
 	s.slowWire = slow
-	if err := s.Serve(&in, &out); err != nil {
+	if err := s.Serve(&in, &w); err != nil {
 		t.Fatal(err)
 	}
-	return out.Bytes(), s.fastCalls.Load()
+	return w.Bytes(), s.fastCalls.Load(), s.keptCalls.Load()
 }
 
 func wirePolicy(t testing.TB, dir string) {
@@ -351,9 +351,9 @@ func TestFastPathAnswersAsBefore(t *testing.T) {
 	lines := wireCorpus(t, dir)
 	for _, framing := range []protocol.Framing{protocol.FramingNewline, protocol.FramingContentLength} {
 		auditBefore := auditRecords(t, dir)
-		slow, slowFast := wireSession(t, dir, framing, true, lines)
+		slow, slowFast, _ := wireSession(t, dir, framing, true, lines)
 		auditSlow := auditRecords(t, dir)
-		fast, fastN := wireSession(t, dir, framing, false, lines)
+		fast, fastN, keptN := wireSession(t, dir, framing, false, lines)
 		auditFast := auditRecords(t, dir)
 		if slowFast != 0 {
 			t.Fatalf("the slow session took the fast path %d times", slowFast)
@@ -385,7 +385,10 @@ func TestFastPathAnswersAsBefore(t *testing.T) {
 			}
 			t.Fatalf("framing %d: the audit records differ (%d without the fast path, %d with it)", framing, len(want), len(got))
 		}
-		t.Logf("framing %d: %d lines, %d on the fast path, %d bytes of answers, %d audit records each", framing, len(lines), fastN, len(fast), len(got))
+		if keptN == 0 {
+			t.Fatalf("framing %d: no call was answered from a kept encoding", framing)
+		}
+		t.Logf("framing %d: %d lines, %d on the fast path (%d from a kept encoding), %d bytes of answers, %d audit records each", framing, len(lines), fastN, keptN, len(fast), len(got))
 	}
 }
 

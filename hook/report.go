@@ -19,6 +19,9 @@ import (
 type reporter struct {
 	s     *Server
 	notes *[]protocol.DecisionParams
+	// run (may be nil) sees the records of a call decided on the fast
+	// path (kept.go).
+	run *keptRun
 }
 
 func (r reporter) Notify(d protocol.DecisionParams) {
@@ -35,13 +38,35 @@ func (r reporter) Notify(d protocol.DecisionParams) {
 }
 
 func (r reporter) Audit(rec gates.AuditRecord) error {
+	if r.run != nil && r.run.failWith != nil {
+		// The record was written already and failed (keptAnswer): the
+		// call is decided as that failure decides it, without a second
+		// attempt.
+		err := r.run.failWith
+		r.run.failWith = nil
+		return err
+	}
 	r.s.mu.RLock()
 	sessionID, host, l := r.s.st.sessionID, r.s.st.host.Name, r.s.audit
 	r.s.mu.RUnlock()
 	if l == nil {
-		return fmt.Errorf("no audit log is open")
+		err := fmt.Errorf("no audit log is open")
+		r.run.saw(err)
+		return err
 	}
-	return l.AppendEnc(rec.Event, func(e *audit.Enc) { appendAuditFields(e, sessionID, host, &rec) })
+	if r.run == nil {
+		return l.AppendEnc(rec.Event, func(e *audit.Enc) { appendAuditFields(e, sessionID, host, &rec) })
+	}
+	run := r.run
+	err := l.AppendEnc(rec.Event, func(e *audit.Enc) {
+		appendAuditHead(e, sessionID, &rec)
+		mark := len(e.Buf())
+		appendAuditRest(e, host, &rec)
+		run.event, run.host = rec.Event, host
+		run.fields = append(run.fields[:0], e.Buf()[mark:]...)
+	})
+	run.saw(err)
+	return err
 }
 
 // appendAuditFields appends the fields of an audit record. The bytes are
@@ -49,7 +74,19 @@ func (r reporter) Audit(rec gates.AuditRecord) error {
 // for origin, trace and input (RawJSON), built by hand: the record format
 // does not change (report_test.go compares the two).
 func appendAuditFields(e *audit.Enc, sessionID, host string, rec *gates.AuditRecord) {
+	appendAuditHead(e, sessionID, rec)
+	appendAuditRest(e, host, rec)
+}
+
+// appendAuditHead appends the fields of a record that are the call's
+// own: its session and tool call ids (the first two).
+func appendAuditHead(e *audit.Enc, sessionID string, rec *gates.AuditRecord) {
 	e.Str("sessionId", sessionID).Str("toolCallId", rec.ToolCallID)
+}
+
+// appendAuditRest appends the fields after appendAuditHead's: the same for
+// every call of one host decided the same (kept.go keeps them).
+func appendAuditRest(e *audit.Enc, host string, rec *gates.AuditRecord) {
 	if host != "" {
 		e.Str("host", host)
 	}

@@ -117,6 +117,11 @@ type Server struct {
 	slowWire bool
 	// fastCalls counts the calls the fast path answered (for tests).
 	fastCalls atomic.Uint64
+	// keptCalls counts those answered from what was kept with their
+	// remembered evaluation (kept.go; for tests).
+	keptCalls atomic.Uint64
+	// noKept (tests) encodes every answer afresh.
+	noKept bool
 	// fastHook (tests only; nil otherwise) runs at each step of the fast
 	// path, so that a test can make one panic.
 	fastHook func(step string)

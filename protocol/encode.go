@@ -26,6 +26,9 @@ var plainByte = func() (t [utf8.RuneSelf]bool) {
 func AppendString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	i := 0
+	for i+8 <= len(s) && !needsEscape8(s, i) {
+		i += 8
+	}
 	for i < len(s) && plainASCII[s[i]] {
 		i++
 	}
@@ -81,6 +84,32 @@ func AppendString(dst []byte, s string) []byte {
 	dst = append(dst, s[start:]...)
 	return append(dst, '"')
 }
+
+// Bytes of a word, for needsEscape8.
+const (
+	ones  = 0x0101010101010101
+	highs = 0x8080808080808080
+)
+
+// needsEscape8 reports whether any of the 8 bytes s[i:i+8] is not
+// plainASCII: a control character, '"', '\\', '<', '>', '&' or a byte from
+// 0x80 up. It is exact in the direction that matters (a byte that is not
+// plain always reports true), so the scan may skip 8 bytes at a time.
+func needsEscape8(s string, i int) bool {
+	x := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+		uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+	// A byte below 0x20 (with x's high bits set aside: those count anyway).
+	m := x&highs | (x-0x20*ones)&^x&highs
+	// '"' 0x22 and '&' 0x26 differ in bit 2 only, '<' 0x3c and '>' 0x3e in
+	// bit 1: a byte is zero after the mask exactly for those.
+	m |= hasZero((x ^ 0x22*ones) &^ (0x04 * ones))
+	m |= hasZero((x ^ 0x3c*ones) &^ (0x02 * ones))
+	m |= hasZero(x ^ '\\'*ones)
+	return m != 0
+}
+
+// hasZero is non-zero exactly when some byte of v is zero.
+func hasZero(v uint64) uint64 { return (v - ones) &^ v & highs }
 
 // plainASCII is plainByte over every byte value (none from 0x80 up), for
 // the first scan of a string.
@@ -210,9 +239,17 @@ func AppendToolCallResult(dst []byte, r *ToolCallResult) []byte {
 
 // AppendDecisionParams appends d as JSON.
 func AppendDecisionParams(dst []byte, d *DecisionParams) []byte {
-	first := true
-	dst = append(dst, '{')
-	dst = appendStrField(dst, &first, "toolCallId", d.ToolCallID, false)
+	dst = append(dst, `{"toolCallId":`...)
+	dst = AppendString(dst, d.ToolCallID)
+	return AppendDecisionParamsAfterID(dst, d)
+}
+
+// AppendDecisionParamsAfterID appends what AppendDecisionParams appends of
+// d after its toolCallId (its first field, never omitted): the rest of
+// the object, its closing brace included, which is the same for every
+// call decided the same.
+func AppendDecisionParamsAfterID(dst []byte, d *DecisionParams) []byte {
+	first := false
 	dst = appendStrField(dst, &first, "gate", d.Gate, false)
 	dst = appendStrField(dst, &first, "surface", d.Surface, false)
 	dst = appendStrField(dst, &first, "value", d.Value, false)
@@ -248,6 +285,31 @@ func (s *Stream) appendFramed(dst []byte, body func([]byte) []byte) []byte {
 	copy(dst[start+len(hdr):], dst[start:start+n])
 	copy(dst[start:], hdr)
 	return dst
+}
+
+// AppendKeptAnswer appends what AppendToolCallAnswer appends, from the
+// parts of it that are the same for every call decided the same, encoded
+// before: notes[i] is what AppendDecisionParamsAfterID appends of the
+// i-th notification with a '}' after it (its message's end), result is
+// `,"result":`, what AppendToolCallResult appends, and '}'. Only the id
+// (idJSON, as JSON) and the tool call id are the call's own.
+func (s *Stream) AppendKeptAnswer(dst []byte, idJSON []byte, toolCallID string, notes [][]byte, result []byte) []byte {
+	if len(notes) > 0 {
+		var buf [96]byte
+		id := AppendString(buf[:0], toolCallID) // escaped once for every notification
+		for _, n := range notes {
+			dst = s.appendFramed(dst, func(b []byte) []byte {
+				b = append(b, `{"jsonrpc":"2.0","method":"decision","params":{"toolCallId":`...)
+				b = append(b, id...)
+				return append(b, n...)
+			})
+		}
+	}
+	return s.appendFramed(dst, func(b []byte) []byte {
+		b = append(b, `{"jsonrpc":"2.0","id":`...)
+		b = append(b, idJSON...)
+		return append(b, result...)
+	})
 }
 
 // AppendToolCallAnswer appends a tool_call's answer, framed: the decision

@@ -2,6 +2,7 @@ package protocol
 
 import (
 	"bytes"
+	"fmt"
 	"math/rand"
 	"strings"
 	"testing"
@@ -112,6 +113,22 @@ func TestAppendStringMatchesEncoder(t *testing.T) {
 	for _, s := range []string{"\u2028", "\u2029", "a\u2028b", "\xe2\x80", "\xe2\x80\xa8\xe2", "\U0010FFFF", "\xf4\x90\x80\x80"} {
 		check(s)
 	}
+	// Every byte at every place of strings around the 8-byte scan's
+	// words, among plain bytes, and pairs of them.
+	plain := "abcdefghijklmnopqrstuvwxyz0123456789 /'~"
+	for n := 1; n <= 26; n++ {
+		for at := 0; at < n; at++ {
+			for c := 0; c < 256; c++ {
+				b := []byte(plain[:n])
+				b[at] = byte(c)
+				check(string(b))
+				if at+1 < n {
+					b[at+1] = byte(255 - c)
+					check(string(b))
+				}
+			}
+		}
+	}
 	for i := 0; i < 5000; i++ {
 		check(randString(r))
 	}
@@ -205,4 +222,30 @@ func BenchmarkAppendTypicalAnswer(b *testing.B) {
 			_, _ = s.Frame(Notification(MethodDecision, notes[0]), Result(gojson.RawMessage(`17`), res))
 		}
 	})
+	// kept: the parts the same for every call encoded once, only the ids
+	// per call (the fast path's answer of a remembered evaluation).
+	b.Run("kept", func(b *testing.B) {
+		kept := [][]byte{append(AppendDecisionParamsAfterID(nil, &notes[0]), '}')}
+		result := append(AppendToolCallResult([]byte(`,"result":`), &res), '}')
+		if got, want := s.AppendKeptAnswer(nil, []byte(`17`), "call-17", kept, result), s.AppendToolCallAnswer(nil, []byte(`17`), notes, &res); !bytes.Equal(got, want) {
+			b.Fatalf("kept %s, want %s", got, want)
+		}
+		b.ReportAllocs()
+		var buf []byte
+		for i := 0; i < b.N; i++ {
+			buf = s.AppendKeptAnswer(buf[:0], []byte(`17`), "call-17", kept, result)
+		}
+	})
+}
+
+func BenchmarkAppendString(b *testing.B) {
+	for _, s := range []string{"allow", "policy_allow", "/home/user/.pi/agent/extensions/pi-permission-system/config.json",
+		"toolgate: the command is allowed by the rule git * of the global policy, so it runs"} {
+		b.Run(fmt.Sprint(len(s)), func(b *testing.B) {
+			var buf []byte
+			for i := 0; i < b.N; i++ {
+				buf = AppendString(buf[:0], s)
+			}
+		})
+	}
 }
