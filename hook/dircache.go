@@ -137,3 +137,7 @@ func (d *dirCache) Entry(p string) (exists, isDir, known bool) {
 	}
 	return r.exists, r.isDir, true
 }
+
+// Vouch implements paths.Watcher (and shell.Cache's Vouch): the policy
+// watch's word for dir (policy.Loader.Vouch), armed for it if need be.
+func (d *dirCache) Vouch(dir string) (dev uint64, ok bool) { return d.loader.Vouch(dir) }

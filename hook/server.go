@@ -153,6 +153,7 @@ func New(opts Options) *Server {
 	s.frames = make(chan []byte, keptFrames)
 	s.dirs = newDirCache(s.loader)
 	s.shells.Known = s.dirs.Entry
+	s.shells.Vouch, s.shells.Generation = s.dirs.Vouch, s.dirs.Generation
 	return s
 }
 

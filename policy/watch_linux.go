@@ -8,6 +8,9 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
+	"strings"
+	"syscall"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -37,16 +40,47 @@ import (
 // a file system where inotify misses other machines' writes (NFS, FUSE, SMB,
 // 9p …: only the local file systems below are trusted).
 type changeWatch struct {
-	fd    int
-	masks map[string]uint32 // watched directory → the events asked for
-	dirs  map[int]string    // watch descriptor → directory
-	armed map[string]bool   // policy path → every change to it is an event
-	local map[int64]bool    // file system type → inotify sees every change
+	fds *watchFDs
+	// dirs are the watched directories, by path; wds the same by watch
+	// descriptor. Every directory above a watched one is watched too (a
+	// chain from the root): a watch is added root first, and forgetting a
+	// directory forgets every one below it.
+	dirs  map[string]*watchedDir
+	wds   map[int]string
+	armed map[string]bool  // policy path → every change to it is an event
+	local map[int64]bool   // file system type → inotify sees every change
+	gone  map[int]struct{} // watch descriptors removed, whose IN_IGNORED is still to come
 	dirty bool
 	buf   []byte
+	poll  [2]unix.PollFd
+	// vouched counts the directories vouch watched for their entries
+	// (leaves), added the watches vouch added; past maxVouched or
+	// maxVouchWatches the watch starts over.
+	vouched, added int
 	// gen counts the times the watch was not quiet: what was learnt of a
 	// watched directory under one generation holds until the next.
 	gen uint64
+}
+
+// watchFDs are the watch's descriptors: the inotify instance and
+// /proc/self/mountinfo (-1 when it could not be opened), which poll(2)
+// reports readable-with-priority after every mount or unmount in the
+// process's mount namespace: a mount changes what a path names without an
+// inotify event.
+type watchFDs struct {
+	inotify, mounts int
+	opened          bool // mounts was opened (or tried): at the first arm, not at start
+}
+
+// watchedDir is one watched directory.
+type watchedDir struct {
+	mask uint32 // the events asked for
+	wd   int
+	dev  uint64 // its device
+	root bool   // owned by root: only root can change its permissions
+	// leaf: vouch watched it for its entries, with every directory above
+	// watched as vouch needs.
+	leaf bool
 }
 
 // Directory events that matter. Above a policy file's parent: entries
@@ -69,6 +103,9 @@ const (
 	watchStructure = unix.IN_CREATE | unix.IN_DELETE | unix.IN_MOVED_FROM | unix.IN_MOVED_TO |
 		unix.IN_DELETE_SELF | unix.IN_MOVE_SELF
 	watchContent = watchStructure | unix.IN_ATTRIB | unix.IN_MODIFY | unix.IN_CLOSE_WRITE
+	// watchEntries: a directory vouch answers for (its entries' names,
+	// types, identities and attributes; not their contents).
+	watchEntries = watchStructure | unix.IN_ATTRIB
 )
 
 // localFS are the file system types whose every change inotify reports.
@@ -77,6 +114,14 @@ var localFS = []int64{
 	unix.OVERLAYFS_SUPER_MAGIC, unix.RAMFS_MAGIC, unix.F2FS_SUPER_MAGIC, 0x2fc12fc1, /* zfs */
 }
 
+// Bounds of what vouch watches: past them the watch starts over (every
+// watch removed, a new generation), so that a session wandering through
+// many directories keeps a bounded number of watches and kernel memory.
+const (
+	maxVouched      = 256  // directories watched for their entries
+	maxVouchWatches = 1024 // watches vouch added, the chains above them included
+)
+
 // newChangeWatch returns a watch, or nil when inotify is unavailable (every
 // call then stats every file).
 func newChangeWatch() *changeWatch {
@@ -84,13 +129,26 @@ func newChangeWatch() *changeWatch {
 	if err != nil {
 		return nil
 	}
-	w := &changeWatch{fd: fd, masks: map[string]uint32{}, dirs: map[int]string{}, armed: map[string]bool{},
+	w := &changeWatch{fds: &watchFDs{inotify: fd, mounts: -1}, armed: map[string]bool{},
 		local: map[int64]bool{}, buf: make([]byte, 16*(unix.SizeofInotifyEvent+unix.NAME_MAX+1))}
+	w.forgetAll()
 	for _, t := range localFS {
 		w.local[t] = true
 	}
-	runtime.AddCleanup(w, func(fd int) { unix.Close(fd) }, fd)
+	runtime.AddCleanup(w, func(f *watchFDs) {
+		unix.Close(f.inotify)
+		if f.mounts >= 0 {
+			unix.Close(f.mounts)
+		}
+	}, w.fds)
 	return w
+}
+
+// forgetAll empties the watch's books (the descriptor's watches are the
+// caller's to remove).
+func (w *changeWatch) forgetAll() {
+	w.dirs, w.wds, w.gone = map[string]*watchedDir{}, map[int]string{}, map[int]struct{}{}
+	w.vouched, w.added = 0, 0
 }
 
 // quiet reports whether none of paths can have changed since the watch was
@@ -100,7 +158,7 @@ func (w *changeWatch) quiet(paths []string) bool {
 	if w == nil {
 		return false
 	}
-	if w.drain() {
+	if w.changed() {
 		w.dirty = true
 	}
 	if w.dirty {
@@ -113,6 +171,65 @@ func (w *changeWatch) quiet(paths []string) bool {
 		}
 	}
 	return true
+}
+
+// changed reports whether anything happened since it was last asked: an
+// inotify event, or a mount or unmount. One poll(2) of both descriptors
+// (no more system calls than a read of the inotify one when nothing did).
+func (w *changeWatch) changed() bool {
+	if w.fds.inotify < 0 {
+		// No instance (a restart could not make one): never quiet again.
+		w.armed = map[string]bool{}
+		return true
+	}
+	if w.fds.mounts < 0 {
+		return w.drain()
+	}
+	w.poll[0] = unix.PollFd{Fd: int32(w.fds.inotify), Events: unix.POLLIN}
+	w.poll[1] = unix.PollFd{Fd: int32(w.fds.mounts), Events: unix.POLLPRI}
+	var n int
+	var err error
+	for {
+		n, err = unix.Poll(w.poll[:], 0)
+		if err != unix.EINTR {
+			break
+		}
+	}
+	if err != nil {
+		w.poll[0].Revents, w.poll[1].Revents = unix.POLLIN, unix.POLLPRI // ask both below
+	} else if n == 0 {
+		return false
+	}
+	any := false
+	if w.poll[1].Revents != 0 {
+		// A mount or unmount: a watched path may name another directory
+		// now (one mounted over it), whose changes no watch sees. Start
+		// over. POLLNVAL or POLLERR alone (the descriptor unusable) too.
+		any = true
+		if w.poll[1].Revents&unix.POLLNVAL != 0 {
+			w.fds.mounts = -1
+		}
+		w.restart()
+	}
+	if w.poll[0].Revents != 0 && w.drain() {
+		any = true
+	}
+	return any
+}
+
+// restart removes every watch (a new inotify instance: no event of the
+// old one is still to come) and marks the watch dirty: the next question
+// is answered not quiet, and the policy's files are armed again.
+func (w *changeWatch) restart() {
+	unix.Close(w.fds.inotify)
+	fd, err := unix.InotifyInit1(unix.IN_NONBLOCK | unix.IN_CLOEXEC)
+	if err != nil {
+		fd = -1 // every read fails: never quiet again
+	}
+	w.fds.inotify = fd
+	w.forgetAll()
+	w.armed = map[string]bool{}
+	w.dirty = true
 }
 
 // deepestWatched is the deepest of dir and the directories above it that
@@ -130,7 +247,7 @@ func (w *changeWatch) deepestWatched(dir string) string {
 		}
 	}
 	for i := len(chain) - 1; i >= 0; i-- {
-		if _, ok := w.masks[chain[i]]; !ok {
+		if _, ok := w.dirs[chain[i]]; !ok {
 			break
 		}
 		best = chain[i]
@@ -155,6 +272,13 @@ func (w *changeWatch) arm(paths []string) {
 	}
 	w.gen++
 	w.dirty = false
+	if !w.fds.opened {
+		// Opened before anything is armed: a mount after it is reported.
+		w.fds.opened = true
+		if fd, err := unix.Open("/proc/self/mountinfo", unix.O_RDONLY|unix.O_CLOEXEC, 0); err == nil {
+			w.fds.mounts = fd
+		}
+	}
 	for _, p := range paths {
 		w.armed[p] = w.armPath(p)
 	}
@@ -177,15 +301,15 @@ func (w *changeWatch) armPath(p string) bool {
 	}
 	// From the root down: stop at the first directory that does not exist
 	// (its creation is an event of the one above it). A directory watched
-	// already is known to be there: had it gone or moved, its watch would
-	// have been dropped on the event.
+	// already is known to be there: had it, or one above it, gone or
+	// moved, its watch would have been forgotten on the event (drain).
 	for i := len(chain) - 1; i >= 0; i-- {
 		d := chain[i]
 		mask := uint32(watchStructure)
 		if d == parent {
 			mask = watchContent
 		}
-		if have, ok := w.masks[d]; ok && have&mask == mask {
+		if have, ok := w.dirs[d]; ok && have.mask&mask == mask {
 			continue
 		}
 		info, err := os.Lstat(d)
@@ -195,7 +319,7 @@ func (w *changeWatch) armPath(p string) bool {
 		if err != nil || info.Mode()&fs.ModeSymlink != 0 || !info.IsDir() {
 			return false
 		}
-		if !w.watch(d, mask) {
+		if !w.watch(d, mask, info) {
 			return false
 		}
 	}
@@ -206,31 +330,172 @@ func (w *changeWatch) armPath(p string) bool {
 	return err == nil || errors.Is(err, fs.ErrNotExist)
 }
 
-// watch adds (or widens) the watch of directory d.
-func (w *changeWatch) watch(d string, mask uint32) bool {
-	var st unix.Statfs_t
-	if err := unix.Statfs(d, &st); err != nil || !w.local[int64(st.Type)] {
+// watch adds (or widens) the watch of directory d, whose lstat is info.
+func (w *changeWatch) watch(d string, mask uint32, info fs.FileInfo) bool {
+	st, ok := info.Sys().(*syscall.Stat_t)
+	if !ok || w.fds.inotify < 0 {
 		return false
 	}
-	if _, ok := w.masks[d]; ok {
+	var sf unix.Statfs_t
+	if err := unix.Statfs(d, &sf); err != nil || !w.local[int64(sf.Type)] {
+		return false
+	}
+	have := w.dirs[d]
+	if have != nil {
 		mask |= unix.IN_MASK_ADD
 	}
-	wd, err := unix.InotifyAddWatch(w.fd, d, mask|unix.IN_ONLYDIR|unix.IN_DONT_FOLLOW)
+	wd, err := unix.InotifyAddWatch(w.fds.inotify, d, mask|unix.IN_ONLYDIR|unix.IN_DONT_FOLLOW)
 	if err != nil {
 		return false
 	}
-	w.masks[d] |= mask
-	w.dirs[wd] = d
+	if have == nil {
+		have = &watchedDir{}
+		w.dirs[d] = have
+	} else if have.wd != wd {
+		delete(w.wds, have.wd) // another directory than the one watched: unlikely, as it would have been an event
+	}
+	have.mask |= mask &^ unix.IN_MASK_ADD
+	have.wd, have.dev, have.root = wd, uint64(st.Dev), st.Uid == 0
+	w.wds[wd] = d
 	return true
 }
 
+// vouch reports whether the watch sees, from now on, every change that
+// could alter what an lstat or readlink of an entry of dir answers (its
+// type, permissions, owner, identity, link target; not its content) or
+// what a listing of dir answers: each is an event, and the next call's
+// generation is another. It watches dir and every directory above it as
+// needed: dir for its entries (created, removed, renamed, their attributes
+// changed: IN_ATTRIB, which a directory's watch reports for its entries),
+// the directories above for theirs (replaced, renamed) and, when not
+// owned by root, for their own attributes (permissions on the way); a
+// directory owned by root only root can change, and root is not guarded
+// against. When a directory on the way does not exist or is no directory,
+// nothing below it exists, and its creation or replacement is an event of
+// the one above: vouched too (dev 0). dev is dir's device: an entry on
+// another (a mount point) is the root of another file system, whose
+// changes this watch may not see. False, and nothing vouched, when a
+// directory on the way is a symbolic link (a change to its target is no
+// event here) or cannot be looked at, is on a file system where inotify
+// misses changes, when mounts are not reported, or past the bounds.
+func (w *changeWatch) vouch(dir string) (dev uint64, ok bool) {
+	if w == nil || w.dirty || w.fds.inotify < 0 || w.fds.mounts < 0 || !filepath.IsAbs(dir) {
+		return 0, false
+	}
+	dir = filepath.Clean(dir)
+	if d := w.dirs[dir]; d != nil && d.leaf {
+		return d.dev, true
+	}
+	// From the root down, each directory a prefix of dir (no allocation).
+	ends := make([]int, 0, 16)
+	for i := 1; i < len(dir); i++ {
+		if dir[i] == '/' {
+			ends = append(ends, i)
+		}
+	}
+	ends = append(ends, len(dir))
+	depth := len(ends)
+	if dir == "/" {
+		depth = 0
+	}
+	for i := 0; i <= depth; i++ {
+		d := "/"
+		if i > 0 {
+			d = dir[:ends[i-1]]
+		}
+		last := i == depth
+		have := w.dirs[d]
+		if have != nil && have.mask&watchStructure == watchStructure && (have.root && !last || have.mask&unix.IN_ATTRIB != 0) {
+			if last {
+				w.markLeaf(have)
+			}
+			continue
+		}
+		info, err := os.Lstat(d)
+		if i > 0 && (errors.Is(err, fs.ErrNotExist) || err == nil && info.Mode()&(fs.ModeDir|fs.ModeSymlink) == 0) {
+			return 0, true // not vouched for as a leaf: looked at each time
+		}
+		if err != nil || info.Mode()&fs.ModeSymlink != 0 || !info.IsDir() {
+			return 0, false
+		}
+		st, isStat := info.Sys().(*syscall.Stat_t)
+		if !isStat {
+			return 0, false
+		}
+		mask := uint32(watchStructure)
+		if last || st.Uid != 0 {
+			mask = watchEntries
+		}
+		if have == nil {
+			if w.added >= maxVouchWatches {
+				w.restart()
+				return 0, false
+			}
+			w.added++
+		}
+		if !w.watch(d, mask, info) {
+			return 0, false
+		}
+		if last {
+			w.markLeaf(w.dirs[d])
+		}
+	}
+	if d := w.dirs[dir]; d != nil && d.leaf {
+		return d.dev, true
+	}
+	return 0, false
+}
+
+// markLeaf marks d vouched for, within the bound (past it the watch
+// starts over: d stays unmarked, and the next vouch watches afresh).
+func (w *changeWatch) markLeaf(d *watchedDir) {
+	if d.leaf {
+		return
+	}
+	if w.vouched >= maxVouched {
+		w.restart()
+		return
+	}
+	w.vouched++
+	d.leaf = true
+}
+
+// forget forgets the watch of directory p and of every directory below it
+// (their paths may name other directories now) and removes them from the
+// instance, whose IN_IGNORED for them is not news.
+func (w *changeWatch) forget(p string) {
+	if _, ok := w.dirs[p]; !ok {
+		return // nothing below is watched either: chains run from the root
+	}
+	prefix := p + "/"
+	if p == "/" {
+		prefix = "/"
+	}
+	for d, x := range w.dirs {
+		if d != p && !strings.HasPrefix(d, prefix) {
+			continue
+		}
+		delete(w.dirs, d)
+		if w.wds[x.wd] == d {
+			delete(w.wds, x.wd)
+		}
+		if x.leaf {
+			w.vouched--
+		}
+		if _, err := unix.InotifyRmWatch(w.fds.inotify, uint32(x.wd)); err == nil {
+			w.gone[x.wd] = struct{}{}
+		}
+	}
+}
+
 // drain reads every pending event and reports whether there was any. A
-// watch whose directory is gone or moved is forgotten, so that arming
-// looks at its path again.
+// watch whose directory is gone or moved, or whose directory or one above
+// it had an entry created, removed or renamed over or away, is forgotten
+// with every watch below it, so that arming looks at its path again.
 func (w *changeWatch) drain() bool {
 	any := false
 	for {
-		n, err := unix.Read(w.fd, w.buf)
+		n, err := unix.Read(w.fds.inotify, w.buf)
 		if n <= 0 || err != nil {
 			if err != nil && !errors.Is(err, unix.EAGAIN) && !errors.Is(err, unix.EINTR) {
 				// The descriptor is unusable: never claim quiet again.
@@ -239,19 +504,48 @@ func (w *changeWatch) drain() bool {
 			}
 			return any
 		}
-		any = true
+		overflow := false
 		for off := 0; off+unix.SizeofInotifyEvent <= n; {
 			ev := (*unix.InotifyEvent)(unsafe.Pointer(&w.buf[off]))
-			if ev.Mask&(unix.IN_IGNORED|unix.IN_DELETE_SELF|unix.IN_MOVE_SELF) != 0 {
-				// The directory is gone or elsewhere now: the watch no
-				// longer says anything about its path.
-				if d, ok := w.dirs[int(ev.Wd)]; ok {
-					delete(w.masks, d)
-					delete(w.dirs, int(ev.Wd))
-					_, _ = unix.InotifyRmWatch(w.fd, uint32(ev.Wd))
+			name := ""
+			if ev.Len > 0 && off+unix.SizeofInotifyEvent+int(ev.Len) <= n {
+				b := w.buf[off+unix.SizeofInotifyEvent : off+unix.SizeofInotifyEvent+int(ev.Len)]
+				if i := slices.Index(b, 0); i >= 0 {
+					b = b[:i]
 				}
+				name = string(b)
 			}
 			off += unix.SizeofInotifyEvent + int(ev.Len)
+			wd := int(ev.Wd)
+			if _, ok := w.gone[wd]; ok {
+				// A watch removed on purpose: its events are of a
+				// directory no longer watched.
+				if ev.Mask&unix.IN_IGNORED != 0 {
+					delete(w.gone, wd)
+				}
+				continue
+			}
+			any = true
+			if ev.Mask&unix.IN_Q_OVERFLOW != 0 {
+				overflow = true // events were lost: which watches still hold is unknown
+				continue
+			}
+			d, ok := w.wds[wd]
+			if !ok {
+				continue
+			}
+			switch {
+			case ev.Mask&(unix.IN_IGNORED|unix.IN_DELETE_SELF|unix.IN_MOVE_SELF|unix.IN_UNMOUNT) != 0:
+				// The directory is gone or elsewhere now: the watch no
+				// longer says anything about its path, nor those below.
+				w.forget(d)
+			case name != "" && ev.Mask&(unix.IN_CREATE|unix.IN_DELETE|unix.IN_MOVED_FROM|unix.IN_MOVED_TO) != 0:
+				w.forget(filepath.Join(d, name))
+			}
+		}
+		if overflow {
+			w.restart()
+			return true
 		}
 	}
 }

@@ -11,3 +11,4 @@ func (w *changeWatch) quiet(paths []string) bool    { return false }
 func (w *changeWatch) arm(paths []string)           {}
 func (w *changeWatch) generation() uint64           { return 0 }
 func (w *changeWatch) deepestWatched(string) string { return "" }
+func (w *changeWatch) vouch(string) (uint64, bool)  { return 0, false }
