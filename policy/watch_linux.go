@@ -57,6 +57,8 @@ type changeWatch struct {
 	// (leaves), added the watches vouch added; past maxVouched or
 	// maxVouchWatches the watch starts over.
 	vouched, added int
+	calls          uint64          // questions asked (quiet)
+	noisy          map[string]bool // directories given up as noisy
 	// gen counts the times the watch was not quiet: what was learnt of a
 	// watched directory under one generation holds until the next.
 	gen uint64
@@ -81,7 +83,24 @@ type watchedDir struct {
 	// leaf: vouch watched it for its entries, with every directory above
 	// watched as vouch needs.
 	leaf bool
+	// policy: a policy file's watch needs it (never given up as noisy).
+	policy bool
+	// window, fired, last: the call (quiet) its events are counted from,
+	// the calls since then with one, the last such call.
+	window, last uint64
+	fired        int
 }
+
+// A directory vouch watched that had events in noisyFired of the drains
+// of noisyCalls calls is noisy: every event is a new generation, which
+// forgets everything kept, so watching it costs more than asking again.
+// It is no longer watched, and vouch says no for it and below it until
+// the watch starts over.
+const (
+	noisyFired = 4
+	noisyCalls = 64
+	maxNoisy   = 256
+)
 
 // Directory events that matter. Above a policy file's parent: entries
 // created, removed or renamed, and the directory itself going away. In the
@@ -147,7 +166,7 @@ func newChangeWatch() *changeWatch {
 // forgetAll empties the watch's books (the descriptor's watches are the
 // caller's to remove).
 func (w *changeWatch) forgetAll() {
-	w.dirs, w.wds, w.gone = map[string]*watchedDir{}, map[int]string{}, map[int]struct{}{}
+	w.dirs, w.wds, w.gone, w.noisy = map[string]*watchedDir{}, map[int]string{}, map[int]struct{}{}, map[string]bool{}
 	w.vouched, w.added = 0, 0
 }
 
@@ -158,6 +177,7 @@ func (w *changeWatch) quiet(paths []string) bool {
 	if w == nil {
 		return false
 	}
+	w.calls++
 	if w.changed() {
 		w.dirty = true
 	}
@@ -310,6 +330,7 @@ func (w *changeWatch) armPath(p string) bool {
 			mask = watchContent
 		}
 		if have, ok := w.dirs[d]; ok && have.mask&mask == mask {
+			have.policy = true
 			continue
 		}
 		info, err := os.Lstat(d)
@@ -322,6 +343,7 @@ func (w *changeWatch) armPath(p string) bool {
 		if !w.watch(d, mask, info) {
 			return false
 		}
+		w.dirs[d].policy = true
 	}
 	info, err := os.Lstat(p)
 	if err == nil && info.Mode()&fs.ModeSymlink != 0 {
@@ -385,6 +407,13 @@ func (w *changeWatch) vouch(dir string) (dev uint64, ok bool) {
 	dir = filepath.Clean(dir)
 	if d := w.dirs[dir]; d != nil && d.leaf {
 		return d.dev, true
+	}
+	if len(w.noisy) > 0 {
+		for n := range w.noisy {
+			if dir == n || strings.HasPrefix(dir, n+"/") {
+				return 0, false
+			}
+		}
 	}
 	// From the root down, each directory a prefix of dir (no allocation).
 	ends := make([]int, 0, 16)
@@ -488,6 +517,28 @@ func (w *changeWatch) forget(p string) {
 	}
 }
 
+// count counts an event of watched directory d for this call's drain
+// (once a call), and gives d up when it is noisy.
+func (w *changeWatch) count(d string) {
+	x := w.dirs[d]
+	if x == nil || x.policy || x.fired > 0 && x.last == w.calls {
+		return
+	}
+	if x.fired == 0 || w.calls-x.window >= noisyCalls {
+		x.window, x.fired = w.calls, 0
+	}
+	x.last = w.calls
+	x.fired++
+	if x.fired < noisyFired {
+		return
+	}
+	if len(w.noisy) >= maxNoisy {
+		clear(w.noisy)
+	}
+	w.noisy[d] = true
+	w.forget(d)
+}
+
 // drain reads every pending event and reports whether there was any. A
 // watch whose directory is gone or moved, or whose directory or one above
 // it had an entry created, removed or renamed over or away, is forgotten
@@ -534,6 +585,7 @@ func (w *changeWatch) drain() bool {
 			if !ok {
 				continue
 			}
+			w.count(d)
 			switch {
 			case ev.Mask&(unix.IN_IGNORED|unix.IN_DELETE_SELF|unix.IN_MOVE_SELF|unix.IN_UNMOUNT) != 0:
 				// The directory is gone or elsewhere now: the watch no
