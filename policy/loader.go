@@ -130,6 +130,11 @@ func (l *Loader) Policy(loc Locations) *Policy {
 		// Armed before reading: a change made while the files are read
 		// is an event of the next call.
 		l.watch.arm(l.lastPaths)
+	} else {
+		// The watch's events are not read on this call: a new
+		// generation, so that nothing learnt under the last one is
+		// trusted while events of it may wait unread.
+		l.watch.bump()
 	}
 	l.seen = l.seen[:0]
 	p := l.compose(loc)

@@ -275,6 +275,13 @@ func (w *changeWatch) deepestWatched(dir string) string {
 	return best
 }
 
+// bump starts a new generation.
+func (w *changeWatch) bump() {
+	if w != nil {
+		w.gen++
+	}
+}
+
 // generation is the watch's generation (see gen).
 func (w *changeWatch) generation() uint64 {
 	if w == nil {
