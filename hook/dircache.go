@@ -17,6 +17,9 @@ import (
 // directory is kept only when its parent and every directory above are
 // watched, and everything is forgotten when the watch sees any change (a
 // new generation). Resolving them afresh was most of a call's system calls.
+// The watch also vouches (Vouch) for the directories the remembered
+// evaluations and shell analyses depend on, and watches them from then on:
+// those count as watched here too.
 type dirCache struct {
 	loader *policy.Loader
 	mu     sync.Mutex

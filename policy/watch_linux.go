@@ -17,11 +17,18 @@ import (
 )
 
 // changeWatch tells the loader when a policy file may have changed, so that
-// a call costs one non-blocking read of an inotify descriptor instead of a
-// stat per file, and an edit still takes effect on the very next call: the
-// kernel queues the event before the writer's system call returns.
+// a call costs one non-blocking poll of an inotify descriptor (and of
+// /proc/self/mountinfo, for mounts) instead of a stat per file, and an edit
+// still takes effect on the very next call: the kernel queues the event
+// before the writer's system call returns.
 //
-// The read stays on every call on purpose. A goroutine parked on the
+// It also vouches for the directories the evaluations a session remembers
+// depend on (vouch; the memo then asks their answers no more while the
+// generation lasts): they are watched the same way, within bounds, and a
+// busy one is given up. A mount or unmount anywhere, an overflowed queue,
+// or the bounds reached start everything over (a new inotify instance).
+//
+// The poll stays on every call on purpose. A goroutine parked on the
 // descriptor (in the netpoller) that bumps a generation when it wakes would
 // make a quiet call free of system calls, but not exact: the event is
 // queued when the write returns, the goroutine runs some time later, and a
