@@ -17,7 +17,7 @@ import (
 )
 
 // changeWatch tells the loader when a policy file may have changed, so that
-// a call costs one non-blocking poll of an inotify descriptor (and of
+// a call costs one non-blocking epoll_wait of an inotify descriptor (and of
 // /proc/self/mountinfo, for mounts) instead of a stat per file, and an edit
 // still takes effect on the very next call: the kernel queues the event
 // before the writer's system call returns.
@@ -28,13 +28,13 @@ import (
 // busy one is given up. A mount or unmount anywhere, an overflowed queue,
 // or the bounds reached start everything over (a new inotify instance).
 //
-// The poll stays on every call on purpose. A goroutine parked on the
+// The epoll_wait stays on every call on purpose. A goroutine parked on the
 // descriptor (in the netpoller) that bumps a generation when it wakes would
 // make a quiet call free of system calls, but not exact: the event is
 // queued when the write returns, the goroutine runs some time later, and a
 // host that writes the file and then the next request can have that
 // request decided before the goroutine ran — with the old policy. Only
-// asking the kernel on the call's own path (this read) orders the two.
+// asking the kernel on the call's own path (this epoll_wait) orders the two.
 //
 // A file is watched through every directory above it, from the root down to
 // its parent (or down to the deepest one that exists, so that creating the
@@ -59,7 +59,7 @@ type changeWatch struct {
 	gone  map[int]struct{} // watch descriptors removed, whose IN_IGNORED is still to come
 	dirty bool
 	buf   []byte
-	poll  [2]unix.PollFd
+	evs   [2]unix.EpollEvent
 	// vouched counts the directories vouch watched for their entries
 	// (leaves), added the watches vouch added; past maxVouched or
 	// maxVouchWatches the watch starts over.
@@ -71,14 +71,15 @@ type changeWatch struct {
 	gen uint64
 }
 
-// watchFDs are the watch's descriptors: the inotify instance and
-// /proc/self/mountinfo (-1 when it could not be opened), which poll(2)
-// reports readable-with-priority after every mount or unmount in the
-// process's mount namespace: a mount changes what a path names without an
-// inotify event.
+// watchFDs are the watch's descriptors: the inotify instance,
+// /proc/self/mountinfo, which poll reports with priority (EPOLLPRI) after
+// every mount or unmount in the process's mount namespace (a mount changes
+// what a path names without an inotify event), and an epoll instance of
+// both, asked once a call (cheaper than a read of the inotify one that
+// finds nothing); -1 when they could not be opened.
 type watchFDs struct {
-	inotify, mounts int
-	opened          bool // mounts was opened (or tried): at the first arm, not at start
+	inotify, mounts, epoll int
+	opened                 bool // mounts and epoll were opened (or tried): at the first arm, not at start
 }
 
 // watchedDir is one watched directory.
@@ -155,16 +156,17 @@ func newChangeWatch() *changeWatch {
 	if err != nil {
 		return nil
 	}
-	w := &changeWatch{fds: &watchFDs{inotify: fd, mounts: -1}, armed: map[string]bool{},
+	w := &changeWatch{fds: &watchFDs{inotify: fd, mounts: -1, epoll: -1}, armed: map[string]bool{},
 		local: map[int64]bool{}, buf: make([]byte, 16*(unix.SizeofInotifyEvent+unix.NAME_MAX+1))}
 	w.forgetAll()
 	for _, t := range localFS {
 		w.local[t] = true
 	}
 	runtime.AddCleanup(w, func(f *watchFDs) {
-		unix.Close(f.inotify)
-		if f.mounts >= 0 {
-			unix.Close(f.mounts)
+		for _, fd := range []int{f.inotify, f.mounts, f.epoll} {
+			if fd >= 0 {
+				unix.Close(fd)
+			}
 		}
 	}, w.fds)
 	return w
@@ -201,44 +203,54 @@ func (w *changeWatch) quiet(paths []string) bool {
 }
 
 // changed reports whether anything happened since it was last asked: an
-// inotify event, or a mount or unmount. One poll(2) of both descriptors
-// (no more system calls than a read of the inotify one when nothing did).
+// inotify event, or a mount or unmount. One epoll_wait of both descriptors
+// (cheaper than a read of the inotify one when nothing did).
 func (w *changeWatch) changed() bool {
 	if w.fds.inotify < 0 {
 		// No instance (a restart could not make one): never quiet again.
 		w.armed = map[string]bool{}
 		return true
 	}
-	if w.fds.mounts < 0 {
+	if w.fds.epoll < 0 {
 		return w.drain()
 	}
-	w.poll[0] = unix.PollFd{Fd: int32(w.fds.inotify), Events: unix.POLLIN}
-	w.poll[1] = unix.PollFd{Fd: int32(w.fds.mounts), Events: unix.POLLPRI}
 	var n int
 	var err error
 	for {
-		n, err = unix.Poll(w.poll[:], 0)
+		n, err = unix.EpollWait(w.fds.epoll, w.evs[:], 0)
 		if err != unix.EINTR {
 			break
 		}
 	}
-	if err != nil {
-		w.poll[0].Revents, w.poll[1].Revents = unix.POLLIN, unix.POLLPRI // ask both below
-	} else if n == 0 {
+	if n == 0 && err == nil {
 		return false
 	}
+	mounts, events := err != nil, err != nil // an error: ask both
+	for _, ev := range w.evs[:max(n, 0)] {
+		switch int(ev.Fd) {
+		case w.fds.mounts:
+			mounts = true
+		case w.fds.inotify:
+			events = true
+		}
+	}
+	if err != nil {
+		// The epoll instance is unusable: mounts are not reported from
+		// now on (nothing is vouched for), events are read.
+		unix.Close(w.fds.epoll)
+		w.fds.epoll = -1
+		unix.Close(w.fds.mounts)
+		w.fds.mounts = -1
+	}
 	any := false
-	if w.poll[1].Revents != 0 {
+	if mounts {
 		// A mount or unmount: a watched path may name another directory
 		// now (one mounted over it), whose changes no watch sees. Start
-		// over. POLLNVAL or POLLERR alone (the descriptor unusable) too.
+		// over.
 		any = true
-		if w.poll[1].Revents&unix.POLLNVAL != 0 {
-			w.fds.mounts = -1
-		}
 		w.restart()
 	}
-	if w.poll[0].Revents != 0 && w.drain() {
+	if events && w.drain() {
 		any = true
 	}
 	return any
@@ -254,9 +266,39 @@ func (w *changeWatch) restart() {
 		fd = -1 // every read fails: never quiet again
 	}
 	w.fds.inotify = fd
+	if fd >= 0 && w.fds.epoll >= 0 {
+		if unix.EpollCtl(w.fds.epoll, unix.EPOLL_CTL_ADD, fd, &unix.EpollEvent{Events: unix.EPOLLIN, Fd: int32(fd)}) != nil {
+			unix.Close(w.fds.epoll)
+			w.fds.epoll = -1
+			unix.Close(w.fds.mounts)
+			w.fds.mounts = -1
+		}
+	}
 	w.forgetAll()
 	w.armed = map[string]bool{}
 	w.dirty = true
+}
+
+// openMounts opens /proc/self/mountinfo and the epoll instance of it and
+// the inotify one; on any failure neither (mounts are not reported, and
+// vouch vouches for nothing).
+func (w *changeWatch) openMounts() {
+	mounts, err := unix.Open("/proc/self/mountinfo", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return
+	}
+	ep, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
+	if err != nil {
+		unix.Close(mounts)
+		return
+	}
+	if unix.EpollCtl(ep, unix.EPOLL_CTL_ADD, mounts, &unix.EpollEvent{Events: unix.EPOLLPRI, Fd: int32(mounts)}) != nil ||
+		unix.EpollCtl(ep, unix.EPOLL_CTL_ADD, w.fds.inotify, &unix.EpollEvent{Events: unix.EPOLLIN, Fd: int32(w.fds.inotify)}) != nil {
+		unix.Close(ep)
+		unix.Close(mounts)
+		return
+	}
+	w.fds.mounts, w.fds.epoll = mounts, ep
 }
 
 // deepestWatched is the deepest of dir and the directories above it that
@@ -309,9 +351,7 @@ func (w *changeWatch) arm(paths []string) {
 	if !w.fds.opened {
 		// Opened before anything is armed: a mount after it is reported.
 		w.fds.opened = true
-		if fd, err := unix.Open("/proc/self/mountinfo", unix.O_RDONLY|unix.O_CLOEXEC, 0); err == nil {
-			w.fds.mounts = fd
-		}
+		w.openMounts()
 	}
 	for _, p := range paths {
 		w.armed[p] = w.armPath(p)
@@ -415,7 +455,7 @@ func (w *changeWatch) watch(d string, mask uint32, info fs.FileInfo) bool {
 // event here) or cannot be looked at, is on a file system where inotify
 // misses changes, when mounts are not reported, or past the bounds.
 func (w *changeWatch) vouch(dir string) (dev uint64, ok bool) {
-	if w == nil || w.dirty || w.fds.inotify < 0 || w.fds.mounts < 0 || !filepath.IsAbs(dir) {
+	if w == nil || w.dirty || w.fds.inotify < 0 || w.fds.epoll < 0 || !filepath.IsAbs(dir) {
 		return 0, false
 	}
 	dir = filepath.Clean(dir)
