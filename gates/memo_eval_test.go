@@ -615,10 +615,10 @@ func watchScenarios() []memoScenario {
 		sc = append(sc, memoScenario{name: "a file system mounted over a watched directory", calls: globs,
 			change: func(t *testing.T, w *e2eWorld, r *memoRig) bool {
 				src := filepath.Join(w.work, "src")
-				if err := syscall.Mount("toolgate-test", src, "tmpfs", 0, "size=64k"); err != nil {
+				if err := mountTmpfs(src); err != nil {
 					t.Skipf("mount: %v", err)
 				}
-				t.Cleanup(func() { _ = syscall.Unmount(src, syscall.MNT_DETACH) })
+				t.Cleanup(func() { _ = unmount(src, true) })
 				must(t, os.WriteFile(filepath.Join(src, "m.env"), nil, 0o600))
 				return false
 			}})

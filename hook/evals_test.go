@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/rs/zerolog"
@@ -152,15 +151,13 @@ func evalsSession(t *testing.T, noEvals bool) ([]string, uint64) {
 	mustDo(os.Chmod(filepath.Join(work, "docs", "guide", "a.md"), 0o644))
 	mustDo(os.Chmod(filepath.Join(work, "src"), 0o755))
 	round()
-	// A file system mounted over a watched directory (root only), then
-	// gone again.
-	if os.Geteuid() == 0 {
-		src := filepath.Join(work, "src")
-		mustDo(syscall.Mount("toolgate-test", src, "tmpfs", 0, "size=64k"))
-		t.Cleanup(func() { _ = syscall.Unmount(src, syscall.MNT_DETACH) })
+	// A file system mounted over a watched directory (root, allowed to
+	// mount, only), then gone again.
+	if src := filepath.Join(work, "src"); os.Geteuid() == 0 && mountTmpfs(src) == nil {
+		t.Cleanup(func() { _ = unmount(src, true) })
 		writeFile(filepath.Join(src, "m.env"), "")
 		round()
-		mustDo(syscall.Unmount(src, 0))
+		mustDo(unmount(src, false))
 		round()
 	}
 	// A directory above replaced: docs by a new one, whose guide holds
