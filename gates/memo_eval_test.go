@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/toolgate/toolgate/gates/shell"
@@ -28,6 +29,17 @@ func (r testResolver) Identity() (*policy.Policy, []*policy.Rule) { return r.p, 
 type genDirs struct {
 	*watchedDirs
 	gen uint64
+	// vouch, when set, is the watch's Vouch (paths.Watcher); nil vouches
+	// for nothing.
+	vouch func(dir string) (uint64, bool)
+}
+
+// Vouch implements paths.Watcher.
+func (g *genDirs) Vouch(dir string) (uint64, bool) {
+	if g.vouch == nil {
+		return 0, false
+	}
+	return g.vouch(dir)
 }
 
 func (g *genDirs) Generation() uint64 { return g.gen }
@@ -66,6 +78,56 @@ type memoRig struct {
 	// skipPlain leaves out the check of the rig itself (Evaluate against
 	// the plain gates), where another test makes it.
 	skipPlain bool
+	// watch, when set, is a real policy watch (a policy.Loader read at
+	// the start of every call, as the server does): it vouches for the
+	// directories the remembered evaluations depend on, and its
+	// generation is the Dirs' (with events counted: one simulated
+	// watchEvent more each).
+	watch     *policy.Loader
+	watchLocs policy.Locations
+	events    uint64
+	// lyingWatch (tests only): Vouch says yes to every existing
+	// directory without watching it, to show the scenarios catch a watch
+	// that does not see.
+	lyingWatch bool
+}
+
+// newWatchedRig is newMemoRig with a real policy watch.
+func newWatchedRig(w *e2eWorld, broken breakKind, lying bool) *memoRig {
+	r := newMemoRig(w, broken)
+	// The loader's own project files are elsewhere: the world's
+	// .toolgate is a link, which the watch never trusts.
+	r.watch, r.watchLocs = policy.NewLoader(), policy.Locations{Home: w.home, AgentDir: w.agentDir, Cwd: filepath.Join(w.root, "loader"), ProjectTrusted: true}
+	r.lyingWatch = lying
+	r.shells.Vouch = func(dir string) (uint64, bool) { return r.dirs.Vouch(dir) }
+	r.shells.Generation = func() uint64 { return r.dirs.gen }
+	r.sync()
+	r.sync()
+	return r
+}
+
+// sync is the start of a call with a watch: the watch read, and a new
+// generation of Dirs (nothing kept) when it saw a change.
+func (r *memoRig) sync() {
+	if r.watch == nil {
+		return
+	}
+	r.watch.Policy(r.watchLocs)
+	gen := r.watch.Generation() + r.events<<32
+	if gen == r.dirs.gen {
+		return
+	}
+	vouch := r.watch.Vouch
+	if r.lyingWatch {
+		vouch = func(dir string) (uint64, bool) {
+			var st syscall.Stat_t
+			if err := syscall.Lstat(dir, &st); err != nil || st.Mode&syscall.S_IFMT != syscall.S_IFDIR {
+				return 0, false
+			}
+			return uint64(st.Dev), true
+		}
+	}
+	r.dirs = &genDirs{watchedDirs: r.w.watchedDirs(), gen: gen, vouch: vouch}
 }
 
 func newMemoRig(w *e2eWorld, broken breakKind) *memoRig {
@@ -77,6 +139,11 @@ func newMemoRig(w *e2eWorld, broken breakKind) *memoRig {
 // watchEvent is what the policy watch does on a change in a watched
 // directory: a new generation, nothing kept.
 func (r *memoRig) watchEvent() {
+	if r.watch != nil {
+		r.events++
+		r.sync()
+		return
+	}
 	r.dirs = &genDirs{watchedDirs: r.w.watchedDirs(), gen: r.dirs.gen + 1}
 }
 
@@ -109,16 +176,19 @@ func (r *memoRig) build(entry map[string]any, cached bool) *Call {
 func (r *memoRig) decide(tb testing.TB, entry map[string]any) (on, off []Outcome, hit bool) {
 	tb.Helper()
 	hits, _ := r.evals.Stats()
+	r.sync()
 	on, _, err := r.evals.Evaluate(Request{Call: r.build(entry, true), Gates: ToolGates, Resolver: r.res, HasUI: r.hasUI})
 	if err != nil {
 		tb.Fatalf("%v: %v", entry, err)
 	}
 	now, _ := r.evals.Stats()
-	off, _, err = Evaluate(Request{Call: r.build(entry, true), Gates: ToolGates, Resolver: r.res, HasUI: r.hasUI})
+	// With a lying watch the shell cache's analyses are as wrong as the
+	// memo's: Evaluate is then of a call built afresh.
+	off, _, err = Evaluate(Request{Call: r.build(entry, !r.lyingWatch), Gates: ToolGates, Resolver: r.res, HasUI: r.hasUI})
 	if err != nil {
 		tb.Fatalf("%v: %v", entry, err)
 	}
-	if r.skipPlain {
+	if r.skipPlain || r.lyingWatch {
 		return on, off, now > hits
 	}
 	plain := evaluatePlain(Request{Call: r.build(entry, false), Gates: ToolGates, Resolver: r.res, HasUI: r.hasUI})
@@ -265,6 +335,9 @@ type memoScenario struct {
 	// unreadable, for root, who lists it anyway: no answer the evaluation
 	// gets changes, and memo and Evaluate must still agree).
 	mayStay bool
+	// mustMiss: the change changes an answer the evaluation read (if not
+	// its decision): the memo must not answer the next call.
+	mustMiss bool
 }
 
 func call(tool string, input map[string]any) map[string]any {
@@ -398,25 +471,56 @@ func memoScenarios() []memoScenario {
 // runMemoScenarios runs every scenario with an Evals broken so and
 // returns where the memo and Evaluate decided differently.
 func runMemoScenarios(t *testing.T, broken breakKind) (mismatches []string) {
-	for _, sc := range memoScenarios() {
+	return runScenarios(t, broken, memoScenarios(), false, false)
+}
+
+// runScenarios runs scenarios with an Evals broken so, with a real policy
+// watch (lying: one that vouches without watching) or the simulated one,
+// and returns where the memo and Evaluate decided differently. With a
+// watch each call is decided four times before the change: remembered
+// the second time, its answers vouched for and kept the third, answered
+// from what is kept (nothing asked again) the fourth.
+func runScenarios(t *testing.T, broken breakKind, scs []memoScenario, watched, lying bool) (mismatches []string) {
+	for _, sc := range scs {
 		for _, entry := range sc.calls {
 			w := fastWorld(t)
 			if sc.setup != nil {
 				sc.setup(t, w)
 			}
 			r := newMemoRig(w, broken)
+			repeats := 1
+			if watched {
+				r = newWatchedRig(w, broken, lying)
+				repeats = 2
+			}
 			first, _, _ := r.decide(t, entry)
 			r.decide(t, entry) // remembered now
-			again, off, hit := r.decide(t, entry)
-			if !hit || !sameOutcomes(again, off) {
-				t.Fatalf("%s, %v: the repeated call was not answered from the memo (hit %v) or not as Evaluate:\nmemo %s\nevaluate %s", sc.name, entry, hit, brief(again), brief(off))
+			for tries := 0; ; tries++ {
+				gen := r.dirs.gen
+				hits := 0
+				for range repeats {
+					again, off, hit := r.decide(t, entry)
+					if hit && sameOutcomes(again, off) {
+						hits++
+					} else if !watched || r.dirs.gen == gen || tries == 20 {
+						t.Fatalf("%s, %v: the repeated call was not answered from the memo (hit %v) or not as Evaluate:\nmemo %s\nevaluate %s", sc.name, entry, hit, brief(again), brief(off))
+					}
+				}
+				// A real watch sees the machine's other changes too (the
+				// temporary directory's other entries): again, until the
+				// calls ran under one generation.
+				if hits == repeats && r.dirs.gen == gen {
+					break
+				}
 			}
 			if sc.change(t, w, r) {
 				r.watchEvent()
 			}
-			on, off, _ := r.decide(t, entry)
+			on, off, hit := r.decide(t, entry)
 			if !sameOutcomes(on, off) {
 				mismatches = append(mismatches, fmt.Sprintf("%s, %v:\nmemo     %s\nevaluate %s", sc.name, entry, brief(on), brief(off)))
+			} else if sc.mustMiss && hit {
+				mismatches = append(mismatches, fmt.Sprintf("%s, %v: answered from the memo after an answer it depends on changed", sc.name, entry))
 			}
 			if !sc.mayStay && reflect.DeepEqual(first, off) {
 				t.Errorf("%s, %v: the change changed no decision: %s", sc.name, entry, brief(off))
@@ -430,6 +534,125 @@ func runMemoScenarios(t *testing.T, broken breakKind) (mismatches []string) {
 func TestEvalsSeeEveryChange(t *testing.T) {
 	for _, m := range runMemoScenarios(t, breakNone) {
 		t.Error(m)
+	}
+}
+
+// watchScenarios are changes in directories the watch watches only
+// because a remembered evaluation depends on them (src, docs/guide, the
+// home's .ssh): every kind of change to their entries must be seen by the
+// very next call, through the watch alone (none is a simulated event).
+func watchScenarios() []memoScenario {
+	globs := []map[string]any{call("grep", map[string]any{"pattern": "x", "path": "src", "glob": "*.env"}),
+		call("bash", map[string]any{"command": "cat src/*"}), call("bash", map[string]any{"command": "for f in src/*; do wc -l \"$f\"; done"})}
+	sc := []memoScenario{
+		{name: "file created in a watched directory", calls: globs,
+			change: func(t *testing.T, w *e2eWorld, r *memoRig) bool {
+				must(t, os.WriteFile(filepath.Join(w.work, "src", "k.env"), nil, 0o600))
+				return false
+			}},
+		{name: "file removed from a watched directory", calls: globs,
+			setup: func(t *testing.T, w *e2eWorld) {
+				must(t, os.WriteFile(filepath.Join(w.work, "src", "old.env"), nil, 0o600))
+			},
+			change: func(t *testing.T, w *e2eWorld, r *memoRig) bool {
+				must(t, os.Remove(filepath.Join(w.work, "src", "old.env")))
+				return false
+			}},
+		{name: "file renamed into a watched directory", calls: globs,
+			setup: func(t *testing.T, w *e2eWorld) {
+				must(t, os.WriteFile(filepath.Join(w.root, "outside", "in.env"), nil, 0o600))
+			},
+			change: func(t *testing.T, w *e2eWorld, r *memoRig) bool {
+				must(t, os.Rename(filepath.Join(w.root, "outside", "in.env"), filepath.Join(w.work, "src", "in.env")))
+				return false
+			}},
+		{name: "file renamed out of a watched directory", calls: globs,
+			setup: func(t *testing.T, w *e2eWorld) {
+				must(t, os.WriteFile(filepath.Join(w.work, "src", "out.env"), nil, 0o600))
+			},
+			change: func(t *testing.T, w *e2eWorld, r *memoRig) bool {
+				must(t, os.Rename(filepath.Join(w.work, "src", "out.env"), filepath.Join(w.root, "outside", "out.env")))
+				return false
+			}},
+		{name: "file renamed within a watched directory", calls: []map[string]any{call("read", map[string]any{"path": "src/util.ts"}),
+			call("bash", map[string]any{"command": "cat src/util.ts"})},
+			change: func(t *testing.T, w *e2eWorld, r *memoRig) bool {
+				// util.ts now a link to outside, renamed over it.
+				must(t, os.Symlink(filepath.Join(w.root, "outside", "x.txt"), filepath.Join(w.work, "src", "tmp")))
+				must(t, os.Rename(filepath.Join(w.work, "src", "tmp"), filepath.Join(w.work, "src", "util.ts")))
+				return false
+			}},
+		{name: "file replaced by a link to outside in a watched directory", calls: []map[string]any{call("read", map[string]any{"path": "~/.ssh/config"}),
+			call("bash", map[string]any{"command": "cat ~/.ssh/config"}), call("edit", map[string]any{"path": "src/index.ts"})},
+			change: func(t *testing.T, w *e2eWorld, r *memoRig) bool {
+				for _, p := range []string{filepath.Join(w.home, ".ssh", "config"), filepath.Join(w.work, "src", "index.ts")} {
+					must(t, os.Remove(p))
+					must(t, os.Symlink(filepath.Join(w.root, "outside", "x.txt"), p))
+				}
+				return false
+			}},
+		{name: "permissions changed in a watched directory", mayStay: true, mustMiss: true,
+			calls: []map[string]any{call("bash", map[string]any{"command": "cd src && echo x > a.ts"}), call("read", map[string]any{"path": "src/index.ts"}),
+				call("write", map[string]any{"path": "docs/guide/a.md"})},
+			setup: func(t *testing.T, w *e2eWorld) { must(t, os.Chmod(filepath.Join(w.work, "src"), 0o700)) },
+			change: func(t *testing.T, w *e2eWorld, r *memoRig) bool {
+				must(t, os.Chmod(filepath.Join(w.work, "src"), 0o755)) // cd src now sure to succeed
+				must(t, os.Chmod(filepath.Join(w.work, "src", "index.ts"), 0o640))
+				must(t, os.Chmod(filepath.Join(w.work, "docs", "guide", "a.md"), 0o640))
+				return false
+			}},
+		{name: "a directory above replaced", calls: []map[string]any{call("read", map[string]any{"path": "docs/guide/a.md"}),
+			call("bash", map[string]any{"command": "cat docs/guide/a.md"}), call("find", map[string]any{"path": "docs/guide", "pattern": "*"})},
+			change: func(t *testing.T, w *e2eWorld, r *memoRig) bool {
+				docs := filepath.Join(w.work, "docs")
+				must(t, os.Rename(docs, filepath.Join(w.root, "outside", "docs")))
+				must(t, os.MkdirAll(docs, 0o700))
+				must(t, os.Symlink(filepath.Join(w.root, "outside"), filepath.Join(docs, "guide")))
+				return false
+			}},
+	}
+	if os.Geteuid() == 0 {
+		sc = append(sc, memoScenario{name: "a file system mounted over a watched directory", calls: globs,
+			change: func(t *testing.T, w *e2eWorld, r *memoRig) bool {
+				src := filepath.Join(w.work, "src")
+				if err := mountTmpfs(src); err != nil {
+					t.Skipf("mount: %v", err)
+				}
+				t.Cleanup(func() { _ = unmount(src, true) })
+				must(t, os.WriteFile(filepath.Join(src, "m.env"), nil, 0o600))
+				return false
+			}})
+	}
+	return sc
+}
+
+// TestEvalsSeeChangesInWatchedDirectories: with a real policy watch, the
+// memo keeps the answers the watch vouches for and asks them no more;
+// each kind of change to a directory it watches for that is seen by the
+// very next call.
+func TestEvalsSeeChangesInWatchedDirectories(t *testing.T) {
+	for _, m := range runScenarios(t, breakNone, append(watchScenarios(), memoScenarios()...), true, false) {
+		t.Error(m)
+	}
+}
+
+// TestEvalsWatchBrokenIsCaught: a watch that vouches without watching, or
+// a memo that trusts what it keeps across generations, decides some of
+// the scenarios otherwise: the kept answers are what the fourth call was
+// answered from.
+func TestEvalsWatchBrokenIsCaught(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		broken breakKind
+		lying  bool
+	}{{"lying watch", breakNone, true}, {"kept across generations", breakKeptAcross, false}} {
+		ms := runScenarios(t, c.broken, watchScenarios(), true, c.lying)
+		if len(ms) == 0 {
+			t.Errorf("%s: every scenario decided as Evaluate", c.name)
+		}
+		for _, m := range ms {
+			t.Logf("%s: %s", c.name, strings.SplitN(m, "\n", 2)[0])
+		}
 	}
 }
 
@@ -472,6 +695,7 @@ func TestEvalsKeepNoPrompts(t *testing.T) {
 	c := r.build(allow, true)
 	c.ToolCallID = "another-id"
 	hits, _ := r.evals.Stats()
+	r.sync()
 	on, _, err := r.evals.Evaluate(Request{Call: c, Gates: ToolGates, Resolver: r.res, HasUI: true})
 	if err != nil {
 		t.Fatal(err)

@@ -17,6 +17,9 @@ import (
 // directory is kept only when its parent and every directory above are
 // watched, and everything is forgotten when the watch sees any change (a
 // new generation). Resolving them afresh was most of a call's system calls.
+// The watch also vouches (Vouch) for the directories the remembered
+// evaluations and shell analyses depend on, and watches them from then on:
+// those count as watched here too.
 type dirCache struct {
 	loader *policy.Loader
 	mu     sync.Mutex
@@ -154,3 +157,7 @@ func (d *dirCache) Entry(p string) (exists, isDir, known bool) {
 	}
 	return r.exists, r.isDir, true
 }
+
+// Vouch implements paths.Watcher (and shell.Cache's Vouch): the policy
+// watch's word for dir (policy.Loader.Vouch), armed for it if need be.
+func (d *dirCache) Vouch(dir string) (dev uint64, ok bool) { return d.loader.Vouch(dir) }

@@ -129,6 +129,10 @@ func evalsSession(t *testing.T, noEvals bool) ([]string, uint64) {
 		}
 	}
 	round()
+	// Again: the answers the policy watch now vouches for (src, docs/guide
+	// are watched since the calls were remembered) are kept, asked no
+	// more; each change below must be seen by the next call all the same.
+	round()
 	// A file replaced by a link to outside, then to the audit log.
 	mustDo(os.Remove(filepath.Join(work, "src", "index.ts")))
 	mustDo(os.Symlink(filepath.Join(outside, "x.txt"), filepath.Join(work, "src", "index.ts")))
@@ -139,6 +143,31 @@ func evalsSession(t *testing.T, noEvals bool) ([]string, uint64) {
 	// New files matching the grep glob, the find pattern, the shell glob.
 	writeFile(filepath.Join(work, "src", "k.env"), "")
 	writeFile(filepath.Join(work, "docs", "guide", "b.env"), "")
+	round()
+	// Renamed out of the watched directory, and back in.
+	mustDo(os.Rename(filepath.Join(work, "src", "k.env"), filepath.Join(outside, "k.env")))
+	round()
+	mustDo(os.Rename(filepath.Join(outside, "k.env"), filepath.Join(work, "src", "k.env")))
+	round()
+	// Permissions of an entry and of the directory.
+	mustDo(os.Chmod(filepath.Join(work, "docs", "guide", "a.md"), 0o644))
+	mustDo(os.Chmod(filepath.Join(work, "src"), 0o755))
+	round()
+	// A file system mounted over a watched directory (root, allowed to
+	// mount, only), then gone again.
+	if src := filepath.Join(work, "src"); os.Geteuid() == 0 && mountTmpfs(src) == nil {
+		t.Cleanup(func() { _ = unmount(src, true) })
+		writeFile(filepath.Join(src, "m.env"), "")
+		round()
+		mustDo(unmount(src, false))
+		round()
+	}
+	// A directory above replaced: docs by a new one, whose guide holds
+	// other files.
+	mustDo(os.Rename(filepath.Join(work, "docs"), filepath.Join(outside, "docs.old")))
+	mustDo(os.MkdirAll(filepath.Join(work, "docs", "guide"), 0o700))
+	writeFile(filepath.Join(work, "docs", "guide", "a.md"), "y")
+	writeFile(filepath.Join(work, "docs", "guide", "c.env"), "")
 	round()
 	// A directory replaced by a link to outside.
 	mustDo(os.RemoveAll(filepath.Join(work, "docs", "guide")))

@@ -163,6 +163,7 @@ func New(opts Options) *Server {
 	s.dirs = newDirCache(s.loader)
 	s.shells.Known = s.dirs.Entry
 	s.shells.Peek = s.dirs.Peek
+	s.shells.Vouch, s.shells.Generation = s.dirs.Vouch, s.dirs.Generation
 	return s
 }
 

@@ -134,6 +134,11 @@ func (l *Loader) Policy(loc Locations) *Policy {
 		// Armed before reading: a change made while the files are read
 		// is an event of the next call.
 		l.watch.arm(l.lastPaths)
+	} else {
+		// The watch's events are not read on this call: a new
+		// generation, so that nothing learnt under the last one is
+		// trusted while events of it may wait unread.
+		l.watch.bump()
 	}
 	l.seen = l.seen[:0]
 	p := l.compose(loc)
@@ -156,6 +161,26 @@ func (l *Loader) WatchedAncestor(dir string) (gen uint64, x string, ok bool) {
 	}
 	x = l.watch.deepestWatched(dir)
 	return l.watch.generation(), x, x != ""
+}
+
+// Vouch reports whether the policy files' watch sees, from now on, every
+// change that could alter what an lstat, or a readlink, of an entry of dir
+// answers (its type, permissions, identity, link target; not its content)
+// or what a listing of dir answers, arming it for dir if need be: each such
+// change is an event, and the next call's generation is another. dev is
+// dir's device (0 when dir does not exist): an entry on another device is
+// a mount point, the root of a file system whose changes may not be events.
+// False when it cannot: no watch, the policy's own files not watched yet,
+// a symbolic link or a directory that cannot be looked at on the way, a
+// file system whose changes inotify may miss, no notification of mounts,
+// or the watch's bounds reached.
+func (l *Loader) Vouch(dir string) (dev uint64, ok bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.watch == nil || l.rearm || l.last == nil {
+		return 0, false // l.last: no call read the watch yet
+	}
+	return l.watch.vouch(dir)
 }
 
 // Generation is the watch's generation now (see Watched).

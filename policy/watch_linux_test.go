@@ -5,8 +5,11 @@ package policy
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // The watch answers quiet only while nothing that could change a policy
@@ -73,6 +76,13 @@ func TestChangeWatch(t *testing.T) {
 	changed("the agent directory replaced", func() {
 		must(os.Rename(filepath.Join(root, "agent"), filepath.Join(root, "agent.old")))
 		must(os.MkdirAll(filepath.Dir(global), 0o700))
+		must(os.WriteFile(global, []byte(`{}`), 0o600))
+	})
+	// The directories below the one replaced are new ones too: the file
+	// in the new one is watched, not the old one's.
+	changed("edited after the agent directory was replaced", func() { must(os.WriteFile(global, []byte(`{"permission": {"*": "ask"}}`), 0o600)) })
+	changed("the old one's file edited, then the new one", func() {
+		must(os.WriteFile(filepath.Join(root, "agent.old", "extensions", "pi-permission-system", "config.json"), []byte(`{"x": 1}`), 0o600))
 		must(os.WriteFile(global, []byte(`{}`), 0o600))
 	})
 	// A symlinked policy file is stat'ed on every call: its target can
@@ -159,5 +169,265 @@ func TestLoaderSeesEveryEdit(t *testing.T) {
 		if got := state(); got != st.want {
 			t.Fatalf("step %d (%s = %s): the next call decided %s, want %s", i, st.path, st.action, got, st.want)
 		}
+	}
+}
+
+// vouch: once the watch vouched for a directory, every kind of change to
+// its entries, to it, to the directories above it, and any mount, makes
+// the very next question not quiet; and it vouches for nothing it cannot
+// watch.
+func TestWatchVouches(t *testing.T) {
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	global := filepath.Join(root, "agent", "config.json")
+	work := filepath.Join(root, "work")
+	src := filepath.Join(work, "src")
+	outside := filepath.Join(root, "outside")
+	for _, d := range []string{filepath.Dir(global), src, outside} {
+		must(os.MkdirAll(d, 0o700))
+	}
+	must(os.WriteFile(global, []byte(`{}`), 0o600))
+	must(os.WriteFile(filepath.Join(src, "a.ts"), nil, 0o600))
+	must(os.WriteFile(filepath.Join(outside, "in.ts"), nil, 0o600))
+	if os.Geteuid() == 0 {
+		// An ancestor root does not own: its permissions are watched too.
+		must(os.Chown(work, 4242, 4242))
+	}
+	w := newChangeWatch()
+	if w == nil {
+		t.Fatal("inotify unavailable on Linux")
+	}
+	paths := []string{global}
+	if _, ok := w.vouch(src); ok {
+		t.Fatal("vouched before the watch was ever armed (no mount notification yet)")
+	}
+	// settle arms the watch and vouches for src, and checks the watch is
+	// quiet then. The test's directory is below the machine's temporary
+	// one, which other processes change: again while they did.
+	settle := func(step string) {
+		t.Helper()
+		for try := 0; ; try++ {
+			w.quiet(paths)
+			w.arm(paths)
+			quiet := true
+			// Quiet calls between two changes: no directory here is noisy.
+			for range noisyCalls {
+				quiet = quiet && w.quiet(paths)
+			}
+			var st unix.Stat_t
+			must(unix.Lstat(src, &st))
+			if dev, ok := w.vouch(src); quiet && (!ok || dev != uint64(st.Dev)) {
+				t.Fatalf("%s: vouch(src) = %d, %v; want its device %d", step, dev, ok, st.Dev)
+			}
+			if quiet && w.quiet(paths) {
+				return
+			}
+			if try == 50 {
+				t.Fatalf("%s: never quiet after arming and vouching", step)
+			}
+		}
+	}
+	changed := func(step string, change func()) {
+		t.Helper()
+		settle(step)
+		change()
+		if w.quiet(paths) {
+			t.Fatalf("%s: the watch did not see it", step)
+		}
+	}
+	entry := filepath.Join(src, "a.ts")
+	changed("file created", func() { must(os.WriteFile(filepath.Join(src, "b.ts"), nil, 0o600)) })
+	changed("file removed", func() { must(os.Remove(filepath.Join(src, "b.ts"))) })
+	changed("file renamed in", func() { must(os.Rename(filepath.Join(outside, "in.ts"), filepath.Join(src, "in.ts"))) })
+	changed("file renamed out", func() { must(os.Rename(filepath.Join(src, "in.ts"), filepath.Join(outside, "in.ts"))) })
+	changed("file renamed within", func() { must(os.Rename(entry, entry+".x")) })
+	changed("file renamed back over", func() {
+		must(os.WriteFile(entry, nil, 0o600))
+		must(os.Rename(entry+".x", entry))
+	})
+	changed("entry's permissions", func() { must(os.Chmod(entry, 0o644)) })
+	changed("entry's times (touch)", func() { must(os.Chtimes(entry, time.Now(), time.Now().Add(time.Hour))) })
+	changed("entry replaced by a link", func() {
+		must(os.Remove(entry))
+		must(os.Symlink(filepath.Join(outside, "in.ts"), entry))
+	})
+	changed("directory made: an entry", func() { must(os.Mkdir(filepath.Join(src, "sub"), 0o700)) })
+	changed("the directory's own permissions", func() { must(os.Chmod(src, 0o755)) })
+	if os.Geteuid() == 0 {
+		changed("permissions of a directory above, not root's", func() { must(os.Chmod(work, 0o755)) })
+	}
+	changed("a directory above replaced", func() {
+		must(os.Rename(work, filepath.Join(root, "work.old")))
+		must(os.MkdirAll(src, 0o700))
+	})
+	// The new src is watched, not the old one (moved with its parent).
+	changed("created in the new directory", func() { must(os.WriteFile(filepath.Join(src, "new.ts"), nil, 0o600)) })
+	changed("the directory replaced by a link", func() {
+		must(os.Rename(src, filepath.Join(root, "src.old")))
+		must(os.Symlink(filepath.Join(root, "src.old"), src))
+	})
+	if _, ok := w.vouch(src); ok {
+		t.Fatal("vouched for a symbolic link to a directory")
+	}
+	if _, ok := w.vouch(filepath.Join(src, "sub")); ok {
+		t.Fatal("vouched for a directory below a symbolic link")
+	}
+	must(os.Remove(src))
+	must(os.Rename(filepath.Join(root, "src.old"), src))
+	// Mounts (root, allowed to mount, only: a first mount tells).
+	if err := unix.Mount("toolgate-test", outside, "tmpfs", 0, "size=64k"); err != nil {
+		t.Logf("no mounts tried: %v", err)
+	} else {
+		must(unix.Unmount(outside, 0))
+		changed("a file system mounted over the directory", func() {
+			must(unix.Mount("toolgate-test", src, "tmpfs", 0, "size=64k"))
+			t.Cleanup(func() { _ = unix.Unmount(src, unix.MNT_DETACH) })
+		})
+		changed("and unmounted", func() { must(unix.Unmount(src, 0)) })
+		changed("a mount elsewhere", func() {
+			must(unix.Mount("toolgate-test", outside, "tmpfs", 0, "size=64k"))
+			t.Cleanup(func() { _ = unix.Unmount(outside, unix.MNT_DETACH) })
+		})
+	}
+	settle("end")
+	// A directory that does not exist is vouched for through the deepest
+	// one that does (its creation is an event there), with no device.
+	missing := filepath.Join(src, "no", "such")
+	if dev, ok := w.vouch(missing); !ok || dev != 0 {
+		t.Fatalf("vouch(missing) = %d, %v", dev, ok)
+	}
+	must(os.Mkdir(filepath.Join(src, "no"), 0o700))
+	if w.quiet(paths) {
+		t.Fatal("the creation of a missing directory vouched for was not seen")
+	}
+	settle("after the missing directory")
+	// Never vouched for: a file system inotify does not see all of, a
+	// relative path.
+	for _, d := range []string{"/proc/self", "/proc/1/fd", "work"} {
+		if _, ok := w.vouch(d); ok {
+			t.Errorf("vouched for %s", d)
+		}
+	}
+	// Past the bound the watch starts over: every watch removed, not quiet.
+	for i := 0; i <= maxVouched; i++ {
+		d := filepath.Join(root, "many", strconv.Itoa(i))
+		must(os.MkdirAll(d, 0o700))
+		w.vouch(d)
+	}
+	if w.vouched > maxVouched || w.added > maxVouchWatches {
+		t.Fatalf("%d directories vouched for, %d watches added", w.vouched, w.added)
+	}
+	if w.quiet(paths) {
+		t.Fatal("quiet after the watch started over")
+	}
+	settle("after starting over")
+}
+
+// A directory vouched for whose entries change call after call is given
+// up (every event forgets everything kept): no longer watched, vouched
+// for no more, its changes no events. A policy file's directory never is.
+func TestWatchGivesUpNoisyDirectories(t *testing.T) {
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	global := filepath.Join(root, "agent", "config.json")
+	busy := filepath.Join(root, "work", "out")
+	must(os.MkdirAll(filepath.Dir(global), 0o700))
+	must(os.MkdirAll(busy, 0o700))
+	must(os.WriteFile(global, []byte(`{}`), 0o600))
+	w := newChangeWatch()
+	paths := []string{global}
+	w.quiet(paths)
+	w.arm(paths)
+	for i := 0; i < noisyFired; i++ {
+		for !w.quiet(paths) { // the machine's temporary directory changed
+			w.arm(paths)
+		}
+		if _, ok := w.vouch(busy); !ok {
+			t.Fatalf("call %d: busy not vouched for", i)
+		}
+		must(os.WriteFile(filepath.Join(busy, strconv.Itoa(i)), nil, 0o600))
+		if w.quiet(paths) {
+			t.Fatalf("call %d: the change was not seen", i)
+		}
+		w.arm(paths)
+	}
+	if _, ok := w.vouch(busy); ok {
+		t.Fatal("a noisy directory still vouched for")
+	}
+	if _, ok := w.vouch(filepath.Join(busy, "sub")); ok {
+		t.Fatal("a directory below a noisy one vouched for")
+	}
+	// Its changes are no events (again while the machine's temporary
+	// directory changed).
+	for try := 0; ; try++ {
+		w.quiet(paths)
+		w.arm(paths)
+		must(os.WriteFile(filepath.Join(busy, "more"+strconv.Itoa(try)), nil, 0o600))
+		if w.quiet(paths) {
+			break
+		}
+		if try == 50 {
+			t.Fatal("a noisy directory is still watched")
+		}
+	}
+	for i := 0; i < 2*noisyFired; i++ {
+		must(os.WriteFile(global, []byte(`{"permission": {}}`), 0o600))
+		if w.quiet(paths) {
+			t.Fatalf("policy edit %d not seen", i)
+		}
+		w.arm(paths)
+	}
+}
+
+// A call at other locations reads no event of the watch: its generation
+// is another all the same, so that nothing vouched for under the last one
+// is trusted while an event of a change to it waits unread.
+func TestLoaderGenerationOnOtherLocations(t *testing.T) {
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	agentDir := filepath.Join(root, "agent")
+	a := Locations{Home: root, AgentDir: agentDir, Cwd: filepath.Join(root, "a"), ProjectTrusted: true}
+	b := a
+	b.Cwd = filepath.Join(root, "b")
+	src := filepath.Join(a.Cwd, "src")
+	for _, d := range []string{filepath.Dir(GlobalPath(agentDir)), src, b.Cwd} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	l := NewLoader()
+	l.Policy(a)
+	l.Policy(a)
+	if _, ok := l.Vouch(src); !ok {
+		t.Fatal("src not vouched for")
+	}
+	gen := l.Generation()
+	if err := os.WriteFile(filepath.Join(src, "new"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	l.Policy(b)
+	if l.Generation() == gen {
+		t.Fatal("a call at other locations kept the generation while an event waited")
+	}
+	if _, ok := l.Vouch(src); ok {
+		t.Fatal("vouched for on a call whose events were not read")
 	}
 }

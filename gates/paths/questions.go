@@ -4,8 +4,10 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
+	"sync"
 	"syscall"
 )
 
@@ -17,6 +19,9 @@ import (
 // the same order and come out the same (gates.Evals). The zero value is
 // ready; it is not safe for concurrent use while it records.
 type Questions struct {
+	// mu: StillAnswered marks the answers the watch vouches for kept
+	// (one Questions may be checked by concurrent calls).
+	mu    sync.Mutex
 	list  []question
 	ents  int  // directory entries kept, over all listings
 	bytes int  // about what the answers take in memory
@@ -44,9 +49,11 @@ type question struct {
 	op   qop
 	path string
 	n    int // qReadDir: the count asked for
-	// kept: a Dirs answer the Dirs keep under their generation (KeptDirs):
-	// while the generation is the one the evaluation ran under, it is
-	// still their answer, and StillAnswered need not ask it again.
+	// kept: a Dirs answer the Dirs keep under their generation (KeptDirs),
+	// or a file system answer asked again, the same, while the Dirs'
+	// watch vouched for it (Watcher): while the generation is the one the
+	// evaluation ran under, it is still the answer, and StillAnswered need
+	// not ask it again.
 	kept bool
 	a    answer
 }
@@ -152,18 +159,34 @@ func readDir(dir string, n int) ([]fs.DirEntry, error) {
 // generation, as the view does), and reports whether each answer is the
 // same. It stops at the first that differs. sameGeneration is the
 // caller's word that the Dirs' generation is still the one the questions
-// were asked under (read once, before): the answers the Dirs said they
-// keep under it (KeptDirs) are then still theirs and are not asked again.
+// were asked under (read once, before): the answers kept under it are
+// then still the answers and are not asked again. Those are what the Dirs
+// said they keep (KeptDirs) and, when dirs is a Watcher, the file system
+// answers asked again (the same) after the watch vouched for them: a
+// change to one is an event, the generation of a later call another.
 func (q *Questions) StillAnswered(dirs interface {
 	Canonical(dir string) (real string, ok, hit bool)
 }, sameGeneration bool) bool {
 	if q == nil || q.over {
 		return false
 	}
+	var watch Watcher
+	if sameGeneration {
+		watch, _ = dirs.(Watcher)
+	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
 	for i := range q.list {
 		r := &q.list[i]
 		if r.kept && sameGeneration {
 			continue
+		}
+		// Vouched for before it is asked: a change after the answer is an
+		// event.
+		var dev uint64
+		vouched := false
+		if watch != nil {
+			dev, vouched = vouchFor(watch, r)
 		}
 		var now answer
 		switch r.op {
@@ -195,8 +218,59 @@ func (q *Questions) StillAnswered(dirs interface {
 		if !now.same(&r.a) {
 			return false
 		}
+		if vouched && r.watchedAnswer(dev) {
+			r.kept = true
+		}
 	}
 	return true
+}
+
+// Watcher is Dirs whose watch can vouch for a directory (the server's
+// directory cache, under the policy files' watch; policy.Loader.Vouch):
+// ok when from now on every change that could alter what an lstat or a
+// readlink of an entry of dir answers (type, permissions, identity, link
+// target), or what a listing of dir answers, is an event of the watch,
+// so that the Dirs' generation read by a later call is another. dev is
+// dir's device (0 when dir does not exist): an entry on another is a
+// mount point, the root of a file system the watch does not see.
+type Watcher interface {
+	Vouch(dir string) (dev uint64, ok bool)
+}
+
+// vouchFor asks the watch to vouch for the directory r's answer depends
+// on: the one listed, or the one whose entry r.path is.
+func vouchFor(w Watcher, r *question) (uint64, bool) {
+	switch r.op {
+	case qReadDir:
+		return w.Vouch(r.path)
+	case qLstat, qStat, qReadlink:
+		if !filepath.IsAbs(r.path) || filepath.Clean(r.path) != r.path || r.path == "/" {
+			return 0, false
+		}
+		return w.Vouch(filepath.Dir(r.path))
+	}
+	return 0, false
+}
+
+// watchedAnswer reports whether r's answer, the same as asked again after
+// the watch vouched for its directory (of device dev), stays the same
+// until an event: it answers for an entry of that directory, not for
+// what lies elsewhere. An lstat of a mount point answers for another file
+// system's root; a stat of a link for its target, in any directory: asked
+// on every call.
+func (r *question) watchedAnswer(dev uint64) bool {
+	switch r.op {
+	case qReadDir, qReadlink:
+		return true
+	case qLstat:
+		return r.a.err != "" || r.a.dev == dev
+	case qStat:
+		// As an lstat says now (after the vouching): no link, so the
+		// stat's answer is the entry's own.
+		now := fileAnswer(os.Lstat(r.path))
+		return now.same(&r.a) && r.a.mode&fs.ModeSymlink == 0 && (r.a.err != "" || r.a.dev == dev)
+	}
+	return false
 }
 
 // Record makes the view record every question it asks from now on in q.

@@ -1,6 +1,8 @@
 package shell
 
 import (
+	"errors"
+	"io/fs"
 	"path/filepath"
 	"sync"
 )
@@ -28,6 +30,16 @@ type Cache struct {
 	// re-validates them as any other.
 	Peek func(p string) (exists, isDir, known bool)
 
+	// Vouch and Generation, when both set, are a watch of the file system
+	// (the session's policy watch; policy.Loader.Vouch): Vouch(dir) ok
+	// when from now on every change that could alter an lstat of an entry
+	// of dir, or a listing of dir, is an event, and Generation then
+	// another; dev is dir's device. A question asked again (the same)
+	// after its directory was vouched for is not asked again within the
+	// generation.
+	Vouch      func(dir string) (dev uint64, ok bool)
+	Generation func() uint64
+
 	mu  sync.Mutex
 	m   map[cacheKey]*cached
 	seq uint64 // the last stamp given
@@ -40,8 +52,14 @@ type cacheKey struct {
 
 type cached struct {
 	a     Analysis
-	reads []fsRead
 	stamp uint64
+
+	mu    sync.Mutex // reads' kept flags and gen
+	reads []fsRead
+	// kept[i]: reads[i] was answered the same under generation gen after
+	// the watch vouched for it.
+	kept []bool
+	gen  uint64
 }
 
 // maxCached bounds the commands a Cache holds; past it the cache starts
@@ -72,7 +90,7 @@ func (c *Cache) AnalyzeStamped(command string, opt Options) (Analysis, uint64) {
 	c.mu.Lock()
 	e := c.m[key]
 	c.mu.Unlock()
-	if e != nil && c.stillAnswers(e.reads) {
+	if e != nil && c.stillAnswers(e) {
 		return e.a, e.stamp
 	}
 	var reads []fsRead
@@ -88,10 +106,29 @@ func (c *Cache) AnalyzeStamped(command string, opt Options) (Analysis, uint64) {
 	return a, stamp
 }
 
-// stillAnswers reports whether the file system answers every recorded
-// question as it did.
-func (c *Cache) stillAnswers(reads []fsRead) bool {
-	for _, r := range reads {
+// stillAnswers reports whether the file system answers every question
+// recorded with e as it did; those kept under the watch's generation are
+// not asked again.
+func (c *Cache) stillAnswers(e *cached) bool {
+	watching := c.Vouch != nil && c.Generation != nil
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if watching {
+		// Read before anything is vouched for or asked.
+		if gen := c.Generation(); gen != e.gen || e.kept == nil {
+			e.gen = gen
+			e.kept = make([]bool, len(e.reads))
+		}
+	}
+	for i, r := range e.reads {
+		if watching && e.kept[i] {
+			continue
+		}
+		var dev uint64
+		vouched := false
+		if watching {
+			dev, vouched = vouchFor(c.Vouch, r)
+		}
 		now, ok := c.knownAnswer(r)
 		if !ok {
 			now = r.ask()
@@ -99,8 +136,42 @@ func (c *Cache) stillAnswers(reads []fsRead) bool {
 		if !now.same(r) {
 			return false
 		}
+		if vouched && watchedRead(r, dev) {
+			e.kept[i] = true
+		}
 	}
 	return true
+}
+
+// vouchFor asks the watch to vouch for the directory r's answer depends
+// on: the one listed, or the one whose entry r.path is.
+func vouchFor(vouch func(string) (uint64, bool), r fsRead) (uint64, bool) {
+	if !filepath.IsAbs(r.path) || filepath.Clean(r.path) != r.path || r.path == "/" {
+		return 0, false
+	}
+	if r.op == opNames {
+		return vouch(r.path)
+	}
+	return vouch(filepath.Dir(r.path))
+}
+
+// watchedRead reports whether r's answer, the same as asked again after the
+// watch vouched for its directory (of device dev), stays the same until an
+// event: whether an entry exists; or what a stat or a real path says of an
+// entry that is no symbolic link (else it answers for the link's target,
+// anywhere) nor a mount point (the root of another file system); a listing.
+func watchedRead(r fsRead, dev uint64) bool {
+	switch r.op {
+	case opExists, opNames:
+		return true
+	case opIsDir, opEnterable, opRealDir:
+		link, entryDev, err := fsEntry(r.path)
+		if err != nil {
+			return errors.Is(err, fs.ErrNotExist) // missing, and so are the answers' targets
+		}
+		return !link && entryDev == dev
+	}
+	return false
 }
 
 // knownAnswer answers r from Known, when it can: whether a path exists,

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"syscall"
 	"testing"
 )
 
@@ -211,5 +212,63 @@ func TestCacheStamps(t *testing.T) {
 	long := "echo " + string(make([]byte, maxCachedBytes))
 	if _, s := c.AnalyzeStamped(long, opt); s != 0 {
 		t.Fatalf("a command not kept has stamp %d", s)
+	}
+}
+
+// TestCacheKeepsVouchedReads: with a watch, a read asked again (the same)
+// after the watch vouched for its directory is not asked again within the
+// generation (a change the watch did not report is not seen: the watch's
+// word is what it rests on), and is asked again in the next one. A read
+// through a symbolic link (its answer is the target's, anywhere) is asked
+// every time.
+func TestCacheKeepsVouchedReads(t *testing.T) {
+	fx := newFixture(t)
+	opt := fx.options()
+	gen := uint64(1)
+	vouched := map[string]int{}
+	c := Cache{
+		// As the policy watch does: no for a link on the way.
+		Vouch: func(dir string) (uint64, bool) {
+			vouched[dir]++
+			var st syscall.Stat_t
+			if real, err := filepath.EvalSymlinks(dir); err != nil || real != dir || syscall.Lstat(dir, &st) != nil {
+				return 0, false
+			}
+			return uint64(st.Dev), true
+		},
+		Generation: func() uint64 { return gen },
+	}
+	in := func(p string) string { return filepath.Join(fx.cwd, p) }
+	glob := `for f in src/*.ts; do wc -l "$f"; done`
+	link := "cat link/*"
+	for i := 0; i < 2; i++ { // analyzed, then vouched for and kept
+		c.Analyze(glob, opt)
+		c.Analyze(link, opt)
+	}
+	if vouched[in("src")] == 0 {
+		t.Fatalf("the glob's directory was not vouched for: %v", vouched)
+	}
+	if err := os.WriteFile(in("src/c.ts"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := c.Analyze(glob, opt), Analyze(glob, opt); reflect.DeepEqual(got, want) {
+		t.Fatal("a kept listing was asked again within the generation")
+	}
+	gen++
+	if got, want := c.Analyze(glob, opt), Analyze(glob, opt); !reflect.DeepEqual(got, want) {
+		t.Fatalf("a new generation did not ask again:\n cache   %+v\n Analyze %+v", got, want)
+	}
+	// A file created in the link's target: no event in a watched
+	// directory, seen all the same.
+	before := c.Analyze(link, opt)
+	if err := os.WriteFile(filepath.Join(fx.root, "outside", "new.txt"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, want := c.Analyze(link, opt), Analyze(link, opt)
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("a read through a link was kept:\n cache   %+v\n Analyze %+v", got, want)
+	}
+	if reflect.DeepEqual(before, want) {
+		t.Fatal("the change to the link's target changed no analysis")
 	}
 }

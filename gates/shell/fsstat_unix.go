@@ -73,3 +73,19 @@ func fsListing(real string) (names []string, ok bool) {
 	}
 	return sortedNames(names)
 }
+
+// fsEntry is what an lstat of path says of it: whether it is a symbolic
+// link, and its device.
+func fsEntry(path string) (link bool, dev uint64, err error) {
+	var st syscall.Stat_t
+	for {
+		err = syscall.Lstat(path, &st)
+		if err != syscall.EINTR {
+			break
+		}
+	}
+	if err != nil {
+		return false, 0, err
+	}
+	return st.Mode&syscall.S_IFMT == syscall.S_IFLNK, uint64(st.Dev), nil
+}
