@@ -157,7 +157,9 @@ type analyzer struct {
 	// change the directory (nil until one is defined).
 	funcs        map[string]bool
 	fs           fsView
-	fieldStack   []field // see call
+	fieldStack   []field  // see call
+	argBuf       []string // see argSlice
+	argChunk     int
 	fieldsLeft   int
 	bracesLeft   int
 	payloadBytes int

@@ -63,7 +63,7 @@ func (a *analyzer) call(c *syntax.CallExpr, ctx Context, sc *scope, stdin *synta
 // run analyzes one simple command: its unit, its path words, and the
 // commands it runs in turn (wrapped commands and inline scripts).
 func (a *analyzer) run(c cmd, sc *scope) branch {
-	u := newUnit(c.fields, c.ctx)
+	u := a.newUnit(c.fields, c.ctx)
 	if !u.OpenArgs && a.dashMatch(c.fields, sc) {
 		u.OpenArgs = true
 	}
@@ -243,7 +243,7 @@ func (a *analyzer) dashMatch(fields []field, sc *scope) bool {
 // newUnit builds the unit of a command: its words joined by single spaces,
 // the command name expanded; a name written with a path is also matched by
 // its base name; a name only known at run time floors the unit.
-func newUnit(fields []field, ctx Context) Unit {
+func (a *analyzer) newUnit(fields []field, ctx Context) Unit {
 	name := fields[0]
 	u := Unit{Context: ctx}
 	first := name.value
@@ -252,7 +252,7 @@ func newUnit(fields []field, ctx Context) Unit {
 		u.Floor = SentinelDynamic
 	}
 	u.Text = joinFields(first, fields[1:])
-	u.Args = make([]string, len(fields))
+	u.Args = a.argSlice(len(fields))
 	u.Args[0] = first
 	ended := false
 	for i, f := range fields[1:] {
@@ -273,6 +273,20 @@ func newUnit(fields []field, ctx Context) Unit {
 		}
 	}
 	return u
+}
+
+// argSlice returns a slice of n strings for a unit's Args, cut from a
+// buffer shared by the units of one analysis: one allocation serves many
+// units. The chunks grow with the analysis, so a short command keeps a
+// small one.
+func (a *analyzer) argSlice(n int) []string {
+	if cap(a.argBuf)-len(a.argBuf) < n {
+		a.argChunk = min(max(2*a.argChunk, 16), 1024)
+		a.argBuf = make([]string, 0, max(n, a.argChunk))
+	}
+	k := len(a.argBuf)
+	a.argBuf = a.argBuf[:k+n]
+	return a.argBuf[k : k+n : k+n]
 }
 
 // joinFields joins first and the text of rest with single spaces.

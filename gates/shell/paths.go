@@ -242,12 +242,20 @@ func (a *analyzer) specialDir(sc *scope) bool {
 		if d == "" || d == a.opt.Cwd {
 			continue
 		}
-		rel, ok := strings.CutPrefix(d, strings.TrimSuffix(a.opt.Cwd, "/")+"/")
+		rel, ok := cutDirPrefix(d, strings.TrimSuffix(a.opt.Cwd, "/"))
 		if !ok || a.opt.Cwd == "" || strings.HasPrefix(rel, ".") || strings.Contains(rel, "/.") {
 			return true
 		}
 	}
 	return false
+}
+
+// cutDirPrefix is strings.CutPrefix(d, dir+"/") without building dir+"/".
+func cutDirPrefix(d, dir string) (string, bool) {
+	if len(d) <= len(dir) || d[len(dir)] != '/' || d[:len(dir)] != dir {
+		return d, false
+	}
+	return d[len(dir)+1:], true
 }
 
 func (a *analyzer) exists(v string, sc *scope) bool {

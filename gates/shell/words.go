@@ -55,6 +55,7 @@ type seg struct {
 func (f *field) add(s seg) {
 	f.raw += s.raw
 	f.text += s.text
+	value := f.value
 	f.value += s.value
 	f.pat += s.pat
 	if s.lit {
@@ -64,12 +65,20 @@ func (f *field) add(s seg) {
 	f.glob = f.glob || s.glob
 	f.proc = f.proc || s.proc
 	f.pathy = f.pathy || s.pathy
+	// The operand is built only once an operand seg comes: until then it
+	// is the value of the known segs before it, which is f's value (or
+	// noOperand is set and the operand is of no use).
 	switch {
 	case s.hasOperand:
+		if !f.hasOperand {
+			f.operand = value
+		}
 		f.operand += s.operand
 		f.hasOperand = true
 	case s.known:
-		f.operand += s.value
+		if f.hasOperand {
+			f.operand += s.value
+		}
 	default:
 		f.noOperand = true
 	}
@@ -92,6 +101,15 @@ func (a *analyzer) appendFields(dst []field, w *syntax.Word, sc *scope) []field 
 	if f, ok := plainField(w); ok {
 		a.fieldsLeft--
 		return append(dst, f)
+	}
+	if !hasBraceLit(w) { // braceWords would return w alone
+		if a.fieldsLeft < 1 {
+			return append(dst, sc.unknownWord(w))
+		}
+		n := len(dst)
+		dst = appendSplit(dst, sc.segs(w.Parts, argMode))
+		a.fieldsLeft -= len(dst) - n
+		return dst
 	}
 	words, ok := braceWords(w, a.bracesLeft)
 	if len(words) > 1 || !ok {
