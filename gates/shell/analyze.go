@@ -174,6 +174,8 @@ type analyzer struct {
 	// readOnly is set while the words of a command known to only read its
 	// arguments are classified: their path words are no writes.
 	readOnly bool
+	// scanWith, when set, stands in for scan (tests only).
+	scanWith func(string, *syntax.File) (*facts, int)
 	// cr is set once a carriage return was replaced for the parser; the
 	// results get them back.
 	cr bool
@@ -260,7 +262,7 @@ func (a *analyzer) payload(code string, sc *scope, shared bool) {
 		a.unparseable(code)
 		return
 	}
-	child := sc.inline(text, f, shared)
+	child := a.inline(sc, text, f, shared)
 	a.stmts(f.Stmts, CtxPayload, child)
 	if shared {
 		sc.dirs = child.dirs
@@ -289,6 +291,6 @@ func (a *analyzer) dataSubsts(value string, sc *scope) {
 	if err != nil {
 		return // not code bash could run either
 	}
-	child := sc.inline(text, &syntax.File{}, false)
+	child := a.inline(sc, text, &syntax.File{}, false)
 	a.substs(w, CtxPayload, child)
 }

@@ -36,6 +36,8 @@ type facts struct {
 	// seqFunc is set when the script defines a function named like a
 	// command of numberCommands, so $(seq 3) may print anything.
 	seqFunc bool
+	// seqData are the names scan marks as data if seqFunc is set.
+	seqData []string
 }
 
 const manyAssigns = 2
@@ -59,59 +61,83 @@ func (f *facts) apply(t *varTable) {
 	}
 }
 
-func scan(file *syntax.File) *facts {
+// scan gathers the facts of a script and the offset where it may first set
+// an injection variable (see injectAt), in one walk of its tree.
+func scan(src string, file *syntax.File) (*facts, int) {
 	f := &facts{assigns: map[string]int{}}
+	inj := injectScan{src: src, at: noInjection}
+	factsOnly := func(n syntax.Node) bool {
+		f.node(n)
+		return true
+	}
 	inspect(file, func(n syntax.Node) bool {
-		if d, ok := n.(*syntax.FuncDecl); ok && d.Name != nil && numberCommands[d.Name.Value] != nil {
-			f.seqFunc = true // a function shadows the command: $(seq 3) may print anything
-		}
-		return !f.seqFunc
-	})
-	inspect(file, func(n syntax.Node) bool {
-		switch n := n.(type) {
-		case *syntax.CallExpr:
-			f.commands++
-			f.call(n)
-		case *syntax.DeclClause:
-			f.commands++
-			f.decl(n)
-		case *syntax.TestClause, *syntax.ArithmCmd, *syntax.LetClause:
-			f.commands++
-		case *syntax.WordIter:
-			f.taintLit(n.Name)
-			for _, w := range n.Items {
-				if _, ok := quickLit(w); !ok && n.Name != nil && !f.numericValue(w) {
-					f.markData(n.Name.Value)
-				}
-			}
-		case *syntax.BinaryArithm:
-			if isArithAssign(n.Op) {
-				f.taintArith(n.X)
-			}
-		case *syntax.UnaryArithm:
-			if n.Op == syntax.Inc || n.Op == syntax.Dec {
-				f.taintArith(n.X)
-			}
-		case *syntax.ParamExp:
-			if n.Exp != nil && (n.Exp.Op == syntax.AssignUnset || n.Exp.Op == syntax.AssignUnsetOrNull) {
-				f.taintLit(n.Param)
-				if n.Param != nil && !f.numericValue(n.Exp.Word) {
-					f.markData(n.Param.Value)
-				}
-			}
-		case *syntax.Redirect:
-			if n.N != nil && strings.HasPrefix(n.N.Value, "{") {
-				f.taint(strings.Trim(n.N.Value, "{}"))
-			}
-		case *syntax.CoprocClause:
-			f.taint("COPROC")
-			if n.Name != nil {
-				f.taint(n.Name.Lit())
-			}
+		f.node(n)
+		if !inj.node(n) {
+			// injectScan is done with n and everything below it; the
+			// facts are gathered below it alone, in the same order.
+			inspectBelow(n, factsOnly)
+			return false
 		}
 		return true
 	})
-	return f
+	// seqFunc is known now: the values that are numbers only unless a
+	// function shadows a number command are data if one does.
+	if f.seqFunc {
+		for _, name := range f.seqData {
+			f.markData(name)
+		}
+	}
+	f.seqData = nil
+	return f, inj.result()
+}
+
+// node gathers the facts of one node.
+func (f *facts) node(n syntax.Node) {
+	switch n := n.(type) {
+	case *syntax.CallExpr:
+		f.commands++
+		f.call(n)
+	case *syntax.DeclClause:
+		f.commands++
+		f.decl(n)
+	case *syntax.TestClause, *syntax.ArithmCmd, *syntax.LetClause:
+		f.commands++
+	case *syntax.FuncDecl:
+		if n.Name != nil && numberCommands[n.Name.Value] != nil {
+			f.seqFunc = true // a function shadows the command: $(seq 3) may print anything
+		}
+	case *syntax.WordIter:
+		f.taintLit(n.Name)
+		for _, w := range n.Items {
+			if _, ok := quickLit(w); !ok && n.Name != nil {
+				f.dataUnlessNumeric(n.Name.Value, w)
+			}
+		}
+	case *syntax.BinaryArithm:
+		if isArithAssign(n.Op) {
+			f.taintArith(n.X)
+		}
+	case *syntax.UnaryArithm:
+		if n.Op == syntax.Inc || n.Op == syntax.Dec {
+			f.taintArith(n.X)
+		}
+	case *syntax.ParamExp:
+		if n.Exp != nil && (n.Exp.Op == syntax.AssignUnset || n.Exp.Op == syntax.AssignUnsetOrNull) {
+			f.taintLit(n.Param)
+			if n.Param != nil {
+				f.dataUnlessNumeric(n.Param.Value, n.Exp.Word)
+			}
+		}
+	case *syntax.Redirect:
+		if n.N != nil && strings.HasPrefix(n.N.Value, "{") {
+			f.taint(strings.Trim(n.N.Value, "{}"))
+		}
+	case *syntax.CoprocClause:
+		f.taint("COPROC")
+		if n.Name != nil {
+			f.taint(n.Name.Lit())
+		}
+	}
 }
 
 // numbersOnly reports whether w expands to decimal numbers only: its parts
@@ -222,8 +248,8 @@ func (f *facts) call(c *syntax.CallExpr) {
 		} else if as.Name != nil {
 			f.taint(as.Name.Value)
 		}
-		if len(c.Args) == 0 && as.Name != nil && !f.numericValue(as.Value) {
-			f.markData(as.Name.Value)
+		if len(c.Args) == 0 && as.Name != nil {
+			f.dataUnlessNumeric(as.Name.Value, as.Value)
 		}
 	}
 	if f.codeLater(c.Args) { // trap and alias: code run later, anywhere
@@ -296,21 +322,28 @@ func (f *facts) markData(name string) {
 	f.data[name] = true
 }
 
-// numericValue reports whether an assigned value is literal text or an
-// arithmetic result: text the script itself wrote.
-func (f *facts) numericValue(w *syntax.Word) bool {
+// dataUnlessNumeric marks name as data unless its assigned value w is
+// literal text or an arithmetic result (text the script itself wrote), or
+// numbers only (numbersOnly): those are data only when the script defines
+// a function named like a number command (seqFunc), known once the whole
+// script is scanned, so the name waits in seqData until then.
+func (f *facts) dataUnlessNumeric(name string, w *syntax.Word) {
 	if w == nil {
-		return true
+		return
 	}
 	if _, ok := quickLit(w); ok {
-		return true
+		return
 	}
 	if len(w.Parts) == 1 {
 		if _, ok := w.Parts[0].(*syntax.ArithmExp); ok {
-			return true
+			return
 		}
 	}
-	return !f.seqFunc && numbersOnly(w)
+	if numbersOnly(w) {
+		f.seqData = append(f.seqData, name)
+		return
+	}
+	f.markData(name)
 }
 
 // taintArgs taints every argument that names a variable; an argument only
@@ -335,9 +368,7 @@ func (f *facts) decl(d *syntax.DeclClause) {
 	for _, as := range d.Args {
 		if as.Name != nil {
 			f.taint(as.Name.Value)
-			if !f.numericValue(as.Value) {
-				f.markData(as.Name.Value)
-			}
+			f.dataUnlessNumeric(as.Name.Value, as.Value)
 			continue
 		}
 		lit, ok := quickLit(as.Value)

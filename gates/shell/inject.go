@@ -15,74 +15,86 @@ import (
 // noInjection is the injectAt of a script that sets no injection variable.
 const noInjection = -1
 
-// injectAt returns the offset in the script of the first node that may set
-// an injection variable (or replace a command by name), or noInjection.
-// A name only known at run time may be any, so it counts.
-func injectAt(src string, f *syntax.File) int {
-	at := noInjection
-	mark := func(n syntax.Node) {
-		if off := int(n.Pos().Offset()); at == noInjection || off < at {
-			at = off
+// injectScan finds the offset in the script of the first node that may set
+// an injection variable (or replace a command by name), or noInjection,
+// node by node as scan walks the tree. A name only known at run time may
+// be any, so it counts. A node at or past the offset found so far is
+// skipped with every node below it (node reports false), as the walk it
+// replaced did.
+type injectScan struct {
+	src string
+	at  int
+}
+
+func (s *injectScan) mark(n syntax.Node) {
+	if off := int(n.Pos().Offset()); s.at == noInjection || off < s.at {
+		s.at = off
+	}
+}
+
+func (s *injectScan) node(n syntax.Node) bool {
+	if s.at != noInjection && int(n.Pos().Offset()) >= s.at {
+		return false
+	}
+	src := s.src
+	switch n := n.(type) {
+	case *syntax.CallExpr:
+		if callInjects(src, n) {
+			s.mark(n)
+		}
+	case *syntax.DeclClause:
+		if declInjects(n) {
+			s.mark(n)
+		}
+	case *syntax.WordIter: // for NAME in …, select NAME in …
+		if n.Name != nil && injectionVar(n.Name.Value) {
+			s.mark(n)
+		}
+	case *syntax.BinaryArithm:
+		if isArithAssign(n.Op) && arithInjects(n.X) {
+			s.mark(n)
+		}
+	case *syntax.UnaryArithm:
+		if (n.Op == syntax.Inc || n.Op == syntax.Dec) && arithInjects(n.X) {
+			s.mark(n)
+		}
+	case *syntax.LetClause:
+		for _, x := range n.Exprs {
+			if w, ok := x.(*syntax.Word); ok && arithTextInjects(nodeText(src, w)) {
+				s.mark(n)
+			}
+		}
+	case *syntax.ParamExp:
+		if n.Param != nil && n.Exp != nil && injectionVar(n.Param.Value) &&
+			(n.Exp.Op == syntax.AssignUnset || n.Exp.Op == syntax.AssignUnsetOrNull) {
+			s.mark(n)
+		}
+	case *syntax.BinaryTest:
+		// [[ PATH=1 -eq 1 ]]: the operands of an arithmetic test are
+		// arithmetic, and may assign.
+		if arithTest(n.Op) && (arithTextInjects(nodeText(src, n.X)) || arithTextInjects(nodeText(src, n.Y))) {
+			s.mark(n)
+		}
+	case *syntax.Redirect: // {NAME}>file assigns NAME
+		if n.N != nil && strings.HasPrefix(n.N.Value, "{") && injectionVar(strings.Trim(n.N.Value, "{}")) {
+			s.mark(n)
+		}
+	case *syntax.CoprocClause:
+		if n.Name != nil && injectionVar(n.Name.Lit()) {
+			s.mark(n)
 		}
 	}
-	inspect(f, func(n syntax.Node) bool {
-		if at != noInjection && int(n.Pos().Offset()) >= at {
-			return false
-		}
-		switch n := n.(type) {
-		case *syntax.CallExpr:
-			if callInjects(src, n) {
-				mark(n)
-			}
-		case *syntax.DeclClause:
-			if declInjects(n) {
-				mark(n)
-			}
-		case *syntax.WordIter: // for NAME in …, select NAME in …
-			if n.Name != nil && injectionVar(n.Name.Value) {
-				mark(n)
-			}
-		case *syntax.BinaryArithm:
-			if isArithAssign(n.Op) && arithInjects(n.X) {
-				mark(n)
-			}
-		case *syntax.UnaryArithm:
-			if (n.Op == syntax.Inc || n.Op == syntax.Dec) && arithInjects(n.X) {
-				mark(n)
-			}
-		case *syntax.LetClause:
-			for _, x := range n.Exprs {
-				if w, ok := x.(*syntax.Word); ok && arithTextInjects(nodeText(src, w)) {
-					mark(n)
-				}
-			}
-		case *syntax.ParamExp:
-			if n.Param != nil && n.Exp != nil && injectionVar(n.Param.Value) &&
-				(n.Exp.Op == syntax.AssignUnset || n.Exp.Op == syntax.AssignUnsetOrNull) {
-				mark(n)
-			}
-		case *syntax.BinaryTest:
-			// [[ PATH=1 -eq 1 ]]: the operands of an arithmetic test are
-			// arithmetic, and may assign.
-			if arithTest(n.Op) && (arithTextInjects(nodeText(src, n.X)) || arithTextInjects(nodeText(src, n.Y))) {
-				mark(n)
-			}
-		case *syntax.Redirect: // {NAME}>file assigns NAME
-			if n.N != nil && strings.HasPrefix(n.N.Value, "{") && injectionVar(strings.Trim(n.N.Value, "{}")) {
-				mark(n)
-			}
-		case *syntax.CoprocClause:
-			if n.Name != nil && injectionVar(n.Name.Lit()) {
-				mark(n)
-			}
-		}
-		return true
-	})
+	return true
+}
+
+// result is the offset found once every node was seen.
+func (s *injectScan) result() int {
+	at := s.at
 	// bash's command and alias tables have no innocent use: wherever their
 	// names appear (a string later evaluated as arithmetic included), the
 	// script may set them.
 	for name := range shellTables {
-		if i := strings.Index(src, name); i >= 0 && (at == noInjection || i < at) {
+		if i := strings.Index(s.src, name); i >= 0 && (at == noInjection || i < at) {
 			at = i
 		}
 	}

@@ -161,6 +161,19 @@ func inspect(n syntax.Node, f func(syntax.Node) bool) {
 	}
 }
 
+// inspectBelow is inspect(n, f) without the call of f for n itself: the
+// walk of the nodes below n, for a caller that has seen n.
+func inspectBelow(n syntax.Node, f func(syntax.Node) bool) {
+	top := true
+	inspect(n, func(m syntax.Node) bool {
+		if top {
+			top = false
+			return true
+		}
+		return f(m)
+	})
+}
+
 // children returns the nodes directly below n, as syntax.Walk finds them.
 func children(n syntax.Node) []syntax.Node {
 	var out []syntax.Node

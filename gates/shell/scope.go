@@ -35,9 +35,19 @@ func (a *analyzer) topScope(src string, f *syntax.File) *scope {
 	}
 	m.dirs[0] = a.opt.Cwd
 	sc := &m.sc
-	*sc = scope{src: src, facts: scan(f), vars: vars, dirs: m.dirs[:], injectAt: injectAt(src, f)}
+	*sc = scope{src: src, vars: vars, dirs: m.dirs[:]}
+	sc.facts, sc.injectAt = a.scan(src, f)
 	sc.facts.apply(vars)
 	return sc
+}
+
+// scan is scan, or the analyzer's stand-in for it (scanWith, set by
+// tests that compare it with the passes it replaced).
+func (a *analyzer) scan(src string, f *syntax.File) (*facts, int) {
+	if a.scanWith != nil {
+		return a.scanWith(src, f)
+	}
+	return scan(src, f)
 }
 
 // topScopeMem is what topScope allocates, in one allocation.
@@ -52,8 +62,9 @@ type topScopeMem struct {
 // the current shell (shared) sees and changes the caller's variables and
 // directory; a child shell starts from the caller's directory and knows only
 // HOME.
-func (sc *scope) inline(src string, f *syntax.File, shared bool) *scope {
-	child := &scope{src: src, depth: sc.depth + 1, facts: scan(f), dirs: sc.dirs, injectAt: injectAt(src, f)}
+func (a *analyzer) inline(sc *scope, src string, f *syntax.File, shared bool) *scope {
+	child := &scope{src: src, depth: sc.depth + 1, dirs: sc.dirs}
+	child.facts, child.injectAt = a.scan(src, f)
 	if shared {
 		child.vars = sc.vars
 	} else {
