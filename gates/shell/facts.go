@@ -439,9 +439,20 @@ func quickLit(w *syntax.Word) (string, bool) {
 	if w == nil {
 		return "", false
 	}
-	if len(w.Parts) == 1 {
-		if l, ok := w.Parts[0].(*syntax.Lit); ok && !strings.ContainsRune(l.Value, '\\') {
-			return l.Value, true
+	if len(w.Parts) == 1 { // what the loop below gives, without a builder
+		switch p := w.Parts[0].(type) {
+		case *syntax.Lit:
+			if !strings.ContainsRune(p.Value, '\\') {
+				return p.Value, true
+			}
+		case *syntax.SglQuoted:
+			return p.Value, true
+		case *syntax.DblQuoted:
+			if len(p.Parts) == 1 {
+				if l, ok := p.Parts[0].(*syntax.Lit); ok {
+					return unescapeDouble(l.Value), true
+				}
+			}
 		}
 	}
 	var sb strings.Builder

@@ -343,3 +343,62 @@ func TestAnalyzeMatchesOldPasses(t *testing.T) {
 		}
 	}
 }
+
+// oldQuickLit is quickLit before its fast paths for one quoted part.
+func oldQuickLit(w *syntax.Word) (string, bool) {
+	if w == nil {
+		return "", false
+	}
+	if len(w.Parts) == 1 {
+		if l, ok := w.Parts[0].(*syntax.Lit); ok && !strings.ContainsRune(l.Value, '\\') {
+			return l.Value, true
+		}
+	}
+	var sb strings.Builder
+	for _, p := range w.Parts {
+		switch p := p.(type) {
+		case *syntax.Lit:
+			v, _ := unquoteLit(p.Value)
+			sb.WriteString(v)
+		case *syntax.SglQuoted:
+			sb.WriteString(p.Value)
+		case *syntax.DblQuoted:
+			for _, q := range p.Parts {
+				l, ok := q.(*syntax.Lit)
+				if !ok {
+					return "", false
+				}
+				sb.WriteString(unescapeDouble(l.Value))
+			}
+		default:
+			return "", false
+		}
+	}
+	return sb.String(), true
+}
+
+// TestQuickLitMatchesOld: quickLit's fast paths give what its loop gives,
+// for every word of the corpus.
+func TestQuickLitMatchesOld(t *testing.T) {
+	words := 0
+	for _, src := range scanCorpus(t) {
+		f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
+		if err != nil {
+			continue
+		}
+		syntax.Walk(f, func(n syntax.Node) bool {
+			if w, ok := n.(*syntax.Word); ok {
+				words++
+				got, gotOK := quickLit(w)
+				want, wantOK := oldQuickLit(w)
+				if got != want || gotOK != wantOK {
+					t.Errorf("%q: quickLit %q, %v; want %q, %v", src, got, gotOK, want, wantOK)
+				}
+			}
+			return true
+		})
+	}
+	if words < 1000 {
+		t.Fatalf("only %d words", words)
+	}
+}
