@@ -46,8 +46,22 @@ func parseOpts(o opts, args []field) ([]option, int) {
 // scanArgs reads options anywhere in args (GNU tools permute them) and
 // returns the options and the operands.
 func scanArgs(o opts, args []field) ([]option, []field) {
+	// Room for one option per word that looks like one and the other
+	// words as operands: the fields are large, and growing copies them.
+	dashes := 0
+	for _, f := range args {
+		if f.known && len(f.value) > 1 && f.value[0] == '-' {
+			dashes++
+		}
+	}
 	var list []option
 	var operands []field
+	if dashes > 0 {
+		list = make([]option, 0, dashes)
+	}
+	if dashes < len(args) {
+		operands = make([]field, 0, len(args)-dashes)
+	}
 	for i := 0; i < len(args); {
 		if isDashDash(args[i]) {
 			return list, append(operands, args[i+1:]...)
