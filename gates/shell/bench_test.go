@@ -83,3 +83,30 @@ func BenchmarkParse64KiB(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkWalk64KiB is BenchmarkAnalyze64KiB without the parse of the
+// command: the analysis's own walk of the tree (inline scripts are still
+// parsed).
+func BenchmarkWalk64KiB(b *testing.B) {
+	toolgateRuntime(b)
+	cmd := bigCommand(MaxCommandBytes)
+	opt := Options{Cwd: b.TempDir(), Home: "/home/u"}
+	p := newAnalyzer(opt)
+	f, text, err := p.parse(cmd)
+	parsers.Put(p.parser)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(cmd)))
+	for b.Loop() {
+		a := newAnalyzer(opt)
+		sc := a.topScope(text, f)
+		a.units = make([]Unit, 0, sc.facts.commands+sc.facts.commands/4+4)
+		a.fieldStack = make([]field, 0, 8)
+		a.stmts(f.Stmts, CtxTop, sc)
+		parsers.Put(a.parser)
+		if len(a.units) < 2000 {
+			b.Fatalf("%d units", len(a.units))
+		}
+	}
+}

@@ -298,7 +298,7 @@ func (f *facts) codeLater(args []*syntax.Word) bool {
 			// Only known at run time: the walk substitutes a known value
 			// (X=trap; $X …) and floors an unknown one as dynamic.
 			return false
-		case strings.ContainsAny(lit, "{}") || lit == "trap" || lit == "alias":
+		case strings.IndexByte(lit, '{') >= 0 || strings.IndexByte(lit, '}') >= 0 || lit == "trap" || lit == "alias":
 			return true
 		case lit == "command" || lit == "builtin":
 			for i+1 < len(args) {

@@ -205,7 +205,7 @@ func (a *analyzer) glob(pattern, dir string, dotglob bool) (matches []string, ok
 		cands = []string{"/"}
 	}
 	check := false // a literal component follows the last pattern
-	for _, comp := range strings.Split(pattern, "/") {
+	for comp := range strings.SplitSeq(pattern, "/") {
 		switch {
 		case comp == "":
 			continue

@@ -534,7 +534,7 @@ func (a *analyzer) enterable(from []string, target field) bool {
 		if base == "" {
 			return false
 		}
-		for _, part := range strings.Split(v, "/") {
+		for part := range strings.SplitSeq(v, "/") {
 			if part == "" || part == "." {
 				continue
 			}

@@ -559,7 +559,14 @@ func escapeGlob(s string) string {
 	if !hasByte(s, &globBytes) {
 		return s
 	}
+	n := len(s)
+	for i := 0; i < len(s); i++ {
+		if isGlobByte(s[i]) || s[i] == '\\' {
+			n++
+		}
+	}
 	var sb strings.Builder
+	sb.Grow(n)
 	for i := 0; i < len(s); i++ {
 		if isGlobByte(s[i]) || s[i] == '\\' {
 			sb.WriteByte('\\')
