@@ -110,3 +110,17 @@ func BenchmarkWalk64KiB(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkScan64KiB is the pre-pass of the 64 KiB command (see scan).
+func BenchmarkScan64KiB(b *testing.B) {
+	toolgateRuntime(b)
+	p := newAnalyzer(Options{})
+	f, text, err := p.parse(bigCommand(MaxCommandBytes))
+	parsers.Put(p.parser)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		scan(text, f)
+	}
+}

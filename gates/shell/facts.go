@@ -442,7 +442,7 @@ func quickLit(w *syntax.Word) (string, bool) {
 	if len(w.Parts) == 1 { // what the loop below gives, without a builder
 		switch p := w.Parts[0].(type) {
 		case *syntax.Lit:
-			if !strings.ContainsRune(p.Value, '\\') {
+			if strings.IndexByte(p.Value, '\\') < 0 {
 				return p.Value, true
 			}
 		case *syntax.SglQuoted:

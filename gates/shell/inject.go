@@ -218,13 +218,11 @@ func callInjects(src string, c *syntax.CallExpr) bool {
 		return false
 	}
 	args := c.Args
-	for len(args) > 1 {
-		if lit, _ := quickLit(args[0]); lit != "builtin" && lit != "command" {
-			break
-		}
-		args = args[1:]
-	}
 	name, ok := quickLit(args[0])
+	for len(args) > 1 && (name == "builtin" || name == "command") {
+		args = args[1:]
+		name, ok = quickLit(args[0])
+	}
 	if !ok {
 		return false // a dynamic command is floored anyway
 	}
