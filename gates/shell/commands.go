@@ -281,7 +281,7 @@ func (a *analyzer) newUnit(fields []field, ctx Context) Unit {
 // small one.
 func (a *analyzer) argSlice(n int) []string {
 	if cap(a.argBuf)-len(a.argBuf) < n {
-		a.argChunk = min(max(2*a.argChunk, 16), 1024)
+		a.argChunk = min(max(2*a.argChunk, 8), 1024)
 		a.argBuf = make([]string, 0, max(n, a.argChunk))
 	}
 	k := len(a.argBuf)
