@@ -417,3 +417,72 @@ func BenchmarkOldScan64KiB(b *testing.B) {
 		oldInjectAt(text, f)
 	}
 }
+
+// oldAdd is field.add as it was before the operand was built lazily.
+func oldAdd(f *field, s seg) {
+	f.raw += s.raw
+	f.text += s.text
+	f.value += s.value
+	f.pat += s.pat
+	if s.lit {
+		f.lits += s.raw
+	}
+	f.known = f.known && s.known
+	f.glob = f.glob || s.glob
+	f.proc = f.proc || s.proc
+	f.pathy = f.pathy || s.pathy
+	switch {
+	case s.hasOperand:
+		f.operand += s.operand
+		f.hasOperand = true
+	case s.known:
+		f.operand += s.value
+	default:
+		f.noOperand = true
+	}
+}
+
+// TestFieldAddMatchesOld: field.add gives the field the old add gave, its
+// operand wherever it is valid (hasOperand and not noOperand), for the
+// segments of every word of the corpus, in both modes and with variables
+// set and unset.
+func TestFieldAddMatchesOld(t *testing.T) {
+	compared, operands := 0, 0
+	for _, src := range append(scanCorpus(t), `F=x; a ${F:-~/.ssh/id_rsa}/b "${G:+x}$F" ${H:=1}y${F}z ${U:-a}${V:-b} p/${U:-a} "$HOME/${U:-.ssh}"/k $F/${U:-x}`) {
+		a := newAnalyzer(Options{Cwd: "/w", Home: "/home/u"})
+		f, text, err := a.parse(src)
+		parsers.Put(a.parser)
+		if err != nil {
+			continue
+		}
+		sc := a.topScope(text, f)
+		sc.vars.set("F", "/etc/x")
+		syntax.Walk(f, func(n syntax.Node) bool {
+			w, ok := n.(*syntax.Word)
+			if !ok {
+				return true
+			}
+			for _, m := range []mode{argMode, valueMode} {
+				segs := sc.segs(w.Parts, m)
+				got, want := field{known: true}, field{known: true}
+				for _, s := range segs {
+					got.add(s)
+					oldAdd(&want, s)
+				}
+				if got.hasOperand && !got.noOperand {
+					operands++
+				} else {
+					want.operand = got.operand // not valid: no use reads it
+				}
+				compared++
+				if !reflect.DeepEqual(got, want) {
+					t.Errorf("%q, word %q: add\n got  %+v\n want %+v", src, sc.slice(w), got, want)
+				}
+			}
+			return true
+		})
+	}
+	if compared < 1000 || operands < 10 {
+		t.Fatalf("only %d fields, %d with operands", compared, operands)
+	}
+}
