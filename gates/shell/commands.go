@@ -91,7 +91,7 @@ func (a *analyzer) run(c cmd, sc *scope) branch {
 		base = ""
 	}
 	k := commandKinds[base]
-	a.readOnly = readOnlyCommand(base, c.args())
+	a.readOnly = readOnlyWith(base, k.readOnlyWrites, k.readOnly, c.args())
 	switch {
 	case k.chdir:
 		return a.cd(base, c, sc)
@@ -118,6 +118,9 @@ type commandKind struct {
 	wrap                  *wrapSpec
 	special               specialFunc
 	pattern               *patternSpec
+	// readOnly is set for a command of readOnlyCommands, with its row.
+	readOnly       bool
+	readOnlyWrites []string
 }
 
 type specialFunc func(a *analyzer, i int, base string, c cmd, sc *scope)
@@ -189,6 +192,9 @@ func init() {
 	for n := range patternFirstSpecs {
 		spec := patternFirstSpecs[n]
 		set(n, func(k *commandKind) { k.pattern = &spec })
+	}
+	for n, writes := range readOnlyCommands {
+		set(n, func(k *commandKind) { k.readOnly, k.readOnlyWrites = true, writes })
 	}
 	commandKinds = kinds
 }

@@ -352,10 +352,10 @@ var readOnlyGit = map[string]bool{
 	"describe": true, "whatchanged": true,
 }
 
-// readOnlyCommand reports whether the command base with args only reads
-// the files its words name.
-func readOnlyCommand(base string, args []field) bool {
-	writes, ok := readOnlyCommands[base]
+// readOnlyWith reports whether the command base with args only reads the
+// files its words name; writes and ok are base's row of readOnlyCommands,
+// as commandKinds holds it.
+func readOnlyWith(base string, writes []string, ok bool, args []field) bool {
 	if base == "git" {
 		if len(args) == 0 || !args[0].known || !readOnlyGit[args[0].value] {
 			return false

@@ -1,8 +1,9 @@
 package shell
 
-// The pre-passes as they were before scan gathered the facts and injectAt
-// in one walk (three walks of the tree: seqFunc, the facts, injectAt),
-// kept for TestScanMatchesOldPasses.
+// Code as it was before the walk was made faster, kept to compare with:
+// the pre-passes before scan gathered the facts and injectAt in one walk
+// (three walks of the tree: seqFunc, the facts, injectAt), quickLit and
+// field.add; and the tables commandKinds gathers.
 
 import (
 	"os"
@@ -484,5 +485,20 @@ func TestFieldAddMatchesOld(t *testing.T) {
 	}
 	if compared < 1000 || operands < 10 {
 		t.Fatalf("only %d fields, %d with operands", compared, operands)
+	}
+}
+
+// TestCommandKindsReadOnly: commandKinds holds exactly the rows of
+// readOnlyCommands, which run used to look up on its own.
+func TestCommandKindsReadOnly(t *testing.T) {
+	for name, writes := range readOnlyCommands {
+		if k := commandKinds[name]; !k.readOnly || !reflect.DeepEqual(k.readOnlyWrites, writes) {
+			t.Errorf("%s: readOnly %v %q, want %q", name, k.readOnly, k.readOnlyWrites, writes)
+		}
+	}
+	for name, k := range commandKinds {
+		if _, ok := readOnlyCommands[name]; k.readOnly != ok || (!ok && k.readOnlyWrites != nil) {
+			t.Errorf("%s: readOnly %v, in readOnlyCommands %v", name, k.readOnly, ok)
+		}
 	}
 }
