@@ -153,6 +153,8 @@ type analyzer struct {
 	// seen holds paths once there are more than seenScan of them; until
 	// then addPath scans the slice.
 	seen map[PathWord]bool
+	// pathKeys are the pathKey of each of paths while seen is nil.
+	pathKeys []uint64
 	// funcs maps each function defined so far to whether calling it may
 	// change the directory (nil until one is defined).
 	funcs        map[string]bool

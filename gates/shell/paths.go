@@ -207,19 +207,25 @@ func (a *analyzer) addPaths(raw, value string, sc *scope, redirect bool) {
 func (a *analyzer) addPath(p PathWord) {
 	p.Write = p.Write || !a.readOnly
 	if a.seen == nil {
-		// Few paths: a scan of them is cheaper than a map.
-		if slices.Contains(a.paths, p) {
-			return
+		// Few paths: a scan of them is cheaper than a map. Their keys are
+		// scanned first: paths with different keys differ.
+		key := pathKey(p)
+		for i, k := range a.pathKeys {
+			if k == key && a.paths[i] == p {
+				return
+			}
 		}
 		if a.paths == nil {
 			a.paths = make([]PathWord, 0, 4)
 		}
 		a.paths = append(a.paths, p)
+		a.pathKeys = append(a.pathKeys, key)
 		if len(a.paths) > seenScan {
 			a.seen = make(map[PathWord]bool, 2*len(a.paths))
 			for _, q := range a.paths {
 				a.seen[q] = true
 			}
+			a.pathKeys = nil
 		}
 		return
 	}
@@ -227,6 +233,25 @@ func (a *analyzer) addPath(p PathWord) {
 		a.seen[p] = true
 		a.paths = append(a.paths, p)
 	}
+}
+
+// pathKey sums up p cheaply for addPath's scan: equal paths have equal
+// keys.
+func pathKey(p PathWord) uint64 {
+	k := uint64(len(p.Raw))<<40 ^ uint64(len(p.Value))<<20 ^ uint64(len(p.Dir))
+	if p.Value != "" {
+		k ^= uint64(p.Value[len(p.Value)-1]) << 56
+	}
+	if p.Known {
+		k ^= 1 << 61
+	}
+	if p.Redirect {
+		k ^= 1 << 62
+	}
+	if p.Write {
+		k ^= 1 << 63
+	}
+	return k
 }
 
 // seenScan is how many paths addPath scans before it keeps a map of them.

@@ -502,3 +502,25 @@ func TestCommandKindsReadOnly(t *testing.T) {
 		}
 	}
 }
+
+// TestAddPathKeys: addPath keeps each path once, paths whose keys collide
+// (same lengths, same last byte) included, below and past seenScan.
+func TestAddPathKeys(t *testing.T) {
+	a := newAnalyzer(Options{})
+	defer parsers.Put(a.parser)
+	var want []PathWord
+	for i := range 2 * seenScan {
+		p := PathWord{Raw: string(rune('a' + i%26)), Value: "v" + string(rune('a'+i/26)) + "x", Known: true, Dir: "/d"}
+		want = append(want, p)
+		for range 2 {
+			a.addPath(p)
+			a.addPath(want[i/2])
+		}
+	}
+	for i := range want {
+		want[i].Write = true
+	}
+	if !reflect.DeepEqual(a.paths, want) {
+		t.Errorf("paths\n got  %v\n want %v", a.paths, want)
+	}
+}
