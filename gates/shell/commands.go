@@ -15,6 +15,9 @@ type cmd struct {
 	ctx    Context          // where it stands
 	stdin  *syntax.Redirect // the statement's stdin redirect, for shells reading it
 	depth  int              // wrappers around it
+	// written is the text of its words as written in the script, which
+	// is its unit's text when nothing in them expands (see joinFieldsIn).
+	written string
 }
 
 func (c cmd) args() []field { return c.fields[1:] }
@@ -48,7 +51,8 @@ func (a *analyzer) call(c *syntax.CallExpr, ctx Context, sc *scope, stdin *synta
 	if len(fields) == 0 { // every word expanded to nothing
 		a.addUnit(Unit{Text: sc.slice(c), Context: ctx})
 	} else {
-		br = a.run(cmd{fields: fields, env: env, ctx: ctx, stdin: stdin}, sc)
+		written := sc.span(c.Args[0], c.Args[len(c.Args)-1])
+		br = a.run(cmd{fields: fields, env: env, ctx: ctx, stdin: stdin, written: written}, sc)
 		a.nameArgs(fields, sc)
 	}
 	for _, as := range c.Assigns {
@@ -63,7 +67,7 @@ func (a *analyzer) call(c *syntax.CallExpr, ctx Context, sc *scope, stdin *synta
 // run analyzes one simple command: its unit, its path words, and the
 // commands it runs in turn (wrapped commands and inline scripts).
 func (a *analyzer) run(c cmd, sc *scope) branch {
-	u := a.newUnit(c.fields, c.ctx)
+	u := a.newUnit(c.fields, c.ctx, c.written)
 	if !u.OpenArgs && a.dashMatch(c.fields, sc) {
 		u.OpenArgs = true
 	}
@@ -249,7 +253,7 @@ func (a *analyzer) dashMatch(fields []field, sc *scope) bool {
 // newUnit builds the unit of a command: its words joined by single spaces,
 // the command name expanded; a name written with a path is also matched by
 // its base name; a name only known at run time floors the unit.
-func (a *analyzer) newUnit(fields []field, ctx Context) Unit {
+func (a *analyzer) newUnit(fields []field, ctx Context, written string) Unit {
 	name := fields[0]
 	u := Unit{Context: ctx}
 	first := name.value
@@ -257,7 +261,7 @@ func (a *analyzer) newUnit(fields []field, ctx Context) Unit {
 		first = name.text
 		u.Floor = SentinelDynamic
 	}
-	u.Text = joinFields(first, fields[1:])
+	u.Text = joinFieldsIn(first, fields[1:], written)
 	u.Args = a.argSlice(len(fields))
 	u.Args[0] = first
 	ended := false
@@ -296,13 +300,20 @@ func (a *analyzer) argSlice(n int) []string {
 }
 
 // joinFields joins first and the text of rest with single spaces.
-func joinFields(first string, rest []field) string {
+func joinFields(first string, rest []field) string { return joinFieldsIn(first, rest, "") }
+
+// joinFieldsIn is joinFields, returning written itself when it is the
+// joined text (a command written plainly), so that no string is built.
+func joinFieldsIn(first string, rest []field, written string) string {
 	if len(rest) == 0 {
 		return first
 	}
 	n := len(first) + len(rest)
 	for _, f := range rest {
 		n += len(f.text)
+	}
+	if len(written) == n && joins(written, first, rest) {
+		return written
 	}
 	var sb strings.Builder
 	sb.Grow(n)
@@ -312,6 +323,22 @@ func joinFields(first string, rest []field) string {
 		sb.WriteString(f.text)
 	}
 	return sb.String()
+}
+
+// joins reports whether s, as long as the joined text, is first and the
+// text of rest joined with single spaces.
+func joins(s, first string, rest []field) bool {
+	if s[:len(first)] != first {
+		return false
+	}
+	i := len(first)
+	for _, f := range rest {
+		if s[i] != ' ' || s[i+1:i+1+len(f.text)] != f.text {
+			return false
+		}
+		i += 1 + len(f.text)
+	}
+	return true
 }
 
 // funcCall is a call of a function defined earlier in the script: its body

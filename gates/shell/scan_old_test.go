@@ -524,3 +524,17 @@ func TestAddPathKeys(t *testing.T) {
 		t.Errorf("paths\n got  %v\n want %v", a.paths, want)
 	}
 }
+
+// TestJoinFieldsIn: the written text is the unit's text only when it is
+// the joined text; anything else is joined as before.
+func TestJoinFieldsIn(t *testing.T) {
+	rest := []field{literalField("-n"), literalField("x y")}
+	for _, written := range []string{"", "a -n x y", "a  -n x y", "a -n 'x y'", "a -n x yz", "b -n x y", "a -n x_y", "a_-n x y"} {
+		if got := joinFieldsIn("a", rest, written); got != "a -n x y" {
+			t.Errorf("written %q: %q", written, got)
+		}
+	}
+	if got := joinFieldsIn("a", nil, "a b"); got != "a" {
+		t.Errorf("no rest: %q", got)
+	}
+}

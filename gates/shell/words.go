@@ -215,6 +215,20 @@ func (sc *scope) slice(n syntax.Node) string {
 	return sc.src[i:j]
 }
 
+// span returns the source text from the start of from to the end of to,
+// or "" when they have no valid position in it.
+func (sc *scope) span(from, to syntax.Node) string {
+	start, end := from.Pos(), to.End()
+	if !start.IsValid() || !end.IsValid() {
+		return ""
+	}
+	i, j := int(start.Offset()), int(end.Offset())
+	if i < 0 || j > len(sc.src) || i > j {
+		return ""
+	}
+	return sc.src[i:j]
+}
+
 // segs returns the segments of a word's parts, in a buffer that the next
 // call reuses.
 func (sc *scope) segs(parts []syntax.WordPart, m mode) []seg {
