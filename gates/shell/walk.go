@@ -253,13 +253,17 @@ func (a *analyzer) forClause(c *syntax.ForClause, sc *scope) {
 	switch l := c.Loop.(type) {
 	case *syntax.WordIter:
 		for _, w := range l.Items {
-			// The items are usually file names the body will use.
-			for _, f := range a.appendFields(nil, w, sc) {
+			// The items are usually file names the body will use. Their
+			// fields go on the field stack, as a command's do (see call).
+			start := len(a.fieldStack)
+			a.fieldStack = a.appendFields(a.fieldStack, w, sc)
+			for _, f := range a.fieldStack[start:len(a.fieldStack):len(a.fieldStack)] {
 				a.pathWord(f, sc, maybeFile)
 				if f.known {
 					a.dataSubsts(f.value, sc) // the variable may reach arithmetic
 				}
 			}
+			a.fieldStack = a.fieldStack[:start]
 			a.substs(w, "", sc)
 		}
 	case *syntax.CStyleLoop:
