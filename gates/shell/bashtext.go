@@ -136,6 +136,9 @@ func restoreCR(a *Analysis) {
 		for j := range u.Alts {
 			u.Alts[j] = r.Replace(u.Alts[j])
 		}
+		for j := range u.Args {
+			u.Args[j] = r.Replace(u.Args[j])
+		}
 	}
 	for i := range a.Paths {
 		p := &a.Paths[i]
