@@ -12,6 +12,7 @@ import (
 
 	"github.com/toolgate/toolgate/gates/shell"
 	"github.com/toolgate/toolgate/internal/e2ecorpus"
+	"github.com/toolgate/toolgate/internal/testmount"
 	"github.com/toolgate/toolgate/policy"
 )
 
@@ -615,10 +616,10 @@ func watchScenarios() []memoScenario {
 		sc = append(sc, memoScenario{name: "a file system mounted over a watched directory", calls: globs,
 			change: func(t *testing.T, w *e2eWorld, r *memoRig) bool {
 				src := filepath.Join(w.work, "src")
-				if err := mountTmpfs(src); err != nil {
+				if err := testmount.Tmpfs(src); err != nil {
 					t.Skipf("mount: %v", err)
 				}
-				t.Cleanup(func() { _ = unmount(src, true) })
+				t.Cleanup(func() { _ = testmount.Unmount(src, true) })
 				must(t, os.WriteFile(filepath.Join(src, "m.env"), nil, 0o600))
 				return false
 			}})

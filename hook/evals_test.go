@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/rs/zerolog"
+
+	"github.com/toolgate/toolgate/internal/testmount"
 )
 
 // A session with the memo of evaluations (gates.Evals) answers and audits
@@ -155,11 +157,11 @@ func evalsSession(t *testing.T, noEvals bool) ([]string, uint64) {
 	round()
 	// A file system mounted over a watched directory (root, allowed to
 	// mount, only), then gone again.
-	if src := filepath.Join(work, "src"); os.Geteuid() == 0 && mountTmpfs(src) == nil {
-		t.Cleanup(func() { _ = unmount(src, true) })
+	if src := filepath.Join(work, "src"); os.Geteuid() == 0 && testmount.Tmpfs(src) == nil {
+		t.Cleanup(func() { _ = testmount.Unmount(src, true) })
 		writeFile(filepath.Join(src, "m.env"), "")
 		round()
-		mustDo(unmount(src, false))
+		mustDo(testmount.Unmount(src, false))
 		round()
 	}
 	// A directory above replaced: docs by a new one, whose guide holds

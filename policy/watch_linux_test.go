@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/toolgate/toolgate/internal/testmount"
 )
 
 // The watch answers quiet only while nothing that could change a policy
@@ -283,18 +285,18 @@ func TestWatchVouches(t *testing.T) {
 	must(os.Remove(src))
 	must(os.Rename(filepath.Join(root, "src.old"), src))
 	// Mounts (root, allowed to mount, only: a first mount tells).
-	if err := unix.Mount("toolgate-test", outside, "tmpfs", 0, "size=64k"); err != nil {
+	if err := testmount.Tmpfs(outside); err != nil {
 		t.Logf("no mounts tried: %v", err)
 	} else {
-		must(unix.Unmount(outside, 0))
+		must(testmount.Unmount(outside, false))
 		changed("a file system mounted over the directory", func() {
-			must(unix.Mount("toolgate-test", src, "tmpfs", 0, "size=64k"))
-			t.Cleanup(func() { _ = unix.Unmount(src, unix.MNT_DETACH) })
+			must(testmount.Tmpfs(src))
+			t.Cleanup(func() { _ = testmount.Unmount(src, true) })
 		})
-		changed("and unmounted", func() { must(unix.Unmount(src, 0)) })
+		changed("and unmounted", func() { must(testmount.Unmount(src, false)) })
 		changed("a mount elsewhere", func() {
-			must(unix.Mount("toolgate-test", outside, "tmpfs", 0, "size=64k"))
-			t.Cleanup(func() { _ = unix.Unmount(outside, unix.MNT_DETACH) })
+			must(testmount.Tmpfs(outside))
+			t.Cleanup(func() { _ = testmount.Unmount(outside, true) })
 		})
 	}
 	settle("end")
