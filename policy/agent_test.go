@@ -107,6 +107,7 @@ func TestLoaderAgentFiles(t *testing.T) {
 
 	loc := e.loc
 	loc.AgentName = "reviewer"
+	trustProject(t, loc, projAgent)
 	l := NewLoader()
 	p := l.Policy(loc)
 	for _, c := range []struct {
@@ -127,20 +128,21 @@ func TestLoaderAgentFiles(t *testing.T) {
 		}
 	}
 	wantSources := fmt.Sprint([]Source{
-		{ScopeGlobal, e.global, true, true}, {ScopeProject, e.project, false, false},
-		{ScopeAgent, agent, true, true}, {ScopeProjectAgent, projAgent, true, true},
+		{ScopeGlobal, e.global, true, true, false, false}, {ScopeProject, e.project, false, false, true, false},
+		{ScopeAgent, agent, true, true, false, false}, {ScopeProjectAgent, projAgent, true, true, true, true},
 	})
 	if fmt.Sprint(p.Sources) != wantSources {
 		t.Errorf("sources %v, want %v", p.Sources, wantSources)
 	}
 
-	// Untrusted project: the project agent file is not read.
+	// The host distrusts the project: the project agent file is read as
+	// untrusted, so its allow does not loosen the ask (SPEC §1.1).
 	loc.ProjectTrusted = false
 	u := l.Policy(loc)
-	if r := u.Resolve(Query{Surface: "bash", Values: []string{"ls"}}); r.Action != Ask {
+	if r := u.ResolveSides(Query{Surface: "bash", Values: []string{"ls"}}); r.Action != Ask {
 		t.Errorf("untrusted project agent applied: ls = %v", r.Action)
 	}
-	if src := u.Sources[3]; src.Loaded || !src.Exists {
+	if src := u.Sources[3]; !src.Loaded || !src.Exists || src.Trusted {
 		t.Errorf("untrusted project agent source %+v", src)
 	}
 

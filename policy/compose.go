@@ -32,6 +32,17 @@ type ScopeFile struct {
 	// File is its last good version from this process (SPEC §1.3): the
 	// errors are reported, the last good rules still apply.
 	Stale []Warning
+	// Project is set for a file of the project's scopes (project,
+	// project-agent, or a file read as one): its trust is by content.
+	Project bool
+	// Untrusted is set for an existing project file whose content the
+	// person has not trusted (SPEC §1.1): it may tighten, never loosen.
+	// UntrustedWhy says why; Root is the project it belongs to.
+	Untrusted    bool
+	UntrustedWhy string
+	Root         string
+	// Note is a warning about this location to report.
+	Note string
 }
 
 // Source reports one file toolgate looked for.
@@ -40,6 +51,10 @@ type Source struct {
 	Path   string
 	Exists bool
 	Loaded bool
+	// Project is set for project-scope files, and Trusted then says
+	// whether the person trusted the file's exact content.
+	Project bool
+	Trusted bool
 }
 
 // Policy is a composed, immutable policy: the ordered rules and the knobs.
@@ -76,6 +91,26 @@ type Policy struct {
 	MCPServers []string
 
 	brokenNote string
+
+	// managed is the managed file's policy, evaluated on its own (its
+	// fallback has no opinion); managedBroken, when set, denies every
+	// call: the managed file has no good version (SPEC §1.1).
+	managed       *Policy
+	managedBroken *Rule
+	// final are the knobs the managed file set: no other file changes them.
+	final map[string]string
+	// DisableYolo is set by the managed file's disableYoloMode.
+	DisableYolo bool
+	// ManagedAuditLog is set when the managed file sets auditLog: a
+	// --audit-log flag is then refused.
+	ManagedAuditLog bool
+
+	// without is the policy composed without the untrusted project files
+	// (nil when there are none): every gate's answer is the more
+	// restrictive of the answer with them and without them (SPEC §1.1).
+	without *Policy
+	// trustCommand is the command that trusts the untrusted files.
+	trustCommand string
 
 	home         string
 	explicitPath map[Action]bool
@@ -418,22 +453,160 @@ func configRule(sp *Pattern, surface, pattern string, action Action, reason stri
 // mcpBaselineTargets are allowed when any mcp rule allows (anchor §2.5).
 var mcpBaselineTargets = []string{"mcp_status", "mcp_list", "mcp_search", "mcp_describe", "mcp_connect"}
 
-// Compose builds the policy from the files in precedence order (global,
-// project, --config files, agent, project-agent). home expands "~" and
-// "$HOME" in patterns.
+// ComposeSides composes the policy from the files and, when some project
+// file is untrusted, the policy without the untrusted ones beside it
+// (Without): the gates take the more restrictive answer of the two.
+func ComposeSides(files []ScopeFile, home string) *Policy {
+	with := Compose(files, home)
+	var without []ScopeFile
+	root := ""
+	for _, sf := range files {
+		if sf.Untrusted && sf.File != nil {
+			root = sf.Root
+			continue
+		}
+		without = append(without, sf)
+	}
+	if len(without) < len(files) {
+		with.without = Compose(without, home)
+		with.trustCommand = "toolgate trust " + shellWord(root)
+	}
+	return with
+}
+
+// Without is the policy composed without the untrusted project files, or
+// nil when every project file is trusted (or there is none).
+func (p *Policy) Without() *Policy { return p.without }
+
+// TrustCommand is the command that trusts the untrusted project files as
+// they are ("" when there are none).
+func (p *Policy) TrustCommand() string { return p.trustCommand }
+
+// shellWord quotes s for a shell when it needs it.
+func shellWord(s string) string {
+	if s == "" {
+		return "."
+	}
+	if strings.IndexFunc(s, func(r rune) bool {
+		return !(r == '/' || r == '.' || r == '-' || r == '_' || r == '+' || r == ',' || r == ':' || r == '@' ||
+			r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// Compose builds the policy from the files in precedence order (managed,
+// global, project, --config files, agent, project-agent). home expands "~"
+// and "$HOME" in patterns. The managed file is evaluated on its own: its
+// deny and ask hold over every other answer, its knobs are final.
 func Compose(files []ScopeFile, home string) *Policy {
+	var managed *ScopeFile
+	rest := make([]ScopeFile, 0, len(files))
+	for i := range files {
+		if files[i].Scope == ScopeManaged {
+			managed = &files[i]
+			continue
+		}
+		rest = append(rest, files[i])
+	}
+	p := composeFiles(rest, home, managed)
+	if managed != nil {
+		p.addManaged(*managed)
+	}
+	return p
+}
+
+// addManaged composes the managed file's own policy beside p's.
+func (p *Policy) addManaged(sf ScopeFile) {
+	if sf.File == nil {
+		return
+	}
+	if len(sf.File.Errors) > 0 && len(sf.Stale) == 0 {
+		// No good version: every call blocks, saying so.
+		w := sf.File.Errors[0]
+		r := NewRule("*", "*", Deny, LayerConfig, Origin{Scope: ScopeManaged, Path: sf.Path, Line: w.Line}, p.home)
+		r.Reason = brokenNote(ScopeManaged, sf.Path, w, "every call is blocked until it is fixed (fail-closed)")
+		p.managedBroken = &r
+		return
+	}
+	m := composeFiles([]ScopeFile{sf}, p.home, nil)
+	// A managed top-level "*" only replaces the built-in fallback.
+	if fb := m.head[0]; fb.Origin.Scope == ScopeManaged && p.head[0].Origin.Scope == ScopeBuiltin {
+		r := NewRule("*", "*", fb.Action, LayerFallback, fb.Origin, p.home)
+		r.Reason = fb.Reason
+		if p.clamp && r.Action == Allow {
+			r.Action, r.Origin.Scope = Ask, ScopeFailClosed
+		}
+		p.head[0] = &r
+	}
+	// Within the managed policy, no rule matching is no opinion.
+	none := NewRule("*", "*", Allow, LayerFallback, Origin{Scope: ScopeManaged, Path: sf.Path}, p.home)
+	m.head[0] = &none
+	p.managed = m
+	for a := range m.explicitPath {
+		p.explicitPath[a] = true
+	}
+}
+
+// noteManaged reports the managed file (first of the sources) and takes
+// its knobs, which are final.
+func (p *Policy) noteManaged(sf ScopeFile, notes []string) []string {
+	p.Sources = append(p.Sources, Source{Scope: sf.Scope, Path: sf.Path, Exists: sf.Exists,
+		Loaded: sf.File != nil && len(sf.File.Errors) == 0 && len(sf.Stale) == 0})
+	if sf.Note != "" {
+		p.Warnings = append(p.Warnings, Warning{Path: sf.Path, Message: sf.Note})
+	}
+	if sf.File == nil {
+		return notes
+	}
+	if len(sf.File.Errors) > 0 && len(sf.Stale) == 0 {
+		p.Warnings = append(p.Warnings, sf.File.Errors...)
+		p.Warnings = append(p.Warnings, Warning{Path: sf.Path, Message: "the managed policy file is broken: every call is blocked until it is fixed (fail-closed)"})
+		return append(notes, brokenNote(sf.Scope, sf.Path, sf.File.Errors[0], "every call is blocked"))
+	}
+	if len(sf.Stale) > 0 {
+		p.Warnings = append(p.Warnings, sf.Stale...)
+		p.Warnings = append(p.Warnings, Warning{Path: sf.Path, Message: "the managed policy file is broken: the last good version this process read of it is used until it is fixed"})
+		notes = append(notes, brokenNote(sf.Scope, sf.Path, sf.Stale[0], "its last good version is used"))
+	}
+	p.Warnings = append(p.Warnings, sf.File.Problems...)
+	p.applyKnobs(sf)
+	return notes
+}
+
+func composeFiles(files []ScopeFile, home string, managed *ScopeFile) *Policy {
 	p := &Policy{home: home, PromptTimeout: DefaultPromptTimeout, ShellTools: map[string]ShellTool{}}
 	broken := false
 	untrustedRules := false
 	var trustedFiles []ScopeFile
 	var notes []string
+	if managed != nil {
+		notes = p.noteManaged(*managed, notes)
+	}
 	for _, sf := range files {
+		if sf.Scope == scopeNote {
+			p.Warnings = append(p.Warnings, Warning{Path: sf.Path, Message: sf.Note})
+			continue
+		}
 		if sf.Scope != scopeMCPFile {
-			p.Sources = append(p.Sources, Source{Scope: sf.Scope, Path: sf.Path, Exists: sf.Exists,
-				Loaded: sf.File != nil && len(sf.File.Errors) == 0 && len(sf.Stale) == 0})
+			src := Source{Scope: sf.Scope, Path: sf.Path, Exists: sf.Exists,
+				Loaded: sf.File != nil && len(sf.File.Errors) == 0 && len(sf.Stale) == 0}
+			if sf.Project {
+				src.Project, src.Trusted = true, sf.Exists && !sf.Untrusted
+			}
+			p.Sources = append(p.Sources, src)
+		}
+		if sf.Note != "" {
+			p.Warnings = append(p.Warnings, Warning{Path: sf.Path, Message: sf.Note})
 		}
 		if sf.Skipped && sf.SkipReason != "" {
 			p.Warnings = append(p.Warnings, Warning{Path: sf.Path, Message: sf.SkipReason})
+		}
+		if sf.Untrusted && sf.File != nil {
+			p.Warnings = append(p.Warnings, Warning{Path: sf.Path, Message: fmt.Sprintf(
+				"this project file is not trusted (%s): it may tighten the policy but loosens nothing; run `toolgate trust %s` to see what it would loosen and trust it as it is",
+				sf.UntrustedWhy, shellWord(sf.Root))})
 		}
 		if sf.File == nil {
 			continue
@@ -476,6 +649,9 @@ func Compose(files []ScopeFile, home string) *Policy {
 	}
 
 	merged := merge(files)
+	if p.DisableYolo {
+		p.Yolo = false
+	}
 	p.yolo, p.clamp = p.Yolo, broken
 	p.Clamped = broken
 	for _, sf := range files {
@@ -543,51 +719,65 @@ func Compose(files []ScopeFile, home string) *Policy {
 }
 
 // applyKnobs takes a file's settings, honoring which scopes may set the
-// knobs that loosen or blind the gates (SPEC §1.1).
+// knobs that loosen or blind the gates (SPEC §1.1, §1.2): the global scope
+// and --config files set every knob; the managed file's knobs are final
+// (read first, nothing after it changes them); agent and project files
+// carry none.
 func (p *Policy) applyKnobs(sf ScopeFile) {
 	k := sf.File.Knobs
-	// Only the global scope and --config files (scope global) may set the
-	// knobs that loosen or blind the gates (SPEC §1.1); agent scopes are
-	// trusted for the floor but carry no knobs.
-	trusted := sf.Trusted && sf.Scope == ScopeGlobal
-	ignore := func(key string) {
+	managed := sf.Scope == ScopeManaged
+	trusted := sf.Trusted && (sf.Scope == ScopeGlobal || managed)
+	// may reports whether sf may set key, warning when it may not.
+	may := func(key string) bool {
 		line, col, _ := sf.File.KeyPosition(key)
-		p.Warnings = append(p.Warnings, Warning{Path: sf.Path, Line: line, Column: col,
-			Message: fmt.Sprintf("'%s' in a %s file is ignored: only the global configuration may set it", key, sf.Scope)})
+		switch {
+		case !trusted:
+			p.Warnings = append(p.Warnings, Warning{Path: sf.Path, Line: line, Column: col,
+				Message: fmt.Sprintf("'%s' in a %s file is ignored: only the global configuration may set it", key, sf.Scope)})
+			return false
+		case !managed && p.final[key] != "":
+			p.Warnings = append(p.Warnings, Warning{Path: sf.Path, Line: line, Column: col,
+				Message: fmt.Sprintf("'%s' is ignored here: the managed policy %s sets it, and its settings are final", key, p.final[key])})
+			return false
+		}
+		if managed {
+			if p.final == nil {
+				p.final = map[string]string{}
+			}
+			p.final[key] = sf.Path
+		}
+		return true
 	}
-	if k.Yolo != nil {
-		if trusted {
-			p.Yolo = *k.Yolo
+	if k.Yolo != nil && may("yoloMode") {
+		p.Yolo = *k.Yolo
+	}
+	if k.DisableYolo != nil {
+		if managed {
+			may("disableYoloMode")
+			p.DisableYolo = *k.DisableYolo
 		} else {
-			ignore("yoloMode")
+			line, col, _ := sf.File.KeyPosition("disableYoloMode")
+			p.Warnings = append(p.Warnings, Warning{Path: sf.Path, Line: line, Column: col,
+				Message: "'disableYoloMode' is ignored here: only the managed policy file may set it"})
 		}
 	}
-	if k.AuditLog != nil {
-		if trusted {
-			p.AuditLog = *k.AuditLog
-		} else {
-			ignore("auditLog")
-		}
+	if k.AuditLog != nil && may("auditLog") {
+		p.AuditLog = *k.AuditLog
+		p.ManagedAuditLog = managed
 	}
-	if k.InfraReadPathsSet {
-		if trusted {
-			p.InfraReadPaths = k.InfraReadPaths
-		} else {
-			ignore("piInfrastructureReadPaths")
-		}
+	if k.InfraReadPathsSet && may("piInfrastructureReadPaths") {
+		p.InfraReadPaths = k.InfraReadPaths
 	}
-	if k.PermissionReviewLog != nil && !trusted {
-		ignore("permissionReviewLog")
+	if k.PermissionReviewLog != nil {
+		may("permissionReviewLog")
 	}
-	if k.PromptTimeoutMs != nil {
+	if k.PromptTimeoutMs != nil && may("promptTimeoutMs") {
 		p.PromptTimeout = time.Duration(*k.PromptTimeoutMs) * time.Millisecond
 	}
 	// A shellTools entry re-routes a tool from its own rules to the bash
 	// rules, so an untrusted file could loosen a deny of that tool with
 	// one: only the global configuration may declare them.
-	if len(k.ShellTools) > 0 && !trusted {
-		ignore("shellTools")
-	} else {
+	if len(k.ShellTools) > 0 && may("shellTools") {
 		for _, st := range k.ShellTools {
 			p.ShellTools[st.Tool] = st
 		}

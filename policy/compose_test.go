@@ -508,13 +508,14 @@ func TestKnobScopes(t *testing.T) {
 	if p.ShellTools["run"] != (ShellTool{"run", "cmd", ""}) || len(p.ShellTools) != 1 {
 		t.Errorf("shellTools = %+v", p.ShellTools)
 	}
-	if p.PromptTimeout != 2*time.Second {
-		t.Errorf("PromptTimeout = %v, want the project's 2s (not a loosening knob)", p.PromptTimeout)
+	// A project file sets no knob but sandbox (SPEC §1.2).
+	if p.PromptTimeout != time.Second {
+		t.Errorf("PromptTimeout = %v, want the global 1s", p.PromptTimeout)
 	}
 	for _, c := range []struct {
 		key       string
 		line, col int
-	}{{"auditLog", 2, 3}, {"piInfrastructureReadPaths", 3, 3}, {"permissionReviewLog", 4, 3}, {"shellTools", 5, 3}} {
+	}{{"auditLog", 2, 3}, {"piInfrastructureReadPaths", 3, 3}, {"permissionReviewLog", 4, 3}, {"shellTools", 5, 3}, {"promptTimeoutMs", 6, 3}} {
 		if !hasWarning(p, "/cfg/project.json", c.line, c.col, "'"+c.key+"' in a project file is ignored") {
 			t.Errorf("no warning for project %s at %d:%d: %v", c.key, c.line, c.col, p.Warnings)
 		}
@@ -549,9 +550,9 @@ func TestSourcesAndSkipped(t *testing.T) {
 	}
 	p := Compose(files, testHome)
 	want := []Source{
-		{ScopeGlobal, "/cfg/global.json", true, true},
-		{ScopeProject, "/p/config.json", true, false},
-		{ScopeGlobal, "/missing.json", false, false},
+		{ScopeGlobal, "/cfg/global.json", true, true, false, false},
+		{ScopeProject, "/p/config.json", true, false, false, false},
+		{ScopeGlobal, "/missing.json", false, false, false, false},
 	}
 	if fmt.Sprint(p.Sources) != fmt.Sprint(want) {
 		t.Errorf("sources %+v, want %+v", p.Sources, want)

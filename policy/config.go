@@ -72,6 +72,8 @@ type Knobs struct {
 	InfraReadPathsSet   bool
 	ShellTools          []ShellTool
 	PermissionReviewLog *bool
+	// DisableYolo is the managed file's disableYoloMode.
+	DisableYolo *bool
 }
 
 // File is one parsed policy file.
@@ -107,7 +109,7 @@ var acceptedKeys = map[string]bool{
 	"$schema": true, "permission": true, "yoloMode": true, "piInfrastructureReadPaths": true,
 	"shellTools": true, "permissionReviewLog": true, "debugLog": true, "doublePressToConfirm": true,
 	"toolInputPreviewMaxLength": true, "toolTextSummaryMaxLength": true, "authorizerChain": true,
-	"promptTimeoutMs": true, "auditLog": true,
+	"promptTimeoutMs": true, "auditLog": true, "disableYoloMode": true,
 }
 
 // legacyKeys are the top-level keys of the original extension's format.
@@ -388,6 +390,8 @@ func (p *parser) top(v *jval) {
 			p.file.Knobs.Yolo = p.boolean(&m.Value, key)
 		case key == "permissionReviewLog":
 			p.file.Knobs.PermissionReviewLog = p.boolean(&m.Value, key)
+		case key == "disableYoloMode":
+			p.file.Knobs.DisableYolo = p.boolean(&m.Value, key)
 		case key == "debugLog" || key == "doublePressToConfirm":
 			p.boolean(&m.Value, key)
 		case key == "promptTimeoutMs":

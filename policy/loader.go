@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
@@ -23,8 +24,13 @@ type Locations struct {
 	// ConfigFiles are --config files, merged after the project file with
 	// the trust of the global scope.
 	ConfigFiles []string
-	// ProjectTrusted false skips the project files.
+	// ProjectTrusted false is the host's own distrust of the project
+	// (initialize.projectTrusted): its files are read as untrusted, whatever
+	// the trust store says (they tighten, never loosen).
 	ProjectTrusted bool
+	// ManagedDir is $TOOLGATE_MANAGED_DIR (empty: DefaultManagedDir),
+	// honoured only for a folder owned by root and writable by no one else.
+	ManagedDir string
 	// AgentName selects the agent files (empty: none).
 	AgentName string
 }
@@ -78,6 +84,9 @@ type stamp struct {
 type cached struct {
 	stamp stamp
 	file  *File
+	// sum is the SHA-256 of the bytes file was parsed from (project
+	// files only, for the trust store).
+	sum string
 }
 
 // Loader reads policy files, re-reading a file only when its modification
@@ -108,6 +117,13 @@ type Loader struct {
 	armedGen uint64
 	seen     []string
 	rearm    bool
+
+	// trust is the trust store as last read (trustStamp), or why it
+	// could not be read (trustErr).
+	trust      *TrustStore
+	trustErr   error
+	trustStamp stamp
+	trustRead  bool
 }
 
 // NewOneShotLoader returns a loader for a process that decides once (a
@@ -209,14 +225,23 @@ func (l *Loader) quiet() bool {
 // Equal reports whether l and o are the same locations, field for field.
 func (l Locations) Equal(o Locations) bool {
 	return l.AgentDir == o.AgentDir && l.Home == o.Home && l.ConfigHome == o.ConfigHome && l.Cwd == o.Cwd &&
-		slices.Equal(l.ConfigFiles, o.ConfigFiles) && l.ProjectTrusted == o.ProjectTrusted && l.AgentName == o.AgentName
+		slices.Equal(l.ConfigFiles, o.ConfigFiles) && l.ProjectTrusted == o.ProjectTrusted && l.AgentName == o.AgentName &&
+		l.ManagedDir == o.ManagedDir
 }
 
 // compose reads what changed and composes the policy for loc.
 func (l *Loader) compose(loc Locations) *Policy {
+	// The managed file comes first: it is evaluated on its own, and its
+	// knobs are final (SPEC §1.1).
+	var scopes []ScopeFile
+	managedDir, managedWarn := managedDirOf(loc.ManagedDir)
+	managed := l.read(ScopeManaged, ManagedPath(managedDir), true, false, parseFileOwned)
+	managed.Note = managedWarn
+	if managed.Exists || managedWarn != "" {
+		scopes = append(scopes, managed)
+	}
 	// Legacy files (the original extension's pi-permissions.jsonc) come
 	// before the new file of their scope, which then wins.
-	var scopes []ScopeFile
 	if legacy := l.read(ScopeGlobal, LegacyGlobalPath(loc.AgentDir), true, false, parseFileOwned); legacy.Exists {
 		scopes = append(scopes, legacy)
 	}
@@ -253,12 +278,133 @@ func (l *Loader) compose(loc Locations) *Policy {
 	// from it can let an mcp call miss a rule, so it is read and checked
 	// like one (SPEC §1.3).
 	scopes = append(scopes, l.read(scopeMCPFile, MCPPath(loc.AgentDir), false, false, ParseMCPFile))
+	store := TrustStorePath(loc.ConfigHome, loc.Home)
+	l.readTrust(store)
 	l.keyBuf = l.key(l.keyBuf[:0], loc, scopes)
+	l.keyBuf = appendStamp(append(l.keyBuf, 0), store, l.trustStamp)
 	if l.last != nil && string(l.keyBuf) == l.lastKey {
 		return l.last
 	}
-	l.last, l.lastKey = Compose(scopes, loc.Home), string(l.keyBuf)
+	scopes = l.judge(loc, scopes, store)
+	l.last, l.lastKey = ComposeSides(scopes, loc.Home), string(l.keyBuf)
 	return l.last
+}
+
+var errNoProject = errors.New("the working directory is no project")
+
+// isProjectRoot reports whether dir (a real path) can be a project: not
+// "/", not home and not a folder above it.
+func isProjectRoot(dir, home string) bool {
+	if dir == "/" {
+		return false
+	}
+	if h, err := filepath.EvalSymlinks(home); err == nil && home != "" {
+		if h == dir || strings.HasPrefix(h, dir+string(filepath.Separator)) {
+			return false
+		}
+	}
+	return true
+}
+
+// DefaultManagedDir is where an administrator installs the managed file.
+const DefaultManagedDir = "/etc/toolgate"
+
+// ManagedPath is the managed file in dir.
+func ManagedPath(dir string) string { return filepath.Join(dir, "managed.json") }
+
+// managedDirOf is the managed folder for $TOOLGATE_MANAGED_DIR (env): env
+// when it is a folder owned by root and writable by no one else, else
+// DefaultManagedDir, with a warning saying why env was not honoured.
+func managedDirOf(env string) (dir, warn string) {
+	if env == "" {
+		return DefaultManagedDir, ""
+	}
+	if why := managedDirProblem(env); why != "" {
+		return DefaultManagedDir, fmt.Sprintf("TOOLGATE_MANAGED_DIR=%s is not honoured (%s); the managed file is looked for in %s", env, why, DefaultManagedDir)
+	}
+	return env, ""
+}
+
+// readTrust reads the trust store at path when it changed.
+func (l *Loader) readTrust(path string) {
+	l.seen = append(l.seen, path)
+	st := statFile(path)
+	if l.trustRead && st == l.trustStamp {
+		return
+	}
+	l.trustRead, l.trustStamp = true, st
+	l.trust, l.trustErr = nil, nil
+	if !st.exists {
+		return
+	}
+	l.trust, l.trustErr = LoadTrustStore(path)
+}
+
+// judge says of each file whose trust matters what it is (SPEC §1.1): a
+// project file is trusted only for the exact content the person trusted
+// (and never while the host distrusts the project); a global, managed or
+// trust-store location whose real path lies inside the working directory
+// (where the agent may write) is not honoured as such, and a --config file
+// there is project scope.
+func (l *Loader) judge(loc Locations, scopes []ScopeFile, store string) []ScopeFile {
+	cwdReal, cwdErr := filepath.EvalSymlinks(loc.Cwd)
+	if cwdErr == nil && !isProjectRoot(cwdReal, loc.Home) {
+		// "/", $HOME and the folders above it are no project (SPEC §9):
+		// toolgate's own files live there by design.
+		cwdErr = errNoProject
+	}
+	inside := func(path string) bool {
+		if cwdErr != nil {
+			return false
+		}
+		real, err := filepath.EvalSymlinks(path)
+		if err != nil {
+			// A file not there yet: its folder decides.
+			if real, err = filepath.EvalSymlinks(filepath.Dir(path)); err != nil {
+				return false
+			}
+			real = filepath.Join(real, filepath.Base(path))
+		}
+		return real == cwdReal || strings.HasPrefix(real, cwdReal+string(filepath.Separator))
+	}
+	trust := l.trust
+	if cwdErr == nil && inside(store) {
+		trust = nil
+		scopes = append(scopes, ScopeFile{Scope: scopeNote, Path: store,
+			Note: "the trust store lies inside the working directory, where the agent may write: it is not read, so no project file is trusted"})
+	} else if l.trustErr != nil {
+		scopes = append(scopes, ScopeFile{Scope: scopeNote, Path: store,
+			Note: l.trustErr.Error() + "; no project file is trusted until it is fixed (toolgate trust writes it anew)"})
+	}
+	for i := range scopes {
+		sf := &scopes[i]
+		switch {
+		case sf.Scope == ScopeProject || sf.Scope == ScopeProjectAgent:
+			sf.Project, sf.Root = true, loc.Cwd
+			if !sf.Exists {
+				continue
+			}
+			sf.Untrusted = true
+			switch root, rel, real, ok := ProjectFileIdentity(loc.Cwd, sf.Path); {
+			case !loc.ProjectTrusted:
+				sf.UntrustedWhy = "the host says this project is not trusted"
+			case !ok:
+				sf.UntrustedWhy = "it is a symbolic link or lies outside the project, so it cannot be trusted"
+			case trust.Trusts(root, rel, real, l.files[sf.Path].sum):
+				sf.Untrusted = false
+			default:
+				sf.UntrustedWhy = "its content is not trusted"
+			}
+		case sf.Exists && (sf.Scope == ScopeGlobal || sf.Scope == ScopeManaged || sf.Scope == ScopeAgent) && inside(sf.Path):
+			// Where the agent may write, a file is the project's, whatever
+			// its name: it tightens, never loosens (a file ignored outright
+			// would drop its denies).
+			sf.Note = fmt.Sprintf("this %s file lies inside the working directory, where the agent may write: it is read as an untrusted project file (it may tighten, never loosen)", sf.Scope)
+			sf.Scope, sf.Trusted, sf.Project, sf.Untrusted, sf.Root = ScopeProject, false, true, true, loc.Cwd
+			sf.UntrustedWhy = "it lies inside the working directory"
+		}
+	}
+	return scopes
 }
 
 // Reload forgets every cached file and composes the policy afresh.
@@ -273,14 +419,8 @@ func (l *Loader) Reload(loc Locations) *Policy {
 
 // project reads a project-scope file, or lists it as skipped when the
 // project is not trusted.
-func (l *Loader) project(scope, path string, trusted bool, parse func(string, []byte) *File) ScopeFile {
-	if trusted {
-		return l.read(scope, path, false, false, parse)
-	}
-	l.seen = append(l.seen, path)
-	_, err := os.Stat(path)
-	return ScopeFile{Scope: scope, Path: path, Exists: err == nil, Skipped: true,
-		SkipReason: "the host says this project is not trusted: its policy files are not loaded"}
+func (l *Loader) project(scope, path string, _ bool, parse func(string, []byte) *File) ScopeFile {
+	return l.read(scope, path, false, false, parse)
 }
 
 // key appends to b what identifies the inputs of a composition: the
@@ -295,16 +435,20 @@ func (l *Loader) key(b []byte, loc Locations, scopes []ScopeFile) []byte {
 	b = append(b, 0)
 	b = append(b, loc.AgentName...)
 	for _, s := range scopes {
-		st := l.files[s.Path].stamp
-		b = append(b, 0)
-		b = append(b, s.Path...)
-		b = append(b, '=')
-		b = strconv.AppendBool(b, st.exists)
-		b = strconv.AppendInt(append(b, '/'), st.mtime.UnixNano(), 10)
-		b = strconv.AppendInt(append(b, '/'), st.size, 10)
-		b = strconv.AppendUint(append(b, '/'), st.ino, 10)
-		b = strconv.AppendUint(append(b, '/'), uint64(st.mode), 10)
+		b = appendStamp(append(b, 0), s.Path, l.files[s.Path].stamp)
 	}
+	return b
+}
+
+// appendStamp appends path and its stamp to b.
+func appendStamp(b []byte, path string, st stamp) []byte {
+	b = append(b, path...)
+	b = append(b, '=')
+	b = strconv.AppendBool(b, st.exists)
+	b = strconv.AppendInt(append(b, '/'), st.mtime.UnixNano(), 10)
+	b = strconv.AppendInt(append(b, '/'), st.size, 10)
+	b = strconv.AppendUint(append(b, '/'), st.ino, 10)
+	b = strconv.AppendUint(append(b, '/'), uint64(st.mode), 10)
 	return b
 }
 
@@ -319,7 +463,8 @@ func (l *Loader) read(scope, path string, trusted, required bool, parse func(str
 	st := statFile(path)
 	c, ok := l.files[path]
 	if !ok || c.stamp != st {
-		c = cached{stamp: st, file: readAndParse(path, st, required, parse)}
+		c = cached{stamp: st}
+		c.file, c.sum = readAndParse(path, st, required, scope == ScopeProject || scope == ScopeProjectAgent, parse)
 		l.files[path] = c
 		switch {
 		case !st.exists:
@@ -341,18 +486,23 @@ func (l *Loader) read(scope, path string, trusted, required bool, parse func(str
 
 // readAndParse reads path through ReadFile (never blocking, never whole
 // first) and parses it.
-func readAndParse(path string, st stamp, required bool, parse func(string, []byte) *File) *File {
+func readAndParse(path string, st stamp, required, hash bool, parse func(string, []byte) *File) (*File, string) {
 	if !st.exists {
 		if required {
-			return &File{Path: path, Errors: []Warning{{Path: path, Message: "the policy file named by --config does not exist"}}}
+			return &File{Path: path, Errors: []Warning{{Path: path, Message: "the policy file named by --config does not exist"}}}, ""
 		}
-		return nil
+		return nil, ""
 	}
 	data, err := ReadFile(path)
 	if err != nil {
-		return &File{Path: path, Errors: []Warning{{Path: path, Message: "cannot read this file: " + err.Error()}}}
+		return &File{Path: path, Errors: []Warning{{Path: path, Message: "cannot read this file: " + err.Error()}}}, ""
 	}
-	return parse(path, data)
+	sum := ""
+	if hash {
+		// Of the bytes parsed, in the one read (SPEC §1.1).
+		sum = ContentHash(data)
+	}
+	return parse(path, data), sum
 }
 
 func statFile(path string) stamp {

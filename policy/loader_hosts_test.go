@@ -31,6 +31,7 @@ func TestLoaderToolgateFiles(t *testing.T) {
 		e.write(ownGlobal, `{"yoloMode": true, "permission": {"bash": {"git *": "allow", "rm *": "deny"}}}`, t0)
 		e.write(e.project, `{"permission": {"bash": {"cat *": "deny"}}}`, t0)
 		e.write(ownProject, `{"yoloMode": true, "permission": {"bash": {"cat *": "allow", "rm *": "allow", "make": "allow"}}}`, t0)
+		trustProject(t, e.loc, e.project, ownProject)
 		l := NewLoader()
 		p := l.Policy(e.loc)
 		for _, c := range []struct {
@@ -49,8 +50,8 @@ func TestLoaderToolgateFiles(t *testing.T) {
 				t.Errorf("xdg %t: %s = %v from %s, want %v from %s", xdg, c.value, a, s, c.action, c.scope)
 			}
 		}
-		want := []Source{{ScopeGlobal, e.global, true, true}, {ScopeGlobal, ownGlobal, true, true},
-			{ScopeProject, e.project, true, true}, {ScopeProject, ownProject, true, true}}
+		want := []Source{{ScopeGlobal, e.global, true, true, false, false}, {ScopeGlobal, ownGlobal, true, true, false, false},
+			{ScopeProject, e.project, true, true, true, true}, {ScopeProject, ownProject, true, true, true, true}}
 		if len(p.Sources) != len(want) {
 			t.Fatalf("xdg %t: sources %+v", xdg, p.Sources)
 		}
@@ -61,8 +62,15 @@ func TestLoaderToolgateFiles(t *testing.T) {
 		}
 		untrusted := e.loc
 		untrusted.ProjectTrusted = false
-		if a, s := decide(l.Policy(untrusted), "bash", "cat y"); s == ScopeProject {
-			t.Errorf("xdg %t: untrusted project: cat y = %v from %s, the project files were read", xdg, a, s)
+		// Distrusted by the host, the project files tighten, never loosen.
+		// (The own global file turns yolo on: the global ask allows.)
+		for _, v := range []string{"cat y", "make"} {
+			if a, s := decide(l.Policy(untrusted), "bash", v); a != Allow {
+				t.Errorf("xdg %t: untrusted project: %s = %v from %s, want the global ask under yolo", xdg, v, a, s)
+			}
+		}
+		if a, s := decide(l.Policy(untrusted), "bash", "rm x"); a != Deny || s != ScopeGlobal {
+			t.Errorf("xdg %t: untrusted project: rm x = %v from %s", xdg, a, s)
 		}
 	}
 }

@@ -63,7 +63,39 @@ func (p *Policy) Resolve(q Query) Result {
 	return p.resolveSet(q.Surface, values, q.Args, q.Session, sessionValues)
 }
 
+// ResolveSides is Resolve on both sides of a policy with untrusted
+// project files: the more restrictive answer of the policy with them and
+// without them (on a tie, with them). The gates do this per gate (a gate's
+// whole state on each side); this is the same for one query, for the
+// tools that ask one.
+func (p *Policy) ResolveSides(q Query) Result {
+	res := p.Resolve(q)
+	if p.without != nil {
+		if w := p.without.Resolve(q); w.Action > res.Action {
+			return w
+		}
+	}
+	return res
+}
+
 func (p *Policy) resolveSet(surface string, values, args []string, session []*Rule, sessionValues []string) Result {
+	if p.managedBroken != nil {
+		return Result{Action: Deny, Rule: p.managedBroken, Value: values[0]}
+	}
+	res := p.resolveOwn(surface, values, args, session, sessionValues)
+	// The managed file, evaluated on its own, holds its deny and ask over
+	// every other answer, session approvals included; its allow loosens
+	// nothing (SPEC §1.1).
+	if m := p.managed; m != nil && res.Action != Deny {
+		if mr := m.resolveOwn(surface, values, args, nil, nil); mr.Action > res.Action && mr.Rule.Layer != LayerFallback {
+			res = mr
+		}
+	}
+	return res
+}
+
+// resolveOwn is resolveSet on p's own files and the session approvals.
+func (p *Policy) resolveOwn(surface string, values, args []string, session []*Rule, sessionValues []string) Result {
 	set := p.surfaceSet(surface)
 	res, ok := set.results.get(values, args)
 	if !ok {
@@ -196,10 +228,17 @@ func (c *resultCache) put(values, args []string, res Result) {
 // with action a (used to decide whether an unknown path word must ask).
 func (p *Policy) HasExplicitPathRule(a Action) bool { return p.explicitPath[a] }
 
+// IsManaged reports whether r is a rule of the managed file: its asks
+// offer no session option (a session approval cannot outvote it).
+func IsManaged(r *Rule) bool { return r != nil && r.Origin.Scope == ScopeManaged }
+
 // HasNarrowRule reports whether surface has a config rule with action a
 // whose pattern is not "*": a rule that may hold for some values and not
 // others (used to decide a value that is only known when the tool runs).
 func (p *Policy) HasNarrowRule(surface string, a Action) bool {
+	if p.managed != nil && p.managed.HasNarrowRule(surface, a) {
+		return true
+	}
 	for _, r := range p.forSurface(surface) {
 		if r.Action == a && !r.IsFallback() && r.Pattern != "*" {
 			return true
@@ -218,6 +257,9 @@ func (p *Policy) HasNarrowRule(surface string, a Action) bool {
 func (p *Policy) HasCommandRule(args []string, above Action) bool {
 	if len(args) == 0 {
 		return false
+	}
+	if p.managed != nil && p.managed.HasCommandRule(args, above) {
+		return true
 	}
 	set := p.surfaceSet("bash")
 	if !set.results.kept {
@@ -396,7 +438,12 @@ func (p *Policy) surfaceSet(surface string) *surfaceRules {
 func (p *Policy) Matching(surface string, values []string) []*Rule {
 	ps := IsPathSurface(surface)
 	var out []*Rule
-	for _, r := range p.forSurface(surface) {
+	rules := p.forSurface(surface)
+	if p.managed != nil {
+		// The managed rules are evaluated on their own, after the others.
+		rules = append(slices.Clip(rules), p.managed.forSurface(surface)[1:]...)
+	}
+	for _, r := range rules {
 		for _, v := range values {
 			if r.MatchesValue(v, ps) {
 				out = append(out, r)

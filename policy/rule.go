@@ -11,6 +11,11 @@ const (
 	ScopeBaseline     = "baseline"
 	ScopeYolo         = "yolo"
 	ScopeFailClosed   = "fail-closed"
+	// ScopeManaged is an organization's file (/etc/toolgate/managed.json):
+	// evaluated on its own, its deny and ask hold over every other scope.
+	ScopeManaged = "managed"
+	// scopeNote is a ScopeFile that is no file, only a warning to report.
+	scopeNote = "note"
 )
 
 // Layer says what kind of rule it is; the fallback and baseline layers are

@@ -462,6 +462,9 @@ func (e *loaderEnv) remove(path string) {
 
 func hasPathWarning(p *Policy, path string, withLine bool) bool {
 	for _, w := range p.Warnings {
+		if strings.Contains(w.Message, "this project file is not trusted") {
+			continue // not about the file being broken (SPEC §1.1)
+		}
 		if w.Path == path && (w.Line > 0) == withLine {
 			return true
 		}
