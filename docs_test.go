@@ -88,7 +88,7 @@ func TestPolicyDocExamples(t *testing.T) {
 				switch f.scope {
 				case "global":
 					path = filepath.Join(dir, "agent", "extensions", "pi-permission-system", "config.json")
-				case "project":
+				case "project", "project-trusted":
 					path = filepath.Join(project, ".pi", "extensions", "pi-permission-system", "config.json")
 				case "agent":
 					path = filepath.Join(dir, "agent", "agents", f.name+".md")
@@ -107,6 +107,16 @@ func TestPolicyDocExamples(t *testing.T) {
 			}
 			if err := os.MkdirAll(project, 0o700); err != nil {
 				t.Fatal(err)
+			}
+			for _, f := range files {
+				if f.scope != "project-trusted" {
+					continue
+				}
+				// The person trusts the project file as it is (SPEC §1.1).
+				var out bytes.Buffer
+				if code := run([]string{"trust", "--yes", project}, nil, &out, &out); code != 0 {
+					t.Fatalf("%s: toolgate trust --yes: exit %d\n%s", where, code, out.String())
+				}
 			}
 			cases := filepath.Join(dir, "cases.jsonl")
 			if err := os.WriteFile(cases, []byte(b.text), 0o600); err != nil {

@@ -57,7 +57,7 @@ func explain(args []string, stdout, stderr io.Writer) int {
 	for i, c := range configs {
 		configs[i], _ = filepath.Abs(c)
 	}
-	opts := hook.Options{Cwd: dir, ConfigFiles: configs, Home: home, AgentDir: agentDir, ConfigHome: configHome(home), Host: *host, Log: zerolog.Nop()}
+	opts := hook.Options{Cwd: dir, ConfigFiles: configs, Home: home, AgentDir: agentDir, ConfigHome: configHome(home), ManagedDir: os.Getenv("TOOLGATE_MANAGED_DIR"), Host: *host, Log: zerolog.Nop()}
 	ex, err := hook.ExplainAll(opts, *tool, json.RawMessage(*input), *agent)
 	res := ex.CheckResult
 	if err != nil {

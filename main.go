@@ -27,6 +27,8 @@ const usage = `usage: toolgate [serve] [flags]          the JSON-RPC plugin on s
        toolgate suggest [--apply] [AUDITLOG]  rules that would have spared repeated prompts
        toolgate replay [--config F] AUDITLOG  re-decide recorded calls with today's policy; list changes
        toolgate audit verify AUDITLOG     check the audit log's hash chain
+       toolgate trust [--yes] [DIR]       list what a project's policy files would loosen; trust their content
+       toolgate doctor                    the policy files found and their state, the audit log, confinement
        toolgate claude-hook               a Claude Code PreToolUse / UserPromptSubmit command hook
        toolgate gemini-hook [--ask]       a Gemini CLI BeforeTool command hook (--ask: interactive sessions only)
        toolgate version
@@ -73,6 +75,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return testCmd(args, stdout, stderr)
 	case "suggest":
 		return suggest(args, stdout, stderr)
+	case "trust":
+		return trustCmd(args, stdin, stdout, stderr)
+	case "doctor":
+		return doctor(args, stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		if len(args) > 0 {
 			if u, ok := usages[args[0]]; ok {
@@ -199,7 +205,7 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 	}
 	srv := hook.New(hook.Options{Cwd: dir, ConfigFiles: configs, AuditLog: auditPath, Home: home,
-		AgentDir: agentDir, ConfigHome: configHome(home), Framing: fr, Log: logger})
+		AgentDir: agentDir, ConfigHome: configHome(home), ManagedDir: os.Getenv("TOOLGATE_MANAGED_DIR"), Framing: fr, Log: logger})
 	stopProfile := startProfile()
 	defer stopProfile()
 	if err := srv.Serve(stdin, stdout); err != nil {
@@ -274,7 +280,7 @@ func hostHook(cmd string, args []string, stdin io.Reader, stdout, stderr io.Writ
 		*auditLog, _ = filepath.Abs(*auditLog)
 	}
 	opts := hook.Options{Cwd: cwd, ConfigFiles: configs, AuditLog: *auditLog, Home: home, AgentDir: agentDir,
-		ConfigHome: configHome(home), Log: zerolog.New(zerolog.ConsoleWriter{Out: stderr, NoColor: true}).Level(zerolog.ErrorLevel)}
+		ConfigHome: configHome(home), ManagedDir: os.Getenv("TOOLGATE_MANAGED_DIR"), Log: zerolog.New(zerolog.ConsoleWriter{Out: stderr, NoColor: true}).Level(zerolog.ErrorLevel)}
 	var err error
 	if cmd == "gemini-hook" {
 		err = hook.GeminiHook(opts, hook.GeminiOptions{Ask: ask}, stdin, stdout)

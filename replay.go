@@ -57,7 +57,7 @@ func replay(args []string, stdout, stderr io.Writer) int {
 			continue
 		}
 		seen++
-		opts := hook.Options{Cwd: rec.Cwd, ConfigFiles: configs, Home: home, AgentDir: agentDir, ConfigHome: configHome(home), Host: rec.Host, Log: zerolog.Nop()}
+		opts := hook.Options{Cwd: rec.Cwd, ConfigFiles: configs, Home: home, AgentDir: agentDir, ConfigHome: configHome(home), ManagedDir: os.Getenv("TOOLGATE_MANAGED_DIR"), Host: rec.Host, Log: zerolog.Nop()}
 		res, err := hook.Explain(opts, rec.ToolName, rec.Input, rec.AgentName)
 		if err != nil {
 			fmt.Fprintf(stdout, "line %d (%s %s): cannot be decided again: %v\n", line, rec.ToolCallID, rec.ToolName, err)

@@ -95,7 +95,10 @@ func commandOptions(dir string, configs []string) (hook.Options, error) {
 	for i, c := range configs {
 		abs[i], _ = filepath.Abs(c)
 	}
-	return hook.Options{Cwd: dir, ConfigFiles: abs, Home: home, AgentDir: agentDir, Log: zerolog.Nop()}, nil
+	// The files named on the command line are the ones under test: they
+	// are taken as global even inside the working directory.
+	return hook.Options{Cwd: dir, ConfigFiles: abs, NamedConfigs: true, Home: home, AgentDir: agentDir, ConfigHome: configHome(home),
+		ManagedDir: os.Getenv("TOOLGATE_MANAGED_DIR"), Log: zerolog.Nop()}, nil
 }
 
 // runCases runs cases and prints each failure (and, verbose, each pass)

@@ -16,6 +16,33 @@ come first. Exit status: 0 allow, 1 deny, 3 ask, 2 usage error.
   --config F     extra policy file, merged after the project file (repeatable)
   --json         print the check result as JSON
 `,
+	"trust": `usage: toolgate trust [--yes] [DIR]
+       toolgate trust --list
+       toolgate trust --revoke [DIR]
+
+A project's policy files come with the repository: until you trust their
+exact content, they may tighten your policy but loosen nothing. trust lists
+the entries of DIR's project files (default: the working directory) that
+would loosen anything (both config files, the legacy pi-permissions.jsonc,
+every .pi/agents/*.md with permission), rule by rule with file:line, and on your
+confirmation records each file's real path and SHA-256 in the trust store
+($XDG_CONFIG_HOME/toolgate/trusted.json). Any later edit untrusts a file.
+
+  --yes     trust without asking (for scripts)
+  --list    the trusted files, and whether each is still as trusted
+  --revoke  forget the trust of DIR's files
+`,
+	"doctor": `usage: toolgate doctor [--cwd D] [--agent A] [--config F…]
+
+What this machine and host give toolgate: every policy file looked for and
+its state (loaded, broken, trusted or not, managed), the trust store, the
+audit log, and the warnings a session would start with. Exit 1 when
+something toolgate needs is missing or broken.
+
+  --cwd D     working directory (default: the current one)
+  --agent A   also this agent's files
+  --config F  extra policy file (repeatable)
+`,
 	"validate": `usage: toolgate validate [--json] [--cwd D] [--agent A] [FILE…]
 
 Parse and lint policy files: errors with file:line:col (exit 1), then

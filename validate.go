@@ -64,7 +64,7 @@ func validate(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if fs.NArg() == 0 {
-		p := policy.NewLoader().Policy(policy.Locations{AgentDir: agentDir, Home: home, ConfigHome: configHome(home), Cwd: opts.Cwd, ProjectTrusted: true, AgentName: *agent})
+		p := policy.NewLoader().Policy(policy.Locations{AgentDir: agentDir, Home: home, ConfigHome: configHome(home), ManagedDir: os.Getenv("TOOLGATE_MANAGED_DIR"), Cwd: opts.Cwd, ProjectTrusted: true, AgentName: *agent})
 		for _, src := range p.Sources {
 			if src.Exists {
 				scopes = append(scopes, readScope(src.Scope, src.Path, src.Scope == policy.ScopeGlobal || src.Scope == policy.ScopeAgent))

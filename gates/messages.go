@@ -176,3 +176,23 @@ func noteBroken(o *Outcome, res Resolver) {
 	o.D.Text.Deny += note
 	o.D.Text.Unavailable += note
 }
+
+// noteUntrusted tells, in every text a person or the model reads of o,
+// that an untrusted project file would have answered the call otherwise
+// (with, the gate's outcome on the side with the file), and how to trust
+// it (SPEC §1.1).
+func noteUntrusted(o *Outcome, with Outcome, trust string) {
+	what := "allow this"
+	if strictness(with) == policy.Ask {
+		what = "ask about this instead"
+	}
+	who := "an untrusted project file"
+	if r := with.D.Rule; with.Kind == Checked && r != nil && (r.Origin.Scope == policy.ScopeProject || r.Origin.Scope == policy.ScopeProjectAgent) {
+		who = fmt.Sprintf("the untrusted project rule %s on %s (%s:%d)", quote(r.Pattern), Visible(r.Surface), Visible(r.Origin.Path), r.Origin.Line)
+	}
+	note := fmt.Sprintf(" (note: %s would %s, but a project file loosens nothing until the person trusts it: `%s`)", who, what, Visible(trust))
+	o.D.Prompt.Message += note
+	o.D.Text.Deny += note
+	o.D.Text.Unavailable += note
+	o.D.Text.UserDenied += note
+}

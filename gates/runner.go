@@ -176,7 +176,42 @@ func runGate(g Gate, req Request) (o Outcome, err error) {
 	}()
 	o = g.Check(req.Call, req.Resolver)
 	noteBroken(&o, req.Resolver)
+	if s, ok := req.Resolver.(Sided); ok {
+		if w := s.Without(); w != nil {
+			// The gate's whole state on the side without the untrusted
+			// project files; the more restrictive side decides (on a tie,
+			// the side with them is reported) (SPEC §1.1).
+			ow := g.Check(req.Call, w)
+			noteBroken(&ow, w)
+			if strictness(ow) > strictness(o) {
+				noteUntrusted(&ow, o, s.TrustCommand())
+				o = ow
+			}
+		}
+	}
+	if o.Kind == Checked && policy.IsManaged(o.D.Rule) {
+		// A session approval cannot outvote the managed file: its asks
+		// offer no session option (SPEC §1.1).
+		o.D.SessionPatterns = nil
+	}
 	return o, nil
+}
+
+// Sided is a Resolver of a policy with untrusted project files (SPEC
+// §1.1): Without resolves on the policy composed without them (nil when
+// every project file is trusted), and TrustCommand is what trusts them.
+type Sided interface {
+	Without() Resolver
+	TrustCommand() string
+}
+
+// strictness orders outcomes for the two sides of a policy: a gate that
+// does not apply or bypasses lets the call through, like an allow.
+func strictness(o Outcome) policy.Action {
+	if o.Kind != Checked {
+		return policy.Allow
+	}
+	return o.D.State
 }
 
 // decided is one gate outcome with how it was resolved.

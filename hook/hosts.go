@@ -85,6 +85,26 @@ func (r hostResolver) Resolve(q policy.Query) policy.Result {
 	return policy.Result{Action: policy.Allow, Rule: &b, Value: res.Value}
 }
 
+// Without is the host resolver of the policy without its untrusted
+// project files (gates.Sided), nil when there are none.
+func (r hostResolver) Without() gates.Resolver {
+	w := r.pol.Without()
+	if w == nil {
+		return nil
+	}
+	inner := r.Resolver
+	if s, ok := inner.(gates.Sided); ok {
+		inner = s.Without()
+	}
+	return hostResolver{Resolver: inner, pol: w, builtin: r.builtin}
+}
+
+// TrustCommand is the command that trusts the untrusted project files.
+func (r hostResolver) TrustCommand() string { return r.pol.TrustCommand() }
+
+// BrokenNote says which policy file is broken (gates.noteBroken).
+func (r hostResolver) BrokenNote() string { return r.pol.BrokenNote() }
+
 // hostDecision is the engine's answer to one engine call.
 type hostDecision struct {
 	call engineCall

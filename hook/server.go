@@ -44,6 +44,14 @@ type Options struct {
 	// ConfigHome is $XDG_CONFIG_HOME (default ~/.config), where toolgate's
 	// own global policy file is.
 	ConfigHome string
+	// ManagedDir is $TOOLGATE_MANAGED_DIR (empty: /etc/toolgate), where
+	// the managed policy file is.
+	ManagedDir string
+	// NamedConfigs: the ConfigFiles are the files a policy author's tool
+	// (test, validate) was asked about, global wherever they lie; a
+	// session's --config file inside the working directory is project
+	// scope (SPEC §1.1).
+	NamedConfigs bool
 }
 
 // state is what initialize (and per-call overrides) set.
@@ -489,7 +497,8 @@ func (s *Server) snapshot() state {
 
 func (s *Server) locations(st state) policy.Locations {
 	return policy.Locations{AgentDir: s.opts.AgentDir, Home: s.opts.Home, ConfigHome: s.opts.ConfigHome, Cwd: st.cwd,
-		ConfigFiles: s.opts.ConfigFiles, ProjectTrusted: st.projectTrusted, AgentName: st.agentName}
+		ConfigFiles: s.opts.ConfigFiles, ProjectTrusted: st.projectTrusted, AgentName: st.agentName, ManagedDir: s.opts.ManagedDir,
+		NamedConfigs: s.opts.NamedConfigs}
 }
 
 func (s *Server) currentPolicy() *policy.Policy { return s.loader.Policy(s.locations(s.snapshot())) }
@@ -592,12 +601,21 @@ func (s *Server) reportWarnings(p *policy.Policy, always bool) {
 func (s *Server) policyInfo(p *policy.Policy) protocol.PolicyInfo {
 	info := protocol.PolicyInfo{Sources: []protocol.Source{}, Warnings: []protocol.Warning{}}
 	for _, src := range p.Sources {
-		info.Sources = append(info.Sources, protocol.Source{Scope: src.Scope, Path: src.Path, Exists: src.Exists, Loaded: src.Loaded})
+		ps := protocol.Source{Scope: src.Scope, Path: src.Path, Exists: src.Exists, Loaded: src.Loaded}
+		if src.Project {
+			t := src.Trusted
+			ps.Trusted = &t
+		}
+		info.Sources = append(info.Sources, ps)
 	}
 	// A warning is for a person (hosts show it, explain prints it): its
 	// path (the project's directory) and message are shown escaped.
 	for _, w := range p.Warnings {
 		info.Warnings = append(info.Warnings, protocol.Warning{Path: gates.Visible(w.Path), Line: w.Line, Column: w.Column, Message: gates.Visible(w.Message)})
+	}
+	if p.ManagedAuditLog && s.opts.AuditLog != "" && s.opts.AuditLog != s.auditPath(p) {
+		info.Warnings = append(info.Warnings, protocol.Warning{Path: gates.Visible(s.opts.AuditLog),
+			Message: "--audit-log is refused: the managed policy sets auditLog, and its settings are final; the audit log is " + gates.Visible(s.auditPath(p))})
 	}
 	s.mu.RLock()
 	if s.auditProblem != nil {
@@ -612,6 +630,10 @@ func (s *Server) policyInfo(p *policy.Policy) protocol.PolicyInfo {
 // auditLog knob, else the default under the agent directory.
 func (s *Server) auditPath(p *policy.Policy) string {
 	switch {
+	case p.ManagedAuditLog:
+		// The managed file's knobs are final: --audit-log is refused
+		// (policyInfo says so).
+		return filepath.Clean(policy.ExpandHome(p.AuditLog, s.opts.Home))
 	case s.opts.AuditLog != "":
 		return s.opts.AuditLog
 	case p.AuditLog != "":

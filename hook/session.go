@@ -3,6 +3,7 @@ package hook
 import (
 	"sync"
 
+	"github.com/toolgate/toolgate/gates"
 	"github.com/toolgate/toolgate/policy"
 	"github.com/toolgate/toolgate/protocol"
 )
@@ -87,3 +88,15 @@ func (r resolver) HasCommandRule(args []string, above policy.Action) bool {
 func (r resolver) HasNarrowRule(surface string, a policy.Action) bool {
 	return r.p.HasNarrowRule(surface, a)
 }
+
+// Without is the resolver of the policy without its untrusted project
+// files (gates.Sided), nil when there are none.
+func (r resolver) Without() gates.Resolver {
+	if w := r.p.Without(); w != nil {
+		return resolver{p: w, session: r.session}
+	}
+	return nil
+}
+
+// TrustCommand is the command that trusts the untrusted project files.
+func (r resolver) TrustCommand() string { return r.p.TrustCommand() }

@@ -441,14 +441,14 @@ func replay(bin, name string, data []byte) error {
 	defer sb.remove()
 
 	env := map[string]string{"PATH": envOr("PATH", "/usr/bin:/bin"), "HOME": sb.home, "TMPDIR": envOr("TMPDIR", "/tmp")}
-	var args []string
+	var args, trust []string
 	cwd := sb.work
 	if len(steps) > 0 {
 		if first, ok := steps[0].v.(*object); ok && first.has("setup") {
 			setupLine := steps[0].line
 			steps = steps[1:]
 			s, _ := first.get("setup")
-			if args, cwd, err = sb.applySetup(subst(s, sb.repl), env, cwd); err != nil {
+			if args, cwd, trust, err = sb.applySetup(subst(s, sb.repl), env, cwd); err != nil {
 				return fmt.Errorf("%s:%d: setup: %v", name, setupLine, err)
 			}
 		}
@@ -458,6 +458,15 @@ func replay(bin, name string, data []byte) error {
 		envList = append(envList, k+"="+v)
 	}
 	sort.Strings(envList)
+	for _, dir := range trust {
+		// The person trusts these projects' policy files as they are now
+		// (TRANSCRIPTS.md setup.trust, SPEC §1.1).
+		cmd := exec.Command(bin, "trust", "--yes", dir)
+		cmd.Dir, cmd.Env = dir, envList
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("%s: setup: `toolgate trust --yes %s`: %v: %s", name, dir, err, out)
+		}
+	}
 
 	p, err := startPlugin(bin, args, cwd, envList)
 	if err != nil {
@@ -511,64 +520,76 @@ func envOr(k, def string) string {
 
 // applySetup writes files and symlinks and returns the plugin's arguments
 // and start directory; env gets setup.env.
-func (sb *sandbox) applySetup(v any, env map[string]string, cwd string) ([]string, string, error) {
+func (sb *sandbox) applySetup(v any, env map[string]string, cwd string) (args []string, dir string, trust []string, err error) {
 	setup, ok := v.(*object)
 	if !ok {
-		return nil, "", fmt.Errorf("setup is not an object: %s", show(v))
+		return nil, "", nil, fmt.Errorf("setup is not an object: %s", show(v))
 	}
 	if f, ok := setup.get("files"); ok {
 		files, ok := f.(*object)
 		if !ok {
-			return nil, "", fmt.Errorf("files is not an object")
+			return nil, "", nil, fmt.Errorf("files is not an object")
 		}
 		for _, path := range files.keys {
 			if p, err := sb.writeFile(path, files.vals[path]); err != nil {
-				return nil, "", fmt.Errorf("file %s: %v", p, err)
+				return nil, "", nil, fmt.Errorf("file %s: %v", p, err)
 			}
 		}
 	}
 	if l, ok := setup.get("symlinks"); ok {
 		links, ok := l.(*object)
 		if !ok {
-			return nil, "", fmt.Errorf("symlinks is not an object")
+			return nil, "", nil, fmt.Errorf("symlinks is not an object")
 		}
 		for _, link := range links.keys {
 			target, ok := links.vals[link].(string)
 			if !ok {
-				return nil, "", fmt.Errorf("symlink %s: target is not a string", link)
+				return nil, "", nil, fmt.Errorf("symlink %s: target is not a string", link)
 			}
 			p := sb.resolve(link)
 			if err := os.MkdirAll(filepath.Dir(p), 0o777); err != nil {
-				return nil, "", err
+				return nil, "", nil, err
 			}
 			if err := os.Symlink(target, p); err != nil {
-				return nil, "", err
+				return nil, "", nil, err
 			}
 		}
 	}
 	if e, ok := setup.get("env"); ok {
 		vars, ok := e.(*object)
 		if !ok {
-			return nil, "", fmt.Errorf("env is not an object")
+			return nil, "", nil, fmt.Errorf("env is not an object")
 		}
 		for _, k := range vars.keys {
 			val, ok := vars.vals[k].(string)
 			if !ok {
-				return nil, "", fmt.Errorf("env %s: value is not a string", k)
+				return nil, "", nil, fmt.Errorf("env %s: value is not a string", k)
 			}
 			env[k] = val
 		}
 	}
-	var args []string
+	if t, ok := setup.get("trust"); ok {
+		list, ok := t.([]any)
+		if !ok {
+			return nil, "", nil, fmt.Errorf("trust is not an array")
+		}
+		for _, x := range list {
+			d, ok := x.(string)
+			if !ok {
+				return nil, "", nil, fmt.Errorf("trust: %s is not a string", show(x))
+			}
+			trust = append(trust, sb.resolve(d))
+		}
+	}
 	if a, ok := setup.get("args"); ok {
 		list, ok := a.([]any)
 		if !ok {
-			return nil, "", fmt.Errorf("args is not an array")
+			return nil, "", nil, fmt.Errorf("args is not an array")
 		}
 		for _, x := range list {
 			s, ok := x.(string)
 			if !ok {
-				return nil, "", fmt.Errorf("args: %s is not a string", show(x))
+				return nil, "", nil, fmt.Errorf("args: %s is not a string", show(x))
 			}
 			args = append(args, s)
 		}
@@ -576,11 +597,11 @@ func (sb *sandbox) applySetup(v any, env map[string]string, cwd string) ([]strin
 	if c, ok := setup.get("cwd"); ok {
 		s, ok := c.(string)
 		if !ok {
-			return nil, "", fmt.Errorf("cwd is not a string")
+			return nil, "", nil, fmt.Errorf("cwd is not a string")
 		}
 		cwd = s
 	}
-	return args, cwd, nil
+	return args, cwd, trust, nil
 }
 
 // seconds reads a duration given in seconds.

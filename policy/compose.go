@@ -43,6 +43,8 @@ type ScopeFile struct {
 	Root         string
 	// Note is a warning about this location to report.
 	Note string
+	// named: a --config file a policy author's tool was asked about.
+	named bool
 }
 
 // Source reports one file toolgate looked for.

@@ -33,6 +33,10 @@ type Locations struct {
 	ManagedDir string
 	// AgentName selects the agent files (empty: none).
 	AgentName string
+	// NamedConfigs: ConfigFiles are global wherever they lie (the files a
+	// policy author's tool was asked about); otherwise one inside the
+	// working directory is project scope (SPEC §1.1).
+	NamedConfigs bool
 }
 
 // AgentPath is the agent file of name under dir (AGENT_DIR/agents or
@@ -98,6 +102,7 @@ type Loader struct {
 	// good is each file's last version without file-level errors, kept
 	// for the life of the process (Reload does not forget it).
 	good    map[string]*File
+	goodSum map[string]string
 	lastKey string
 	keyBuf  []byte
 	last    *Policy
@@ -124,17 +129,19 @@ type Loader struct {
 	trustErr   error
 	trustStamp stamp
 	trustRead  bool
+	// lastScopes are the files last composed, as judged (ProjectFiles).
+	lastScopes []ScopeFile
 }
 
 // NewOneShotLoader returns a loader for a process that decides once (a
 // hook host's event): it does not watch the files for changes.
 func NewOneShotLoader() *Loader {
-	return &Loader{files: map[string]cached{}, good: map[string]*File{}}
+	return &Loader{files: map[string]cached{}, good: map[string]*File{}, goodSum: map[string]string{}}
 }
 
 // NewLoader returns an empty loader.
 func NewLoader() *Loader {
-	return &Loader{files: map[string]cached{}, good: map[string]*File{}, watch: newChangeWatch()}
+	return &Loader{files: map[string]cached{}, good: map[string]*File{}, goodSum: map[string]string{}, watch: newChangeWatch()}
 }
 
 // Policy returns the current policy for loc, reading what changed.
@@ -226,7 +233,7 @@ func (l *Loader) quiet() bool {
 func (l Locations) Equal(o Locations) bool {
 	return l.AgentDir == o.AgentDir && l.Home == o.Home && l.ConfigHome == o.ConfigHome && l.Cwd == o.Cwd &&
 		slices.Equal(l.ConfigFiles, o.ConfigFiles) && l.ProjectTrusted == o.ProjectTrusted && l.AgentName == o.AgentName &&
-		l.ManagedDir == o.ManagedDir
+		l.ManagedDir == o.ManagedDir && l.NamedConfigs == o.NamedConfigs
 }
 
 // compose reads what changed and composes the policy for loc.
@@ -261,7 +268,9 @@ func (l *Loader) compose(loc Locations) *Policy {
 		scopes = append(scopes, own)
 	}
 	for _, c := range loc.ConfigFiles {
-		scopes = append(scopes, l.read(ScopeGlobal, c, true, true, parseFileOwned))
+		sf := l.read(ScopeGlobal, c, true, true, parseFileOwned)
+		sf.named = loc.NamedConfigs
+		scopes = append(scopes, sf)
 	}
 	if loc.AgentName != "" {
 		if !ValidAgentName(loc.AgentName) {
@@ -286,6 +295,7 @@ func (l *Loader) compose(loc Locations) *Policy {
 		return l.last
 	}
 	scopes = l.judge(loc, scopes, store)
+	l.lastScopes = scopes
 	l.last, l.lastKey = ComposeSides(scopes, loc.Home), string(l.keyBuf)
 	return l.last
 }
@@ -385,17 +395,24 @@ func (l *Loader) judge(loc Locations, scopes []ScopeFile, store string) []ScopeF
 				continue
 			}
 			sf.Untrusted = true
+			// The content judged is the version in use: a file broken by
+			// an edit keeps its last good version, and that version's
+			// trust (SPEC §1.3).
+			sum := l.files[sf.Path].sum
+			if len(sf.Stale) > 0 {
+				sum = l.goodSum[sf.Path]
+			}
 			switch root, rel, real, ok := ProjectFileIdentity(loc.Cwd, sf.Path); {
 			case !loc.ProjectTrusted:
 				sf.UntrustedWhy = "the host says this project is not trusted"
 			case !ok:
 				sf.UntrustedWhy = "it is a symbolic link or lies outside the project, so it cannot be trusted"
-			case trust.Trusts(root, rel, real, l.files[sf.Path].sum):
+			case trust.Trusts(root, rel, real, sum):
 				sf.Untrusted = false
 			default:
 				sf.UntrustedWhy = "its content is not trusted"
 			}
-		case sf.Exists && (sf.Scope == ScopeGlobal || sf.Scope == ScopeManaged || sf.Scope == ScopeAgent) && inside(sf.Path):
+		case sf.Exists && !sf.named && (sf.Scope == ScopeGlobal || sf.Scope == ScopeManaged || sf.Scope == ScopeAgent) && inside(sf.Path):
 			// Where the agent may write, a file is the project's, whatever
 			// its name: it tightens, never loosens (a file ignored outright
 			// would drop its denies).
@@ -471,8 +488,10 @@ func (l *Loader) read(scope, path string, trusted, required bool, parse func(str
 			// A deleted file is no longer "the file": what was good
 			// before it is forgotten.
 			delete(l.good, path)
+			delete(l.goodSum, path)
 		case c.file != nil && len(c.file.Errors) == 0:
 			l.good[path] = c.file
+			l.goodSum[path] = c.sum
 		}
 	}
 	sf.Exists, sf.File = st.exists, c.file

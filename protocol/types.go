@@ -67,6 +67,9 @@ type Source struct {
 	Path   string `json:"path"`
 	Exists bool   `json:"exists"`
 	Loaded bool   `json:"loaded"`
+	// Trusted is present for project-scope files: the person trusted this
+	// exact content (SPEC §1.1).
+	Trusted *bool `json:"trusted,omitempty"`
 }
 
 // Warning is a problem with the policy (or advice about it).

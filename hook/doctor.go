@@ -1,0 +1,87 @@
+package hook
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/toolgate/toolgate/policy"
+)
+
+// DoctorReport is what `toolgate doctor` says of a session in a folder.
+type DoctorReport struct {
+	Files        []DoctorFile
+	Warnings     []string
+	TrustStore   string
+	TrustCommand string
+	AuditLog     string
+	// More are further sections (lines to print); MoreBad is set when
+	// something they report is needed and missing.
+	More    []string
+	MoreBad bool
+}
+
+// DoctorFile is one policy file looked for, and its state in words.
+type DoctorFile struct {
+	Scope, Path, State string
+	// Bad is set for a file that is broken (its scope fails closed).
+	Bad bool
+}
+
+// Doctor reports on the policy a session with opts (and agent) reads.
+func Doctor(opts Options, agent string) DoctorReport {
+	s := New(opts)
+	st := s.snapshot()
+	st.agentName = agent
+	loc := s.locations(st)
+	p := s.loader.Policy(loc)
+	rep := DoctorReport{TrustStore: policy.TrustStorePath(opts.ConfigHome, opts.Home), TrustCommand: p.TrustCommand(),
+		AuditLog: s.auditPath(p)}
+	for _, src := range p.Sources {
+		f := DoctorFile{Scope: src.Scope, Path: src.Path}
+		switch {
+		case !src.Exists:
+			f.State = "not found"
+		case !src.Loaded:
+			f.State, f.Bad = "BROKEN (see the warnings; its scope fails closed)", true
+		case src.Project && src.Trusted:
+			f.State = "loaded, trusted (its exact content)"
+		case src.Project:
+			f.State = "loaded, NOT trusted: it may tighten, never loosen (toolgate trust)"
+		case src.Scope == policy.ScopeManaged:
+			f.State = "loaded, managed: its deny and ask hold over every other file, its settings are final"
+		default:
+			f.State = "loaded"
+		}
+		rep.Files = append(rep.Files, f)
+	}
+	for _, w := range p.Warnings {
+		rep.Warnings = append(rep.Warnings, w.String())
+	}
+	if p.Clamped {
+		rep.Warnings = append(rep.Warnings, "a policy file is broken: every allow asks instead until it is fixed")
+	}
+	for _, h := range repoHookFiles(opts.Cwd) {
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf(
+			"%s: this repository carries its own hook configuration for a host; a repository's hook command could run toolgate with a policy of its choosing (install toolgate's hooks at user level)", h))
+	}
+	return rep
+}
+
+// repoHookFiles are the host hook configurations a repository at dir
+// carries (SPEC §7: hooks are installed by the person, never by a
+// repository).
+func repoHookFiles(dir string) []string {
+	var out []string
+	for _, rel := range []string{".claude/settings.json", ".claude/settings.local.json", ".gemini/settings.json",
+		".codex/hooks.json", ".codex/config.toml", ".qwen/settings.json"} {
+		p := filepath.Join(dir, rel)
+		if _, err := os.Lstat(p); err == nil {
+			out = append(out, p)
+		}
+	}
+	if m, _ := filepath.Glob(filepath.Join(dir, ".github", "hooks", "*.json")); len(m) > 0 {
+		out = append(out, m...)
+	}
+	return out
+}
