@@ -242,7 +242,7 @@ func BenchmarkFastJSONC10000(b *testing.B) {
 // loop is the same pass without the call.
 func BenchmarkLoaderStartE2E10000(b *testing.B) {
 	dir := b.TempDir()
-	loc := Locations{AgentDir: filepath.Join(dir, "agent"), Home: testHome, Cwd: filepath.Join(dir, "proj"), ProjectTrusted: true}
+	loc := Locations{AgentDir: filepath.Join(dir, "agent"), Home: testHome, ConfigHome: filepath.Join(dir, "config"), Cwd: filepath.Join(dir, "proj"), ProjectTrusted: true}
 	if err := os.MkdirAll(filepath.Dir(GlobalPath(loc.AgentDir)), 0o755); err != nil {
 		b.Fatal(err)
 	}

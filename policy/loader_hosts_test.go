@@ -15,6 +15,7 @@ func TestLoaderToolgateFiles(t *testing.T) {
 		e := newLoaderEnv(t)
 		dir := filepath.Dir(e.loc.Cwd)
 		e.loc.Home = filepath.Join(dir, "home")
+		e.loc.ConfigHome = "" // the default: home/.config
 		ownGlobal := filepath.Join(e.loc.Home, ".config", "toolgate", "config.json")
 		if xdg {
 			e.loc.ConfigHome = filepath.Join(dir, "xdg")

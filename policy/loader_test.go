@@ -19,8 +19,11 @@ type loaderEnv struct {
 func newLoaderEnv(t *testing.T) *loaderEnv {
 	dir := t.TempDir()
 	loc := Locations{
-		AgentDir:       filepath.Join(dir, "agent"),
-		Home:           testHome,
+		AgentDir: filepath.Join(dir, "agent"),
+		Home:     testHome,
+		// The trust store and toolgate's own global file live here, never
+		// under the test's fake home.
+		ConfigHome:     filepath.Join(dir, "config"),
 		Cwd:            filepath.Join(dir, "proj"),
 		ProjectTrusted: true,
 	}
