@@ -201,6 +201,8 @@ func isolatedHome(t *testing.T) string {
 	}
 	t.Setenv("HOME", dir)
 	t.Setenv("PI_CODING_AGENT_DIR", filepath.Join(dir, "agent"))
+	t.Setenv("XDG_CONFIG_HOME", "") // the trust store under HOME
+	t.Setenv("TOOLGATE_MANAGED_DIR", "")
 	return dir
 }
 

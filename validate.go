@@ -63,8 +63,10 @@ func validate(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "toolgate validate: %v\n", err)
 		return 2
 	}
+	var untrusted []policy.Warning
 	if fs.NArg() == 0 {
 		p := policy.NewLoader().Policy(policy.Locations{AgentDir: agentDir, Home: home, ConfigHome: configHome(home), ManagedDir: os.Getenv("TOOLGATE_MANAGED_DIR"), Cwd: opts.Cwd, ProjectTrusted: true, AgentName: *agent})
+		untrusted = p.Untrusted
 		for _, src := range p.Sources {
 			if src.Exists {
 				scopes = append(scopes, readScope(src.Scope, src.Path, src.Scope == policy.ScopeGlobal || src.Scope == policy.ScopeAgent))
@@ -98,7 +100,7 @@ func validate(args []string, stdout, stderr io.Writer) int {
 	if lints := policy.LintPolicy(composed); lints != nil {
 		rep.Lints = lints
 	}
-	rep.Warnings = policyWarnings(composed, rep.Files, rep.Lints)
+	rep.Warnings = append(policyWarnings(composed, rep.Files, rep.Lints), untrusted...)
 	var testOut strings.Builder
 	for _, tf := range testsBeside(scopes) {
 		tr := testsReport{File: tf, Failed: []string{}}

@@ -154,7 +154,15 @@ func (s *Server) protectedFor(cwd, logPath string) []string {
 	if p := s.protected.Load(); p != nil && p.cwd == cwd && p.logPath == logPath {
 		return append([]string(nil), p.paths...)
 	}
-	paths := append(append([]string(nil), s.opts.ConfigFiles...), logPath, audit.HeadPath(logPath))
+	// Also the managed file, the export cursor beside the log, and (in
+	// the folder of toolgate's own global file, hostProtected) the trust
+	// store (SPEC §4, protected paths).
+	managed := policy.DefaultManagedDir
+	if s.opts.ManagedDir != "" {
+		managed = s.opts.ManagedDir
+	}
+	paths := append(append([]string(nil), s.opts.ConfigFiles...), logPath, audit.HeadPath(logPath), logPath+".export.cursor",
+		policy.ManagedPath(managed))
 	paths = append(paths, s.hostProtected(cwd)...)
 	s.protected.Store(&protectedPaths{cwd: cwd, logPath: logPath, paths: paths})
 	return append([]string(nil), paths...)

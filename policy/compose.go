@@ -89,6 +89,8 @@ type Policy struct {
 	ShellTools     map[string]ShellTool
 	Sources        []Source
 	Warnings       []Warning
+	// Untrusted are the warnings naming the untrusted project files.
+	Untrusted []Warning
 	// MCPServers are the server names mcp.json declares.
 	MCPServers []string
 
@@ -106,6 +108,10 @@ type Policy struct {
 	// ManagedAuditLog is set when the managed file sets auditLog: a
 	// --audit-log flag is then refused.
 	ManagedAuditLog bool
+
+	// mcpClamp is set while mcp.json is broken with no good version:
+	// every allow on the mcp surface asks (origin fail-closed).
+	mcpClamp bool
 
 	// without is the policy composed without the untrusted project files
 	// (nil when there are none): every gate's answer is the more
@@ -264,6 +270,9 @@ func (p *Policy) settledAction(a Action) Action {
 	}
 	return a
 }
+
+// MCPClamped reports whether a broken mcp.json makes every MCP allow ask.
+func (p *Policy) MCPClamped() bool { return p.mcpClamp }
 
 // Home is the home directory the patterns were expanded against.
 func (p *Policy) Home() string { return p.home }
@@ -606,9 +615,11 @@ func composeFiles(files []ScopeFile, home string, managed *ScopeFile) *Policy {
 			p.Warnings = append(p.Warnings, Warning{Path: sf.Path, Message: sf.SkipReason})
 		}
 		if sf.Untrusted && sf.File != nil {
-			p.Warnings = append(p.Warnings, Warning{Path: sf.Path, Message: fmt.Sprintf(
+			w := Warning{Path: sf.Path, Message: fmt.Sprintf(
 				"this project file is not trusted (%s): it may tighten the policy but loosens nothing; run `toolgate trust %s` to see what it would loosen and trust it as it is",
-				sf.UntrustedWhy, shellWord(sf.Root))})
+				sf.UntrustedWhy, shellWord(sf.Root))}
+			p.Warnings = append(p.Warnings, w)
+			p.Untrusted = append(p.Untrusted, w)
 		}
 		if sf.File == nil {
 			continue
@@ -622,12 +633,15 @@ func composeFiles(files []ScopeFile, home string, managed *ScopeFile) *Policy {
 			p.Warnings = append(p.Warnings, Warning{Path: sf.Path, Message: what + " is broken: the last good version this process read of it is used until it is fixed"})
 			notes = append(notes, brokenNote(sf.Scope, sf.Path, sf.Stale[0], "its last good version is used"))
 		} else if len(sf.File.Errors) > 0 {
-			broken = true
 			p.Warnings = append(p.Warnings, sf.File.Errors...)
 			if sf.Scope == scopeMCPFile {
-				p.Warnings = append(p.Warnings, Warning{Path: sf.Path, Message: "mcp.json gives no MCP server names until it is fixed; every allow of the policy asks instead (fail-closed)"})
-				notes = append(notes, brokenNote(sf.Scope, sf.Path, sf.File.Errors[0], "its MCP server names are not used, so every allow asks"))
+				// It names MCP servers only, so it clamps only what MCP
+				// targets decide: every MCP allow asks (SPEC §1.3).
+				p.mcpClamp = true
+				p.Warnings = append(p.Warnings, Warning{Path: sf.Path, Message: "mcp.json gives no MCP server names until it is fixed; every allow of an MCP call asks instead (fail-closed)"})
+				notes = append(notes, brokenNote(sf.Scope, sf.Path, sf.File.Errors[0], "its MCP server names are not used, so every MCP allow asks"))
 			} else {
+				broken = true
 				p.Warnings = append(p.Warnings, Warning{Path: sf.Path, Message: fmt.Sprintf("this %s file contributes no rules until it is fixed; every allow of the policy asks instead (fail-closed)", sf.Scope)})
 				notes = append(notes, brokenNote(sf.Scope, sf.Path, sf.File.Errors[0], "its rules are not applied, so every allow asks"))
 			}

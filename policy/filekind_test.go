@@ -163,7 +163,12 @@ func TestLoaderFileKinds(t *testing.T) {
 			}
 			k.make(t, path)
 			p := withTimeout(t, name, func() *Policy { return NewLoader().Policy(e.loc) })
-			if !p.Clamped || !hasWarning(p, path, 0, 0, k.words) {
+			clamped := p.Clamped
+			if s.name == "mcp.json" {
+				// It clamps MCP decisions only (SPEC §1.3).
+				clamped = p.MCPClamped() && !p.Clamped
+			}
+			if !clamped || !hasWarning(p, path, 0, 0, k.words) {
 				t.Errorf("%s at start: clamped %t, warnings %v", name, p.Clamped, p.Warnings)
 			}
 			if !strings.Contains(p.BrokenNote(), path) {
@@ -240,11 +245,16 @@ func TestLoaderMCPFile(t *testing.T) {
 		t.Errorf("broken mid-session: names %v clamped %t warnings %v", p.MCPServers, p.Clamped, p.Warnings)
 	}
 	p = NewLoader().Policy(e.loc)
-	if len(p.MCPServers) != 0 || !p.Clamped || !hasWarning(p, mcp, 0, 0, "fail-closed") {
+	if len(p.MCPServers) != 0 || p.Clamped || !p.MCPClamped() || !hasWarning(p, mcp, 0, 0, "fail-closed") {
 		t.Errorf("broken at start: names %v clamped %t warnings %v", p.MCPServers, p.Clamped, p.Warnings)
 	}
 	if got := p.Resolve(Query{Surface: "mcp", Values: []string{"other_tool"}}); got.Action != Ask || got.Rule.Origin.Scope != ScopeFailClosed {
 		t.Errorf("broken at start: the mcp allow = %v from %s", got.Action, got.Rule.Origin.Scope)
+	}
+	// Only MCP decisions: a bash allow still allows.
+	e.write(e.global, `{"permission": {"bash": {"ls": "allow"}, "mcp": {"*": "allow"}}}`, t0.Add(2*time.Second))
+	if got := NewLoader().Policy(e.loc).Resolve(Query{Surface: "bash", Values: []string{"ls"}}); got.Action != Allow {
+		t.Errorf("broken mcp.json: bash ls = %v from %s", got.Action, got.Rule.Origin.Scope)
 	}
 }
 

@@ -83,6 +83,11 @@ func (p *Policy) resolveSet(surface string, values, args []string, session []*Ru
 		return Result{Action: Deny, Rule: p.managedBroken, Value: values[0]}
 	}
 	res := p.resolveOwn(surface, values, args, session, sessionValues)
+	if p.mcpClamp && res.Action == Allow && surface == "mcp" {
+		c := *res.Rule
+		c.Action, c.Origin.Scope = Ask, ScopeFailClosed
+		res = Result{Action: Ask, Rule: &c, Value: res.Value}
+	}
 	// The managed file, evaluated on its own, holds its deny and ask over
 	// every other answer, session approvals included; its allow loosens
 	// nothing (SPEC §1.1).

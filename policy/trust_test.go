@@ -152,10 +152,10 @@ func TestManagedScope(t *testing.T) {
 		want  Action
 		scope string
 	}{
-		{"curl x", Deny, ScopeManaged},        // over a trusted project allow
+		{"curl x", Deny, ScopeManaged},         // over a trusted project allow
 		{"git push origin", Ask, ScopeManaged}, // over a global allow and a session approval
-		{"ls", Deny, ScopeGlobal},             // a managed allow loosens nothing
-		{"make", Ask, ScopeGlobal},            // yolo is off: the global ask stays
+		{"ls", Deny, ScopeGlobal},              // a managed allow loosens nothing
+		{"make", Ask, ScopeGlobal},             // yolo is off: the global ask stays
 	} {
 		r := p.ResolveSides(Query{Surface: "bash", Values: []string{c.value}, Session: session})
 		if r.Action != c.want || r.Rule.Origin.Scope != c.scope {
@@ -228,4 +228,3 @@ func TestGlobalInsideProjectIsUntrusted(t *testing.T) {
 		t.Errorf("no warning: %v", p.Warnings)
 	}
 }
-
