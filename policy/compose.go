@@ -481,9 +481,30 @@ func ComposeSides(files []ScopeFile, home string) *Policy {
 	if len(without) < len(files) {
 		with.without = Compose(without, home)
 		with.trustCommand = "toolgate trust " + shellWord(root)
+		// Which entries wait for trust, each with its line (the first
+		// start of a user of the original extension's project files
+		// shows exactly these).
+		for _, sf := range files {
+			if !sf.Untrusted || sf.File == nil || len(sf.File.Errors) > 0 {
+				continue
+			}
+			ls := loosenings(sf.File, with.without)
+			for i, l := range ls {
+				if i == maxLooseningWarnings {
+					with.Warnings = append(with.Warnings, Warning{Path: sf.Path, Message: fmt.Sprintf(
+						"and %d more entries of this untrusted file wait for `%s`", len(ls)-i, with.trustCommand)})
+					break
+				}
+				with.Warnings = append(with.Warnings, Warning{Path: sf.Path, Line: l.Line, Message: fmt.Sprintf(
+					"waits for `%s` (untrusted, it loosens nothing): %s", with.trustCommand, l)})
+			}
+		}
 	}
 	return with
 }
+
+// maxLooseningWarnings bounds the entries listed per untrusted file.
+const maxLooseningWarnings = 20
 
 // Without is the policy composed without the untrusted project files, or
 // nil when every project file is trusted (or there is none).
