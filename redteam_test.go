@@ -433,12 +433,18 @@ func init() {
 		`sed -n 1,20p src/a.ts`, `awk '{print $1}' src/a.ts`, `cat web/package.json | jq .scripts`, `echo "$PATH"`,
 		`export FOO=bar && npm test`, `cd src && ls`, `mkdir -p build && cp src/a.ts build/`, `tar -czf out.tgz src`,
 		`for f in $(git ls-files '*.ts'); do wc -l $f; done`, `git checkout -b feature/x`, `git add -A && git commit -m "fix: x"`,
-		`npx tsc --noEmit`, `pnpm install`, `yarn test`, `node -e 'console.log(1)'`, `git stash && git pull --rebase && git stash pop`,
+		`npx tsc --noEmit`, `pnpm install`, `yarn test`, `git stash && git pull --rebase && git stash pop`,
 		`ls ~/.gitconfig`, `head -n 5 ~/.gitconfig`, `wc -l src/*.ts | sort -n`, `test -f x && echo yes`, `[ -d web ] && cd web && npm ci`,
 		`git rev-parse --show-toplevel`, `echo $((1+2))`, `i=0; while [ $i -lt 3 ]; do i=$((i+1)); done`, `date +%s`,
 	} {
 		rtProbes = append(rtProbes, probe{global: rtPaths, tool: "bash", input: bc(c), want: A})
 	}
+	// Inline code in another language is foreign code (SPEC §4): asked
+	// under a catch-all allow, allowed by a rule naming the program with
+	// its code option.
+	rtProbes = append(rtProbes,
+		probe{global: rtPaths, tool: "bash", input: bc(`node -e 'console.log(1)'`), want: Q},
+		probe{global: `{"permission": {"*": "allow", "bash": {"*": "allow", "node -e *": "allow"}}}`, tool: "bash", input: bc(`node -e 'console.log(1)'`), want: A})
 }
 
 func init() {

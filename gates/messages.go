@@ -99,6 +99,8 @@ func sentinelMeaning(s string) string {
 	switch s {
 	case shell.SentinelOpaque:
 		return s + " (code run from a string, a pipe or a sourced file cannot be checked, so it is asked)"
+	case shell.SentinelForeign:
+		return s + " (code in another language, or a file this command wrote, cannot be checked, so it is asked; a rule naming the program with its code option, like \"python3 -c *\", decides it)"
 	case shell.SentinelIndirection:
 		return s + " (a command that runs another command is always asked)"
 	case shell.SentinelDynamic:

@@ -243,7 +243,8 @@ func bashUnit(m *Memo, u shell.Unit, r Resolver) Outcome {
 		return o
 	}
 	exactApproval := res.Session && res.Rule.Exact && res.Rule.Pattern == u.Text
-	if u.Floor != "" && res.Action == policy.Allow && !exactApproval {
+	namesCode := u.Floor == shell.SentinelForeign && res.Action == policy.Allow && namesCodeOption(res, u.CodeRule)
+	if u.Floor != "" && res.Action == policy.Allow && !exactApproval && !namesCode {
 		o.D.State, o.D.Rule, o.D.Session, o.D.Sentinel = policy.Ask, nil, false, u.Floor
 	}
 	openFloor := false
@@ -259,6 +260,39 @@ func bashUnit(m *Memo, u shell.Unit, r Resolver) Outcome {
 	}
 	o.D.SessionPatterns = []verdict.SessionPattern{{Surface: "bash", Pattern: pattern, Exact: exact}}
 	return o
+}
+
+// namesCodeOption reports whether the rule that decided is an explicit
+// rule naming the program together with its code option (SPEC §4,
+// foreign code): its pattern, canonicalized, starts with those words
+// literally ("python3 -c *" for python3 -c CODE). A wildcard that merely
+// covers the unit ("*", "python3 *", "python* -c *"), the fallback, a
+// session approval and an allow made by yolo do not.
+func namesCodeOption(res policy.Result, words []string) bool {
+	r := res.Rule
+	if len(words) == 0 || r == nil || res.Session || r.IsFallback() || r.Origin.Scope == policy.ScopeYolo {
+		return false
+	}
+	got := strings.Fields(r.Pattern)
+	if len(got) < len(words) {
+		return false
+	}
+	for k, w := range words {
+		g := got[k]
+		if strings.ContainsAny(g, "*?") {
+			return false
+		}
+		switch {
+		case k == 0:
+			g = g[strings.LastIndexByte(g, '/')+1:]
+		case len(w) == 2 && w[0] == '-' && len(g) > 2 && g[0] == '-' && g[1] != '-' && g[len(g)-1] == w[1]:
+			g = w // a short-option cluster ending in the code option (perl -ne)
+		}
+		if g != w {
+			return false
+		}
+	}
+	return true
 }
 
 // stripComments drops full-line comments, as the anchor does for a command

@@ -181,6 +181,15 @@ type analyzer struct {
 	// cr is set once a carriage return was replaced for the parser; the
 	// results get them back.
 	cr bool
+	// remote is above 0 while the words of a command run elsewhere (ssh
+	// HOST CMD, docker exec) are analyzed: they name no local path.
+	remote int
+	// piped is set while a command whose standard input is a pipe is
+	// walked (the later stages of a pipeline).
+	piped bool
+	// written and executable are the files (absolute, cleaned) the
+	// command wrote or made executable so far (see noteWrites).
+	written, executable map[string]bool
 }
 
 // reader returns a reader of src for the parser, which reads it through
@@ -228,11 +237,12 @@ func (a *analyzer) addUnit(u Unit) int {
 // floorRank orders floors when several apply to one unit; the strongest is
 // reported.
 var floorRank = map[string]int{
-	SentinelIndirection: 1,
-	SentinelDynamic:     2,
-	SentinelOpaque:      3,
-	SentinelUnparseable: 4,
-	SentinelArming:      5, // it alone has no session option
+	SentinelForeign:     1, // the weakest: a rule naming the code option lifts it
+	SentinelIndirection: 2,
+	SentinelDynamic:     3,
+	SentinelOpaque:      4,
+	SentinelUnparseable: 5,
+	SentinelArming:      6, // it alone has no session option
 }
 
 // setFloor floors unit i with s unless a stronger floor is already set.

@@ -45,6 +45,7 @@ const (
 	ind = floor(SentinelIndirection)
 	dyn = floor(SentinelDynamic)
 	unp = floor(SentinelUnparseable)
+	fgn = floor(SentinelForeign)
 )
 
 type alts []string
@@ -228,8 +229,8 @@ var analyzeRows = []row{
 	{cmd: `[[ -f x ]] && rm x`, units: us(u(`[[ -f x ]]`, CtxTest), u(`rm x`)), paths: ps(p(`x`, `x`))},
 	{cmd: `FOO=1 rm -rf x`, units: us(u(`rm -rf x`)), paths: ps(p(`x`, `x`))},
 	{cmd: `git -C . push`, units: us(u(`git -C . push`), u(`git push`, CtxWrapped)), paths: ps(p(`.`, `.`))},
-	{cmd: `python3 -c 'import os; os.remove("x")'`, units: us(u(`python3 -c import os; os.remove("x")`))},
-	{cmd: `node -e 'require("fs").rmSync("x")'`, units: us(u(`node -e require("fs").rmSync("x")`))},
+	{cmd: `python3 -c 'import os; os.remove("x")'`, units: us(u(`python3 -c import os; os.remove("x")`, fgn))},
+	{cmd: `node -e 'require("fs").rmSync("x")'`, units: us(u(`node -e require("fs").rmSync("x")`, fgn))},
 	{cmd: `find . -delete`, units: us(u(`find . -delete`)), paths: ps(p(`.`, `.`))},
 
 	// Anchor §11.8: bash path and external-directory words (cwd @CWD@).
@@ -615,7 +616,7 @@ var analyzeRows = []row{
 	{cmd: `cat -- -x`, units: us(u(`cat -- -x`))},
 	{cmd: `curl file:///etc/passwd`, units: us(u(`curl file:///etc/passwd`)), paths: ps(p(`file:///etc/passwd`, `/etc/passwd`))},
 	{cmd: `curl FILE://localhost/etc/shadow`, units: us(u(`curl FILE://localhost/etc/shadow`)), paths: ps(p(`FILE://localhost/etc/shadow`, `/etc/shadow`))},
-	{cmd: `docker run --rm -v $(pwd):/app node:20 npm test`, units: us(u(`docker run --rm -v $(pwd):/app node:20 npm test`), u(`pwd`, CtxCmdSubst)), paths: ps(pu(`$(pwd):/app`))},
+	{cmd: `docker run --rm -v $(pwd):/app node:20 npm test`, units: us(u(`docker run --rm -v $(pwd):/app node:20 npm test`), u(`npm test`, CtxWrapped), u(`pwd`, CtxCmdSubst)), paths: ps(pu(`$(pwd):/app`))},
 	{cmd: `jq '.name' package.json`, units: us(u(`jq .name package.json`)), paths: ps(p(`.name`, `.name`))},
 	{cmd: `cp -r src/ /tmp/backup/`, units: us(u(`cp -r src/ /tmp/backup/`)), paths: ps(p(`src/`, `src/`), p(`/tmp/backup/`, `/tmp/backup/`))},
 	{cmd: `echo $(<~/.ssh/id_rsa)`, units: us(u(`echo $(<~/.ssh/id_rsa)`), u(`<~/.ssh/id_rsa`, CtxCmdSubst)), paths: ps(p(`~/.ssh/id_rsa`, `@HOME@/.ssh/id_rsa`, redir))},

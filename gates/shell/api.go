@@ -18,6 +18,11 @@ const (
 	// code (git config core.pager …, git init --template): asked every time,
 	// with no session option, like a change of toolgate's own files.
 	SentinelArming = "<arming-write>"
+	// SentinelForeign floors a unit that runs code in a language other
+	// than bash (python3 -c, awk system(), sqlite3 .shell), or a file the
+	// same command wrote: asked with the code shown, unless a rule names
+	// the program with its code option (Unit.CodeRule).
+	SentinelForeign = "<foreign-code>"
 )
 
 // MaxCommandBytes is the longest command analyzed; a longer one is Unparseable.
@@ -77,6 +82,13 @@ type Unit struct {
 	// unit text as an exact-match rule rather than an arity-table wildcard
 	// (wrappers, opaque code, dynamic commands, a literal * or ? in the text).
 	ExactSuggestion bool
+	// Code is the foreign code the unit runs, when its text does not show
+	// it whole (a heredoc, standard input); Lang names its language.
+	Code, Lang string
+	// CodeRule are the literal words a rule's pattern must start with to
+	// decide a foreign-code unit as written ("python3", "-c"); nil when no
+	// rule can (code from standard input, a file written first).
+	CodeRule []string
 }
 
 // PathWord is one word of the command that names (or may name) a file.

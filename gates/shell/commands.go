@@ -15,6 +15,7 @@ type cmd struct {
 	ctx    Context          // where it stands
 	stdin  *syntax.Redirect // the statement's stdin redirect, for shells reading it
 	depth  int              // wrappers around it
+	piped  bool             // its standard input is a pipe (a later stage of a pipeline)
 	// written is the text of its words as written in the script, which
 	// is its unit's text when nothing in them expands (see joinFieldsIn).
 	written string
@@ -24,7 +25,7 @@ func (c cmd) args() []field { return c.fields[1:] }
 
 // with returns the command that c runs: fields, in context ctx.
 func (c cmd) with(fields []field, ctx Context) cmd {
-	return cmd{fields: fields, env: c.env, ctx: ctx, stdin: c.stdin, depth: c.depth + 1}
+	return cmd{fields: fields, env: c.env, ctx: ctx, stdin: c.stdin, piped: c.piped, depth: c.depth + 1}
 }
 
 func (a *analyzer) call(c *syntax.CallExpr, ctx Context, sc *scope, stdin *syntax.Redirect) branch {
@@ -34,10 +35,11 @@ func (a *analyzer) call(c *syntax.CallExpr, ctx Context, sc *scope, stdin *synta
 	}
 	var env []string
 	for _, as := range c.Assigns {
-		if as.Name != nil {
+		f := sc.word(as.Value, valueMode)
+		if as.Name != nil && injectsValue(as.Name.Value, f.value, f.known && !as.Append) {
 			env = append(env, as.Name.Value)
 		}
-		a.dataSubsts(sc.word(as.Value, valueMode).value, sc)
+		a.dataSubsts(f.value, sc)
 	}
 	// The fields live on a stack shared by all commands: they are done with
 	// once the command is analyzed, and commands nest.
@@ -52,7 +54,7 @@ func (a *analyzer) call(c *syntax.CallExpr, ctx Context, sc *scope, stdin *synta
 		a.addUnit(Unit{Text: sc.slice(c), Context: ctx})
 	} else {
 		written := sc.span(c.Args[0], c.Args[len(c.Args)-1])
-		br = a.run(cmd{fields: fields, env: env, ctx: ctx, stdin: stdin, written: written}, sc)
+		br = a.run(cmd{fields: fields, env: env, ctx: ctx, stdin: stdin, piped: a.piped && stdin == nil, written: written}, sc)
 		a.nameArgs(fields, sc)
 	}
 	for _, as := range c.Assigns {
@@ -75,7 +77,7 @@ func (a *analyzer) run(c cmd, sc *scope) branch {
 	saved := a.readOnly
 	a.readOnly = false // until the command is known to only read
 	defer func() { a.readOnly = saved }()
-	if injects(c.env) {
+	if len(c.env) > 0 { // only the variables that inject are kept (see call)
 		a.setFloor(i, SentinelIndirection)
 	}
 	name := c.fields[0]
@@ -96,6 +98,14 @@ func (a *analyzer) run(c cmd, sc *scope) branch {
 	}
 	k := commandKinds[base]
 	a.readOnly = readOnlyWith(base, k.readOnlyWrites, k.readOnly, c.args())
+	a.writeThenRun(i, base, k, c, sc)
+	defer a.noteWrites(base, c, sc)
+	if f := alwaysFloored[base]; f != "" {
+		a.setFloor(i, f)
+	}
+	if w, w0 := a.subWrapper(base, c); w != nil {
+		return a.wrapper(i, w, c.with(c.fields[w0:], c.ctx), sc)
+	}
 	switch {
 	case k.chdir:
 		return a.cd(base, c, sc)
@@ -171,6 +181,14 @@ func init() {
 	}
 	for n := range vimFamily {
 		specials[n] = (*analyzer).vim
+	}
+	for n, f := range foreignPrograms {
+		if f != nil {
+			specials[n] = (*analyzer).foreign
+		}
+	}
+	for n, f := range catalogSpecials {
+		specials[n] = f
 	}
 	kinds := map[string]commandKind{}
 	set := func(name string, f func(*commandKind)) {
@@ -460,33 +478,4 @@ func joinText(fields []field) string {
 		words[i] = f.text
 	}
 	return strings.Join(words, " ")
-}
-
-// dangerousEnv are variables that let a command run code it does not name.
-var dangerousEnv = map[string]bool{
-	"PATH": true, "LD_PRELOAD": true, "LD_LIBRARY_PATH": true, "LD_AUDIT": true,
-	"BASH_ENV": true, "ENV": true, "PAGER": true, "EDITOR": true, "VISUAL": true,
-	"MANPAGER": true, "LESSOPEN": true, "LESSCLOSE": true, "PROMPT_COMMAND": true,
-	"SHELLOPTS": true, "BASHOPTS": true, "PS4": true,
-	// Where programs find the configuration that runs code (~/.gitconfig,
-	// ~/.config/git/config, zsh's start-up files), and what glibc loads.
-	"HOME": true, "XDG_CONFIG_HOME": true, "XDG_CONFIG_DIRS": true, "ZDOTDIR": true,
-	"BASH_LOADABLES_PATH": true, "GCONV_PATH": true, "LOCPATH": true,
-}
-
-// injectsEnv reports whether setting name floors a command (SPEC §4,
-// environment injection).
-func injectsEnv(name string) bool {
-	return dangerousEnv[name] || strings.HasPrefix(name, "GIT_") ||
-		strings.HasPrefix(name, "LD_") || strings.HasPrefix(name, "DYLD_") ||
-		strings.HasPrefix(name, "BASH_FUNC_")
-}
-
-func injects(env []string) bool {
-	for _, name := range env {
-		if injectsEnv(name) {
-			return true
-		}
-	}
-	return false
 }

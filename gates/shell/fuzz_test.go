@@ -9,7 +9,7 @@ var contexts = []Context{CtxTop, CtxSubshell, CtxGroup, CtxIf, CtxLoop, CtxCase,
 	CtxCmdSubst, CtxProcSubst, CtxAssignment, CtxDeclaration, CtxTest, CtxArithmetic,
 	CtxWrapped, CtxPayload, CtxHeredoc}
 
-var floors = []string{"", SentinelOpaque, SentinelIndirection, SentinelDynamic, SentinelUnparseable}
+var floors = []string{"", SentinelOpaque, SentinelIndirection, SentinelDynamic, SentinelUnparseable, SentinelForeign}
 
 // FuzzAnalyze checks that no input makes Analyze panic or break the shape
 // of its result, and that inspect visits what syntax.Walk visits. The seeds

@@ -211,7 +211,7 @@ func arithInjects(x syntax.ArithmExpr) bool {
 func callInjects(src string, c *syntax.CallExpr) bool {
 	if len(c.Args) == 0 {
 		for _, as := range c.Assigns {
-			if as.Name != nil && injectionVar(as.Name.Value) {
+			if as.Name != nil && (shellTables[as.Name.Value] || injectsAssign(as)) {
 				return true
 			}
 		}
@@ -343,11 +343,25 @@ func assignWordsInject(args []*syntax.Word) bool {
 		if strings.HasPrefix(lit, "-") || strings.HasPrefix(lit, "+") {
 			continue
 		}
-		if name := identPrefix(lit); name != "" && injectionVar(name) {
+		if name := identPrefix(lit); name != "" && (shellTables[name] || injectsValue(name, lit[min(len(name)+1, len(lit)):], true)) {
 			return true
 		}
 	}
 	return false
+}
+
+// injectsAssign reports whether an assignment sets an injection variable
+// to a value that is not inert (see injectsValue); a value only known at
+// run time, an append or an array is never inert.
+func injectsAssign(as *syntax.Assign) bool {
+	if as.Name == nil {
+		return false
+	}
+	value, known := quickLit(as.Value)
+	if as.Value == nil {
+		value, known = "", true
+	}
+	return injectsValue(as.Name.Value, value, known && !as.Append && as.Array == nil && as.Index == nil)
 }
 
 func hasShortOpt(args []*syntax.Word, c byte) bool {
@@ -386,7 +400,7 @@ func declInjects(d *syntax.DeclClause) bool {
 			}
 			continue
 		}
-		if injectionVar(as.Name.Value) && !as.Naked {
+		if !as.Naked && (shellTables[as.Name.Value] || injectsAssign(as)) {
 			return true
 		}
 		if nameref && as.Value != nil && wordIsInjectionName(as.Value) {

@@ -55,6 +55,9 @@ func (a *analyzer) pathWord(f field, sc *scope, kind wordKind) {
 			return
 		case v == "" || (strings.HasPrefix(v, "@") && !strings.HasPrefix(v, "@/")):
 			return
+		case schemePath(v) != "":
+			// man:/x, help:/x: a scheme naming a local file
+			a.addPaths(v, schemePath(v), sc, false)
 		case v[0] == '-' && kind == maybeFile:
 			a.optionValue(f, sc)
 			return
@@ -78,6 +81,21 @@ func (a *analyzer) pathWord(f field, sc *scope, kind wordKind) {
 		// bare word names a file there.
 		a.addPath(PathWord{Raw: f.raw, Value: v, Known: true})
 	}
+}
+
+// schemePath is the local path of a word written SCHEME:/PATH (letters
+// only before the colon), "" for any other word.
+func schemePath(v string) string {
+	scheme, rest, ok := strings.Cut(v, ":")
+	if !ok || scheme == "" || !strings.HasPrefix(rest, "/") || strings.HasPrefix(rest, "//") {
+		return ""
+	}
+	for i := 0; i < len(scheme); i++ {
+		if c := scheme[i]; !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
+			return ""
+		}
+	}
+	return filepath.Clean(rest)
 }
 
 func looksLikePath(f field) bool {
@@ -205,6 +223,9 @@ func (a *analyzer) addPaths(raw, value string, sc *scope, redirect bool) {
 }
 
 func (a *analyzer) addPath(p PathWord) {
+	if a.remote > 0 {
+		return // a word of a command run elsewhere names no local file
+	}
 	p.Write = p.Write || !a.readOnly
 	if a.seen == nil {
 		// Few paths: a scan of them is cheaper than a map. Their keys are
@@ -337,6 +358,9 @@ func (a *analyzer) redirectPath(r *syntax.Redirect, sc *scope) {
 			return
 		}
 		a.pathWord(f, sc, isRedirect)
+		if !a.readOnly {
+			a.noteWrite(f, sc) // see writeThenRun
+		}
 		return
 	}
 	words, ok := braceWords(r.Word, a.bracesLeft)

@@ -194,63 +194,94 @@ type programSpec struct {
 	prefixed map[string]string
 	// sshOpts is set for -o KEY=VALUE options of the ssh family.
 	sshOpts bool
+	// remote: the operands after the host are a command run there (ssh
+	// HOST CMD): a unit of its own, whose words name no local path.
+	remote bool
+	// subCode are subcommands whose next operand is shell code (csvtool
+	// call CMD); operandCode: every operand is (xdg-user-dir).
+	subCode     []string
+	operandCode bool
+	// codePrefixes are word prefixes after which the word is code
+	// (latexmk -pdflatex=CMD); codeWords, words whose next word is
+	// (gcc -wrapper CMD).
+	codePrefixes, codeWords []string
+	// libs are options whose value is a library the program loads.
+	libs []string
+	// hgConfig: --config alias.X=!CMD and hooks.X=CMD are code (hg).
+	hgConfig bool
 }
-
-var sshFamily = programSpec{opts: opts{arg: "bcDEeFIiJLlmOopQRSWw"}, sshOpts: true}
-
-var programSpecs = map[string]programSpec{
-	"tar": {opts: opts{arg: "fIFbCgHKLNTVX", long: []string{"--to-command", "--use-compress-program",
-		"--info-script", "--new-volume-script", "--rsh-command", "--checkpoint-action", "--file", "--directory"}},
-		code:     []string{"--to-command", "-I", "--use-compress-program", "-F", "--info-script", "--new-volume-script", "--rsh-command"},
-		prefixed: map[string]string{"--checkpoint-action": "exec="}},
-	"rsync": {opts: opts{arg: "eBfT", long: []string{"--rsh", "--rsync-path", "--filter", "--temp-dir"}},
-		code: []string{"-e", "--rsh", "--rsync-path"}},
-	"ssh":     sshFamily,
-	"scp":     {opts: opts{arg: "cFiJlOoPSX"}, code: []string{"-S"}, sshOpts: true},
-	"sftp":    {opts: opts{arg: "BbcDFiJloPRSsX"}, code: []string{"-S", "-D"}, sshOpts: true},
-	"zip":     {opts: opts{arg: "bnt", long: []string{"--unzip-command"}}, code: []string{"-TT", "--unzip-command"}},
-	"sort":    {opts: opts{arg: "kotST", long: []string{"--compress-program"}}, code: []string{"--compress-program"}},
-	"man":     {opts: opts{arg: "PCMLms", long: []string{"--pager"}}, code: []string{"-P", "--pager"}},
-	"tcpdump": {opts: opts{arg: "zZwrCFGiMsTWyEBjc"}, code: []string{"-z"}},
-}
-
-// sshCommandOptions are the ssh configuration keys whose value is a
-// command run locally.
-var sshCommandOptions = map[string]bool{"proxycommand": true, "localcommand": true, "knownhostscommand": true}
 
 func (a *analyzer) programOptions(i int, base string, c cmd, sc *scope) {
 	spec := programSpecs[base]
 	args := c.args()
-	if base == "zip" { // zip's -TT is a two-letter option
-		for k, f := range args {
-			if f.known && f.value == "-TT" && k+1 < len(args) {
-				a.setFloor(i, SentinelIndirection)
-				a.payload(args[k+1].text, sc, false)
+	code := func(floor, text string) {
+		a.setFloor(i, floor)
+		a.payload(text, sc, false)
+	}
+	for k, f := range args {
+		if !f.known {
+			continue
+		}
+		if slices.Contains(spec.codeWords, f.value) && k+1 < len(args) {
+			code(SentinelIndirection, args[k+1].text)
+		}
+		for _, p := range spec.codePrefixes {
+			if rest, ok := strings.CutPrefix(f.text, p); ok && rest != "" {
+				code(SentinelIndirection, rest)
 			}
 		}
 	}
-	list, _ := scanArgs(spec.opts, args)
+	if spec.remote {
+		_, k := parseOpts(spec.opts, args)
+		if k+1 < len(args) { // ssh HOST CMD: CMD runs there, a unit of its own
+			a.remote++
+			a.payload(joinText(args[k+1:]), sc, false)
+			a.remote--
+			args = args[:k+1]
+		}
+	}
+	list, operands := scanArgs(spec.opts, args)
 	for _, o := range list {
 		if !o.has {
 			continue
 		}
-		code, ok := "", false
 		switch {
 		case slices.Contains(spec.code, o.name):
-			code, ok = o.value.text, true
+			code(SentinelIndirection, o.value.text)
 		case spec.prefixed[o.name] != "":
-			code, ok = strings.CutPrefix(o.value.text, spec.prefixed[o.name])
+			if text, ok := strings.CutPrefix(o.value.text, spec.prefixed[o.name]); ok {
+				code(SentinelIndirection, text)
+			}
 		case spec.sshOpts && o.name == "-o":
 			key, value, found := strings.Cut(o.value.text, "=")
 			if !found {
 				key, value, _ = strings.Cut(o.value.text, " ")
 			}
-			code, ok = value, sshCommandOptions[strings.ToLower(strings.TrimSpace(key))]
-		}
-		if ok {
+			if sshCommandOptions[strings.ToLower(strings.TrimSpace(key))] {
+				code(SentinelIndirection, value)
+			}
+		case slices.Contains(spec.libs, o.name):
 			a.setFloor(i, SentinelIndirection)
-			a.payload(code, sc, false)
+			a.pathWord(o.value, sc, isFile)
+		case spec.hgConfig && o.name == "--config":
+			key, value, _ := strings.Cut(o.value.text, "=")
+			if strings.HasPrefix(key, "hooks.") {
+				code(SentinelIndirection, value)
+			} else if cmd, ok := strings.CutPrefix(value, "!"); ok && strings.HasPrefix(key, "alias.") {
+				code(SentinelIndirection, cmd)
+			}
 		}
+	}
+	if len(operands) > 1 && operands[0].known && slices.Contains(spec.subCode, operands[0].value) {
+		code(SentinelIndirection, operands[1].text)
+	}
+	if spec.operandCode {
+		for _, f := range operands {
+			code(SentinelOpaque, f.text)
+		}
+	}
+	if base == "sftp" && (c.stdin != nil || c.piped) {
+		a.foreignCode(i, "", "sftp commands", a.stdinText(c, sc)) // a batch on standard input
 	}
 	a.argPaths(args, sc)
 }
@@ -350,7 +381,10 @@ func (a *analyzer) sed(i int, _ string, c cmd, sc *scope) {
 	for _, s := range scripts {
 		runs, writes, files := sedScan(s.value)
 		if !s.known || runs {
-			a.setFloor(i, SentinelIndirection)
+			a.foreignCode(i, "", "sed", "")
+			for _, cmd := range sedCommands(s.value) {
+				a.payload(cmd, sc, false)
+			}
 		}
 		reads = reads && s.known && !writes
 		for _, f := range files {
@@ -372,6 +406,27 @@ func (a *analyzer) sed(i int, _ string, c cmd, sc *scope) {
 func sedRuns(script string) bool {
 	runs, _, _ := sedScan(script)
 	return runs
+}
+
+// sedCommands lists the commands of a sed script's "e COMMAND" lines,
+// which sed runs with the shell.
+func sedCommands(script string) []string {
+	var cmds []string
+	for _, line := range strings.Split(script, "\n") {
+		for _, part := range strings.Split(line, ";") {
+			part = strings.TrimLeft(part, " \t{}")
+			rest, ok := sedAddress(part)
+			if !ok {
+				continue
+			}
+			rest = strings.TrimLeft(rest, " \t!")
+			if cmd, ok := strings.CutPrefix(rest, "e"); ok && strings.HasPrefix(cmd, " ") {
+				cmds = append(cmds, strings.TrimSpace(line[strings.Index(line, cmd):]))
+				break
+			}
+		}
+	}
+	return cmds
 }
 
 // sedFile is a file a sed script reads (r, R) or writes (w, W, the w flag).
@@ -518,34 +573,4 @@ func sedDelimited(s string, delim byte) int {
 		}
 	}
 	return -1
-}
-
-// awk only reads its files when its program has no output redirection,
-// pipe or system() call, comes from the command line, and no extension is
-// loaded (gawk -i inplace edits in place).
-func (a *analyzer) awk(i int, base string, c cmd, sc *scope) {
-	spec := patternFirstSpecs[base]
-	list, operands := scanArgs(spec.opts, c.args())
-	var programs []field
-	given := false
-	for _, o := range list {
-		switch o.name {
-		case "-e", "--source":
-			given = true
-			if o.has {
-				programs = append(programs, o.value)
-			}
-		case "-f", "--file", "-i", "--include", "-l", "--load":
-			given, programs = true, append(programs, field{}) // code from a file
-		}
-	}
-	if !given && len(operands) > 0 {
-		programs = append(programs, operands[0])
-	}
-	reads := len(programs) > 0
-	for _, p := range programs {
-		reads = reads && p.known && !strings.ContainsAny(p.value, ">|") && !strings.Contains(p.value, "system")
-	}
-	a.readOnly = reads
-	a.patternFirst(i, spec, c.args(), sc)
 }

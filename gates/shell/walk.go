@@ -208,8 +208,11 @@ func (a *analyzer) binary(c *syntax.BinaryCmd, ctx Context, sc *scope) branch {
 func (a *analyzer) pipeline(c *syntax.BinaryCmd, ctx Context, sc *scope) branch {
 	before := sc.dirs
 	var last branch
+	piped := a.piped
 	sc.isolate(func() { a.stmt(c.X, ctx, sc) })
+	a.piped = true // the later stage reads the earlier one's output
 	sc.isolate(func() { last = a.stmt(c.Y, ctx, sc) })
+	a.piped = piped
 	dirs := union(before, union(last.ok, last.fail))
 	return branch{dirs, dirs}
 }
@@ -394,7 +397,7 @@ func (a *analyzer) decl(c *syntax.DeclClause, sc *scope) {
 	i := a.addUnit(Unit{Text: text, Context: CtxDeclaration})
 	for _, as := range c.Args {
 		if as.Name != nil {
-			if injectsEnv(as.Name.Value) && !as.Naked {
+			if !as.Naked && injectsAssign(as) {
 				a.setFloor(i, SentinelIndirection)
 			}
 			sc.vars.unset(as.Name.Value)
@@ -432,7 +435,7 @@ func (a *analyzer) assignment(c *syntax.CallExpr, sc *scope) {
 			continue
 		}
 		name := as.Name.Value
-		if injectsEnv(name) {
+		if injectsAssign(as) {
 			a.setFloor(i, SentinelIndirection)
 		}
 		f := sc.colonTilde(as.Value, sc.word(as.Value, valueMode))
