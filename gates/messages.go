@@ -111,6 +111,8 @@ func sentinelMeaning(s string) string {
 		return s + " (the glob selects more files than toolgate lists, and a path rule could apply to one of them)"
 	case SentinelArming:
 		return s + " (a change that makes later commands run code, such as git configuration and hooks or shell start-up files, is never made unasked)"
+	case shell.SentinelSelf:
+		return s + " (a command that runs toolgate itself could trust a project or change toolgate's state for the person, so it is asked every time)"
 	case SentinelProtected:
 		return s + " (toolgate's own policy files and audit log are never changed unasked)"
 	}

@@ -236,7 +236,7 @@ func bashUnit(m *Memo, u shell.Unit, r Resolver) Outcome {
 		o.D.MatchedAs = res.Value
 		o.Note = "matched as " + quote(res.Value) + " (the options' canonical spelling)"
 	}
-	if u.Floor == shell.SentinelArming { // asked every time, like toolgate's own files
+	if u.Floor == shell.SentinelArming || u.Floor == shell.SentinelSelf { // asked every time, like toolgate's own files
 		if res.Action != policy.Deny {
 			o.D.State, o.D.Rule, o.D.Session, o.D.Sentinel = policy.Ask, nil, false, u.Floor
 		}

@@ -242,7 +242,8 @@ var floorRank = map[string]int{
 	SentinelDynamic:     3,
 	SentinelOpaque:      4,
 	SentinelUnparseable: 5,
-	SentinelArming:      6, // it alone has no session option
+	SentinelArming:      6, // no session option
+	SentinelSelf:        7, // no session option
 }
 
 // setFloor floors unit i with s unless a stronger floor is already set.

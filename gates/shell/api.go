@@ -23,6 +23,11 @@ const (
 	// same command wrote: asked with the code shown, unless a rule names
 	// the program with its code option (Unit.CodeRule).
 	SentinelForeign = "<foreign-code>"
+	// SentinelSelf floors a unit that runs toolgate itself (by base name,
+	// or the running binary's real path): the agent cannot trust a
+	// project, or change toolgate's state, for the person (SPEC §1.1).
+	// Asked every time, with no session option.
+	SentinelSelf = "<toolgate-itself>"
 )
 
 // MaxCommandBytes is the longest command analyzed; a longer one is Unparseable.

@@ -484,7 +484,9 @@ var envCatalog = map[string]envRow{
 	"GIT_EDITOR": pagerRow, "SYSTEMD_PAGER": pagerRow, "PSQL_PAGER": pagerRow, "BAT_PAGER": pagerRow, "DELTA_PAGER": pagerRow,
 	"LESSOPEN": {kind: envProgram}, "LESSCLOSE": {kind: envProgram}, "PROMPT_COMMAND": {kind: envCode},
 	"SHELLOPTS": {kind: envCode}, "BASHOPTS": {kind: envCode}, "PS4": {kind: envCode},
-	"HOME": {kind: envConfig}, "XDG_CONFIG_HOME": {kind: envConfig}, "XDG_CONFIG_DIRS": {kind: envConfig}, "ZDOTDIR": {kind: envConfig},
+	"HOME": {kind: envConfig}, "XDG_CONFIG_HOME": {kind: envConfig},
+	// Where toolgate's own policy, trust store and managed file live.
+	"PI_CODING_AGENT_DIR": {kind: envConfig}, "TOOLGATE_MANAGED_DIR": {kind: envConfig}, "XDG_CONFIG_DIRS": {kind: envConfig}, "ZDOTDIR": {kind: envConfig},
 	"BASH_LOADABLES_PATH": {kind: envCode}, "GCONV_PATH": {kind: envCode}, "LOCPATH": {kind: envCode},
 	"NODE_OPTIONS": {kind: envCode, inert: []string{"--max-old-space-size=", "--max-semi-space-size=", "--enable-source-maps",
 		"--experimental-vm-modules", "--no-warnings", "--no-deprecation", "--trace-warnings", "--trace-deprecation",

@@ -1,10 +1,12 @@
 package shell
 
 import (
+	"os"
 	"path"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -632,6 +634,47 @@ func (a *analyzer) writeThenRun(i int, base string, k commandKind, c cmd, sc *sc
 func (a *analyzer) executableHit(f field, sc *scope) bool {
 	for _, p := range absForms(sc.expandTilde(f).value, sc) {
 		if a.executable[p] {
+			return true
+		}
+	}
+	return false
+}
+
+// selfPath is the running binary's real path ("" when unknown): a unit
+// naming it runs toolgate itself.
+var selfPath = sync.OnceValue(func() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	if real, err := filepath.EvalSymlinks(exe); err == nil {
+		return real
+	}
+	return exe
+})
+
+// isSelf reports whether the command name written as name (with a
+// slash) is the running toolgate binary.
+func isSelf(name string, sc *scope) bool {
+	if !strings.Contains(name, "/") || selfPath() == "" {
+		return false
+	}
+	names := []string{name}
+	if !filepath.IsAbs(name) {
+		// Relative to every directory the command may be in ("" is
+		// unknown: the base name alone cannot tell).
+		names = names[:0]
+		for _, d := range sc.dirs {
+			if d != "" {
+				names = append(names, filepath.Join(d, name))
+			}
+		}
+	}
+	for _, n := range names {
+		if filepath.Clean(n) == selfPath() {
+			return true
+		}
+		if real, err := filepath.EvalSymlinks(n); err == nil && real == selfPath() {
 			return true
 		}
 	}

@@ -103,6 +103,9 @@ func (a *analyzer) run(c cmd, sc *scope) branch {
 	if f := alwaysFloored[base]; f != "" {
 		a.setFloor(i, f)
 	}
+	if base == "toolgate" || isSelf(name.value, sc) {
+		a.setFloor(i, SentinelSelf)
+	}
 	if w, w0 := a.subWrapper(base, c); w != nil {
 		return a.wrapper(i, w, c.with(c.fields[w0:], c.ctx), sc)
 	}
