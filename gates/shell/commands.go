@@ -96,6 +96,9 @@ func (a *analyzer) run(c cmd, sc *scope) branch {
 	}
 	k := commandKinds[base]
 	a.readOnly = readOnlyWith(base, k.readOnlyWrites, k.readOnly, c.args())
+	if w := unnamedWriters[base]; w != nil {
+		w(a, c, sc)
+	}
 	switch {
 	case k.chdir:
 		return a.cd(base, c, sc)
