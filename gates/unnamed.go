@@ -1,6 +1,7 @@
 package gates
 
 import (
+	"path/filepath"
 	"strings"
 
 	"github.com/toolgate/toolgate/gates/paths"
@@ -32,7 +33,11 @@ func intoGuard(c *Call, b bashPath) (sentinel, named string) {
 		return SentinelArming, b.word.Raw
 	}
 	dir := b.path
-	if g := guard(c, dir); g != "" {
+	inGit := belowGit(dir.Abs) || belowGit(dir.Real)
+	// A .git folder is arming as an entry; what is named is what lands
+	// in it (hooks, config). Any other protected destination is named.
+	gitDir := belowGit(filepath.Base(dir.Abs))
+	if g := guard(c, dir); g != "" && !(gitDir && g == SentinelArming) {
 		return g, dir.Abs // the destination is itself protected (.git/hooks, .pi/agents/x)
 	}
 	for _, forms := range [...]string{dir.Abs, dir.Real} {
@@ -48,7 +53,7 @@ func intoGuard(c *Call, b bashPath) (sentinel, named string) {
 	var candidates []string
 	base := dir.Abs
 	switch {
-	case belowGit(dir.Abs) || belowGit(dir.Real):
+	case inGit:
 		candidates = intoGit
 	case sameDir(c, dir, c.Cwd):
 		candidates = intoRepo
@@ -72,6 +77,12 @@ func intoGuard(c *Call, b bashPath) (sentinel, named string) {
 		p := c.fs.New(joinClean(base, rel), "", c.Cwd, c.Home)
 		if g := guard(c, p); g != "" {
 			return g, p.Abs
+		}
+	}
+	if inGit {
+		// Inside .git/hooks or a deeper folder: every name there arms.
+		if g := guard(c, dir); g != "" {
+			return g, dir.Abs
 		}
 	}
 	return SentinelArming, dir.Abs
