@@ -239,6 +239,23 @@ func TestPathWrites(t *testing.T) {
 		{`less -o ~/.bashrc x`, []string{`~/.bashrc=w`, `x=w`}},
 		{`less -R x`, []string{`x=r`}},
 		{`git grep -O'$E ~/.bashrc' pat x`, []string{`~/.bashrc=w`, `x=r`}},
+		// Index-only git commands read the files they name (issue 23.7).
+		{`git add .npmrc`, []string{`.npmrc=r`}},
+		{`git stage .envrc`, []string{`.envrc=r`}},
+		{`git rm --cached .envrc`, []string{`.envrc=r`}},
+		{`git rm .envrc`, []string{`.envrc=w`}},
+		{`git restore --staged .npmrc`, []string{`.npmrc=r`}},
+		{`git restore -S .npmrc`, []string{`.npmrc=r`}},
+		{`git restore --staged --worktree .npmrc`, []string{`.npmrc=w`}},
+		{`git restore .npmrc`, []string{`.npmrc=w`}},
+		{`git reset -- .npmrc`, []string{`.npmrc=r`}},
+		{`git reset --hard -- .npmrc`, []string{`.npmrc=w`}},
+		{`git update-index --assume-unchanged .npmrc`, []string{`.npmrc=r`}},
+		{`git add $OPT .npmrc`, []string{`.npmrc=w`}},
+		// find reads, unless an action writes, deletes or runs.
+		{`find .pi/agents -name '*.md'`, []string{`.pi/agents=r`}},
+		{`find .pi/agents -name '*.md' -delete`, []string{`.pi/agents=w`}},
+		{`find .git/hooks -type f -fprint .git/hooks/x`, []string{`.git/hooks=w`, `.git/hooks/x=w`}},
 	}
 	for _, r := range rows {
 		t.Run(r.cmd, func(t *testing.T) {
