@@ -16,6 +16,9 @@ type bashPath struct {
 	word  shell.PathWord
 	path  paths.Path
 	known bool // the location is known (no unresolved expansion or cd)
+	// named is the protected path a write of unnamed files below this
+	// directory could be (word.Into; see intoGuard), once judged.
+	named string
 }
 
 // wordPaths turns the analysis's path words into path forms: a word with an
@@ -164,6 +167,9 @@ func BashPath(c *Call, r Resolver) Outcome {
 	for _, bp := range wordPaths(c) {
 		res, ok := explicitPath(r, bp.path)
 		g := bp.guard(c)
+		if bp.word.Into && bp.word.Write {
+			g, bp.named = intoGuard(c, bp)
+		}
 		var o Outcome
 		switch {
 		case ok:
@@ -174,6 +180,8 @@ func BashPath(c *Call, r Resolver) Outcome {
 		case !bp.known && (r.HasExplicitPathRule(policy.Deny) || r.HasExplicitPathRule(policy.Ask)):
 			o = Outcome{Gate: verdict.GateBashPath, Kind: Checked, D: Descriptor{
 				Surface: "path", Value: bp.word.Raw, State: policy.Ask, Sentinel: SentinelUnknownPath}}
+		case g != "" && bp.named != "":
+			o = Outcome{Gate: verdict.GateBashPath, Kind: Checked, D: Descriptor{Surface: "path", Value: bp.named, State: policy.Allow}}
 		case g != "":
 			o = Outcome{Gate: verdict.GateBashPath, Kind: Checked, D: Descriptor{Surface: "path", Value: bp.word.Raw, State: policy.Allow}}
 		default:
@@ -196,7 +204,7 @@ func BashPath(c *Call, r Resolver) Outcome {
 	if o.D.State == policy.Allow {
 		return o
 	}
-	what := fmt.Sprintf("path %s%s in bash command %s", quote(all[best].bp.word.Raw), pathWhere(all[best].bp), shownCommand(c.Memo, c.Shell.Command, &c.Shell.Analysis))
+	what := fmt.Sprintf("path %s in bash command %s", all[best].bp.label(), shownCommand(c.Memo, c.Shell.Command, &c.Shell.Analysis))
 	detail := ""
 	if o.D.State == policy.Ask {
 		// Every path that asks is named, and "allow for this session"
@@ -208,7 +216,7 @@ func BashPath(c *Call, r Resolver) Outcome {
 			if cp.o.D.State != policy.Ask {
 				continue
 			}
-			if line := fmt.Sprintf("\n  - %s%s, asked by %s", quote(cp.bp.word.Raw), pathWhere(cp.bp), ruleRef(&cp.o.D)); !slices.Contains(lines, line) {
+			if line := fmt.Sprintf("\n  - %s, asked by %s", cp.bp.label(), ruleRef(&cp.o.D)); !slices.Contains(lines, line) {
 				lines = append(lines, line)
 			}
 			recordable = recordable && len(cp.o.D.SessionPatterns) > 0
@@ -226,6 +234,17 @@ func BashPath(c *Call, r Resolver) Outcome {
 	}
 	fillTexts(&o.D, c.AgentName, what, detail, "Allow this path access?")
 	return o
+}
+
+// label is how a prompt names a path word: the word and where it is; for
+// a directory the command writes unnamed files below, the protected path
+// that could be among them.
+func (b bashPath) label() string {
+	if b.named == "" {
+		return quote(b.word.Raw) + pathWhere(b)
+	}
+	where := quote(b.word.Raw) + pathWhere(b)
+	return fmt.Sprintf("%s, which the command could write: it writes files it does not name below %s", quote(b.named), where)
 }
 
 // pathWhere says where a bash path word really is, when that is not what

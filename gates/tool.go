@@ -549,6 +549,16 @@ func inputDetail(c *Call, state policy.Action) string {
 	return inputLines(c)
 }
 
+// hasDotDot reports whether a path spelling has a ".." component.
+func hasDotDot(p string) bool {
+	for part := range strings.SplitSeq(p, "/") {
+		if part == ".." {
+			return true
+		}
+	}
+	return false
+}
+
 // resolvesTo discloses where a path really leads when that differs from
 // how it was written.
 func resolvesTo(p paths.Path) string {
@@ -558,6 +568,9 @@ func resolvesTo(p paths.Path) string {
 		where = " (its real location cannot be resolved)"
 	case p.Real != "" && p.Real != p.Abs:
 		where = " (resolves to " + quote(p.Real) + ")"
+	case p.Abs != "" && p.Abs != p.Input && hasDotDot(p.Input):
+		// src/../../x reads like a path in the project; say where it is.
+		where = " (resolves to " + quote(p.Abs) + ")"
 	}
 	if h, ok := p.Host(); ok && h.Abs != "" && h.Abs != p.Abs {
 		// The host opens the path in its own spelling (SPEC §2).

@@ -75,6 +75,17 @@ func wireCorpus(t testing.TB, dir string) [][]byte {
 		{"mcp", `{"search":5}`},
 		{"skill", `{"name":"pdf"}`},
 		{"my_tool", `{"path":"a.txt"}`},
+		// Input shape: a missing or empty required field, the aliases of
+		// path, an alias beside the field.
+		{"read", `{}`},
+		{"read", `{"path":"  "}`},
+		{"write", `{"content":"x"}`},
+		{"edit", `{"file_path":"src/x.go","oldText":"a","newText":"b"}`},
+		{"read", `{"filePath":"a.txt"}`},
+		{"read", `{"path":"a.txt","file_path":"/etc/passwd"}`},
+		{"read", `{"file_path":"a.txt","filePath":"/etc/passwd"}`},
+		{"grep", `{"pattern":"TODO"}`},
+		{"ls", `{}`},
 	}
 	var lines []string
 	for _, in := range inputs {

@@ -24,10 +24,16 @@ type inputFacts struct {
 // readInput checks a decoded input (checkInputKeys, checkToolFields,
 // shellFor, in decodeParams' order) and reads its facts.
 func readInput(name string, input object, raw []byte, pol *policy.Policy, host string) (*inputFacts, error) {
+	if err := readPathAliases(name, input, pol); err != nil {
+		return nil, err
+	}
 	if err := checkInputKeys(name, input, pol); err != nil {
 		return nil, err
 	}
 	if err := checkToolFields(name, input); err != nil {
+		return nil, err
+	}
+	if err := checkInputShape(name, input); err != nil {
 		return nil, err
 	}
 	in := &inputFacts{input: input, raw: raw, bounded: boundedInput(raw)}

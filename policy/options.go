@@ -42,6 +42,7 @@ type cmdSpec struct {
 	nestedSame bool            // a nested subcommand is read with the parent's subs (docker container rm is docker rm)
 	find       bool            // find: the expression's primaries are options
 	tarOld     bool            // tar: a first word without a dash is a cluster (tar xzf f)
+	signals    bool            // kill: every spelling of a signal is read as -s=NUMBER
 	plusForce  bool            // git push: an operand "+ref" forces
 	// kinds maps the first operand's short and plural names to one
 	// (kubectl delete ns x is kubectl delete namespace x); a first operand
@@ -210,12 +211,12 @@ func buildSpecGroup(g int) map[string]*cmdSpec {
 			"shred":    opt(gnu, "ns", "force:-f iterations=:-n remove:-u size=:-s verbose:-v exact:-x zero:-z random-source=", ""),
 			"truncate": opt(gnu, "sr", "no-create:-c io-blocks:-o reference=:-r size=:-s", ""),
 			"ls":       opt(gnu, "wIT", "all:-a almost-all:-A long recursive:-R reverse:-r human-readable:-h directory:-d dereference:-L", ""),
-			"kill":     opt("", "sn", "signal=:-s", ""),
+			"kill":     killSpec(),
 			"dd":       opt("", "", "", ""),
 			"unlink":   opt("pa", "", "", ""),
 		}
 	case specGrep:
-		grep := opt(gnu, "efmABCdD", "recursive:-r dereference-recursive:-R ignore-case:-i regexp=:-e file=:-f files-with-matches:-l files-without-match:-L line-number:-n invert-match:-v extended-regexp:-E fixed-strings:-F basic-regexp:-G perl-regexp:-P word-regexp:-w line-regexp:-x count:-c no-filename:-h with-filename:-H only-matching:-o quiet:-q silent:-q no-messages:-s max-count=:-m after-context=:-A before-context=:-B context=:-C include= exclude= exclude-dir= null:-Z text:-a", "y:-i")
+		grep := opt(gnu, "efmABCdD", "recursive:-r dereference-recursive:-r,-R ignore-case:-i regexp=:-e file=:-f files-with-matches:-l files-without-match:-L line-number:-n invert-match:-v extended-regexp:-E fixed-strings:-F basic-regexp:-G perl-regexp:-P word-regexp:-w line-regexp:-x count:-c no-filename:-h with-filename:-H only-matching:-o quiet:-q silent:-q no-messages:-s max-count=:-m after-context=:-A before-context=:-B context=:-C include= exclude= exclude-dir= null:-Z text:-a", "y:-i R:-r,-R")
 		return map[string]*cmdSpec{"grep": grep, "egrep": grep, "fgrep": grep}
 	case specSed:
 		sed := opt(gnu, "efl", "expression=:-e file=:-f in-place:-i quiet:-n silent:-n regexp-extended:-E separate:-s null-data:-z unbuffered:-u line-length=:-l posix sandbox debug follow-symlinks", "r:-E")
@@ -230,7 +231,7 @@ func buildSpecGroup(g int) map[string]*cmdSpec {
 	case specWget:
 		return map[string]*cmdSpec{"wget": opt(gnu, "OoaPtTUeiBwQlARDIXn", "output-document=:-O output-file=:-o append-output=:-a directory-prefix=:-P tries=:-t timeout=:-T user-agent=:-U execute=:-e input-file=:-i base=:-B wait=:-w quota=:-Q level=:-l accept=:-A reject=:-R domains=:-D include-directories=:-I exclude-directories=:-X recursive:-r mirror:-m quiet:-q verbose:-v no-verbose:-n=v continue:-c no-clobber:-n=c no-parent:-n=p no-directories:-n=d no-host-directories:-n=H page-requisites:-p convert-links:-k background:-b timestamping:-N spider delete-after no-check-certificate post-data= post-file= body-data= body-file= method= header= user= password=", "")}
 	case specRsync:
-		return map[string]*cmdSpec{"rsync": opt(gnu, "eBfT", "archive:-a,-r verbose:-v compress:-z recursive:-r dry-run:-n rsh=:-e delete delete-before delete-after delete-during delete-excluded remove-source-files exclude= include= exclude-from= include-from= filter=:-f force links:-l perms:-p times:-t group:-g owner:-o checksum:-c update:-u inplace partial progress human-readable:-h relative:-R", "a:-a,-r")}
+		return map[string]*cmdSpec{"rsync": opt(gnu, "eBfT", "archive:-a,-r verbose:-v compress:-z recursive:-r dry-run:-n rsh=:-e delete:--delete del:--delete delete-before:--delete,--delete-before delete-after:--delete,--delete-after delete-during:--delete,--delete-during delete-delay:--delete,--delete-delay delete-excluded:--delete,--delete-excluded delete-missing-args:--delete,--delete-missing-args remove-source-files exclude= include= exclude-from= include-from= filter=:-f force links:-l perms:-p times:-t group:-g owner:-o checksum:-c update:-u inplace partial progress human-readable:-h relative:-R", "a:-a,-r")}
 	case specFind:
 		return map[string]*cmdSpec{"find": {find: true}}
 	case specGit:
@@ -418,6 +419,9 @@ func (p *optParser) read(spec *cmdSpec, args []string) bool {
 	}
 	if spec.tarOld && len(args) > 0 && isLetters(args[0]) {
 		args = append([]string{"-" + args[0]}, args[1:]...)
+	}
+	if spec.signals {
+		args = signalArgs(args)
 	}
 	if spec.subs == nil {
 		_, ok := p.options(spec, args, false)

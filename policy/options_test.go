@@ -197,6 +197,48 @@ func TestOptionSpellings(t *testing.T) {
 		{"npm publish *", "deny", "npm --registry=https://r publish", Deny},
 		{"npm test", "deny", "npm t --verbose", Deny},
 		{"npm test", "deny", "npm run test", Allow},
+		// kill: a signal by number or name, with or without SIG, in any
+		// option that gives one.
+		{"kill -9 *", "deny", "kill -9 123", Deny},
+		{"kill -9 *", "deny", "kill -s 9 123", Deny},
+		{"kill -9 *", "deny", "kill -s KILL 123", Deny},
+		{"kill -9 *", "deny", "kill -s SIGKILL 123", Deny},
+		{"kill -9 *", "deny", "kill -KILL 123", Deny},
+		{"kill -9 *", "deny", "kill -SIGKILL 123", Deny},
+		{"kill -9 *", "deny", "kill -kill 123", Deny},
+		{"kill -9 *", "deny", "kill --signal=9 123", Deny},
+		{"kill -9 *", "deny", "kill --signal KILL 123", Deny},
+		{"kill -9 *", "deny", "kill -n 9 123", Deny},
+		{"kill -9 *", "deny", "kill -s9 123", Deny},
+		{"kill -KILL *", "deny", "kill -9 123", Deny},
+		{"kill -s KILL *", "deny", "kill -SIGKILL 123", Deny},
+		{"kill -9 *", "deny", "kill 123", Allow},
+		{"kill -9 *", "deny", "kill -15 123", Allow},
+		{"kill -9 *", "deny", "kill -TERM 123", Allow},
+		{"kill -9 *", "deny", "kill -l 9", Allow},
+		{"kill -HUP *", "ask", "kill -s 1 42", Ask},
+		{"kill -TERM *", "ask", "kill -SIGTERM 42", Ask},
+		{"kill -STOP *", "ask", "kill -19 42", Ask},
+		// rsync: every deletion option is --delete too.
+		{"rsync --delete *", "deny", "rsync -a --delete src/ dst/", Deny},
+		{"rsync --delete *", "deny", "rsync -a --del src/ dst/", Deny},
+		{"rsync --delete *", "deny", "rsync -a --delete-during src/ dst/", Deny},
+		{"rsync --delete *", "deny", "rsync -a --delete-after src/ dst/", Deny},
+		{"rsync --delete *", "deny", "rsync -a --delete-before src/ dst/", Deny},
+		{"rsync --delete *", "deny", "rsync -a --delete-delay src/ dst/", Deny},
+		{"rsync --delete *", "deny", "rsync -a --delete-excluded src/ dst/", Deny},
+		{"rsync --delete *", "deny", "rsync -a --delete-missing-args src/ dst/", Deny},
+		{"rsync --delete *", "deny", "rsync src/ dst/ --delete-after", Deny},
+		{"rsync --delete *", "deny", "rsync -a src/ dst/", Allow},
+		{"rsync --delete-after *", "deny", "rsync -a --delete src/ dst/", Allow}, // the narrower rule names the narrower option
+		// grep -R follows links and recurses: it is -r as well.
+		{"grep -r *", "deny", "grep -R x .", Deny},
+		{"grep -r *", "deny", "grep -iR x .", Deny},
+		{"grep -r *", "deny", "grep --dereference-recursive x .", Deny},
+		{"grep -r *", "deny", "grep --recursive x .", Deny},
+		{"grep -R *", "deny", "grep -r x .", Allow},
+		{"grep -R *", "deny", "grep -R x .", Deny},
+		{"grep -r *", "deny", "grep x .", Allow},
 	}
 	for _, r := range rows {
 		t.Run(r.rule+" | "+r.unit, func(t *testing.T) {

@@ -677,6 +677,17 @@ func (s *Stream) envelope(env map[string]json.RawMessage, perr error) ([]byte, b
 			// A response: never answered (PROTOCOL.md). One toolgate cannot
 			// match to a request of its own is dropped.
 			id, idOK := validID(rawID)
+			if idOK && id != nil && hasResult && hasError && near == "" {
+				// Both: the answer cannot be read one way. It fails the
+				// request it answers now (a prompt blocks), rather than
+				// leaving it to time out.
+				b, err := json.Marshal(errorResponse{JSONRPC: "2.0", ID: id, Error: wireError{Code: CodeInvalidRequest,
+					Message: "invalid response: it has both result and error"}})
+				if err != nil {
+					return nil, false
+				}
+				return b, false
+			}
 			if !idOK || id == nil || hasResult == hasError || near != "" {
 				return nil, false
 			}

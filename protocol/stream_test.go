@@ -75,6 +75,18 @@ func errorCode(m map[string]any) float64 {
 	return c
 }
 
+// TestStreamResultAndError: an answer with both result and error reaches
+// the waiting request as an error.
+func TestStreamResultAndError(t *testing.T) {
+	got, written, _ := readAll(t, `{"jsonrpc":"2.0","id":"tg-1","result":{"choice":"allow_once"},"error":{"code":1,"message":"x"}}`+"\n", FramingNewline)
+	if len(written) != 0 || len(got) != 1 {
+		t.Fatalf("written %v, passed %v: want one message passed and nothing written", written, got)
+	}
+	if got[0]["id"] != "tg-1" || errorCode(got[0]) != CodeInvalidRequest || got[0]["result"] != nil {
+		t.Fatalf("passed %v, want an error response to tg-1", got[0])
+	}
+}
+
 func TestStreamNewline(t *testing.T) {
 	cases := []struct {
 		name      string
@@ -102,7 +114,9 @@ func TestStreamNewline(t *testing.T) {
 		{"response without id gets no reply", `{"jsonrpc":"2.0","result":1}` + "\n", 0, nil, false},
 		{"response with a negative id gets no reply", `{"jsonrpc":"2.0","id":-4,"result":1}` + "\n", 0, nil, false},
 		{"response with an object id gets no reply", `{"jsonrpc":"2.0","id":{"a":1},"error":{}}` + "\n", 0, nil, false},
-		{"response with result and error gets no reply", `{"jsonrpc":"2.0","id":"tg-1","result":1,"error":{}}` + "\n", 0, nil, false},
+		// Both result and error: the request it answers fails now (an
+		// error response passed on, never a reply), not at its timeout.
+		{"response with result and error fails its request", `{"jsonrpc":"2.0","id":"tg-1","result":1,"error":{}}` + "\n", 1, nil, false},
 		{"response with a miscased key gets no reply", `{"jsonrpc":"2.0","id":"tg-1","Result":{"choice":"allow_once"}}` + "\n", 0, nil, false},
 		// Keys are exact: a near miss of an envelope key is refused by id.
 		{"miscased method refused", `{"jsonrpc":"2.0","id":4,"Method":"tool_call"}` + "\n", 0, []float64{CodeInvalidRequest}, false},

@@ -29,6 +29,7 @@ type pathWant struct {
 	known      bool
 	dir        string
 	redirect   bool
+	into       bool
 }
 
 type row struct {
@@ -80,6 +81,11 @@ type redirectFlag struct{}
 
 var redir redirectFlag
 
+// intoFlag marks a directory below which the command writes unnamed files.
+type intoFlag struct{}
+
+var into intoFlag
+
 // p builds an expected known path word; opts are in(dir) and redir.
 func p(raw, value string, opts ...any) pathWant {
 	return pathOpts(pathWant{raw: raw, value: value, known: true, dir: "@CWD@"}, opts)
@@ -97,6 +103,8 @@ func pathOpts(w pathWant, opts []any) pathWant {
 			w.dir = string(o)
 		case redirectFlag:
 			w.redirect = true
+		case intoFlag:
+			w.into = true
 		default:
 			panic(fmt.Sprintf("p(%q): unexpected option %v", w.raw, o))
 		}
@@ -153,15 +161,22 @@ func (fx fixture) showWantUnits(units []unitWant) []string {
 func (fx fixture) showPaths(paths []PathWord) []string {
 	out := make([]string, len(paths))
 	for i, p := range paths {
-		out[i] = fx.unexpand(fmt.Sprintf("%s=%s known=%v in=%s redir=%v", p.Raw, p.Value, p.Known, p.Dir, p.Redirect))
+		out[i] = fx.unexpand(fmt.Sprintf("%s=%s known=%v in=%s redir=%v", p.Raw, p.Value, p.Known, p.Dir, p.Redirect)) + intoMark(p.Into)
 	}
 	return out
+}
+
+func intoMark(into bool) string {
+	if into {
+		return " into"
+	}
+	return ""
 }
 
 func (fx fixture) showWantPaths(paths []pathWant) []string {
 	out := make([]string, len(paths))
 	for i, p := range paths {
-		out[i] = fmt.Sprintf("%s=%s known=%v in=%s redir=%v", p.raw, p.value, p.known, p.dir, p.redirect)
+		out[i] = fmt.Sprintf("%s=%s known=%v in=%s redir=%v", p.raw, p.value, p.known, p.dir, p.redirect) + intoMark(p.into)
 	}
 	return out
 }
@@ -565,7 +580,7 @@ var analyzeRows = []row{
 	{cmd: `awk -F: -f prog.awk /etc/passwd`, units: us(u(`awk -F: -f prog.awk /etc/passwd`)), paths: ps(p(`prog.awk`, `prog.awk`), p(`/etc/passwd`, `/etc/passwd`))},
 	{cmd: `sed -n '/^export/p' README.md`, units: us(u(`sed -n /^export/p README.md`)), paths: ps(p(`README.md`, `README.md`))},
 	{cmd: `sd 'a' 'b' README.md`, units: us(u(`sd a b README.md`)), paths: ps(p(`README.md`, `README.md`))},
-	{cmd: `tar -xzf a.tgz -C /tmp`, units: us(u(`tar -xzf a.tgz -C /tmp`)), paths: ps(p(`/tmp`, `/tmp`))},
+	{cmd: `tar -xzf a.tgz -C /tmp`, units: us(u(`tar -xzf a.tgz -C /tmp`)), paths: ps(p(`/tmp`, `/tmp`, into), p(`/tmp`, `/tmp`))},
 	{cmd: `git log -- src/a.ts`, units: us(u(`git log -- src/a.ts`)), paths: ps(p(`src/a.ts`, `src/a.ts`))},
 	{cmd: `ls -la ~`, units: us(u(`ls -la ~`)), paths: ps(p(`~`, `@HOME@`))},
 	{cmd: `echo ~/x`, units: us(u(`echo ~/x`)), paths: ps(p(`~/x`, `@HOME@/x`))},
@@ -605,7 +620,7 @@ var analyzeRows = []row{
 
 	// More path words.
 	{cmd: `cat link/x.txt`, units: us(u(`cat link/x.txt`)), paths: ps(p(`link/x.txt`, `link/x.txt`))},
-	{cmd: `cp -r ~/.ssh .`, units: us(u(`cp -r ~/.ssh .`)), paths: ps(p(`~/.ssh`, `@HOME@/.ssh`), p(`.`, `.`))},
+	{cmd: `cp -r ~/.ssh .`, units: us(u(`cp -r ~/.ssh .`)), paths: ps(p(`.ssh`, `.ssh`, into), p(`~/.ssh`, `@HOME@/.ssh`), p(`.`, `.`))},
 	{cmd: `rm -rf node_modules/.cache`, units: us(u(`rm -rf node_modules/.cache`)), paths: ps(p(`node_modules/.cache`, `node_modules/.cache`))},
 	{cmd: `echo $HOME`, units: us(u(`echo $HOME`)), paths: ps(p(`$HOME`, `@HOME@`))},
 	{cmd: `ls ../`, units: us(u(`ls ../`)), paths: ps(p(`../`, `../`))},
@@ -618,7 +633,7 @@ var analyzeRows = []row{
 	{cmd: `curl FILE://localhost/etc/shadow`, units: us(u(`curl FILE://localhost/etc/shadow`)), paths: ps(p(`FILE://localhost/etc/shadow`, `/etc/shadow`))},
 	{cmd: `docker run --rm -v $(pwd):/app node:20 npm test`, units: us(u(`docker run --rm -v $(pwd):/app node:20 npm test`), u(`npm test`, CtxWrapped), u(`pwd`, CtxCmdSubst)), paths: ps(pu(`$(pwd):/app`))},
 	{cmd: `jq '.name' package.json`, units: us(u(`jq .name package.json`)), paths: ps(p(`.name`, `.name`))},
-	{cmd: `cp -r src/ /tmp/backup/`, units: us(u(`cp -r src/ /tmp/backup/`)), paths: ps(p(`src/`, `src/`), p(`/tmp/backup/`, `/tmp/backup/`))},
+	{cmd: `cp -r src/ /tmp/backup/`, units: us(u(`cp -r src/ /tmp/backup/`)), paths: ps(p(`/tmp/backup/`, `/tmp/backup`, into), p(`src/`, `src/`), p(`/tmp/backup/`, `/tmp/backup/`))},
 	{cmd: `echo $(<~/.ssh/id_rsa)`, units: us(u(`echo $(<~/.ssh/id_rsa)`), u(`<~/.ssh/id_rsa`, CtxCmdSubst)), paths: ps(p(`~/.ssh/id_rsa`, `@HOME@/.ssh/id_rsa`, redir))},
 	{cmd: `git diff HEAD~1 -- src/`, units: us(u(`git diff HEAD~1 -- src/`)), paths: ps(p(`src/`, `src/`))},
 

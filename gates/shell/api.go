@@ -122,6 +122,11 @@ type PathWord struct {
 	// to only read its arguments (cat, grep, git log … are; unknown
 	// commands are not).
 	Write bool
+	// Into is set for a directory below which the command writes files
+	// that its words do not name (an archive extracted there, a tree
+	// copied, moved or checked out into it; SPEC §4): any path below
+	// Value may be written. Write is set too.
+	Into bool
 }
 
 // Options configure an analysis.

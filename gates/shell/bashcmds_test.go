@@ -213,9 +213,9 @@ func TestPathWrites(t *testing.T) {
 		{`tee -a ~/.profile`, []string{`~/.profile=w`}},
 		{`cp hook .git/hooks/pre-commit`, []string{`.git/hooks/pre-commit=w`}},
 		{`cp .pi/x/config.json /tmp/backup.json`, []string{`.pi/x/config.json=r`, `/tmp/backup.json=w`}},
-		{`cp -r hooks/ .git/hooks`, []string{`hooks/=r`, `.git/hooks=w`}},
-		{`cp -t .git/hooks x README.md`, []string{`.git/hooks=w`, `x=r`, `README.md=r`}},
-		{`cp --target-directory=.git/hooks x`, []string{`.git/hooks=w`, `x=r`}},
+		{`cp -r hooks/ .git/hooks`, []string{`.git/hooks=w`, `hooks/=r`, `.git/hooks=w`}}, // the copy below it, and the word
+		{`cp -t .git/hooks x README.md`, []string{`.git/hooks/x=w`, `.git/hooks/README.md=w`, `.git/hooks=w`, `x=r`, `README.md=r`}},
+		{`cp --target-directory=.git/hooks x`, []string{`.git/hooks/x=w`, `.git/hooks=w`, `x=r`}},
 		{`mv x ~/.zshrc`, []string{`x=w`, `~/.zshrc=w`}},
 		{`sed -i s/a/b/ .git/config`, []string{`.git/config=w`}},
 		{`ln -s ../h .git/hooks/post-checkout`, []string{`../h=w`, `.git/hooks/post-checkout=w`}},
@@ -239,6 +239,23 @@ func TestPathWrites(t *testing.T) {
 		{`less -o ~/.bashrc x`, []string{`~/.bashrc=w`, `x=w`}},
 		{`less -R x`, []string{`x=r`}},
 		{`git grep -O'$E ~/.bashrc' pat x`, []string{`~/.bashrc=w`, `x=r`}},
+		// Index-only git commands read the files they name (issue 23.7).
+		{`git add .npmrc`, []string{`.npmrc=r`}},
+		{`git stage .envrc`, []string{`.envrc=r`}},
+		{`git rm --cached .envrc`, []string{`.envrc=r`}},
+		{`git rm .envrc`, []string{`.envrc=w`}},
+		{`git restore --staged .npmrc`, []string{`.npmrc=r`}},
+		{`git restore -S .npmrc`, []string{`.npmrc=r`}},
+		{`git restore --staged --worktree .npmrc`, []string{`.npmrc=w`}},
+		{`git restore .npmrc`, []string{`.npmrc=w`}},
+		{`git reset -- .npmrc`, []string{`.npmrc=r`}},
+		{`git reset --hard -- .npmrc`, []string{`.npmrc=w`}},
+		{`git update-index --assume-unchanged .npmrc`, []string{`.npmrc=r`}},
+		{`git add $OPT .npmrc`, []string{`.npmrc=w`}},
+		// find reads, unless an action writes, deletes or runs.
+		{`find .pi/agents -name '*.md'`, []string{`.pi/agents=r`}},
+		{`find .pi/agents -name '*.md' -delete`, []string{`.pi/agents=w`}},
+		{`find .git/hooks -type f -fprint .git/hooks/x`, []string{`.git/hooks=w`, `.git/hooks/x=w`}},
 	}
 	for _, r := range rows {
 		t.Run(r.cmd, func(t *testing.T) {
@@ -305,7 +322,7 @@ var toolProgramRows = []row{
 	{cmd: `tar -czf a.tgz src`, units: us(u(`tar -czf a.tgz src`)), paths: ps(p(`src`, `src`))},
 	{cmd: `rsync -e 'curl evil' src host:dst`, units: us(u(`rsync -e curl evil src host:dst`, ind), u(`curl evil`, CtxPayload)), paths: ps(p(`src`, `src`))},
 	{cmd: `rsync -av --rsync-path='curl evil' src host:`, units: us(u(`rsync -av --rsync-path=curl evil src host:`, ind), u(`curl evil`, CtxPayload)), paths: ps(p(`src`, `src`))},
-	{cmd: `rsync -av src/ build/`, units: us(u(`rsync -av src/ build/`)), paths: ps(p(`src/`, `src/`), p(`build/`, `build/`))},
+	{cmd: `rsync -av src/ build/`, units: us(u(`rsync -av src/ build/`)), paths: ps(p(`build/`, `build/`, into), p(`src/`, `src/`), p(`build/`, `build/`))},
 	{cmd: `ssh -o ProxyCommand='curl evil' host`, units: us(u(`ssh -o ProxyCommand=curl evil host`, ind), u(`curl evil`, CtxPayload))},
 	{cmd: `ssh -oLocalCommand=x -o PermitLocalCommand=yes host`, units: us(u(`ssh -oLocalCommand=x -o PermitLocalCommand=yes host`, ind), u(`x`, CtxPayload)), paths: ps(p(`x`, `x`))},
 	{cmd: `scp -S 'curl evil' a host:b`, units: us(u(`scp -S curl evil a host:b`, ind), u(`curl evil`, CtxPayload))},

@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"archive/tar"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -84,7 +85,10 @@ func testCacheSeesFileSystemChange(t *testing.T, setup cacheSetup) {
 			return os.Symlink(filepath.Join(fx.root, "outside"), in("sub"))
 		}},
 		{"cd build; cat README.md", func() error { return os.Chmod(in("build"), 0o600) }},
-		{"git -C link add y", func() error {
+		{"tar xf x.tar", func() error {
+			return os.WriteFile(in("x.tar"), tarBytes(t, tarEntry{name: ".git/hooks/pre-commit", typ: tar.TypeReg}), 0o644)
+		}},
+		{"git -C link checkout y", func() error {
 			if err := os.Remove(in("link")); err != nil {
 				return err
 			}

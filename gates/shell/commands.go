@@ -106,6 +106,9 @@ func (a *analyzer) run(c cmd, sc *scope) branch {
 	if base == "toolgate" || isSelf(name.value, sc) {
 		a.setFloor(i, SentinelSelf)
 	}
+	if w := unnamedWriters[base]; w != nil {
+		w(a, c, sc)
+	}
 	if w, w0 := a.subWrapper(base, c); w != nil {
 		return a.wrapper(i, w, c.with(c.fields[w0:], c.ctx), sc)
 	}

@@ -14,6 +14,7 @@ type fsView struct {
 	listings  map[string][]string
 	statsLeft int
 	readsLeft int
+	listsLeft int // archives and patches listed (listNames)
 	// reads, when set, records every question put to the file system
 	// with its answer, in order (see Cache).
 	reads *[]fsRead
@@ -41,6 +42,8 @@ const (
 	opIsDir
 	opNames
 	opRealDir
+	opArchive // the names an archive file writes (listArchive)
+	opPatch   // the names a patch file names (listPatch)
 )
 
 // ask answers r's question from the file system now.
@@ -57,6 +60,10 @@ func (r fsRead) ask() fsRead {
 		out.names, out.found = fsNames(r.path)
 	case opRealDir:
 		out.real = fsRealDir(r.path)
+	case opArchive:
+		out.names, out.found = listArchive(r.path)
+	case opPatch:
+		out.names, out.found = listPatch(r.path)
 	}
 	return out
 }
@@ -98,7 +105,7 @@ func (v *fsView) enterableDir(path string) (enter, ok bool) {
 type entry struct{ dir, name string }
 
 func newFSView() fsView {
-	return fsView{statsLeft: maxStats, readsLeft: maxDirReads} // maps are made on first use
+	return fsView{statsLeft: maxStats, readsLeft: maxDirReads, listsLeft: maxLists} // maps are made on first use
 }
 
 // exists reports whether name names an entry (a dangling symlink included)

@@ -405,11 +405,17 @@ var readOnlyGit = map[string]bool{
 // files its words name; writes and ok are base's row of readOnlyCommands,
 // as commandKinds holds it.
 func readOnlyWith(base string, writes []string, ok bool, args []field) bool {
-	if base == "git" {
+	switch base {
+	case "git":
+		if len(args) > 0 && args[0].known && gitIndexOnly(args[0].value, args[1:]) {
+			return true
+		}
 		if len(args) == 0 || !args[0].known || !readOnlyGit[args[0].value] {
 			return false
 		}
 		writes, ok, args = []string{"--output"}, true, args[1:]
+	case "find":
+		return findReadOnly(args)
 	}
 	if !ok {
 		return false
