@@ -70,6 +70,7 @@ type Policy struct {
 	AuditLog       string
 	InfraReadPaths []string
 	ShellTools     map[string]ShellTool
+	Sandbox        Sandbox
 	Sources        []Source
 	Warnings       []Warning
 	// MCPServers are the server names mcp.json declares.
@@ -423,6 +424,7 @@ var mcpBaselineTargets = []string{"mcp_status", "mcp_list", "mcp_search", "mcp_d
 // "$HOME" in patterns.
 func Compose(files []ScopeFile, home string) *Policy {
 	p := &Policy{home: home, PromptTimeout: DefaultPromptTimeout, ShellTools: map[string]ShellTool{}}
+	p.Sandbox.Mode, p.Sandbox.set = SandboxOff, SandboxOff
 	broken := false
 	untrustedRules := false
 	var trustedFiles []ScopeFile
@@ -579,6 +581,7 @@ func (p *Policy) applyKnobs(sf ScopeFile) {
 	if k.PermissionReviewLog != nil && !trusted {
 		ignore("permissionReviewLog")
 	}
+	p.applySandbox(sf, trusted, ignore)
 	if k.PromptTimeoutMs != nil {
 		p.PromptTimeout = time.Duration(*k.PromptTimeoutMs) * time.Millisecond
 	}

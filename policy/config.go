@@ -72,6 +72,7 @@ type Knobs struct {
 	InfraReadPathsSet   bool
 	ShellTools          []ShellTool
 	PermissionReviewLog *bool
+	Sandbox             SandboxKnobs
 }
 
 // File is one parsed policy file.
@@ -412,6 +413,8 @@ func (p *parser) top(v *jval) {
 			p.strings(&m.Value, key)
 		case key == "shellTools":
 			p.shellTools(&m.Value)
+		case sandboxKeys[key]:
+			p.sandboxKnob(key, &m.Value)
 		case legacyKeys[key]:
 			p.legacyKey(key, m)
 		case !acceptedKeys[key]:
