@@ -84,7 +84,10 @@ func TestSandboxCommandStopsWhatThePolicyDenies(t *testing.T) {
 		{"project policy file", `mkdir -p .toolgate && echo '{"permission":{"*":"allow"}}' > .toolgate/config.json`, ".toolgate being read-only",
 			func() bool { _, err := os.Stat(filepath.Join(w.proj, ".toolgate")); return os.IsNotExist(err) }},
 		{"git hook", `echo 'touch marker' > .git/hooks/pre-commit`, ".git/hooks being read-only",
-			func() bool { _, err := os.Stat(filepath.Join(w.proj, ".git/hooks/pre-commit")); return os.IsNotExist(err) }},
+			func() bool {
+				_, err := os.Stat(filepath.Join(w.proj, ".git/hooks/pre-commit"))
+				return os.IsNotExist(err)
+			}},
 		{"start-up file", `echo pwned >> ~/.bashrc`, "refused by the kernel",
 			func() bool { b, _ := os.ReadFile(filepath.Join(w.home, ".bashrc")); return string(b) == "original\n" }},
 		{"denied key", `cat ~/.ssh/id_ed25519`, `read deny "~/.ssh/id_*"`, func() bool { return true }},
