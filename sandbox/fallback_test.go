@@ -79,3 +79,18 @@ func itoa(n int) string {
 	}
 	return string(b)
 }
+
+// TestNoProcForAPIDNamespace: where /proc cannot be mounted for a PID
+// namespace, the command runs without one, confined as before, and says so.
+func TestNoProcForAPIDNamespace(t *testing.T) {
+	w := newWorld(t)
+	var out, errb bytes.Buffer
+	code, err := run(w.profile(), Command{Argv: []string{"sh", "-c", "echo x > .git/config; echo $$"}, Env: w.env, Stdout: &out, Stderr: &errb},
+		options{noProc: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code != 0 || !strings.Contains(errb.String(), "Read-only file system") || !strings.Contains(errb.String(), "without one") {
+		t.Errorf("exit %d\n%s\n%s", code, out.String(), errb.String())
+	}
+}

@@ -19,12 +19,13 @@ type Command struct {
 type stageConfig struct {
 	Profile    *Profile `json:"profile"`
 	Argv       []string `json:"argv"`
-	Empty      string   `json:"empty"`      // an empty read-only file to cover hidden files with
 	Namespaces bool     `json:"namespaces"` // the stage runs in new user and mount namespaces
 	PID        bool     `json:"pid"`        // … and a new PID namespace
 	NetNS      bool     `json:"netns"`      // … and a new network namespace
 	LandlockV  int      `json:"landlockABI"`
+	// NoProc makes the stage act as where /proc cannot be mounted (tests).
+	NoProc bool `json:"noProc,omitempty"`
 }
 
 // options are Run's switches for tests of a machine without namespaces.
-type options struct{ noNamespaces bool }
+type options struct{ noNamespaces, noProc bool }

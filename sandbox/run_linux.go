@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -34,15 +35,20 @@ func run(p *Profile, c Command, o options) (int, error) {
 	if stderr == nil {
 		stderr = io.Discard
 	}
-	rep := Probe()
+	abi := landlockABI()
+	real := probe("", abi, nsAllowed) // what Run uses: the pretend switch never weakens it
+	rep := real
+	if pretend := os.Getenv(PretendEnv); pretend != "" {
+		rep = probe(pretend, abi, nsAllowed)
+	}
 	if p.Mode == "required" && !rep.ProtectedEnforced() {
 		return 0, fmt.Errorf("sandbox is required but this machine cannot enforce it: %s", strings.Join(rep.Missing, "; "))
 	}
-	real := probe("", landlockABI(), nsAllowed) // what Run uses: the pretend switch never weakens it
 	cfg := stageConfig{Profile: p, Argv: c.Argv, LandlockV: real.LandlockABI}
 	cfg.Namespaces = real.Has("user") && real.Has("mount") && !o.noNamespaces
 	cfg.PID = cfg.Namespaces && real.Has("pid")
 	cfg.NetNS = cfg.Namespaces && p.NetworkOff && real.Has("net")
+	cfg.NoProc = o.noProc
 	if real.LandlockABI == 0 {
 		fmt.Fprintln(stderr, "toolgate sandbox: warning: no Landlock on this machine: writes outside the write roots are not stopped by the kernel")
 	}
@@ -60,17 +66,13 @@ func run(p *Profile, c Command, o options) (int, error) {
 		if created, err = placeholders(p.ReadOnly); err != nil {
 			return 0, err
 		}
-		dir, err := os.MkdirTemp("", "toolgate-sandbox-")
-		if err != nil {
-			return 0, fmt.Errorf("sandbox: %w", err)
-		}
-		defer os.RemoveAll(dir)
-		cfg.Empty = filepath.Join(dir, "empty")
-		if err := os.WriteFile(cfg.Empty, nil, 0); err != nil { // unreadable too: a read fails, and says so
-			return 0, fmt.Errorf("sandbox: %w", err)
-		}
 	}
 	code, err := start(cfg, c)
+	if errors.Is(err, errRetryNoPID) {
+		fmt.Fprintln(stderr, "toolgate sandbox: warning: /proc cannot be mounted for a PID namespace here: the command runs without one (it sees the user's other processes)")
+		cfg.PID = false
+		code, err = start(cfg, c)
+	}
 	defer func() {
 		if code != 0 && err == nil {
 			fmt.Fprintf(stderr, "toolgate sandbox: the command failed (exit %d) while confined\n", code)
@@ -100,12 +102,20 @@ func start(cfg stageConfig, c Command) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("sandbox: %w", err)
 	}
+	// The stage writes the command's status here when the command ends.
+	statusR, statusW, err := os.Pipe()
+	if err != nil {
+		r.Close()
+		w.Close()
+		return 0, fmt.Errorf("sandbox: %w", err)
+	}
+	defer statusR.Close()
 	cmd := exec.Command(self, StageArg)
 	cmd.Path = "/proc/self/exe" // the running binary itself, whatever PATH or a rename says
 	cmd.Args[0] = self
 	cmd.Env = c.Env
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = c.Stdin, c.Stdout, c.Stderr
-	cmd.ExtraFiles = []*os.File{r}
+	cmd.ExtraFiles = []*os.File{r, statusW}
 	attr := &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if cfg.Namespaces {
 		uid, gid := os.Getuid(), os.Getgid()
@@ -127,9 +137,11 @@ func start(cfg stageConfig, c Command) (int, error) {
 	if err := cmd.Start(); err != nil {
 		r.Close()
 		w.Close()
+		statusW.Close()
 		return 0, err
 	}
 	r.Close()
+	statusW.Close()
 	go func() {
 		json.NewEncoder(w).Encode(cfg)
 		w.Close()
@@ -149,6 +161,20 @@ func start(cfg stageConfig, c Command) (int, error) {
 			}
 		}
 	}()
+	var status string
+	if cfg.Namespaces {
+		fmt.Fscan(statusR, &status)
+	}
+	if status == statusNoPID {
+		cmd.Wait()
+		return 0, errRetryNoPID
+	}
+	if code, err := strconv.Atoi(status); err == nil && direct(c) {
+		// The stage is past the command; its exit (and the namespaces'
+		// teardown) is reaped in the background.
+		go cmd.Wait()
+		return code, nil
+	}
 	err = cmd.Wait()
 	return exitCode(cmd.ProcessState, err)
 }
@@ -229,4 +255,18 @@ func envHome(env []string) string {
 		}
 	}
 	return home
+}
+
+// errRetryNoPID: the stage must be run again without a PID namespace.
+var errRetryNoPID = errors.New("sandbox: no /proc for a PID namespace")
+
+// direct reports whether the stage writes and reads c's files itself (no
+// copying goroutine that only ends with the stage).
+func direct(c Command) bool {
+	for _, f := range []any{c.Stdin, c.Stdout, c.Stderr} {
+		if _, ok := f.(*os.File); !ok && f != nil {
+			return false
+		}
+	}
+	return true
 }

@@ -8,15 +8,14 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"syscall"
-	"unsafe"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
 	llsys "github.com/landlock-lsm/go-landlock/landlock/syscall"
 	"golang.org/x/sys/unix"
-	"kernel.org/pub/linux/libs/security/libcap/psx"
 )
 
 // StageMain is the confining stage: toolgate re-executed with StageArg,
@@ -26,9 +25,24 @@ import (
 // before the command starts exits 126 with the reason on stderr (the
 // command does not run).
 func StageMain() {
+	// The command is forked from this thread, which alone drops its
+	// capabilities (per-thread state; a signal to every thread for each
+	// of forty capabilities would cost milliseconds). Landlock and
+	// no_new_privs are applied to every thread.
+	runtime.LockOSThread()
+	// The configuration and status pipes are the stage's alone: the
+	// command must not forge the status it ends with.
+	syscall.CloseOnExec(3)
+	syscall.CloseOnExec(4)
 	cfg, err := readStage()
 	if err == nil {
 		err = confine(cfg)
+	}
+	if errors.Is(err, errNoProc) {
+		if status := os.NewFile(4, "status"); status != nil {
+			fmt.Fprintln(status, statusNoPID)
+		}
+		os.Exit(126)
 	}
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "toolgate sandbox: %v; the command did not run\n", err)
@@ -39,12 +53,23 @@ func StageMain() {
 		fmt.Fprintf(os.Stderr, "toolgate sandbox: %v\n", err)
 		os.Exit(127)
 	}
-	if !cfg.PID {
+	if !cfg.Namespaces {
 		err = syscall.Exec(path, cfg.Argv, os.Environ())
 		fmt.Fprintf(os.Stderr, "toolgate sandbox: %s: %v\n", cfg.Argv[0], err)
 		os.Exit(126)
 	}
-	os.Exit(initProcess(path, cfg.Argv))
+	code := initProcess(path, cfg.Argv)
+	// The status goes to the outer process before this one exits: the
+	// kernel's teardown of the namespaces at exit takes milliseconds
+	// that the caller need not wait for.
+	os.Stdin.Close() // the caller's pipes see their end now, not after the teardown
+	os.Stdout.Close()
+	os.Stderr.Close()
+	if status := os.NewFile(4, "status"); status != nil {
+		fmt.Fprintf(status, "%d\n", code)
+		status.Close()
+	}
+	os.Exit(code)
 }
 
 func readStage() (*stageConfig, error) {
@@ -63,8 +88,10 @@ func readStage() (*stageConfig, error) {
 	return &cfg, nil
 }
 
-// initProcess is PID 1 of the command's PID namespace: it runs the
-// command, passes on the signals it gets, and reaps whatever is left.
+// initProcess runs the command from the stage, which stays its parent:
+// PID 1 of the command's PID namespace where there is one (when it exits,
+// whatever the command left running is killed). It passes on the signals
+// it gets and returns the command's status.
 func initProcess(path string, argv []string) int {
 	cmd := exec.Command(path, argv[1:]...)
 	cmd.Args = argv
@@ -111,6 +138,13 @@ func confine(cfg *stageConfig) error {
 	}
 	return nil
 }
+
+// errNoProc is a PID namespace whose /proc cannot be mounted.
+var errNoProc = errors.New("no /proc for the PID namespace")
+
+// statusNoPID is what the stage reports instead of a status when it needs
+// to be run without a PID namespace.
+const statusNoPID = "no-pid-namespace"
 
 // mountOp is one mount of the view, applied shallowest first so that a
 // deeper one is not covered by a shallower one.
@@ -161,16 +195,19 @@ func buildView(cfg *stageConfig) error {
 		return ops[i].kind < ops[j].kind
 	})
 	for _, op := range ops {
-		if err := op.apply(cfg.Empty); err != nil {
+		if err := op.apply(); err != nil {
 			return err
 		}
 	}
 	if cfg.PID {
 		// A /proc of the new PID namespace shows only the command's
-		// processes; where the kernel refuses it (a container that masks
-		// parts of /proc), the old one stays and Landlock still keeps
-		// the command from tracing or signalling the others.
-		unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "")
+		// processes, and the all-threads calls of Landlock's library need
+		// it (they find this process's threads there). Where the kernel
+		// refuses it (a container that masks parts of /proc), the outer
+		// process runs the stage again without a PID namespace.
+		if cfg.NoProc || unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "") != nil {
+			return errNoProc
+		}
 	}
 	if cfg.NetNS {
 		if err := loopbackUp(); err != nil {
@@ -180,7 +217,7 @@ func buildView(cfg *stageConfig) error {
 	return nil
 }
 
-func (op mountOp) apply(empty string) error {
+func (op mountOp) apply() error {
 	info, err := os.Lstat(op.path)
 	if err != nil {
 		if op.kind == opHide && errors.Is(err, os.ErrNotExist) {
@@ -197,14 +234,16 @@ func (op mountOp) apply(empty string) error {
 		if info.Mode()&os.ModeSymlink != 0 {
 			return fmt.Errorf("read-only %s: a symlink (the profile names real paths)", op.path)
 		}
-		if err := bindReadOnly(op.path, op.path, unix.MS_REC); err != nil {
+		if err := bindReadOnly(op.path, op.path, unix.MS_REC, 0); err != nil {
 			return fmt.Errorf("read-only %s: %w", op.path, err)
 		}
 	case opHide:
 		if info.IsDir() {
 			err = unix.Mount("tmpfs", op.path, "tmpfs", unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "mode=000,size=4k")
 		} else {
-			err = bindReadOnly(empty, op.path, 0)
+			// /dev/null on a nodev mount: every open of it fails (EACCES),
+			// so a read says it was refused, and nothing is left on disk.
+			err = bindReadOnly("/dev/null", op.path, 0, unix.MS_NODEV)
 		}
 		if err != nil {
 			return fmt.Errorf("hide %s: %w", op.path, err)
@@ -215,7 +254,7 @@ func (op mountOp) apply(empty string) error {
 
 // bindReadOnly binds src over dst and makes that mount read-only, keeping
 // the flags a user namespace may not clear (nosuid, nodev, noexec …).
-func bindReadOnly(src, dst string, rec uintptr) error {
+func bindReadOnly(src, dst string, rec, extra uintptr) error {
 	if err := unix.Mount(src, dst, "", unix.MS_BIND|rec, ""); err != nil {
 		return err
 	}
@@ -223,7 +262,7 @@ func bindReadOnly(src, dst string, rec uintptr) error {
 	if err := unix.Statfs(dst, &st); err != nil {
 		return err
 	}
-	flags := uintptr(unix.MS_REMOUNT | unix.MS_BIND | unix.MS_RDONLY)
+	flags := unix.MS_REMOUNT | unix.MS_BIND | unix.MS_RDONLY | extra
 	for _, f := range [][2]uintptr{{unix.ST_NOSUID, unix.MS_NOSUID}, {unix.ST_NODEV, unix.MS_NODEV},
 		{unix.ST_NOEXEC, unix.MS_NOEXEC}, {unix.ST_NOATIME, unix.MS_NOATIME},
 		{unix.ST_NODIRATIME, unix.MS_NODIRATIME}, {unix.ST_RELATIME, unix.MS_RELATIME}} {
@@ -245,26 +284,26 @@ func rootOf(roots []Entry, path string) string {
 	return best
 }
 
-// dropCaps (on every thread: the command is forked from any) leaves the
-// stage, and so the command, no capability: the bounding set emptied, the
-// ambient set cleared and every other set zeroed (a command running as
-// root in the namespace then gets none at exec either).
+// dropCaps leaves the stage's thread, and so the command forked from it,
+// no capability: the bounding set emptied, the ambient set cleared and
+// every other set zeroed (a command running as root in the namespace
+// then gets none at exec either).
 func dropCaps() error {
 	for c := 0; c <= unix.CAP_LAST_CAP+8; c++ {
-		if err := llsys.AllThreadsPrctl(unix.PR_CAPBSET_DROP, uintptr(c), 0, 0, 0); err != nil {
+		if err := unix.Prctl(unix.PR_CAPBSET_DROP, uintptr(c), 0, 0, 0); err != nil {
 			if errors.Is(err, unix.EINVAL) && c > 0 {
 				break // past the kernel's last capability
 			}
 			return fmt.Errorf("drop capability %d: %w", c, err)
 		}
 	}
-	if err := llsys.AllThreadsPrctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil {
+	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil {
 		return fmt.Errorf("clear ambient capabilities: %w", err)
 	}
 	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
 	var data [2]unix.CapUserData
-	if _, _, e := psx.Syscall3(unix.SYS_CAPSET, uintptr(unsafe.Pointer(&hdr)), uintptr(unsafe.Pointer(&data[0])), 0); e != 0 {
-		return fmt.Errorf("drop capabilities: %w", e)
+	if err := unix.Capset(&hdr, &data[0]); err != nil {
+		return fmt.Errorf("drop capabilities: %w", err)
 	}
 	return nil
 }
