@@ -137,7 +137,7 @@ func TestExplainShowsPolicyWarningsFirst(t *testing.T) {
 
 func TestEveryCommandAnswersHelp(t *testing.T) {
 	isolatedHome(t)
-	for _, cmd := range []string{"serve", "explain", "validate", "test", "suggest", "replay", "audit", "claude-hook", "version"} {
+	for _, cmd := range []string{"serve", "explain", "validate", "test", "suggest", "replay", "audit", "claude-hook", "sandbox", "version"} {
 		for _, flag := range []string{"--help", "-h"} {
 			var out, errOut bytes.Buffer
 			code := run([]string{cmd, flag}, strings.NewReader(""), &out, &errOut)

@@ -15,6 +15,7 @@ import (
 	"github.com/toolgate/toolgate/hook"
 	"github.com/toolgate/toolgate/policy"
 	"github.com/toolgate/toolgate/protocol"
+	"github.com/toolgate/toolgate/sandbox"
 )
 
 // explain prints the decision and full trace of one call, in words. It
@@ -82,6 +83,14 @@ func explain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "policy warning: %s\n", warningText(w.Path, w.Line, w.Column, policy.HintTypo(w.Message)))
 	}
 	if len(ex.Warnings) > 0 {
+		fmt.Fprintln(stdout)
+	}
+	if c := ex.Confinement; c != nil {
+		fmt.Fprintf(stdout, "confinement: sandbox %q; kernel confinement %s (Landlock ABI %d, namespaces %v)\n", c.Mode,
+			map[bool]string{true: "available", false: "not available: " + sandbox.NotEnforced}[c.Available], c.LandlockABI, c.Namespaces)
+		for _, m := range c.Missing {
+			fmt.Fprintf(stdout, "  missing: %s\n", m)
+		}
 		fmt.Fprintln(stdout)
 	}
 	fmt.Fprintf(stdout, "%s %s → %s\n", *tool, *input, strings.ToUpper(res.State))

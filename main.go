@@ -18,6 +18,7 @@ import (
 	"github.com/toolgate/toolgate/hook/audit"
 	"github.com/toolgate/toolgate/internal/runtimecfg"
 	"github.com/toolgate/toolgate/protocol"
+	"github.com/toolgate/toolgate/sandbox"
 )
 
 const usage = `usage: toolgate [serve] [flags]          the JSON-RPC plugin on stdin/stdout
@@ -31,6 +32,7 @@ const usage = `usage: toolgate [serve] [flags]          the JSON-RPC plugin on s
        toolgate doctor                    the policy files found and their state, the audit log, confinement
        toolgate claude-hook               a Claude Code PreToolUse / UserPromptSubmit command hook
        toolgate gemini-hook [--ask]       a Gemini CLI BeforeTool command hook (--ask: interactive sessions only)
+       toolgate sandbox [--cwd D] [--config F] -- CMD ARG…  run CMD confined by the policy (SPEC §9)
        toolgate version
 
 serve flags:
@@ -42,6 +44,9 @@ serve flags:
 `
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == sandbox.StageArg {
+		sandbox.StageMain() // toolgate sandbox's confining stage; never returns
+	}
 	runtimecfg.Apply()
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
@@ -79,6 +84,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return trustCmd(args, stdin, stdout, stderr)
 	case "doctor":
 		return doctor(args, stdout, stderr)
+	case "sandbox":
+		return sandboxCmd(args, stdin, stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		if len(args) > 0 {
 			if u, ok := usages[args[0]]; ok {

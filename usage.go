@@ -3,6 +3,23 @@ package main
 // usages are the --help texts of the subcommands (stdout, exit 0).
 var usages = map[string]string{
 	"serve": usage,
+	"sandbox": `usage: toolgate sandbox [--cwd D] [--config F…] -- CMD ARG…
+       toolgate sandbox --profile=FILE --command-b64=BASE64
+
+Run CMD confined by the kernel as the policy that applies in D says: it
+writes only in the project, the temp directory, the per-user caches and
+sandboxWrite; toolgate's own files, git's hooks and configuration and the
+start-up files stay read-only inside them; what the policy denies reading
+is hidden; sandboxNetwork "off" leaves it loopback only. The second form is
+what hosts run: the model's bash text, base64-encoded, under a profile the
+decision wrote. The exit status is the command's; 126 when it could not be
+run confined.
+
+  --cwd D          working directory and project (default: the current one)
+  --config F       extra policy file, merged after the project file (repeatable)
+  --profile FILE   a profile written by a decision (mode 0600)
+  --command-b64 T  the bash text to run, base64
+`,
 	"explain": `usage: toolgate explain --tool T --input JSON [--cwd D] [--agent A] [--config F…] [--host H] [--json]
 
 The decision and full trace of one call, in words (or as JSON with --json),

@@ -22,22 +22,30 @@ func protectedPaths(c *Call) []string {
 	if c.protectedDirs != nil {
 		return c.protectedDirs
 	}
-	out := make([]string, 0, len(c.Protected)+7)
-	out = append(out, c.Protected...)
-	if c.AgentDir != "" {
+	c.protectedDirs = OwnFiles(c.Protected, c.AgentDir, c.Cwd)
+	return c.protectedDirs
+}
+
+// OwnFiles is protected (the host's and the session's own files: --config
+// files, the audit log, toolgate's policy folders) with pi's policy files
+// of agentDir and cwd: every path no call may change unasked, and that
+// confinement keeps read-only (SPEC §9).
+func OwnFiles(protected []string, agentDir, cwd string) []string {
+	out := make([]string, 0, len(protected)+7)
+	out = append(out, protected...)
+	if agentDir != "" {
 		out = append(out,
-			joinClean(c.AgentDir, "extensions/pi-permission-system"),
-			joinClean(c.AgentDir, "agents"),
-			joinClean(c.AgentDir, "pi-permissions.jsonc"),
-			joinClean(c.AgentDir, "mcp.json"))
+			joinClean(agentDir, "extensions/pi-permission-system"),
+			joinClean(agentDir, "agents"),
+			joinClean(agentDir, "pi-permissions.jsonc"),
+			joinClean(agentDir, "mcp.json"))
 	}
-	if c.Cwd != "" {
+	if cwd != "" {
 		out = append(out,
-			joinClean(c.Cwd, ".pi/extensions/pi-permission-system"),
-			joinClean(c.Cwd, ".pi/agents"),
-			joinClean(c.Cwd, ".pi/agent/pi-permissions.jsonc"))
+			joinClean(cwd, ".pi/extensions/pi-permission-system"),
+			joinClean(cwd, ".pi/agents"),
+			joinClean(cwd, ".pi/agent/pi-permissions.jsonc"))
 	}
-	c.protectedDirs = out
 	return out
 }
 
@@ -154,28 +162,93 @@ func arming(v *paths.View, p paths.Path) bool {
 	return false
 }
 
-// armingNames are file names that arm wherever they are: a file named
-// "config" is git's own (.git/config, a bare repository's config,
-// ~/.config/git/config) as well as ssh's, aws's and kubectl's, which run
-// programs too; .envrc is run by direnv; .npmrc sets the shell and node
-// options of every npm script.
-var armingNames = map[string]bool{
-	".bashrc": true, ".bash_profile": true, ".bash_login": true, ".bash_logout": true,
-	".bash_aliases": true, ".profile": true, ".zshrc": true, ".zprofile": true, ".zshenv": true,
-	".zlogin": true, ".zlogout": true, ".kshrc": true, ".mkshrc": true, ".cshrc": true,
-	".tcshrc": true, ".login": true, ".logout": true, ".xprofile": true, ".xinitrc": true,
-	".xsession": true, ".envrc": true, ".gitconfig": true, "gitconfig": true, ".npmrc": true,
-	"config": true, "config.worktree": true, "config.fish": true,
-	"bash.bashrc": true, "bashrc": true, "zshrc": true, "zshenv": true, "zprofile": true,
+// ArmingRow is one row of the table of files that arm: a file that makes
+// a later command run code when written (issue 12.5).
+type ArmingRow struct {
+	// Name is a file name that arms wherever it is (Match "name"), or a
+	// folder every file in which arms (Match "dir": from the root when it
+	// is a system folder, anywhere else), or a case armingClean's code
+	// decides (Match "code": git's and husky's hooks).
+	Name  string
+	Match string
+	// Kernel says where confinement keeps the row read-only inside its
+	// write roots (SPEC §9): "repo" below each repository's git folder
+	// (Path, even before it exists), "root" at the top of each write root
+	// (Path, when it exists), "home" below $HOME (Path); "" for none (the
+	// analysis floors it; a system folder is no write root).
+	Kernel string
+	Path   string
+	Dir    bool
+	Why    string
 }
 
-// armingDirs are directories every file in which arms: git hooks (and
-// husky's), shell start-up directories, and the directories on a usual
-// PATH (a file written there, ~/.local/bin/git, runs for the next allowed
-// git). Those starting with "/" and a system directory are matched from
-// the root, the others anywhere.
-var armingDirs = []string{"/etc/profile.d", "/etc/zsh", "/.config/fish", "/.local/bin",
-	"/usr/local/bin", "/usr/local/sbin", "/usr/bin", "/usr/sbin", "/bin", "/sbin"}
+// ArmingTable is every arming file. A file named "config" is git's own
+// (.git/config, a bare repository's config, ~/.config/git/config) as well
+// as ssh's, aws's and kubectl's, which run programs too; .envrc is run by
+// direnv; .npmrc sets the shell and node options of every npm script; the
+// folders on a usual PATH arm too (a file written there, ~/.local/bin/git,
+// runs for the next allowed git).
+var ArmingTable = []ArmingRow{
+	{Name: ".bashrc", Match: "name", Kernel: "home", Path: ".bashrc", Why: "shell start-up file"},
+	{Name: ".bash_profile", Match: "name", Kernel: "home", Path: ".bash_profile", Why: "shell start-up file"},
+	{Name: ".bash_login", Match: "name", Kernel: "home", Path: ".bash_login", Why: "shell start-up file"},
+	{Name: ".bash_logout", Match: "name", Kernel: "home", Path: ".bash_logout", Why: "shell start-up file"},
+	{Name: ".bash_aliases", Match: "name", Kernel: "home", Path: ".bash_aliases", Why: "shell start-up file"},
+	{Name: ".profile", Match: "name", Kernel: "home", Path: ".profile", Why: "shell start-up file"},
+	{Name: ".zshrc", Match: "name", Kernel: "home", Path: ".zshrc", Why: "shell start-up file"},
+	{Name: ".zprofile", Match: "name", Kernel: "home", Path: ".zprofile", Why: "shell start-up file"},
+	{Name: ".zshenv", Match: "name", Kernel: "home", Path: ".zshenv", Why: "shell start-up file"},
+	{Name: ".zlogin", Match: "name", Kernel: "home", Path: ".zlogin", Why: "shell start-up file"},
+	{Name: ".zlogout", Match: "name", Kernel: "home", Path: ".zlogout", Why: "shell start-up file"},
+	{Name: ".kshrc", Match: "name", Kernel: "home", Path: ".kshrc", Why: "shell start-up file"},
+	{Name: ".mkshrc", Match: "name", Kernel: "home", Path: ".mkshrc", Why: "shell start-up file"},
+	{Name: ".cshrc", Match: "name", Kernel: "home", Path: ".cshrc", Why: "shell start-up file"},
+	{Name: ".tcshrc", Match: "name", Kernel: "home", Path: ".tcshrc", Why: "shell start-up file"},
+	{Name: ".login", Match: "name", Kernel: "home", Path: ".login", Why: "shell start-up file"},
+	{Name: ".logout", Match: "name", Kernel: "home", Path: ".logout", Why: "shell start-up file"},
+	{Name: ".xprofile", Match: "name", Kernel: "home", Path: ".xprofile", Why: "session start-up file"},
+	{Name: ".xinitrc", Match: "name", Kernel: "home", Path: ".xinitrc", Why: "session start-up file"},
+	{Name: ".xsession", Match: "name", Kernel: "home", Path: ".xsession", Why: "session start-up file"},
+	{Name: ".envrc", Match: "name", Kernel: "root", Path: ".envrc", Why: "direnv start-up file"},
+	{Name: ".gitconfig", Match: "name", Kernel: "home", Path: ".gitconfig", Why: "git configuration"},
+	{Name: "gitconfig", Match: "name", Why: "git configuration"},
+	{Name: ".npmrc", Match: "name", Kernel: "root", Path: ".npmrc", Why: "npm configuration (runs scripts)"},
+	{Name: "config", Match: "name", Kernel: "repo", Path: "config", Why: "git configuration"},
+	{Name: "config.worktree", Match: "name", Kernel: "repo", Path: "config.worktree", Why: "git worktree configuration"},
+	{Name: "config.fish", Match: "name", Why: "shell start-up file"},
+	{Name: "bash.bashrc", Match: "name", Why: "shell start-up file"},
+	{Name: "bashrc", Match: "name", Why: "shell start-up file"},
+	{Name: "zshrc", Match: "name", Why: "shell start-up file"},
+	{Name: "zshenv", Match: "name", Why: "shell start-up file"},
+	{Name: "zprofile", Match: "name", Why: "shell start-up file"},
+	{Name: "hooks", Match: "code", Kernel: "repo", Path: "hooks", Dir: true, Why: "git hooks"},
+	{Name: ".husky", Match: "code", Kernel: "root", Path: ".husky", Dir: true, Why: "husky's git hooks"},
+	{Name: "/etc/profile.d", Match: "dir", Why: "shell start-up folder"},
+	{Name: "/etc/zsh", Match: "dir", Why: "shell start-up folder"},
+	{Name: "/.config/fish", Match: "dir", Kernel: "home", Path: ".config/fish", Dir: true, Why: "shell start-up folder"},
+	{Name: "/.local/bin", Match: "dir", Kernel: "home", Path: ".local/bin", Dir: true, Why: "a folder on PATH"},
+	{Name: "/usr/local/bin", Match: "dir", Why: "a folder on PATH"},
+	{Name: "/usr/local/sbin", Match: "dir", Why: "a folder on PATH"},
+	{Name: "/usr/bin", Match: "dir", Why: "a folder on PATH"},
+	{Name: "/usr/sbin", Match: "dir", Why: "a folder on PATH"},
+	{Name: "/bin", Match: "dir", Why: "a folder on PATH"},
+	{Name: "/sbin", Match: "dir", Why: "a folder on PATH"},
+}
+
+// armingNames and armingDirs are ArmingTable's "name" and "dir" rows.
+var armingNames, armingDirs = func() (map[string]bool, []string) {
+	names := map[string]bool{}
+	var dirs []string
+	for _, r := range ArmingTable {
+		switch r.Match {
+		case "name":
+			names[r.Name] = true
+		case "dir":
+			dirs = append(dirs, r.Name)
+		}
+	}
+	return names, dirs
+}()
 
 func systemDir(d string) bool {
 	for _, root := range []string{"/etc/", "/usr/", "/bin", "/sbin"} {

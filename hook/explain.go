@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/toolgate/toolgate/gates"
+	"github.com/toolgate/toolgate/policy"
 	"github.com/toolgate/toolgate/protocol"
 )
 
@@ -33,6 +34,8 @@ type Explanation struct {
 	// Warnings are the composed policy's warnings (broken files, ignored
 	// knobs), which explain shows first.
 	Warnings []protocol.Warning `json:"warnings"`
+	// Confinement is what SPEC §9's confinement can do here.
+	Confinement *protocol.Confinement `json:"confinement"`
 }
 
 // CheckInputJSON says what is wrong with a tool input given as JSON text
@@ -94,7 +97,12 @@ func (s *Server) explain(tool string, input json.RawMessage) (Explanation, error
 		res = resolver{p: gc.policy}
 	}
 	req := gates.Request{Call: gc.call, Gates: gates.ToolGates, Resolver: res}
-	ex := Explanation{CheckResult: gates.Check(req), Matches: []GateMatches{}, Warnings: s.policyInfo(gc.policy).Warnings}
+	info := s.policyInfo(gc.policy)
+	ex := Explanation{CheckResult: gates.Check(req), Matches: []GateMatches{}, Warnings: info.Warnings, Confinement: info.Confinement}
+	if gc.call.Shell != nil && gc.policy.Sandbox.Mode == policy.SandboxRequired {
+		r := s.unconfinedResult(gc)
+		ex.State, ex.Reason, ex.Decision = "deny", r.Reason, r.Decision
+	}
 	for _, e := range ex.Trace {
 		if !e.Applied || e.Surface == "" {
 			continue

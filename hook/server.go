@@ -72,6 +72,8 @@ type Server struct {
 	opts   Options
 	loader *policy.Loader
 	log    zerolog.Logger
+	// machine is what this machine gives confinement, probed once.
+	machine machineProbe
 
 	mu    sync.RWMutex
 	st    state
@@ -630,7 +632,9 @@ func (s *Server) policyInfo(p *policy.Policy) protocol.PolicyInfo {
 		w := s.auditProblem
 		info.Warnings = append(info.Warnings, protocol.Warning{Path: gates.Visible(w.Path), Message: gates.Visible(w.Message)})
 	}
+	cwd := s.st.cwd
 	s.mu.RUnlock()
+	info.Confinement = s.confinement(p, cwd)
 	return info
 }
 
@@ -1077,6 +1081,9 @@ func (s *Server) decideCall(ctx context.Context, gc *gatesCall, id string, err e
 	}
 	if isLate(ctx) {
 		return answer{result: s.refuseShuttingDown(gc)}
+	}
+	if gc.call.Shell != nil && gc.policy.Sandbox.Mode == policy.SandboxRequired {
+		return answer{result: s.refuseUnconfined(gc)}
 	}
 	run := newCallRun(s, gc.policy)
 	res := run.rn.Run(s.decideCtx(), req)

@@ -87,6 +87,7 @@ type Policy struct {
 	AuditLog       string
 	InfraReadPaths []string
 	ShellTools     map[string]ShellTool
+	Sandbox        Sandbox
 	Sources        []Source
 	Warnings       []Warning
 	// Untrusted are the warnings naming the untrusted project files.
@@ -609,6 +610,7 @@ func (p *Policy) noteManaged(sf ScopeFile, notes []string) []string {
 
 func composeFiles(files []ScopeFile, home string, managed *ScopeFile) *Policy {
 	p := &Policy{home: home, PromptTimeout: DefaultPromptTimeout, ShellTools: map[string]ShellTool{}}
+	p.Sandbox.Mode, p.Sandbox.set = SandboxOff, SandboxOff
 	broken := false
 	untrustedRules := false
 	var trustedFiles []ScopeFile
@@ -808,6 +810,11 @@ func (p *Policy) applyKnobs(sf ScopeFile) {
 	if k.PermissionReviewLog != nil {
 		may("permissionReviewLog")
 	}
+	p.applySandbox(sf, trusted, func(key string) {
+		line, col, _ := sf.File.KeyPosition(key)
+		p.Warnings = append(p.Warnings, Warning{Path: sf.Path, Line: line, Column: col,
+			Message: fmt.Sprintf("'%s' in a %s file is ignored: only the global configuration may set it", key, sf.Scope)})
+	})
 	if k.PromptTimeoutMs != nil && may("promptTimeoutMs") {
 		p.PromptTimeout = time.Duration(*k.PromptTimeoutMs) * time.Millisecond
 	}

@@ -74,6 +74,7 @@ type Knobs struct {
 	PermissionReviewLog *bool
 	// DisableYolo is the managed file's disableYoloMode.
 	DisableYolo *bool
+	Sandbox     SandboxKnobs
 }
 
 // File is one parsed policy file.
@@ -416,6 +417,8 @@ func (p *parser) top(v *jval) {
 			p.strings(&m.Value, key)
 		case key == "shellTools":
 			p.shellTools(&m.Value)
+		case sandboxKeys[key]:
+			p.sandboxKnob(key, &m.Value)
 		case legacyKeys[key]:
 			p.legacyKey(key, m)
 		case !acceptedKeys[key]:

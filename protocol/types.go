@@ -82,9 +82,26 @@ type Warning struct {
 
 // PolicyInfo is initialize.result.policy and the policy/reload result.
 type PolicyInfo struct {
-	Sources  []Source  `json:"sources"`
-	Warnings []Warning `json:"warnings"`
+	Sources     []Source     `json:"sources"`
+	Warnings    []Warning    `json:"warnings"`
+	Confinement *Confinement `json:"confinement,omitempty"`
 }
+
+// Confinement is policy.confinement: what SPEC §9's confinement can do
+// here. Available is true when protected paths are enforced by the kernel
+// (Landlock ABI 2 or later, user and mount namespaces); Missing says in
+// words what is not there and what that leaves open.
+type Confinement struct {
+	Mode        string   `json:"mode"`
+	Available   bool     `json:"available"`
+	LandlockABI int      `json:"landlockABI"`
+	Namespaces  bool     `json:"namespaces"`
+	Missing     []string `json:"missing"`
+}
+
+// ResSandboxUnavailable is the resolution of a bash call blocked because
+// the policy requires confinement that this machine or host cannot give.
+const ResSandboxUnavailable = "sandbox_unavailable"
 
 // InitializeResult is the result of initialize.
 type InitializeResult struct {

@@ -1,0 +1,137 @@
+package sandbox
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/toolgate/toolgate/gates"
+	"github.com/toolgate/toolgate/policy"
+)
+
+func (w *world) policy(text string) *policy.Policy {
+	f := policy.ParseFile("/etc/tg/global.json", []byte(text))
+	if len(f.Errors) > 0 {
+		w.t.Fatal(f.Errors)
+	}
+	return policy.Compose([]policy.ScopeFile{{Scope: policy.ScopeGlobal, Path: "/etc/tg/global.json", Trusted: true, Exists: true, File: f}}, w.home)
+}
+
+func (w *world) derive(pol *policy.Policy, cwd string, env map[string]string) (*Profile, []string) {
+	w.t.Helper()
+	getenv := func(k string) string {
+		if v, ok := env[k]; ok {
+			return v
+		}
+		if k == "PATH" {
+			return "/usr/bin:/bin"
+		}
+		return ""
+	}
+	p, notes, err := Derive(Input{Cwd: cwd, Home: w.home, TempDir: w.tmp, Getenv: getenv, Policy: pol,
+		Own: gates.OwnFiles([]string{filepath.Join(cwd, ".toolgate")}, filepath.Join(w.home, ".pi/agent"), cwd)})
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	return p, notes
+}
+
+func pathList(es []Entry) string {
+	var out []string
+	for _, e := range es {
+		out = append(out, e.Path)
+	}
+	return strings.Join(out, "\n")
+}
+
+func TestDeriveFromThePolicy(t *testing.T) {
+	w := newWorld(t)
+	must(t, os.MkdirAll(filepath.Join(w.home, ".npm"), 0o755))
+	must(t, os.MkdirAll(filepath.Join(w.home, "extra"), 0o755))
+	run := filepath.Join(w.tmp, "run")
+	must(t, os.MkdirAll(run, 0o700))
+	pol := w.policy(`{"sandbox": "on", "sandboxWrite": ["~/extra"], "sandboxNetwork": "off",
+		"permission": {"path": {"*.pem": "deny"}, "read": {"~/.ssh/id_*": {"action": "deny", "reason": "keys"}}}}`)
+	p, notes := w.derive(pol, w.proj, map[string]string{"XDG_RUNTIME_DIR": run, "PATH": filepath.Join(w.proj, "bin") + ":/usr/bin"})
+	if len(notes) != 0 {
+		t.Errorf("notes: %v", notes)
+	}
+	must(t, p.Validate())
+	write := pathList(p.Write)
+	for _, want := range []string{w.proj, w.tmp, filepath.Join(w.home, ".npm"), w.cache, filepath.Join(w.home, "extra")} {
+		if !strings.Contains(write+"\n", want+"\n") {
+			t.Errorf("write roots lack %s:\n%s", want, write)
+		}
+	}
+	ro := pathList(p.ReadOnly)
+	for _, want := range []string{".git/hooks", ".git/config", "/.toolgate", "/.pi"} {
+		if !strings.Contains(ro, w.proj+"/"+strings.TrimPrefix(want, "/")) {
+			t.Errorf("read-only lacks %s:\n%s", want, ro)
+		}
+	}
+	hidden := pathList(p.Hidden)
+	for _, want := range []string{filepath.Join(w.home, ".ssh/id_rsa"), filepath.Join(w.proj, "certs/key.pem")} {
+		if !strings.Contains(hidden, want) {
+			t.Errorf("hidden lacks %s:\n%s", want, hidden)
+		}
+	}
+	if strings.Contains(hidden, "readme.txt") {
+		t.Errorf("hidden holds a file no rule denies:\n%s", hidden)
+	}
+	for _, e := range p.Hidden {
+		if strings.HasSuffix(e.Path, "key.pem") && !strings.Contains(e.Why, `path deny "*.pem" (/etc/tg/global.json:2)`) {
+			t.Errorf("why: %q", e.Why)
+		}
+	}
+	if !strings.Contains(pathList(p.Sockets), run) || !p.NetworkOff {
+		t.Errorf("sockets %v, network off %v", p.Sockets, p.NetworkOff)
+	}
+	// The derived profile holds, run for real: the walk's hidden file
+	// cannot be read, the missing .pi folder is read-only while the
+	// command runs and gone afterwards.
+	code, stdout, stderr := w.run(p, "grep -r SECRET certs; mkdir -p .pi/agents && echo '{}' > .pi/agents/a.md")
+	if code == 0 || strings.Contains(stdout, "SECRET") || w.exists(filepath.Join(w.proj, ".pi")) {
+		t.Errorf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+}
+
+func TestDeriveSocketsListedStayOpen(t *testing.T) {
+	w := newWorld(t)
+	run := filepath.Join(w.tmp, "run")
+	must(t, os.MkdirAll(run, 0o700))
+	p, _ := w.derive(w.policy(`{"sandboxSockets": ["`+run+`"]}`), w.proj, map[string]string{"XDG_RUNTIME_DIR": run})
+	if len(p.Sockets) != 0 {
+		t.Errorf("sockets: %v", p.Sockets)
+	}
+}
+
+func TestDeriveNoProjectRootAtHome(t *testing.T) {
+	w := newWorld(t)
+	for _, cwd := range []string{w.home, filepath.Dir(w.home), "/"} {
+		p, notes := w.derive(w.policy(`{}`), cwd, nil)
+		if strings.Contains(pathList(p.Write)+"\n", cwd+"\n") || len(notes) == 0 || !strings.Contains(notes[0], "no project write root") {
+			t.Errorf("%s: write %v, notes %v", cwd, p.Write, notes)
+		}
+	}
+}
+
+func TestDeriveWalkBoundIsSaid(t *testing.T) {
+	w := newWorld(t)
+	p, _ := w.derive(w.policy(`{"permission": {"path": {"*.pem": "deny"}}}`), w.proj, nil)
+	if len(p.Unenforced) > 0 && strings.Contains(strings.Join(p.Unenforced, " "), "walk bound") {
+		t.Fatalf("a small project was not walked whole: %v", p.Unenforced)
+	}
+	p, _, err := Derive(Input{Cwd: w.proj, Home: w.home, TempDir: w.tmp, Getenv: func(string) string { return "" },
+		Policy: w.policy(`{"permission": {"path": {"*.pem": "deny"}}}`), WalkEntries: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(strings.Join(p.Unenforced, " "), "walk bound") {
+		t.Errorf("unenforced: %v", p.Unenforced)
+	}
+	code, _, stderr := w.run(p, "true")
+	if code != 0 || !strings.Contains(stderr, "not kernel-enforced for this command: files under "+w.proj) {
+		t.Errorf("exit %d, stderr %s", code, stderr)
+	}
+}

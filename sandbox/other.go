@@ -1,0 +1,25 @@
+//go:build !linux
+
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"os"
+)
+
+// Run needs Linux: elsewhere the command never runs (fail closed).
+func Run(p *Profile, c Command) (int, error) {
+	return 0, errors.New("sandbox: confinement needs Linux (Landlock and namespaces)")
+}
+
+func run(p *Profile, c Command, o options) (int, error) { return Run(p, c) }
+
+// StageMain never confines anything off Linux.
+func StageMain() {
+	fmt.Fprintln(os.Stderr, "toolgate sandbox: confinement needs Linux; the command did not run")
+	os.Exit(126)
+}
+
+func landlockABI() int           { return 0 }
+func nsAllowed(kind string) bool { return false }

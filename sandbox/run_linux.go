@@ -1,0 +1,272 @@
+package sandbox
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// Run runs c confined by p and returns its exit status (128+n for a
+// command killed by signal n). An error means the command did not run:
+// the profile cannot be enforced as its mode requires, or the machine
+// refused a part; it is never run less confined than p says without
+// saying so on c.Stderr.
+func Run(p *Profile, c Command) (int, error) { return run(p, c, options{}) }
+
+func run(p *Profile, c Command, o options) (int, error) {
+	if err := p.Validate(); err != nil {
+		return 0, err
+	}
+	if len(c.Argv) == 0 {
+		return 0, errors.New("sandbox: no command")
+	}
+	stderr := c.Stderr
+	if stderr == nil {
+		stderr = io.Discard
+	}
+	abi := landlockABI()
+	real := probe("", abi, nsAllowed) // what Run uses: the pretend switch never weakens it
+	rep := real
+	if pretend := os.Getenv(PretendEnv); pretend != "" {
+		rep = probe(pretend, abi, nsAllowed)
+	}
+	if p.Mode == "required" && !rep.ProtectedEnforced() {
+		return 0, fmt.Errorf("sandbox is required but this machine cannot enforce it: %s", strings.Join(rep.Missing, "; "))
+	}
+	cfg := stageConfig{Profile: p, Argv: c.Argv, LandlockV: real.LandlockABI}
+	cfg.Namespaces = real.Has("user") && real.Has("mount") && !o.noNamespaces
+	cfg.PID = cfg.Namespaces && real.Has("pid")
+	cfg.NetNS = cfg.Namespaces && p.NetworkOff && real.Has("net")
+	cfg.NoProc = o.noProc
+	if real.LandlockABI == 0 {
+		fmt.Fprintln(stderr, "toolgate sandbox: warning: no Landlock on this machine: writes outside the write roots are not stopped by the kernel")
+	}
+	if !cfg.Namespaces {
+		fmt.Fprintf(stderr, "toolgate sandbox: warning: no user and mount namespaces: %s; hidden paths stay readable\n", NotEnforced)
+	}
+	for _, u := range p.Unenforced {
+		fmt.Fprintf(stderr, "toolgate sandbox: not kernel-enforced for this command: %s\n", u)
+	}
+
+	var created []string
+	defer func() { removePlaceholders(created) }()
+	if cfg.Namespaces {
+		var err error
+		if created, err = placeholders(p.ReadOnly); err != nil {
+			return 0, err
+		}
+	}
+	code, err := start(cfg, c)
+	if errors.Is(err, errRetryNoPID) {
+		fmt.Fprintln(stderr, "toolgate sandbox: warning: /proc cannot be mounted for a PID namespace here: the command runs without one (it sees the user's other processes)")
+		cfg.PID = false
+		code, err = start(cfg, c)
+	}
+	defer func() {
+		if code != 0 && err == nil {
+			fmt.Fprintf(stderr, "toolgate sandbox: the command failed (exit %d) while confined\n", code)
+			for _, h := range Hints(p, c.Argv, envHome(c.Env)) {
+				fmt.Fprintf(stderr, "toolgate sandbox: %s\n", h)
+			}
+		}
+	}()
+	if err != nil && cfg.Namespaces && (errors.Is(err, syscall.EPERM) || errors.Is(err, syscall.EINVAL) || errors.Is(err, syscall.ENOSPC)) {
+		if p.Mode == "required" {
+			return 0, fmt.Errorf("sandbox is required but the kernel refused its namespaces: %w", err)
+		}
+		fmt.Fprintf(stderr, "toolgate sandbox: warning: the kernel refused user namespaces (%v): %s; hidden paths stay readable\n", err, NotEnforced)
+		cfg.Namespaces, cfg.PID, cfg.NetNS = false, false, false
+		code, err = start(cfg, c)
+	}
+	return code, err
+}
+
+// start runs the stage and waits for it.
+func start(cfg stageConfig, c Command) (int, error) {
+	self, err := os.Executable()
+	if err != nil {
+		self = "/proc/self/exe"
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		return 0, fmt.Errorf("sandbox: %w", err)
+	}
+	// The stage writes the command's status here when the command ends.
+	statusR, statusW, err := os.Pipe()
+	if err != nil {
+		r.Close()
+		w.Close()
+		return 0, fmt.Errorf("sandbox: %w", err)
+	}
+	defer statusR.Close()
+	cmd := exec.Command(self, StageArg)
+	cmd.Path = "/proc/self/exe" // the running binary itself, whatever PATH or a rename says
+	cmd.Args[0] = self
+	cmd.Env = c.Env
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = c.Stdin, c.Stdout, c.Stderr
+	cmd.ExtraFiles = []*os.File{r, statusW}
+	attr := &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if cfg.Namespaces {
+		uid, gid := os.Getuid(), os.Getgid()
+		attr.Cloneflags = syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS
+		if cfg.PID {
+			attr.Cloneflags |= syscall.CLONE_NEWPID
+		}
+		if cfg.NetNS {
+			attr.Cloneflags |= syscall.CLONE_NEWNET
+		}
+		attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
+		attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
+		attr.GidMappingsEnableSetgroups = false
+		// The stage needs these to build the view; it drops every
+		// capability before it starts the command.
+		attr.AmbientCaps = []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_NET_ADMIN, unix.CAP_SETPCAP}
+	}
+	cmd.SysProcAttr = attr
+	if err := cmd.Start(); err != nil {
+		r.Close()
+		w.Close()
+		statusW.Close()
+		return 0, err
+	}
+	r.Close()
+	statusW.Close()
+	go func() {
+		json.NewEncoder(w).Encode(cfg)
+		w.Close()
+	}()
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
+	defer signal.Stop(sigs)
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		for {
+			select {
+			case s := <-sigs:
+				cmd.Process.Signal(s)
+			case <-done:
+				return
+			}
+		}
+	}()
+	var status string
+	if cfg.Namespaces {
+		fmt.Fscan(statusR, &status)
+	}
+	if status == statusNoPID {
+		cmd.Wait()
+		return 0, errRetryNoPID
+	}
+	if code, err := strconv.Atoi(status); err == nil && direct(c) {
+		// The stage is past the command; its exit (and the namespaces'
+		// teardown) is reaped in the background.
+		go cmd.Wait()
+		return code, nil
+	}
+	err = cmd.Wait()
+	return exitCode(cmd.ProcessState, err)
+}
+
+func exitCode(ps *os.ProcessState, err error) (int, error) {
+	if ps == nil {
+		return 0, err
+	}
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal()), nil
+	}
+	return ps.ExitCode(), nil
+}
+
+// placeholders creates the read-only paths that do not exist yet (and the
+// folders above them), so that each has a mount target; it returns what
+// it created, parents first.
+func placeholders(ro []Entry) ([]string, error) {
+	var created []string
+	for _, e := range ro {
+		if _, err := os.Lstat(e.Path); err == nil {
+			continue
+		}
+		var missing []string
+		for d := filepath.Dir(e.Path); d != "/"; d = filepath.Dir(d) {
+			if _, err := os.Lstat(d); err == nil {
+				break
+			}
+			missing = append(missing, d)
+		}
+		for i := len(missing) - 1; i >= 0; i-- {
+			if err := os.Mkdir(missing[i], 0o755); err != nil {
+				return created, fmt.Errorf("sandbox: placeholder %s: %w", missing[i], err)
+			}
+			created = append(created, missing[i])
+		}
+		if e.Dir {
+			if err := os.Mkdir(e.Path, 0o755); err != nil {
+				return created, fmt.Errorf("sandbox: placeholder %s: %w", e.Path, err)
+			}
+		} else {
+			f, err := os.OpenFile(e.Path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+			if err != nil {
+				return created, fmt.Errorf("sandbox: placeholder %s: %w", e.Path, err)
+			}
+			f.Close()
+		}
+		created = append(created, e.Path)
+	}
+	return created, nil
+}
+
+// removePlaceholders removes what placeholders created, deepest first,
+// each only while it is still an empty file or folder (the person may
+// have put something there meanwhile, outside the sandbox).
+func removePlaceholders(created []string) {
+	sort.SliceStable(created, func(i, j int) bool { return len(created[i]) > len(created[j]) })
+	for _, p := range created {
+		info, err := os.Lstat(p)
+		if err != nil {
+			continue
+		}
+		if info.Mode().IsRegular() && info.Size() == 0 || info.IsDir() {
+			os.Remove(p) // a folder that is not empty stays
+		}
+	}
+}
+
+// envHome is HOME of env (nil: of this process).
+func envHome(env []string) string {
+	if env == nil {
+		return os.Getenv("HOME")
+	}
+	home := ""
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "HOME="); ok {
+			home = v
+		}
+	}
+	return home
+}
+
+// errRetryNoPID: the stage must be run again without a PID namespace.
+var errRetryNoPID = errors.New("sandbox: no /proc for a PID namespace")
+
+// direct reports whether the stage writes and reads c's files itself (no
+// copying goroutine that only ends with the stage).
+func direct(c Command) bool {
+	for _, f := range []any{c.Stdin, c.Stdout, c.Stderr} {
+		if _, ok := f.(*os.File); !ok && f != nil {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,142 @@
+package main
+
+import (
+	"encoding/base64"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/toolgate/toolgate/sandbox"
+)
+
+// sandboxWorld is a throwaway home whose global policy denies reading
+// keys, with a project (a git repository) in it, and the toolgate binary.
+type sandboxWorld struct {
+	bin, home, proj string
+	env             []string
+}
+
+func newSandboxWorld(t *testing.T) *sandboxWorld {
+	t.Helper()
+	if !sandbox.Probe().ProtectedEnforced() {
+		t.Fatalf("this test needs Landlock ABI 2+ and user and mount namespaces: %v", sandbox.Probe().Missing)
+	}
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &sandboxWorld{bin: filepath.Join(dir, "toolgate"), home: filepath.Join(dir, "home")}
+	w.proj = filepath.Join(w.home, "proj")
+	if out, err := exec.Command("go", "build", "-o", w.bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	files := map[string]string{
+		".config/toolgate/config.json": `{"sandbox": "on", "permission": {"path": {"*.pem": "deny"}, "read": {"~/.ssh/id_*": "deny"}}}`,
+		".ssh/id_ed25519":              "SECRET-KEY\n",
+		".bashrc":                      "original\n",
+		"proj/certs/server.pem":        "SECRET-PEM\n",
+		"proj/certs/notes.txt":         "nothing secret\n",
+	}
+	for name, text := range files {
+		p := filepath.Join(w.home, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.env = []string{"HOME=" + w.home, "PATH=" + os.Getenv("PATH"), "LC_ALL=C", "PI_CODING_AGENT_DIR=" + filepath.Join(w.home, ".pi/agent"),
+		"GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.invalid", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.invalid"}
+	cmd := exec.Command("git", "init", "-q", w.proj)
+	cmd.Env = w.env
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v\n%s", err, out)
+	}
+	return w
+}
+
+func (w *sandboxWorld) run(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	cmd := exec.Command(w.bin, args...)
+	cmd.Env, cmd.Dir = w.env, w.proj
+	var out, errb strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return code, out.String(), errb.String()
+}
+
+// TestSandboxCommandStopsWhatThePolicyDenies runs payloads through the
+// real binary: the profile comes from the policy in the project.
+func TestSandboxCommandStopsWhatThePolicyDenies(t *testing.T) {
+	w := newSandboxWorld(t)
+	cases := []struct {
+		name, script, why string
+		held              func() bool
+	}{
+		{"project policy file", `mkdir -p .toolgate && echo '{"permission":{"*":"allow"}}' > .toolgate/config.json`, ".toolgate being read-only",
+			func() bool { _, err := os.Stat(filepath.Join(w.proj, ".toolgate")); return os.IsNotExist(err) }},
+		{"git hook", `echo 'touch marker' > .git/hooks/pre-commit`, ".git/hooks being read-only",
+			func() bool {
+				_, err := os.Stat(filepath.Join(w.proj, ".git/hooks/pre-commit"))
+				return os.IsNotExist(err)
+			}},
+		{"start-up file", `echo pwned >> ~/.bashrc`, "refused by the kernel",
+			func() bool { b, _ := os.ReadFile(filepath.Join(w.home, ".bashrc")); return string(b) == "original\n" }},
+		{"denied key", `cat ~/.ssh/id_ed25519`, `read deny "~/.ssh/id_*"`, func() bool { return true }},
+		{"grep -r over a denied file", `grep -r SECRET certs`, `path deny "*.pem"`, func() bool { return true }},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			code, stdout, stderr := w.run(t, "sandbox", "--", "sh", "-c", tc.script)
+			if code == 0 || strings.Contains(stdout, "SECRET") || !tc.held() {
+				t.Errorf("exit %d, stdout %q: the payload took effect", code, stdout)
+			}
+			if !strings.Contains(stderr, tc.why) {
+				t.Errorf("stderr does not say %q:\n%s", tc.why, stderr)
+			}
+		})
+	}
+	// Everyday work in the same project.
+	code, stdout, stderr := w.run(t, "sandbox", "--cwd", w.proj, "--", "sh", "-c",
+		"mkdir -p src/a && echo hi > src/a/f && git add src && git commit -q -m one && git log --oneline | wc -l && grep -r hi src")
+	if code != 0 || !strings.Contains(stdout, "src/a/f:hi") {
+		t.Errorf("everyday work: exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
+	}
+}
+
+// TestSandboxHostForm: a host runs the model's text under a profile file.
+func TestSandboxHostForm(t *testing.T) {
+	w := newSandboxWorld(t)
+	prof := &sandbox.Profile{Version: sandbox.ProfileVersion, Mode: "on", Cwd: w.proj,
+		Write:    []sandbox.Entry{{Path: w.proj, Why: "the project"}},
+		ReadOnly: []sandbox.Entry{{Path: filepath.Join(w.proj, ".git/config"), Why: "git configuration"}}}
+	file := filepath.Join(w.home, "profile.json")
+	if err := prof.WriteFile(file); err != nil {
+		t.Fatal(err)
+	}
+	if info, _ := os.Stat(file); info.Mode().Perm() != 0o600 {
+		t.Errorf("profile mode %v, want 0600", info.Mode().Perm())
+	}
+	text := "echo 'it''s' \"$((6*7))\" > out.txt; cat out.txt; git config user.name evil"
+	code, stdout, stderr := w.run(t, "sandbox", "--profile="+file, "--command-b64="+base64.StdEncoding.EncodeToString([]byte(text)))
+	if code == 0 || stdout != "its 42\n" || !strings.Contains(stderr, ".git/config being read-only") {
+		t.Errorf("exit %d\nstdout %q\nstderr %s", code, stdout, stderr)
+	}
+	if b, _ := os.ReadFile(filepath.Join(w.proj, ".git/config")); strings.Contains(string(b), "evil") {
+		t.Error(".git/config changed")
+	}
+	// A profile others may write is refused, and the command does not run.
+	os.Chmod(file, 0o666)
+	code, _, stderr = w.run(t, "sandbox", "--profile="+file, "--command-b64="+base64.StdEncoding.EncodeToString([]byte("touch ran")))
+	if _, err := os.Stat(filepath.Join(w.proj, "ran")); code != 126 || err == nil || !strings.Contains(stderr, "writable by others") {
+		t.Errorf("a loose profile: exit %d, stderr %s", code, stderr)
+	}
+}
