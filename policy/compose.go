@@ -64,10 +64,12 @@ type Policy struct {
 	// denies must be checked separately.
 	floor bool
 
-	Yolo           bool
-	Clamped        bool
-	PromptTimeout  time.Duration
-	AuditLog       string
+	Yolo          bool
+	Clamped       bool
+	PromptTimeout time.Duration
+	AuditLog      string
+	// Export is where audit records are also sent (nil: nowhere).
+	Export         *Export
 	InfraReadPaths []string
 	ShellTools     map[string]ShellTool
 	Sources        []Source
@@ -567,6 +569,13 @@ func (p *Policy) applyKnobs(sf ScopeFile) {
 			p.AuditLog = *k.AuditLog
 		} else {
 			ignore("auditLog")
+		}
+	}
+	if k.Export != nil {
+		if trusted {
+			p.Export = k.Export
+		} else {
+			ignore("export")
 		}
 	}
 	if k.InfraReadPathsSet {
