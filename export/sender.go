@@ -94,6 +94,19 @@ type Sender struct {
 	rand    *rand.Rand
 	backoff time.Duration // the next wait after a failure
 	warned  bool          // the outage was said on stderr
+	// wait waits d or until ctx ends (tests see what is waited).
+	wait func(ctx context.Context, d time.Duration) error
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
 }
 
 // New returns a sender with o's defaults filled in.
@@ -126,7 +139,7 @@ func New(o Options) *Sender {
 		o.HostName, _ = os.Hostname()
 	}
 	return &Sender{o: o, url: strings.TrimRight(o.Endpoint, "/") + "/v1/logs",
-		rand: rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), uint64(os.Getpid()))), backoff: o.MinBackoff}
+		rand: rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), uint64(os.Getpid()))), backoff: o.MinBackoff, wait: sleep}
 }
 
 // ErrBusy is Drain's answer when another sender holds the log's lock.
@@ -403,14 +416,7 @@ func (s *Sender) failed(ctx context.Context, c *Cursor, cause error, retryAfter 
 	if err := writeCursor(s.o.Log, c); err != nil {
 		s.o.Logger.Warn().Err(err).Msg("export")
 	}
-	t := time.NewTimer(wait)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
+	return s.wait(ctx, wait)
 }
 
 // recordOutage writes the one record of an outage that ended.
