@@ -29,6 +29,7 @@ const usage = `usage: toolgate [serve] [flags]          the JSON-RPC plugin on s
        toolgate audit verify AUDITLOG     check the audit log's hash chain
        toolgate claude-hook               a Claude Code PreToolUse / UserPromptSubmit command hook
        toolgate gemini-hook [--ask]       a Gemini CLI BeforeTool command hook (--ask: interactive sessions only)
+       toolgate export --drain            send what the audit log holds past the export cursor, then exit
        toolgate version
 
 serve flags:
@@ -73,6 +74,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return testCmd(args, stdout, stderr)
 	case "suggest":
 		return suggest(args, stdout, stderr)
+	case "export":
+		return exportCmd(args, stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		if len(args) > 0 {
 			if u, ok := usages[args[0]]; ok {
@@ -273,8 +276,9 @@ func hostHook(cmd string, args []string, stdin io.Reader, stdout, stderr io.Writ
 	if *auditLog != "" {
 		*auditLog, _ = filepath.Abs(*auditLog)
 	}
+	exe, _ := os.Executable() // a drain is this binary (none when unknown)
 	opts := hook.Options{Cwd: cwd, ConfigFiles: configs, AuditLog: *auditLog, Home: home, AgentDir: agentDir,
-		ConfigHome: configHome(home), Log: zerolog.New(zerolog.ConsoleWriter{Out: stderr, NoColor: true}).Level(zerolog.ErrorLevel)}
+		ConfigHome: configHome(home), Executable: exe, Log: zerolog.New(zerolog.ConsoleWriter{Out: stderr, NoColor: true}).Level(zerolog.ErrorLevel)}
 	var err error
 	if cmd == "gemini-hook" {
 		err = hook.GeminiHook(opts, hook.GeminiOptions{Ask: ask}, stdin, stdout)

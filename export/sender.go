@@ -94,6 +94,7 @@ type Sender struct {
 	rand    *rand.Rand
 	backoff time.Duration // the next wait after a failure
 	warned  bool          // the outage was said on stderr
+	down    bool          // the last attempt failed
 	// wait waits d or until ctx ends (tests see what is waited).
 	wait func(ctx context.Context, d time.Duration) error
 }
@@ -277,13 +278,13 @@ func (s *Sender) send(ctx context.Context) (Result, error) {
 		c.Rejected += uint64(rejected)
 		res.Sent += len(lines)
 		res.Rejected += rejected
-		outage := c.Outage
-		c.Outage = nil
+		// An outage that ended is recorded before the cursor forgets it
+		// (one that cannot be recorded now is recorded later).
+		if c.Outage != nil && s.recordOutage(c.Outage) {
+			c.Outage = nil
+		}
 		if err := writeCursor(s.o.Log, c); err != nil {
 			return res, err
-		}
-		if outage != nil {
-			s.recordOutage(outage)
 		}
 	}
 }
@@ -368,7 +369,7 @@ func (s *Sender) deliver(ctx context.Context, c *Cursor, lines []line) (int, err
 		rejected, retry, perm, err := s.post(ctx, c.LogID, lines)
 		if err == nil {
 			s.backoff = s.o.MinBackoff
-			s.warned = false
+			s.warned, s.down = false, false
 			return rejected, nil
 		}
 		if perm {
@@ -401,6 +402,7 @@ func (s *Sender) failed(ctx context.Context, c *Cursor, cause error, retryAfter 
 		wait = min(retryAfter, s.o.MaxRetryAfter)
 	}
 	s.backoff = min(2*s.backoff, s.o.MaxBackoff)
+	s.down = true
 	o := c.Outage
 	if o == nil {
 		o = &Outage{Since: now.UTC(), FirstError: cause.Error()}
@@ -419,14 +421,15 @@ func (s *Sender) failed(ctx context.Context, c *Cursor, cause error, retryAfter 
 	return s.wait(ctx, wait)
 }
 
-// recordOutage writes the one record of an outage that ended.
-func (s *Sender) recordOutage(o *Outage) {
+// recordOutage writes the one record of an outage that ended; false when
+// it could not.
+func (s *Sender) recordOutage(o *Outage) bool {
 	a := s.o.Appender
 	if a == nil {
 		l, err := audit.Open(s.o.Log)
 		if err != nil {
 			s.o.Logger.Warn().Err(err).Msg("export: cannot record the outage")
-			return
+			return false
 		}
 		defer l.Close()
 		a = l
@@ -439,7 +442,9 @@ func (s *Sender) recordOutage(o *Outage) {
 			Int("failedAttempts", o.Attempts).Str("firstError", o.FirstError).Str("lastError", o.LastError)
 	}); err != nil {
 		s.o.Logger.Warn().Err(err).Msg("export: cannot record the outage")
+		return false
 	}
+	return true
 }
 
 // post sends one batch. err is nil when the collector acknowledged it
@@ -566,7 +571,9 @@ func (r *Runner) run(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-r.stop:
-			r.drain(ctx) // the last records, until Stop's grace ends
+			if !r.s.down {
+				r.drain(ctx) // the last records, until Stop's grace ends
+			}
 			return
 		case <-t.C:
 		case <-r.kick:
