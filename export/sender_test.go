@@ -4,140 +4,22 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"net"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	json "github.com/goccy/go-json"
 	"github.com/rs/zerolog"
-	"google.golang.org/protobuf/proto"
 
 	collogspb "go.opentelemetry.io/proto/slim/otlp/collector/logs/v1"
-	commonpb "go.opentelemetry.io/proto/slim/otlp/common/v1"
 
 	"github.com/toolgate/toolgate/hook/audit"
+	"github.com/toolgate/toolgate/internal/otlptest"
 	"github.com/toolgate/toolgate/policy"
 )
-
-// got is one record a test collector received.
-type got struct {
-	seq   int64
-	hash  string
-	logID string
-	event string
-	attrs map[string]any
-	body  string
-	host  string // the resource's host.name
-}
-
-// collector is an OTLP/HTTP logs receiver built of the protocol's own
-// types; answer decides each request's answer (nil: 200, full success).
-type collector struct {
-	t      *testing.T
-	mu     sync.Mutex
-	recs   []got
-	reqs   int
-	header http.Header
-	answer func(n int, req *collogspb.ExportLogsServiceRequest) (code int, retryAfter string, resp *collogspb.ExportLogsServiceResponse)
-	srv    *httptest.Server
-}
-
-func newCollector(t *testing.T) *collector {
-	c := &collector{t: t}
-	c.srv = httptest.NewServer(http.HandlerFunc(c.serve))
-	t.Cleanup(c.srv.Close)
-	return c
-}
-
-func (c *collector) serve(w http.ResponseWriter, r *http.Request) {
-	if r.URL.Path != "/v1/logs" || r.Method != http.MethodPost || r.Header.Get("Content-Type") != "application/x-protobuf" {
-		http.Error(w, "not OTLP/HTTP logs", http.StatusNotFound)
-		return
-	}
-	body, _ := io.ReadAll(r.Body)
-	var req collogspb.ExportLogsServiceRequest
-	if err := proto.Unmarshal(body, &req); err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
-		return
-	}
-	c.mu.Lock()
-	c.reqs++
-	n := c.reqs
-	c.header = r.Header.Clone()
-	answer := c.answer
-	c.mu.Unlock()
-	code, ra, resp := http.StatusOK, "", (*collogspb.ExportLogsServiceResponse)(nil)
-	if answer != nil {
-		code, ra, resp = answer(n, &req)
-	}
-	if code != http.StatusOK {
-		if ra != "" {
-			w.Header().Set("Retry-After", ra)
-		}
-		w.WriteHeader(code)
-		return
-	}
-	c.mu.Lock()
-	c.recs = append(c.recs, flatten(&req)...)
-	c.mu.Unlock()
-	if resp == nil {
-		resp = &collogspb.ExportLogsServiceResponse{}
-	}
-	b, _ := proto.Marshal(resp)
-	w.Header().Set("Content-Type", "application/x-protobuf")
-	_, _ = w.Write(b)
-}
-
-func flatten(req *collogspb.ExportLogsServiceRequest) []got {
-	var out []got
-	for _, rl := range req.ResourceLogs {
-		host := ""
-		for _, kv := range rl.GetResource().GetAttributes() {
-			if kv.Key == "host.name" {
-				host = kv.Value.GetStringValue()
-			}
-		}
-		for _, sl := range rl.ScopeLogs {
-			for _, lr := range sl.LogRecords {
-				g := got{attrs: map[string]any{}, body: lr.GetBody().GetStringValue(), host: host}
-				for _, kv := range lr.Attributes {
-					g.attrs[kv.Key] = value(kv.Value)
-				}
-				g.seq, _ = g.attrs["toolgate.seq"].(int64)
-				g.hash, _ = g.attrs["toolgate.hash"].(string)
-				g.logID, _ = g.attrs["toolgate.log_id"].(string)
-				g.event, _ = g.attrs["toolgate.event"].(string)
-				out = append(out, g)
-			}
-		}
-	}
-	return out
-}
-
-func value(v *commonpb.AnyValue) any {
-	switch x := v.GetValue().(type) {
-	case *commonpb.AnyValue_StringValue:
-		return x.StringValue
-	case *commonpb.AnyValue_IntValue:
-		return x.IntValue
-	case *commonpb.AnyValue_BoolValue:
-		return x.BoolValue
-	}
-	return nil
-}
-
-func (c *collector) received() []got {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return append([]got(nil), c.recs...)
-}
 
 // testLog is an audit log in a temporary directory, written through the
 // audit package as toolgate writes it.
@@ -188,8 +70,8 @@ func events(t *testing.T, path string) []string {
 	return out
 }
 
-func testSender(tl *testLog, c *collector, change func(o *Options)) *Sender {
-	o := Options{Log: tl.path, Endpoint: c.srv.URL, Appender: tl.l, Version: "test", HostName: "build-7",
+func testSender(tl *testLog, c *otlptest.Collector, change func(o *Options)) *Sender {
+	o := Options{Log: tl.path, Endpoint: c.URL, Appender: tl.l, Version: "test", HostName: "build-7",
 		BatchRecords: 7, MinBackoff: time.Millisecond, MaxBackoff: 4 * time.Millisecond}
 	if change != nil {
 		change(&o)
@@ -199,17 +81,17 @@ func testSender(tl *testLog, c *collector, change func(o *Options)) *Sender {
 
 // checkOnce checks that the collector received seqs 1..n of one log, each
 // once, in order.
-func checkOnce(t *testing.T, recs []got, n int) {
+func checkOnce(t *testing.T, recs []otlptest.Record, n int) {
 	t.Helper()
 	if len(recs) != n {
 		t.Fatalf("received %d records, want %d", len(recs), n)
 	}
 	for i, r := range recs {
-		if r.seq != int64(i+1) {
-			t.Fatalf("record %d has seq %d (out of order, missing or repeated)", i, r.seq)
+		if r.Seq != int64(i+1) {
+			t.Fatalf("record %d has seq %d (out of order, missing or repeated)", i, r.Seq)
 		}
-		if r.logID == "" || r.logID != recs[0].logID || len(r.hash) != 64 {
-			t.Fatalf("record %d: log_id %q, hash %q", i, r.logID, r.hash)
+		if r.LogID == "" || r.LogID != recs[0].LogID || len(r.Hash) != 64 {
+			t.Fatalf("record %d: log_id %q, hash %q", i, r.LogID, r.Hash)
 		}
 	}
 }
@@ -218,19 +100,19 @@ func checkOnce(t *testing.T, recs []got, n int) {
 // attributes, the machine on the resource, the cursor after the last, and
 // a second drain with nothing new sends nothing.
 func TestDrainSendsEveryRecordOnceInOrder(t *testing.T) {
-	tl, c := newTestLog(t), newCollector(t)
+	tl, c := newTestLog(t), otlptest.New(t)
 	tl.calls(t, 50)
 	s := testSender(tl, c, func(o *Options) { o.Headers = []policy.Header{{Name: "Authorization", Value: "Bearer t0k"}} })
 	res, err := s.Drain(context.Background())
 	if err != nil || res.Sent != 50 || res.Rejected != 0 {
 		t.Fatalf("Drain = %+v, %v", res, err)
 	}
-	recs := c.received()
+	recs := c.Received()
 	checkOnce(t, recs, 50)
-	if c.reqs != 8 {
-		t.Errorf("%d requests for 50 records in batches of 7, want 8", c.reqs)
+	if c.Requests() != 8 {
+		t.Errorf("%d requests for 50 records in batches of 7, want 8", c.Requests())
 	}
-	if got := c.header.Get("Authorization"); got != "Bearer t0k" {
+	if got := c.Header().Get("Authorization"); got != "Bearer t0k" {
 		t.Errorf("the configured header was not sent: %q", got)
 	}
 	r := recs[9]
@@ -239,20 +121,20 @@ func TestDrainSendsEveryRecordOnceInOrder(t *testing.T) {
 		"toolgate.rule.pattern": "git *", "toolgate.rule.origin": "global /cfg/global.json:3", "toolgate.rule.origin.line": int64(3),
 		"toolgate.event": "decision"}
 	for k, v := range want {
-		if r.attrs[k] != v {
-			t.Errorf("attribute %s = %#v, want %#v", k, r.attrs[k], v)
+		if r.Attrs[k] != v {
+			t.Errorf("attribute %s = %#v, want %#v", k, r.Attrs[k], v)
 		}
 	}
-	if r.host != "build-7" {
-		t.Errorf("host.name = %q", r.host)
+	if r.Host != "build-7" {
+		t.Errorf("host.name = %q", r.Host)
 	}
 	// The body is the record's line: its chain hash can be checked.
 	var line struct{ Prev, Hash string }
-	if err := json.Unmarshal([]byte(r.body), &line); err != nil || line.Hash != r.hash || line.Prev != recs[8].hash {
-		t.Errorf("body %q does not chain to the record before", r.body)
+	if err := json.Unmarshal([]byte(r.Body), &line); err != nil || line.Hash != r.Hash || line.Prev != recs[8].Hash {
+		t.Errorf("body %q does not chain to the record before", r.Body)
 	}
 	cur, err := ReadCursor(tl.path)
-	if err != nil || cur == nil || cur.Seq != 50 || cur.Hash != recs[49].hash || cur.Sent != 50 || cur.LogID != r.logID {
+	if err != nil || cur == nil || cur.Seq != 50 || cur.Hash != recs[49].Hash || cur.Sent != 50 || cur.LogID != r.LogID {
 		t.Fatalf("cursor = %+v, %v", cur, err)
 	}
 	if info, _ := os.Stat(tl.path); info.Size() != cur.Offset {
@@ -261,7 +143,7 @@ func TestDrainSendsEveryRecordOnceInOrder(t *testing.T) {
 	if more, _ := Pending(tl.path); more {
 		t.Error("Pending after everything was sent")
 	}
-	if res, err := s.Drain(context.Background()); err != nil || res.Sent != 0 || len(c.received()) != 50 {
+	if res, err := s.Drain(context.Background()); err != nil || res.Sent != 0 || len(c.Received()) != 50 {
 		t.Errorf("a second drain sent again: %+v, %v", res, err)
 	}
 }
@@ -269,7 +151,7 @@ func TestDrainSendsEveryRecordOnceInOrder(t *testing.T) {
 // TestCursorSurvivesRestart: a new sender (a new process) goes on from
 // the cursor: only the records after it are sent.
 func TestCursorSurvivesRestart(t *testing.T) {
-	tl, c := newTestLog(t), newCollector(t)
+	tl, c := newTestLog(t), otlptest.New(t)
 	tl.calls(t, 10)
 	if _, err := testSender(tl, c, nil).Drain(context.Background()); err != nil {
 		t.Fatal(err)
@@ -282,7 +164,7 @@ func TestCursorSurvivesRestart(t *testing.T) {
 	if err != nil || res.Sent != 5 || res.Gap {
 		t.Fatalf("Drain = %+v, %v", res, err)
 	}
-	checkOnce(t, c.received(), 15)
+	checkOnce(t, c.Received(), 15)
 }
 
 // TestRetryAfterHonoured: a 429 or 503 with Retry-After (seconds or an
@@ -290,9 +172,9 @@ func TestCursorSurvivesRestart(t *testing.T) {
 // the batch is then sent again; the outage is one export_failed record.
 func TestRetryAfterHonoured(t *testing.T) {
 	for _, ra := range []string{"3", "date"} {
-		tl, c := newTestLog(t), newCollector(t)
+		tl, c := newTestLog(t), otlptest.New(t)
 		tl.calls(t, 3)
-		c.answer = func(n int, _ *collogspb.ExportLogsServiceRequest) (int, string, *collogspb.ExportLogsServiceResponse) {
+		c.SetAnswer(func(n int, _ *collogspb.ExportLogsServiceRequest) (int, string, *collogspb.ExportLogsServiceResponse) {
 			switch {
 			case n == 1:
 				return http.StatusTooManyRequests, "3", nil
@@ -300,7 +182,7 @@ func TestRetryAfterHonoured(t *testing.T) {
 				return http.StatusServiceUnavailable, time.Now().Add(5 * time.Second).UTC().Format(http.TimeFormat), nil
 			}
 			return http.StatusOK, "", nil
-		}
+		})
 		s := testSender(tl, c, nil)
 		var waits []time.Duration
 		s.wait = func(ctx context.Context, d time.Duration) error { waits = append(waits, d); return nil }
@@ -313,13 +195,13 @@ func TestRetryAfterHonoured(t *testing.T) {
 		if ra == "date" && (len(waits) < 2 || waits[1] < 3*time.Second) {
 			t.Errorf("waits %v: an HTTP-date Retry-After not honoured", waits)
 		}
-		recs := c.received()
+		recs := c.Received()
 		checkOnce(t, recs[:3], 3)
 		ev := events(t, tl.path)
 		if ev[len(ev)-1] != "export_failed" || strings.Count(strings.Join(ev, " "), "export_failed") != 1 {
 			t.Errorf("%s: events %v, want one export_failed at the end", ra, ev)
 		}
-		if len(recs) != 4 || recs[3].event != "export_failed" {
+		if len(recs) != 4 || recs[3].Event != "export_failed" {
 			t.Errorf("%s: the export_failed record was not sent: %+v", ra, recs)
 		}
 	}
@@ -329,18 +211,18 @@ func TestRetryAfterHonoured(t *testing.T) {
 // 503) are one export_failed record naming their count and first and last
 // errors, written when sending succeeds again; no record is lost.
 func TestOutageIsOneRecord(t *testing.T) {
-	tl, c := newTestLog(t), newCollector(t)
+	tl, c := newTestLog(t), otlptest.New(t)
 	tl.calls(t, 20)
-	c.answer = func(n int, _ *collogspb.ExportLogsServiceRequest) (int, string, *collogspb.ExportLogsServiceResponse) {
+	c.SetAnswer(func(n int, _ *collogspb.ExportLogsServiceRequest) (int, string, *collogspb.ExportLogsServiceResponse) {
 		if n <= 6 {
 			return http.StatusServiceUnavailable, "", nil
 		}
 		return http.StatusOK, "", nil
-	}
+	})
 	if _, err := testSender(tl, c, nil).Drain(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	recs := c.received()
+	recs := c.Received()
 	checkOnce(t, recs[:20], 20)
 	ev := events(t, tl.path)
 	if n := strings.Count(strings.Join(ev, " "), "export_failed"); n != 1 {
@@ -369,11 +251,11 @@ func TestOutageIsOneRecord(t *testing.T) {
 // a batch it refuses with 400 is split until the one record it refuses
 // is found, which is counted and skipped.
 func TestPartialSuccessCountedAndSkipped(t *testing.T) {
-	tl, c := newTestLog(t), newCollector(t)
+	tl, c := newTestLog(t), otlptest.New(t)
 	tl.calls(t, 14)
-	c.answer = func(n int, req *collogspb.ExportLogsServiceRequest) (int, string, *collogspb.ExportLogsServiceResponse) {
-		for _, g := range flatten(req) {
-			if g.seq == 12 {
+	c.SetAnswer(func(n int, req *collogspb.ExportLogsServiceRequest) (int, string, *collogspb.ExportLogsServiceResponse) {
+		for _, g := range otlptest.Flatten(req) {
+			if g.Seq == 12 {
 				return http.StatusBadRequest, "", nil
 			}
 		}
@@ -381,14 +263,14 @@ func TestPartialSuccessCountedAndSkipped(t *testing.T) {
 			return http.StatusOK, "", &collogspb.ExportLogsServiceResponse{PartialSuccess: &collogspb.ExportLogsPartialSuccess{RejectedLogRecords: 2, ErrorMessage: "too old"}}
 		}
 		return http.StatusOK, "", nil
-	}
+	})
 	res, err := testSender(tl, c, nil).Drain(context.Background())
 	if err != nil || res.Sent != 14 || res.Rejected != 3 {
 		t.Fatalf("Drain = %+v, %v; want 14 sent, 3 rejected", res, err)
 	}
 	var seqs []int64
-	for _, g := range c.received() {
-		seqs = append(seqs, g.seq)
+	for _, g := range c.Received() {
+		seqs = append(seqs, g.Seq)
 	}
 	if fmt.Sprint(seqs) != "[1 2 3 4 5 6 7 8 9 10 11 13 14]" {
 		t.Errorf("received %v", seqs)
@@ -403,12 +285,12 @@ func TestPartialSuccessCountedAndSkipped(t *testing.T) {
 // and every record of the new log is sent under its new log_id.
 func TestReplacedLogGap(t *testing.T) {
 	for _, how := range []string{"replaced", "truncated", "rewritten"} {
-		tl, c := newTestLog(t), newCollector(t)
+		tl, c := newTestLog(t), otlptest.New(t)
 		tl.calls(t, 5)
 		if _, err := testSender(tl, c, nil).Drain(context.Background()); err != nil {
 			t.Fatal(err)
 		}
-		oldID := c.received()[0].logID
+		oldID := c.Received()[0].LogID
 		switch how {
 		case "replaced":
 			if err := os.Rename(tl.path, tl.path+".1"); err != nil {
@@ -439,21 +321,21 @@ func TestReplacedLogGap(t *testing.T) {
 		if rep, err := audit.VerifyFile(tl.path); err != nil || rep.Problem != nil {
 			t.Errorf("%s: the log does not verify: %+v, %v", how, rep, err)
 		}
-		recs := c.received()[5:]
+		recs := c.Received()[5:]
 		if len(recs) != len(ev) {
 			t.Fatalf("%s: %d records sent of the new log's %d", how, len(recs), len(ev))
 		}
 		sawGap := false
 		for i, r := range recs {
-			if r.event != ev[i] || r.seq != int64(i+1) {
-				t.Errorf("%s: record %d is %s %d, want %s %d", how, i, r.event, r.seq, ev[i], i+1)
+			if r.Event != ev[i] || r.Seq != int64(i+1) {
+				t.Errorf("%s: record %d is %s %d, want %s %d", how, i, r.Event, r.Seq, ev[i], i+1)
 			}
-			sawGap = sawGap || r.event == "export_gap" && r.attrs["toolgate.log_id"] == recs[0].logID
+			sawGap = sawGap || r.Event == "export_gap" && r.Attrs["toolgate.log_id"] == recs[0].LogID
 		}
 		if !sawGap {
 			t.Errorf("%s: no export_gap record sent", how)
 		}
-		if how == "replaced" && recs[0].logID == oldID {
+		if how == "replaced" && recs[0].LogID == oldID {
 			t.Errorf("the replaced log kept its log_id")
 		}
 		if res, _ := testSender(tl, c, nil).Drain(context.Background()); res.Gap || res.Sent != 0 {
@@ -465,7 +347,7 @@ func TestReplacedLogGap(t *testing.T) {
 // TestOneSenderPerLog: while another holds the lock, Drain sends nothing
 // and says so, and a hook sees the lock busy.
 func TestOneSenderPerLog(t *testing.T) {
-	tl, c := newTestLog(t), newCollector(t)
+	tl, c := newTestLog(t), otlptest.New(t)
 	tl.calls(t, 2)
 	f, err := os.OpenFile(LockPath(tl.path), os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
@@ -485,7 +367,7 @@ func TestOneSenderPerLog(t *testing.T) {
 		t.Errorf("StartDrain under another's lock: %v, %v", started, err)
 	}
 	unlock(f)
-	if len(c.received()) != 0 {
+	if len(c.Received()) != 0 {
 		t.Error("records sent under another's lock")
 	}
 	if Busy(tl.path) {
@@ -500,7 +382,7 @@ func TestOneSenderPerLog(t *testing.T) {
 func TestStallingCollector(t *testing.T) {
 	tl := newTestLog(t)
 	tl.calls(t, 4)
-	ln := stallingListener(t)
+	ln := otlptest.Stalling(t)
 	s := New(Options{Log: tl.path, Endpoint: "http://" + ln.Addr().String(), Appender: tl.l,
 		RequestTimeout: 50 * time.Millisecond, MinBackoff: 10 * time.Second})
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
@@ -521,45 +403,15 @@ func TestStallingCollector(t *testing.T) {
 	}
 }
 
-// stallingListener accepts connections on 127.0.0.1 and never answers.
-func stallingListener(t testing.TB) net.Listener {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var mu sync.Mutex
-	var conns []net.Conn
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			conns = append(conns, c)
-			mu.Unlock()
-		}
-	}()
-	t.Cleanup(func() {
-		ln.Close()
-		mu.Lock()
-		for _, c := range conns {
-			c.Close()
-		}
-		mu.Unlock()
-	})
-	return ln
-}
-
 // TestRunnerSendsInBackground: the long-lived server's sender sends what
 // is appended while it runs, and Stop sends the last records.
 func TestRunnerSendsInBackground(t *testing.T) {
-	tl, c := newTestLog(t), newCollector(t)
-	r := Start(Options{Log: tl.path, Endpoint: c.srv.URL, Appender: tl.l, Poll: 5 * time.Millisecond})
+	tl, c := newTestLog(t), otlptest.New(t)
+	r := Start(Options{Log: tl.path, Endpoint: c.URL, Appender: tl.l, Poll: 5 * time.Millisecond})
 	for i := 0; i < 10; i++ {
 		tl.calls(t, 3)
 		r.Notify()
 	}
 	r.Stop(5 * time.Second)
-	checkOnce(t, c.received(), 30)
+	checkOnce(t, c.Received(), 30)
 }
