@@ -42,10 +42,20 @@ serve flags:
 
 func main() {
 	runtimecfg.Apply()
-	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	exe, _ := os.Executable() // a hook's export drain is this binary (none when unknown)
+	os.Exit(runAs(exe, os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
+// run is the command line without a binary to start: no hook starts an
+// export drain (tests call it in a test binary, which must not be run as
+// toolgate).
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return runAs("", args, stdin, stdout, stderr)
+}
+
+// runAs is the command line; exe is toolgate's own binary, which a hook
+// starts as `export --drain` after its answer.
+func runAs(exe string, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	cmd := "serve"
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		cmd, args = args[0], args[1:]
@@ -67,7 +77,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case "explain":
 		return explain(args, stdout, stderr)
 	case "claude-hook", "gemini-hook":
-		return hostHook(cmd, args, stdin, stdout, stderr)
+		return hostHook(cmd, exe, args, stdin, stdout, stderr)
 	case "validate":
 		return validate(args, stdout, stderr)
 	case "test":
@@ -247,7 +257,7 @@ func auditCmd(args []string, stdout, stderr io.Writer) int {
 
 // hostHook answers one Claude Code or Gemini CLI hook event; any failure
 // exits 2, which both treat as a block.
-func hostHook(cmd string, args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
+func hostHook(cmd, exe string, args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	defer func() {
 		if p := recover(); p != nil {
 			fmt.Fprintf(stderr, "toolgate: internal error, blocked (fail-closed): %v\n", p)
@@ -276,7 +286,6 @@ func hostHook(cmd string, args []string, stdin io.Reader, stdout, stderr io.Writ
 	if *auditLog != "" {
 		*auditLog, _ = filepath.Abs(*auditLog)
 	}
-	exe, _ := os.Executable() // a drain is this binary (none when unknown)
 	opts := hook.Options{Cwd: cwd, ConfigFiles: configs, AuditLog: *auditLog, Home: home, AgentDir: agentDir,
 		ConfigHome: configHome(home), Executable: exe, Log: zerolog.New(zerolog.ConsoleWriter{Out: stderr, NoColor: true}).Level(zerolog.ErrorLevel)}
 	var err error
