@@ -189,22 +189,31 @@ func firstHash(f *os.File) (string, error) {
 // hashEndingAt is the hash of the record whose line ends just before off
 // ("" when there is no record line there).
 func hashEndingAt(f *os.File, off int64) string {
-	const window = 64 << 10
+	for window := int64(8 << 10); ; window *= 8 {
+		if h, more := hashEndingIn(f, off, window); !more || window >= maxLine {
+			return h
+		}
+	}
+}
+
+// hashEndingIn is hashEndingAt from the last window bytes before off;
+// more when the line does not start in them.
+func hashEndingIn(f *os.File, off, window int64) (string, bool) {
 	start := max(off-window, 0)
 	buf := make([]byte, off-start)
 	if _, err := f.ReadAt(buf, start); err != nil || len(buf) == 0 || buf[len(buf)-1] != '\n' {
-		return ""
+		return "", false
 	}
 	body := buf[:len(buf)-1]
 	i := bytes.LastIndexByte(body, '\n')
 	if i < 0 && start > 0 {
-		return "" // a line longer than the window: not a record toolgate wrote
+		return "", true
 	}
 	var r struct {
 		Hash string `json:"hash"`
 	}
 	if json.Unmarshal(body[i+1:], &r) != nil {
-		return ""
+		return "", false
 	}
-	return r.Hash
+	return r.Hash, false
 }

@@ -134,7 +134,9 @@ func New(o Options) *Sender {
 		o.Poll = DefaultPoll
 	}
 	if o.Client == nil {
-		o.Client = &http.Client{Timeout: o.RequestTimeout}
+		// A redirect is not followed: a 301 or 302 would turn the POST
+		// into a GET whose 200 acknowledges nothing.
+		o.Client = &http.Client{Timeout: o.RequestTimeout, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	}
 	if o.HostName == "" {
 		o.HostName, _ = os.Hostname()
@@ -171,7 +173,7 @@ func (s *Sender) Drain(ctx context.Context) (Result, error) {
 		total.Sent += r.Sent
 		total.Rejected += r.Rejected
 		total.Gap = total.Gap || r.Gap
-		total.Pending = r.Pending
+		total.Pending, total.seen = r.Pending, r.seen
 		if err != nil {
 			return total, err
 		}
@@ -235,13 +237,20 @@ func (s *Sender) send(ctx context.Context) (Result, error) {
 	if gap {
 		res.Gap = true
 		// The gap record went into the log by its writer, which may have
-		// started a new file: read what the path names now.
+		// started a new file: the new cursor is of what the path names now.
 		f.Close()
 		if f, err = os.Open(s.o.Log); err != nil {
 			return res, fmt.Errorf("cannot read the audit log: %w", err)
 		}
-		if c, _, err = s.check(f, c); err != nil || c == nil {
+		outage := c.Outage
+		if c, _, err = s.check(f, nil); err != nil || c == nil {
 			return res, err
+		}
+		if outage != nil {
+			c.Outage = outage
+			if err := writeCursor(s.o.Log, c); err != nil {
+				return res, err
+			}
 		}
 	}
 	for {
@@ -349,14 +358,7 @@ func (s *Sender) check(f *os.File, c *Cursor) (*Cursor, bool, error) {
 		return nil, false, fmt.Errorf("cannot record the export gap: %w", err)
 	}
 	s.o.Logger.Warn().Str("log", s.o.Log).Msg("export: " + why + "; starting a new cursor")
-	if first == "" {
-		// The writer started a new file for the gap record: its identity
-		// is read on the caller's second look.
-		n := &Cursor{Outage: c.Outage}
-		return n, true, writeCursor(s.o.Log, n)
-	}
-	n := fresh()
-	return n, true, writeCursor(s.o.Log, n)
+	return c, true, nil // the caller makes the new cursor of the log with the gap record
 }
 
 // deliver sends lines (one batch) until the collector acknowledges them,
@@ -492,13 +494,16 @@ func (s *Sender) post(ctx context.Context, logID string, lines []line) (rejected
 			// known, so the batch is sent again (at least once).
 			return 0, 0, false, fmt.Errorf("reading the collector's answer: %w", rerr)
 		}
+		// Only an OTLP answer acknowledges: a proxy's or a web server's
+		// 200 page is no collector's (the records are kept and sent again).
 		var out collogspb.ExportLogsServiceResponse
-		if len(data) > 0 && strings.HasPrefix(resp.Header.Get("Content-Type"), "application/x-protobuf") && proto.Unmarshal(data, &out) == nil {
-			if ps := out.GetPartialSuccess(); ps != nil && ps.RejectedLogRecords > 0 {
-				n := int(min(ps.RejectedLogRecords, int64(len(lines))))
-				s.o.Logger.Warn().Int("rejected", n).Str("message", ps.ErrorMessage).Msg("export: the collector rejected records; they are counted and skipped")
-				return n, 0, false, nil
-			}
+		if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/x-protobuf") || proto.Unmarshal(data, &out) != nil {
+			return 0, 0, false, fmt.Errorf("the endpoint answered %s with %q, not an OTLP response", resp.Status, ct)
+		}
+		if ps := out.GetPartialSuccess(); ps != nil && ps.RejectedLogRecords > 0 {
+			n := int(min(ps.RejectedLogRecords, int64(len(lines))))
+			s.o.Logger.Warn().Int("rejected", n).Str("message", ps.ErrorMessage).Msg("export: the collector rejected records; they are counted and skipped")
+			return n, 0, false, nil
 		}
 		return 0, 0, false, nil
 	case code == http.StatusBadRequest || code == http.StatusRequestEntityTooLarge:
@@ -547,16 +552,16 @@ type Runner struct {
 	cancel context.CancelFunc
 	stop   chan struct{}
 	done   chan struct{}
-	kick   chan struct{}
 	once   sync.Once
 }
 
 // Start runs a sender of o in the background until Stop: it sends what
-// the log holds, then looks again every Poll (or at once after Notify).
-// While another process holds the lock, it only looks.
+// the log holds, then looks again every Poll: a stat of the log, and a
+// round only when the log changed since the last one. While another
+// process holds the lock, it only looks.
 func Start(o Options) *Runner {
 	ctx, cancel := context.WithCancel(context.Background())
-	r := &Runner{s: New(o), cancel: cancel, stop: make(chan struct{}), done: make(chan struct{}), kick: make(chan struct{}, 1)}
+	r := &Runner{s: New(o), cancel: cancel, stop: make(chan struct{}), done: make(chan struct{})}
 	go r.run(ctx)
 	return r
 }
@@ -565,33 +570,42 @@ func (r *Runner) run(ctx context.Context) {
 	defer close(r.done)
 	t := time.NewTicker(r.s.o.Poll)
 	defer t.Stop()
+	var last seen
+	var lastErr string
+	round := func() {
+		res, err := r.s.Drain(ctx)
+		last = res.seen
+		if err == nil || errors.Is(err, ErrBusy) || ctx.Err() != nil {
+			lastErr = ""
+			if errors.Is(err, ErrBusy) {
+				last = seen{} // look again at the next tick
+			}
+			return
+		}
+		if err.Error() != lastErr { // said once, not every Poll
+			lastErr = err.Error()
+			r.s.o.Logger.Warn().Err(err).Msg("export")
+		}
+		last = seen{}
+	}
+	round()
 	for {
-		r.drain(ctx)
 		select {
 		case <-ctx.Done():
 			return
 		case <-r.stop:
 			if !r.s.down {
-				r.drain(ctx) // the last records, until Stop's grace ends
+				round() // the last records, until Stop's grace ends
 			}
 			return
 		case <-t.C:
-		case <-r.kick:
 		}
-	}
-}
-
-func (r *Runner) drain(ctx context.Context) {
-	if _, err := r.s.Drain(ctx); err != nil && !errors.Is(err, ErrBusy) && ctx.Err() == nil {
-		r.s.o.Logger.Warn().Err(err).Msg("export")
-	}
-}
-
-// Notify says a record was appended (it never blocks).
-func (r *Runner) Notify() {
-	select {
-	case r.kick <- struct{}{}:
-	default:
+		if info, err := os.Stat(r.s.o.Log); err == nil && last.size != 0 {
+			if dev, ino := fileIdentity(info); (seen{dev: dev, ino: ino, size: info.Size()}) == last {
+				continue // nothing appended since the last round
+			}
+		}
+		round()
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -410,8 +411,80 @@ func TestRunnerSendsInBackground(t *testing.T) {
 	r := Start(Options{Log: tl.path, Endpoint: c.URL, Appender: tl.l, Poll: 5 * time.Millisecond})
 	for i := 0; i < 10; i++ {
 		tl.calls(t, 3)
-		r.Notify()
+
 	}
 	r.Stop(5 * time.Second)
 	checkOnce(t, c.Received(), 30)
+}
+
+// TestOnlyAnOTLPAnswerAcknowledges: a 200 that is no OTLP response (a
+// proxy's page) and a redirect (which would turn the POST into a GET)
+// acknowledge nothing: the records stay past the cursor.
+func TestOnlyAnOTLPAnswerAcknowledges(t *testing.T) {
+	for name, h := range map[string]http.HandlerFunc{
+		"html page": func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/html")
+			_, _ = w.Write([]byte("<html>ok</html>"))
+		},
+		"redirect": func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/elsewhere", http.StatusFound) },
+	} {
+		srv := httptest.NewServer(h)
+		tl := newTestLog(t)
+		tl.calls(t, 2)
+		s := New(Options{Log: tl.path, Endpoint: srv.URL, Appender: tl.l})
+		s.wait = func(context.Context, time.Duration) error { return context.Canceled }
+		res, err := s.Drain(context.Background())
+		srv.Close()
+		if err == nil || res.Sent != 0 {
+			t.Errorf("%s: Drain = %+v, %v", name, res, err)
+		}
+		if cur, _ := ReadCursor(tl.path); cur == nil || cur.Offset != 0 || cur.Outage == nil {
+			t.Errorf("%s: cursor %+v", name, cur)
+		}
+	}
+}
+
+// TestEmptiedLogOneGap: a log cut to nothing before anything new is
+// written gets one export_gap record, which is its first, and is sent.
+func TestEmptiedLogOneGap(t *testing.T) {
+	tl, c := newTestLog(t), otlptest.New(t)
+	tl.calls(t, 3)
+	if _, err := testSender(tl, c, nil).Drain(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(tl.path, 0); err != nil {
+		t.Fatal(err)
+	}
+	res, err := testSender(tl, c, func(o *Options) { o.Appender = nil }).Drain(context.Background())
+	if err != nil || !res.Gap {
+		t.Fatalf("Drain = %+v, %v", res, err)
+	}
+	ev := events(t, tl.path)
+	if len(ev) != 1 || ev[0] != "export_gap" {
+		t.Fatalf("events %v, want one export_gap", ev)
+	}
+	recs := c.Received()
+	if len(recs) != 4 || recs[3].Event != "export_gap" || recs[3].Seq != 1 {
+		t.Fatalf("received %+v", recs)
+	}
+}
+
+// TestUnreadableCursorStartsAgain: a cursor that is not one toolgate wrote
+// is no gap: the log is sent again from its first record (at least once).
+func TestUnreadableCursorStartsAgain(t *testing.T) {
+	tl, c := newTestLog(t), otlptest.New(t)
+	tl.calls(t, 3)
+	if _, err := testSender(tl, c, nil).Drain(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(CursorPath(tl.path), []byte("{not a cursor"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	res, err := testSender(tl, c, nil).Drain(context.Background())
+	if err != nil || res.Gap || res.Sent != 3 {
+		t.Fatalf("Drain = %+v, %v", res, err)
+	}
+	if n := len(c.Received()); n != 6 {
+		t.Errorf("%d records received, want the 3 twice", n)
+	}
 }
