@@ -161,11 +161,17 @@ func TestCursorSurvivesRestart(t *testing.T) {
 	if more, _ := Pending(tl.path); !more {
 		t.Fatal("not Pending with 5 records past the cursor")
 	}
+	if n, _, err := Behind(tl.path); n != 5 || err != nil {
+		t.Errorf("Behind = %d, %v; want 5 records", n, err)
+	}
 	res, err := testSender(tl, c, nil).Drain(context.Background())
 	if err != nil || res.Sent != 5 || res.Gap {
 		t.Fatalf("Drain = %+v, %v", res, err)
 	}
 	checkOnce(t, c.Received(), 15)
+	if n, b, _ := Behind(tl.path); n != 0 || b != 0 {
+		t.Errorf("Behind after the drain = %d records, %d bytes", n, b)
+	}
 }
 
 // TestRetryAfterHonoured: a 429 or 503 with Retry-After (seconds or an

@@ -77,3 +77,41 @@ func StartDrain(log, exe string, args []string) (bool, error) {
 	_ = cmd.Process.Release()
 	return true, nil
 }
+
+// Behind is how much of the log at path the collector has not
+// acknowledged: the complete records past the cursor and their bytes (the
+// whole log when the cursor is missing, unreadable or of another file),
+// for `toolgate doctor`.
+func Behind(log string) (records int, bytes int64, err error) {
+	f, err := os.Open(log)
+	if err != nil {
+		if os.IsNotExist(err) {
+			return 0, 0, nil
+		}
+		return 0, 0, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return 0, 0, err
+	}
+	off := int64(0)
+	if c, _ := ReadCursor(log); c != nil {
+		if dev, ino := fileIdentity(info); dev == c.Device && ino == c.Inode && c.Offset <= info.Size() {
+			off = c.Offset
+		}
+	}
+	buf := make([]byte, 64<<10)
+	for pos := off; ; {
+		n, rerr := f.ReadAt(buf, pos)
+		for _, b := range buf[:n] {
+			if b == '\n' {
+				records++
+			}
+		}
+		pos += int64(n)
+		if rerr != nil {
+			return records, pos - off, nil
+		}
+	}
+}
