@@ -22,6 +22,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -94,7 +95,7 @@ type Sender struct {
 	rand    *rand.Rand
 	backoff time.Duration // the next wait after a failure
 	warned  bool          // the outage was said on stderr
-	down    bool          // the last attempt failed
+	down    atomic.Bool   // the last attempt failed
 	// wait waits d or until ctx ends (tests see what is waited).
 	wait func(ctx context.Context, d time.Duration) error
 }
@@ -371,7 +372,8 @@ func (s *Sender) deliver(ctx context.Context, c *Cursor, lines []line) (int, err
 		rejected, retry, perm, err := s.post(ctx, c.LogID, lines)
 		if err == nil {
 			s.backoff = s.o.MinBackoff
-			s.warned, s.down = false, false
+			s.warned = false
+			s.down.Store(false)
 			return rejected, nil
 		}
 		if perm {
@@ -404,7 +406,7 @@ func (s *Sender) failed(ctx context.Context, c *Cursor, cause error, retryAfter 
 		wait = min(retryAfter, s.o.MaxRetryAfter)
 	}
 	s.backoff = min(2*s.backoff, s.o.MaxBackoff)
-	s.down = true
+	s.down.Store(true)
 	o := c.Outage
 	if o == nil {
 		o = &Outage{Since: now.UTC(), FirstError: cause.Error()}
@@ -562,9 +564,24 @@ type Runner struct {
 func Start(o Options) *Runner {
 	ctx, cancel := context.WithCancel(context.Background())
 	r := &Runner{s: New(o), cancel: cancel, stop: make(chan struct{}), done: make(chan struct{})}
+	// A back-off ends when the process does: what waits is in the log.
+	r.s.wait = func(ctx context.Context, d time.Duration) error {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-r.stop:
+			return errStopping
+		case <-t.C:
+			return nil
+		}
+	}
 	go r.run(ctx)
 	return r
 }
+
+var errStopping = errors.New("the sender is stopping")
 
 func (r *Runner) run(ctx context.Context) {
 	defer close(r.done)
@@ -575,7 +592,7 @@ func (r *Runner) run(ctx context.Context) {
 	round := func() {
 		res, err := r.s.Drain(ctx)
 		last = res.seen
-		if err == nil || errors.Is(err, ErrBusy) || ctx.Err() != nil {
+		if err == nil || errors.Is(err, ErrBusy) || errors.Is(err, errStopping) || ctx.Err() != nil {
 			lastErr = ""
 			if errors.Is(err, ErrBusy) {
 				last = seen{} // look again at the next tick
@@ -594,7 +611,7 @@ func (r *Runner) run(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-r.stop:
-			if !r.s.down {
+			if !r.s.down.Load() {
 				round() // the last records, until Stop's grace ends
 			}
 			return
@@ -610,9 +627,13 @@ func (r *Runner) run(ctx context.Context) {
 }
 
 // Stop ends the sender, giving what the log holds up to grace to be
-// acknowledged (a batch cut off is sent again by the next sender).
+// acknowledged (a batch cut off is sent again by the next sender); none
+// while the collector is failing: the records wait for the next sender.
 func (r *Runner) Stop(grace time.Duration) {
 	r.once.Do(func() {
+		if r.s.down.Load() {
+			grace = 0
+		}
 		close(r.stop)
 		t := time.NewTimer(grace)
 		defer t.Stop()
