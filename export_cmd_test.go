@@ -30,11 +30,11 @@ func exportEnv(t *testing.T, endpoint string) (home, agentDir string) {
 	return home, agentDir
 }
 
-// TestClaudeHookStartsDrains: the real binary as Claude Code runs it, one
-// process per call, a few times in a row against a listening receiver:
-// every answer is given, and once the detached drains are done every
-// record has arrived once, in order.
-func TestClaudeHookStartsDrains(t *testing.T) {
+// TestHookProcessesStartDrains: the real binary as Claude Code and Gemini
+// CLI run it, one process per call, a few times in a row against a
+// listening receiver: every answer is given, and once the detached drains
+// are done every record has arrived once, in order.
+func TestHookProcessesStartDrains(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
@@ -47,13 +47,17 @@ func TestClaudeHookStartsDrains(t *testing.T) {
 	log := filepath.Join(home, "audit.jsonl")
 	const calls = 8
 	for i := 0; i < calls; i++ {
-		cmd := exec.Command(bin, "claude-hook", "--audit-log", log)
+		host, event, allow := "claude-hook", `{"hook_event_name":"PreToolUse","session_id":"s1","cwd":%q,"tool_name":"Bash","tool_use_id":"t%d","tool_input":{"command":"git status"}}`, `"permissionDecision":"allow"`
+		if i%4 == 3 {
+			host, event, allow = "gemini-hook", `{"hook_event_name":"BeforeTool","session_id":"s1","cwd":%q,"tool_name":"run_shell_command","tool_input":{"command":"git status","description":"t%d"}}`, `"decision":"allow"`
+		}
+		cmd := exec.Command(bin, host, "--audit-log", log)
 		cmd.Env = append(os.Environ(), "HOME="+home, "PI_CODING_AGENT_DIR="+agentDir, "XDG_CONFIG_HOME="+filepath.Join(home, "config"))
-		cmd.Stdin = strings.NewReader(fmt.Sprintf(`{"hook_event_name":"PreToolUse","session_id":"s1","cwd":%q,"tool_name":"Bash","tool_use_id":"t%d","tool_input":{"command":"git status"}}`, home, i))
+		cmd.Stdin = strings.NewReader(fmt.Sprintf(event, home, i))
 		var out bytes.Buffer
 		cmd.Stdout = &out
-		if err := cmd.Run(); err != nil || !strings.Contains(out.String(), `"permissionDecision":"allow"`) {
-			t.Fatalf("hook %d: %v: %s", i, err, out.String())
+		if err := cmd.Run(); err != nil || !strings.Contains(out.String(), allow) {
+			t.Fatalf("%s %d: %v: %s", host, i, err, out.String())
 		}
 	}
 	deadline := time.Now().Add(60 * time.Second)
@@ -81,7 +85,11 @@ func TestClaudeHookStartsDrains(t *testing.T) {
 		t.Fatalf("%d records received, want %d", len(recs), calls)
 	}
 	for i, r := range recs {
-		if r.Seq != int64(i+1) || r.Event != "decision" || r.Attrs["toolgate.agent_host"] != "claude-code" || r.Attrs["session.id"] != "s1" {
+		host := "claude-code"
+		if i%4 == 3 {
+			host = "gemini-cli"
+		}
+		if r.Seq != int64(i+1) || r.Event != "decision" || r.Attrs["toolgate.agent_host"] != host || r.Attrs["session.id"] != "s1" {
 			t.Errorf("record %d: seq %d, %v", i, r.Seq, r.Attrs)
 		}
 	}

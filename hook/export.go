@@ -80,7 +80,12 @@ func (s *Server) startDrain() {
 	if _, ok := export.FromPolicy(pol, path); !ok {
 		return
 	}
-	args := []string{"export", "--drain", "--audit-log", path, "--cwd", s.snapshot().cwd}
+	// The drain finds the log as this process did: from the same flags
+	// and files (a policy's auditLog is not repeated as a flag).
+	args := []string{"export", "--drain", "--cwd", s.snapshot().cwd}
+	if s.opts.AuditLog != "" {
+		args = append(args, "--audit-log", s.opts.AuditLog)
+	}
 	for _, c := range s.opts.ConfigFiles {
 		args = append(args, "--config", c)
 	}
