@@ -400,6 +400,12 @@ func (s *Sender) deliver(ctx context.Context, c *Cursor, lines []line) (int, err
 // longer), or until ctx ends.
 func (s *Sender) failed(ctx context.Context, c *Cursor, cause error, retryAfter time.Duration) error {
 	now := time.Now()
+	if o := c.Outage; o != nil && !s.down.Load() && s.backoff == s.o.MinBackoff {
+		// An outage that earlier processes saw goes on: its back-off
+		// does not start again from the shortest (many short-lived
+		// drains would otherwise press a collector that is down).
+		s.backoff = min(s.o.MinBackoff<<min(o.Attempts, 16), s.o.MaxBackoff)
+	}
 	wait := s.backoff
 	wait += time.Duration(s.rand.Int64N(int64(wait)/5 + 1)) // jitter, up to a fifth more
 	if retryAfter > wait {

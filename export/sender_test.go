@@ -494,3 +494,36 @@ func TestUnreadableCursorStartsAgain(t *testing.T) {
 		t.Errorf("%d records received, want the 3 twice", n)
 	}
 }
+
+// TestOutageBackoffGoesOn: a drain that finds an outage in the cursor
+// (earlier processes failed) waits as long as that outage's back-off has
+// grown, not the shortest, before its next attempt.
+func TestOutageBackoffGoesOn(t *testing.T) {
+	tl, c := newTestLog(t), otlptest.New(t)
+	tl.calls(t, 1)
+	c.SetAnswer(func(int, *collogspb.ExportLogsServiceRequest) (int, string, *collogspb.ExportLogsServiceResponse) {
+		return http.StatusServiceUnavailable, "", nil
+	})
+	var waits []time.Duration
+	for run := 0; run < 2; run++ {
+		s := New(Options{Log: tl.path, Endpoint: c.URL, Appender: tl.l, MinBackoff: time.Second, MaxBackoff: time.Hour})
+		n := 0
+		s.wait = func(ctx context.Context, d time.Duration) error {
+			waits = append(waits, d)
+			if n++; n == 3 {
+				return context.Canceled // the drain's time is up
+			}
+			return nil
+		}
+		if _, err := s.Drain(context.Background()); !errors.Is(err, context.Canceled) {
+			t.Fatal(err)
+		}
+	}
+	// 1 s, 2 s, 4 s in the first drain; the second goes on at 8 s.
+	if len(waits) != 6 || waits[2] < 4*time.Second || waits[3] < 8*time.Second {
+		t.Errorf("waits %v", waits)
+	}
+	if cur, _ := ReadCursor(tl.path); cur.Outage == nil || cur.Outage.Attempts != 6 {
+		t.Errorf("cursor %+v", cur)
+	}
+}
