@@ -23,14 +23,20 @@ type appendFunc func(event string, fill audit.Fields) error
 func (f appendFunc) Append(event string, fill audit.Fields) error { return f(event, fill) }
 
 // syncExport starts, replaces or stops the background sender to match the
-// policy's export of the current audit log. Only a serving server sends;
-// an old sender is stopped without waiting for it (the new one waits for
-// its lock), so nothing here holds up an answer.
+// policy's export of the audit log the server writes. Only a serving
+// server sends; an old sender is stopped without waiting for it (the new
+// one waits for its lock), so nothing here holds up an answer.
 func (s *Server) syncExport(p *policy.Policy) {
 	if !s.serving.Load() {
 		return
 	}
-	path := s.auditPath(p)
+	s.mu.RLock()
+	l := s.audit
+	s.mu.RUnlock()
+	if l == nil {
+		return
+	}
+	path := l.Path()
 	o, ok := export.FromPolicy(p, path)
 	key := ""
 	if ok {

@@ -20,12 +20,17 @@ import (
 )
 
 // exportSession serves a session whose global policy allows git status and
-// exports to endpoint; it returns the client and the audit log's path.
-func exportSession(tb testing.TB, endpoint string, rules int) (*client, string) {
+// exports to endpoint (none: ""); it returns the client and the audit
+// log's path.
+func exportSession(tb testing.TB, endpoint string, rules int) (*client, string, *Server) {
 	dir := tb.TempDir()
 	agentDir := filepath.Join(dir, "agent")
 	var b strings.Builder
-	fmt.Fprintf(&b, `{"export": {"otlp": {"endpoint": %q}}, "permission": {"*": "ask", "bash": {"*": "ask"`, endpoint)
+	b.WriteString(`{`)
+	if endpoint != "" {
+		fmt.Fprintf(&b, `"export": {"otlp": {"endpoint": %q}}, `, endpoint)
+	}
+	b.WriteString(`"permission": {"*": "ask", "bash": {"*": "ask"`)
 	for i := 0; i < rules-1; i++ {
 		fmt.Fprintf(&b, `, "tool%d sub%d *": "deny"`, i, i)
 	}
@@ -52,7 +57,7 @@ func exportSession(tb testing.TB, endpoint string, rules int) (*client, string) 
 	})
 	c := &client{w: inW, r: bufio.NewReader(outR)}
 	c.roundTrip(tb, []byte(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1,"cwd":"`+dir+`","hasUI":false}}`+"\n"))
-	return c, log
+	return c, log, s
 }
 
 func callN(t *testing.T, c *client, from, n int) {
@@ -81,7 +86,7 @@ func decisions(t *testing.T, log string) int {
 // acknowledged. (How fast the answers stay is BenchmarkToolCallExportHung.)
 func TestServeAnswersWhileCollectorHangs(t *testing.T) {
 	ln := otlptest.Stalling(t)
-	c, log := exportSession(t, "http://"+ln.Addr().String(), 3)
+	c, log, _ := exportSession(t, "http://"+ln.Addr().String(), 3)
 	callN(t, c, 0, 40)
 	if n := decisions(t, log); n != 40 {
 		t.Fatalf("%d decision records, want 40", n)
@@ -103,7 +108,7 @@ func TestServeExportsThroughAnOutage(t *testing.T) {
 		}
 		return http.StatusOK, "", nil
 	})
-	c, log := exportSession(t, col.URL, 3)
+	c, log, _ := exportSession(t, col.URL, 3)
 	callN(t, c, 0, 100)
 	waitFor(t, func() bool { return len(col.Received()) >= 100 })
 	down.Store(true)
@@ -136,6 +141,33 @@ func TestServeExportsThroughAnOutage(t *testing.T) {
 	}
 }
 
+// TestServeExportFollowsTheGlobalFile: export added to the global file
+// mid-session starts once the edit is read, sending the log from its
+// first record; taken out again, the sender is stopped.
+func TestServeExportFollowsTheGlobalFile(t *testing.T) {
+	col := otlptest.New(t)
+	c, log, s := exportSession(t, "", 3)
+	callN(t, c, 0, 5)
+	cfg := filepath.Join(filepath.Dir(log), "agent", "extensions", "pi-permission-system", "config.json")
+	with := fmt.Sprintf(`{"export": {"otlp": {"endpoint": %q}}, "permission": {"bash": {"git status": "allow"}}}`, col.URL)
+	if err := os.WriteFile(cfg, []byte(with), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool { callN(t, c, 100, 1); return len(col.Received()) >= 6 })
+	if got := col.Received(); got[0].Seq != 1 || got[0].Event != "decision" {
+		t.Errorf("the export did not start from the first record: %+v", got[0])
+	}
+	if err := os.WriteFile(cfg, []byte(`{"permission": {"bash": {"git status": "allow"}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool {
+		callN(t, c, 200, 1) // until the policy without export is read
+		s.exportMu.Lock()
+		defer s.exportMu.Unlock()
+		return s.exporter == nil
+	})
+}
+
 func waitFor(t *testing.T, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
@@ -153,7 +185,7 @@ func waitFor(t *testing.T, cond func() bool) {
 func BenchmarkToolCallExportHung(b *testing.B) {
 	toolgateRuntime(b)
 	ln := otlptest.Stalling(b)
-	c, _ := exportSession(b, "http://"+ln.Addr().String(), 200)
+	c, _, _ := exportSession(b, "http://"+ln.Addr().String(), 200)
 	measure(b, c)
 }
 
@@ -164,7 +196,7 @@ func BenchmarkToolCallExportDown(b *testing.B) {
 	ln := otlptest.Stalling(b)
 	addr := ln.Addr().String()
 	ln.Close()
-	c, _ := exportSession(b, "http://"+addr, 200)
+	c, _, _ := exportSession(b, "http://"+addr, 200)
 	measure(b, c)
 }
 
@@ -173,6 +205,6 @@ func BenchmarkToolCallExportDown(b *testing.B) {
 func BenchmarkToolCallExportUp(b *testing.B) {
 	toolgateRuntime(b)
 	col := otlptest.New(b)
-	c, _ := exportSession(b, col.URL, 200)
+	c, _, _ := exportSession(b, col.URL, 200)
 	measure(b, c)
 }

@@ -593,6 +593,7 @@ func (s *Server) reportWarnings(p *policy.Policy, always bool) {
 	s.reported = p
 	sessionID := s.st.sessionID
 	s.mu.Unlock()
+	s.syncExport(p) // an edited global file may start, change or stop the export
 	for _, w := range s.policyInfo(p).Warnings {
 		s.log.Warn().Str("path", w.Path).Int("line", w.Line).Int("column", w.Column).Msg(w.Message)
 		_ = s.appendAudit("policy_warning", func(e *zerolog.Event) {
