@@ -79,9 +79,11 @@ func ReadCursor(log string) (*Cursor, error) {
 	return &c, nil
 }
 
-// writeCursor replaces the cursor atomically: a new file, synced, renamed
-// over the old one (a crash leaves the old cursor or the new, never half
-// of one).
+// writeCursor replaces the cursor atomically: a new file renamed over the
+// old one, so a reader sees the old cursor or the new, never half of one.
+// It is not synced: a cursor that a crash takes back to an older one, or
+// leaves unreadable, costs records sent again, never records lost (and a
+// sync per batch would cost every batch a disk flush).
 func writeCursor(log string, c *Cursor) error {
 	c.Version = cursorVersion
 	b, err := json.Marshal(c)
@@ -94,9 +96,6 @@ func writeCursor(log string, c *Cursor) error {
 		return fmt.Errorf("cannot write the export cursor %s: %w", path, err)
 	}
 	_, err = tmp.Write(append(b, '\n'))
-	if err == nil {
-		err = tmp.Sync()
-	}
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}
@@ -106,10 +105,6 @@ func writeCursor(log string, c *Cursor) error {
 	if err != nil {
 		_ = os.Remove(tmp.Name())
 		return fmt.Errorf("cannot write the export cursor %s: %w", path, err)
-	}
-	if d, err := os.Open(filepath.Dir(path)); err == nil {
-		_ = d.Sync()
-		d.Close()
 	}
 	return nil
 }

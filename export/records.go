@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"time"
 
 	json "github.com/goccy/go-json"
@@ -123,8 +124,11 @@ func logRecord(l line, logID string, observed time.Time) (*logspb.LogRecord, uin
 	if r.Action == "block" || r.Action == "deny" || r.State == "deny" || warnEvents[r.Event] {
 		lr.SeverityNumber, lr.SeverityText = logspb.SeverityNumber_SEVERITY_NUMBER_WARN, "WARN"
 	}
-	a := make([]*commonpb.KeyValue, 0, 16)
-	a = append(a, str("toolgate.log_id", logID), integer("toolgate.seq", int64(r.Seq)), str("toolgate.hash", r.Hash), str("toolgate.event", r.Event))
+	a := new(attrs)
+	a.str("toolgate.log_id", logID)
+	a.int("toolgate.seq", int64(r.Seq))
+	a.str("toolgate.hash", r.Hash)
+	a.str("toolgate.event", r.Event)
 	for _, kv := range [...]struct{ k, v string }{
 		{"session.id", r.SessionID}, {"toolgate.tool_call.id", r.ToolCallID}, {"toolgate.agent_host", r.Host},
 		{"toolgate.agent.name", r.AgentName}, {"toolgate.tool.name", r.ToolName}, {"toolgate.decision.action", r.Action},
@@ -132,31 +136,70 @@ func logRecord(l line, logID string, observed time.Time) (*logspb.LogRecord, uin
 		{"toolgate.decision.surface", r.Surface},
 	} {
 		if kv.v != "" {
-			a = append(a, str(kv.k, kv.v))
+			a.str(kv.k, kv.v)
 		}
 	}
 	if r.MatchedPattern != nil {
-		a = append(a, str("toolgate.rule.pattern", *r.MatchedPattern))
+		a.str("toolgate.rule.pattern", *r.MatchedPattern)
 	}
 	if o := r.Origin; o != nil {
 		where := o.Scope
 		if o.Path != "" {
 			where += " " + o.Path
 			if o.Line > 0 {
-				where += fmt.Sprintf(":%d", o.Line)
+				where += ":" + strconv.Itoa(o.Line)
 			}
 		}
-		a = append(a, str("toolgate.rule.origin", where), str("toolgate.rule.origin.scope", o.Scope))
+		a.str("toolgate.rule.origin", where)
+		a.str("toolgate.rule.origin.scope", o.Scope)
 		if o.Path != "" {
-			a = append(a, str("toolgate.rule.origin.path", o.Path))
+			a.str("toolgate.rule.origin.path", o.Path)
 		}
 		if o.Line > 0 {
-			a = append(a, integer("toolgate.rule.origin.line", int64(o.Line)))
+			a.int("toolgate.rule.origin.line", int64(o.Line))
 		}
 	}
-	lr.Attributes = a
+	lr.Attributes = a.list()
 	return lr, r.Seq, r.Hash
 }
+
+// maxAttrs is the most attributes logRecord gives a record.
+const maxAttrs = 20
+
+// attrs builds a record's attributes in one allocation: the key-values,
+// their values and the list pointing at them, rather than three objects
+// for each (the sender's largest cost per record, and its garbage).
+type attrs struct {
+	n    int
+	ptr  [maxAttrs]*commonpb.KeyValue
+	kv   [maxAttrs]commonpb.KeyValue
+	val  [maxAttrs]commonpb.AnyValue
+	strs [maxAttrs]commonpb.AnyValue_StringValue
+	ints [maxAttrs]commonpb.AnyValue_IntValue
+}
+
+func (a *attrs) next(k string) *commonpb.AnyValue {
+	i := a.n
+	a.n++
+	a.kv[i].Key, a.kv[i].Value = k, &a.val[i]
+	a.ptr[i] = &a.kv[i]
+	return &a.val[i]
+}
+
+func (a *attrs) str(k, v string) {
+	i := a.n
+	a.strs[i].StringValue = v
+	a.next(k).Value = &a.strs[i]
+}
+
+func (a *attrs) int(k string, v int64) {
+	i := a.n
+	a.ints[i].IntValue = v
+	a.next(k).Value = &a.ints[i]
+}
+
+// list is the attributes made; a stays alive as long as they do.
+func (a *attrs) list() []*commonpb.KeyValue { return a.ptr[:a.n:a.n] }
 
 // warnEvents are the records that say something went wrong.
 var warnEvents = map[string]bool{"policy_warning": true, "log_repaired": true, "log_restarted": true,

@@ -596,6 +596,14 @@ func (r *Runner) run(ctx context.Context) {
 	var last seen
 	var lastErr string
 	round := func() {
+		// A fault of the sender never takes the gates' process with it:
+		// it is said, and the next round tries again.
+		defer func() {
+			if p := recover(); p != nil {
+				r.s.o.Logger.Error().Str("panic", fmt.Sprint(p)).Msg("export: internal error in the sender")
+				last = seen{}
+			}
+		}()
 		res, err := r.s.Drain(ctx)
 		last = res.seen
 		if err == nil || errors.Is(err, ErrBusy) || errors.Is(err, errStopping) || ctx.Err() != nil {

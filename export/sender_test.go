@@ -29,7 +29,7 @@ type testLog struct {
 	l    *audit.Log
 }
 
-func newTestLog(t *testing.T) *testLog {
+func newTestLog(t testing.TB) *testLog {
 	path := filepath.Join(t.TempDir(), "logs", "audit.jsonl")
 	l, err := audit.Open(path)
 	if err != nil {
@@ -40,7 +40,7 @@ func newTestLog(t *testing.T) *testLog {
 }
 
 // calls appends n decision records, as a session's calls would.
-func (tl *testLog) calls(t *testing.T, n int) {
+func (tl *testLog) calls(t testing.TB, n int) {
 	t.Helper()
 	for i := 0; i < n; i++ {
 		if err := tl.l.Append("decision", func(e *zerolog.Event) {
@@ -525,5 +525,36 @@ func TestOutageBackoffGoesOn(t *testing.T) {
 	}
 	if cur, _ := ReadCursor(tl.path); cur.Outage == nil || cur.Outage.Attempts != 6 {
 		t.Errorf("cursor %+v", cur)
+	}
+}
+
+// TestEveryFieldBecomesAnAttribute: a record with every field logRecord
+// reads (and a malformed line) is made a log record with each of them.
+func TestEveryFieldBecomesAnAttribute(t *testing.T) {
+	full := `{"time":"2026-01-02T03:04:05.5Z","seq":7,"event":"decision","sessionId":"s","toolCallId":"c","host":"gemini-cli","toolName":"read",` +
+		`"agentName":"a","action":"block","resolution":"policy_deny","gate":"tool","surface":"read","state":"deny","matchedPattern":"*.env",` +
+		`"origin":{"scope":"project","path":"/p/c.json","line":9},"prev":"` + strings.Repeat("0", 64) + `","hash":"` + strings.Repeat("a", 64) + `"}`
+	lr, seq, hash := logRecord(line{text: []byte(full)}, "L", time.Now())
+	if seq != 7 || hash != strings.Repeat("a", 64) || lr.Body.GetStringValue() != full || lr.EventName != "toolgate.decision" ||
+		lr.TimeUnixNano != uint64(time.Date(2026, 1, 2, 3, 4, 5, 5e8, time.UTC).UnixNano()) || lr.SeverityText != "WARN" {
+		t.Fatalf("logRecord = %v, %d, %s", lr, seq, hash)
+	}
+	got := map[string]string{}
+	for _, kv := range lr.Attributes {
+		got[kv.Key] = fmt.Sprintf("%s %d", kv.Value.GetStringValue(), kv.Value.GetIntValue())
+	}
+	for k, v := range map[string]string{"toolgate.log_id": "L 0", "toolgate.seq": " 7", "session.id": "s 0", "toolgate.tool_call.id": "c 0",
+		"toolgate.agent_host": "gemini-cli 0", "toolgate.agent.name": "a 0", "toolgate.tool.name": "read 0", "toolgate.decision.action": "block 0",
+		"toolgate.decision.resolution": "policy_deny 0", "toolgate.decision.state": "deny 0", "toolgate.decision.gate": "tool 0",
+		"toolgate.decision.surface": "read 0", "toolgate.rule.pattern": "*.env 0", "toolgate.rule.origin": "project /p/c.json:9 0",
+		"toolgate.rule.origin.scope": "project 0", "toolgate.rule.origin.path": "/p/c.json 0", "toolgate.rule.origin.line": " 9",
+		"toolgate.event": "decision 0", "toolgate.hash": strings.Repeat("a", 64) + " 0"} {
+		if got[k] != v {
+			t.Errorf("%s = %q, want %q", k, got[k], v)
+		}
+	}
+	lr, seq, _ = logRecord(line{text: []byte(`not json`)}, "L", time.Now())
+	if seq != 0 || lr.Body.GetStringValue() != "not json" || len(lr.Attributes) != 2 || lr.Attributes[1].Key != "toolgate.malformed" {
+		t.Errorf("a malformed line: %v", lr)
 	}
 }
