@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -19,14 +20,20 @@ import (
 	"go.opentelemetry.io/collector/component/componenttest"
 	"go.opentelemetry.io/collector/config/configgrpc"
 	"go.opentelemetry.io/collector/config/configoptional"
+	"go.opentelemetry.io/collector/consumer"
 	"go.opentelemetry.io/collector/consumer/consumertest"
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/receiver"
 	"go.opentelemetry.io/collector/receiver/otlpreceiver"
 	"go.opentelemetry.io/collector/receiver/receivertest"
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/types/known/durationpb"
 
 	"github.com/toolgate/toolgate/export"
 	"github.com/toolgate/toolgate/hook"
+	"github.com/toolgate/toolgate/hook/audit"
 )
 
 // freeAddr is a free port on 127.0.0.1.
@@ -303,4 +310,75 @@ func running(bin string) bool {
 		}
 	}
 	return false
+}
+
+// TestCollectorRetryAfter: a collector whose pipeline is throttled (its
+// consumer says ResourceExhausted with a retry delay of 2 s, which the
+// receiver answers as 429 with Retry-After: 2) is tried again no sooner
+// than that, and then gets every record once.
+func TestCollectorRetryAfter(t *testing.T) {
+	addr := freeAddr(t)
+	dir := t.TempDir()
+	log := filepath.Join(dir, "audit.jsonl")
+	l, err := audit.Open(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	for i := 0; i < 10; i++ {
+		if err := l.Append("decision", func(e *zerolog.Event) { e.Str("sessionId", "r").Str("toolName", "read").Str("action", "allow") }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sink := new(consumertest.LogsSink)
+	var mu sync.Mutex // the receiver's goroutines write, the test reads
+	var throttledAt, retryAt, secondAt time.Time
+	calls := 0
+	throttling, err := consumer.NewLogs(func(ctx context.Context, ld plog.Logs) error {
+		mu.Lock()
+		defer mu.Unlock()
+		calls++
+		if calls == 1 {
+			throttledAt = time.Now()
+			st, _ := status.New(codes.ResourceExhausted, "slow down").WithDetails(&errdetails.RetryInfo{RetryDelay: durationpb.New(2 * time.Second)})
+			return st.Err()
+		}
+		if calls == 2 {
+			secondAt = time.Now()
+			if c, _ := export.ReadCursor(log); c != nil && c.Outage != nil {
+				retryAt = c.Outage.RetryAt
+			}
+		}
+		return sink.ConsumeLogs(ctx, ld)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := otlpreceiver.NewFactory()
+	cfg := f.CreateDefaultConfig().(*otlpreceiver.Config)
+	cfg.Protocols.GRPC = configoptional.None[configgrpc.ServerConfig]()
+	cfg.Protocols.HTTP.GetOrInsertDefault().ServerConfig.NetAddr.Endpoint = addr
+	r, err := f.CreateLogs(context.Background(), receivertest.NewNopSettings(f.Type()), cfg, throttling)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Start(context.Background(), componenttest.NewNopHost()); err != nil {
+		t.Fatal(err)
+	}
+	defer r.Shutdown(context.Background())
+	s := export.New(export.Options{Log: log, Endpoint: "http://" + addr, Appender: l, MinBackoff: 10 * time.Millisecond})
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if _, err := s.Drain(ctx); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if retryAt.Sub(throttledAt) < 2*time.Second {
+		t.Errorf("the next attempt was set for %s after the 429, not the Retry-After's 2 s", retryAt.Sub(throttledAt))
+	}
+	if secondAt.Before(retryAt) {
+		t.Errorf("tried again at %s, before the Retry-After's %s", secondAt, retryAt)
+	}
+	checkEveryRecordOnce(t, records(sink), logRecords(t, log))
 }
