@@ -299,12 +299,13 @@ func (s *Sender) send(ctx context.Context) (Result, error) {
 	}
 }
 
-// check returns the cursor to go on from for the log open as f: c when it
-// is this log's and what it acknowledged is still there; otherwise a new
-// cursor from the log's first record, after one export_gap record that
-// says what happened (gap). nil, false, nil: the log has no complete
-// record yet.
-func (s *Sender) check(f *os.File, c *Cursor) (*Cursor, bool, error) {
+// check returns the cursor to go on from for the log open as f. Without
+// a cursor (c nil) it is a new one from the log's first record (nil while
+// the log has no complete record). With one, it is c when c is this log's
+// and what it acknowledged is still there; otherwise one export_gap record
+// that says what happened is appended to the log and gap is true: the
+// caller then makes a new cursor of the log as the path names it now.
+func (s *Sender) check(f *os.File, c *Cursor) (_ *Cursor, gap bool, _ error) {
 	info, err := f.Stat()
 	if err != nil {
 		return nil, false, err
@@ -314,45 +315,37 @@ func (s *Sender) check(f *os.File, c *Cursor) (*Cursor, bool, error) {
 	if err != nil {
 		return nil, false, err
 	}
-	fresh := func() *Cursor {
-		n := &Cursor{Device: dev, Inode: ino, First: first, LogID: LogID(dev, ino, first)}
-		if c != nil {
-			n.Outage = c.Outage
-		}
-		return n
-	}
 	if c == nil {
 		if first == "" {
 			return nil, false, nil
 		}
-		n := fresh()
+		n := &Cursor{Device: dev, Inode: ino, First: first, LogID: LogID(dev, ino, first)}
 		return n, false, writeCursor(s.o.Log, n)
 	}
 	why := ""
 	switch {
-	case c.Device != dev || c.Inode != ino || first != c.First && c.First != "":
+	case c.Device != dev || c.Inode != ino:
 		why = "the audit log was replaced"
+	case first != c.First:
+		why = "the audit log was rewritten from its first record"
 	case info.Size() < c.Offset:
 		why = fmt.Sprintf("the audit log was cut short (to %d bytes; %d had been sent)", info.Size(), c.Offset)
 	case c.Offset > 0 && c.Hash != "" && hashEndingAt(f, c.Offset) != c.Hash:
 		why = "the audit log was rewritten: the last record sent is no longer where it was"
 	}
 	if why == "" {
-		if c.First == "" && first != "" {
-			c.First = first
-		}
 		return c, false, nil
 	}
-	gap := s.o.Appender
-	var opened *audit.Log
-	if gap == nil {
-		if opened, err = audit.Open(s.o.Log); err != nil {
+	a := s.o.Appender
+	if a == nil {
+		l, err := audit.Open(s.o.Log)
+		if err != nil {
 			return nil, false, fmt.Errorf("cannot record the export gap: %w", err)
 		}
-		defer opened.Close()
-		gap = opened
+		defer l.Close()
+		a = l
 	}
-	if err := gap.Append("export_gap", func(e *zerolog.Event) {
+	if err := a.Append("export_gap", func(e *zerolog.Event) {
 		e.Str("reason", why+"; export starts again from its first record, and records sent from before may be missing or sent again").
 			Str("previousLogId", c.LogID).Uint64("previousSeq", c.Seq).Str("previousHash", c.Hash).Int64("previousOffset", c.Offset)
 	}); err != nil {
