@@ -137,7 +137,7 @@ func TestExplainShowsPolicyWarningsFirst(t *testing.T) {
 
 func TestEveryCommandAnswersHelp(t *testing.T) {
 	isolatedHome(t)
-	for _, cmd := range []string{"serve", "explain", "validate", "test", "suggest", "replay", "audit", "claude-hook", "sandbox", "version"} {
+	for _, cmd := range []string{"serve", "explain", "validate", "test", "suggest", "replay", "audit", "claude-hook", "sandbox", "export", "version"} {
 		for _, flag := range []string{"--help", "-h"} {
 			var out, errOut bytes.Buffer
 			code := run([]string{cmd, flag}, strings.NewReader(""), &out, &errOut)
@@ -150,7 +150,7 @@ func TestEveryCommandAnswersHelp(t *testing.T) {
 	if code := run([]string{"help", "test"}, nil, &out, &errOut); code != 0 || !strings.Contains(out.String(), "toolgate test") {
 		t.Errorf("help test: exit %d %q", code, out.String())
 	}
-	for _, cmd := range []string{"validate", "test", "suggest", "replay", "serve", "claude-hook"} {
+	for _, cmd := range []string{"validate", "test", "suggest", "replay", "serve", "claude-hook", "export"} {
 		var out, errOut bytes.Buffer
 		if code := run([]string{cmd, "--no-such-flag"}, strings.NewReader(""), &out, &errOut); code != 2 || !strings.Contains(errOut.String(), "-no-such-flag") {
 			t.Errorf("%s --no-such-flag: exit %d, stderr %q", cmd, code, errOut.String())

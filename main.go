@@ -33,6 +33,7 @@ const usage = `usage: toolgate [serve] [flags]          the JSON-RPC plugin on s
        toolgate claude-hook               a Claude Code PreToolUse / UserPromptSubmit command hook
        toolgate gemini-hook [--ask]       a Gemini CLI BeforeTool command hook (--ask: interactive sessions only)
        toolgate sandbox [--cwd D] [--config F] -- CMD ARG…  run CMD confined by the policy (SPEC §9)
+       toolgate export --drain            send what the audit log holds past the export cursor, then exit
        toolgate version
 
 serve flags:
@@ -48,10 +49,20 @@ func main() {
 		sandbox.StageMain() // toolgate sandbox's confining stage; never returns
 	}
 	runtimecfg.Apply()
-	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	exe, _ := os.Executable() // a hook's export drain is this binary (none when unknown)
+	os.Exit(runAs(exe, os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
+// run is the command line without a binary to start: no hook starts an
+// export drain (tests call it in a test binary, which must not be run as
+// toolgate).
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return runAs("", args, stdin, stdout, stderr)
+}
+
+// runAs is the command line; exe is toolgate's own binary, which a hook
+// starts as `export --drain` after its answer.
+func runAs(exe string, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	cmd := "serve"
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		cmd, args = args[0], args[1:]
@@ -73,7 +84,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case "explain":
 		return explain(args, stdout, stderr)
 	case "claude-hook", "gemini-hook":
-		return hostHook(cmd, args, stdin, stdout, stderr)
+		return hostHook(cmd, exe, args, stdin, stdout, stderr)
 	case "validate":
 		return validate(args, stdout, stderr)
 	case "test":
@@ -86,6 +97,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return doctor(args, stdout, stderr)
 	case "sandbox":
 		return sandboxCmd(args, stdin, stdout, stderr)
+	case "export":
+		return exportCmd(args, stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		if len(args) > 0 {
 			if u, ok := usages[args[0]]; ok {
@@ -257,7 +270,7 @@ func auditCmd(args []string, stdout, stderr io.Writer) int {
 
 // hostHook answers one Claude Code or Gemini CLI hook event; any failure
 // exits 2, which both treat as a block.
-func hostHook(cmd string, args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
+func hostHook(cmd, exe string, args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	defer func() {
 		if p := recover(); p != nil {
 			fmt.Fprintf(stderr, "toolgate: internal error, blocked (fail-closed): %v\n", p)
@@ -287,7 +300,7 @@ func hostHook(cmd string, args []string, stdin io.Reader, stdout, stderr io.Writ
 		*auditLog, _ = filepath.Abs(*auditLog)
 	}
 	opts := hook.Options{Cwd: cwd, ConfigFiles: configs, AuditLog: *auditLog, Home: home, AgentDir: agentDir,
-		ConfigHome: configHome(home), ManagedDir: os.Getenv("TOOLGATE_MANAGED_DIR"), Log: zerolog.New(zerolog.ConsoleWriter{Out: stderr, NoColor: true}).Level(zerolog.ErrorLevel)}
+		ConfigHome: configHome(home), ManagedDir: os.Getenv("TOOLGATE_MANAGED_DIR"), Executable: exe, Log: zerolog.New(zerolog.ConsoleWriter{Out: stderr, NoColor: true}).Level(zerolog.ErrorLevel)}
 	var err error
 	if cmd == "gemini-hook" {
 		err = hook.GeminiHook(opts, hook.GeminiOptions{Ask: ask}, stdin, stdout)

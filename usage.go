@@ -20,6 +20,24 @@ run confined.
   --profile FILE   a profile written by a decision (mode 0600)
   --command-b64 T  the bash text to run, base64
 `,
+	"export": `usage: toolgate export --drain [--audit-log F] [--config F…] [--cwd D] [--max-time 30s]
+
+Send what the audit log holds past its export cursor to the collector the
+policy's "export" knob names (OTLP/HTTP), then exit. Failed sends are
+retried with back-off until --max-time; what is not acknowledged by then
+waits in the log for the next sender. Only one sender per log runs at a
+time (<log>.export.lock): when another holds it, this one exits at once.
+A hook process (claude-hook, gemini-hook) starts it detached after its
+answer; toolgate serve sends in the background itself.
+
+  --audit-log F  the audit log (default: the policy's auditLog, else under the agent dir)
+  --config F     extra policy file, as the session had it (repeatable)
+  --cwd D        working directory of the session (default: the current one)
+  --max-time D   the longest the drain runs (default 30s)
+
+Exit status: 0 sent (or nothing to send, or another sender runs), 1 records
+left unsent, 2 usage error.
+`,
 	"explain": `usage: toolgate explain --tool T --input JSON [--cwd D] [--agent A] [--config F…] [--host H] [--json]
 
 The decision and full trace of one call, in words (or as JSON with --json),

@@ -86,11 +86,16 @@ func ClaudeHook(opts Options, in io.Reader, out io.Writer) error {
 	defer s.closeAudit()
 	switch ev.HookEventName {
 	case "PreToolUse":
-		return s.claudePreToolUse(ev, out)
+		err = s.claudePreToolUse(ev, out)
 	case "UserPromptSubmit":
-		return s.claudePrompt(ev, out)
+		err = s.claudePrompt(ev, out)
+	default:
+		return nil // other events do not gate anything
 	}
-	return nil // other events do not gate anything
+	if err == nil {
+		s.startDrain() // the answer is written
+	}
+	return err
 }
 
 // readHookEvent reads one hook event, bounded, and rejects one that could

@@ -17,6 +17,7 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/sourcegraph/jsonrpc2"
 
+	"github.com/toolgate/toolgate/export"
 	"github.com/toolgate/toolgate/hook/audit"
 	"github.com/toolgate/toolgate/protocol"
 )
@@ -576,7 +577,7 @@ func TestProtectedForKeepsNothingStale(t *testing.T) {
 		s := New(Options{Home: "/home/u", ConfigHome: "/home/u/.config", ConfigFiles: []string{"/etc/tg.json"}, Host: host, Log: zerolog.Nop()})
 		for _, step := range []struct{ cwd, log string }{{"/a", "/l1"}, {"/a", "/l1"}, {"/b", "/l1"}, {"/b", "/l2"}, {"/a", "/l1"}, {"", "/l1"}} {
 			got := s.protectedFor(step.cwd, step.log)
-			ref := append(append([]string{"/etc/tg.json"}, step.log, audit.HeadPath(step.log), step.log+".export.cursor",
+			ref := append(append([]string{"/etc/tg.json"}, step.log, audit.HeadPath(step.log), export.CursorPath(step.log), export.LockPath(step.log),
 				"/etc/toolgate/managed.json"), s.hostProtected(step.cwd)...)
 			if !reflect.DeepEqual(got, ref) {
 				t.Fatalf("host %q, %v: %v, want %v", host, step, got, ref)

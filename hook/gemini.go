@@ -107,7 +107,11 @@ func GeminiHook(opts Options, gopts GeminiOptions, in io.Reader, out io.Writer) 
 	if action != "allow" {
 		reply["reason"] = reason
 	}
-	return json.NewEncoder(out).Encode(reply)
+	if err := json.NewEncoder(out).Encode(reply); err != nil {
+		return err
+	}
+	s.startDrain() // the answer is written
+	return nil
 }
 
 // geminiDecision is Gemini CLI's answer for toolgate's state. An ask

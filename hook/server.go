@@ -18,6 +18,7 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/sourcegraph/jsonrpc2"
 
+	"github.com/toolgate/toolgate/export"
 	"github.com/toolgate/toolgate/gates"
 	"github.com/toolgate/toolgate/gates/shell"
 	"github.com/toolgate/toolgate/hook/audit"
@@ -52,6 +53,10 @@ type Options struct {
 	// session's --config file inside the working directory is project
 	// scope (SPEC §1.1).
 	NamedConfigs bool
+	// Executable is toolgate's own binary, which a hook process starts as
+	// `export --drain` after its answer when the policy exports; empty:
+	// none is started (tests).
+	Executable string
 }
 
 // state is what initialize (and per-call overrides) set.
@@ -139,6 +144,10 @@ type Server struct {
 	frames chan []byte
 	// protected is the last protectedFor result.
 	protected atomic.Pointer[protectedPaths]
+	// serving is set by Serve: only a long-lived server runs a sender.
+	serving  atomic.Bool
+	exportMu sync.Mutex
+	exporter *exportRun
 }
 
 // protectedPaths are a call's protected files for one working directory
@@ -149,21 +158,22 @@ type protectedPaths struct {
 }
 
 // protectedFor is the files no call may change unasked: the --config
-// files, the audit log and its head, and the host's own files
-// (hostProtected). The last result is kept for the next call of the same
+// files, the audit log, its head, its export's cursor and lock (a call
+// that moved the cursor would keep records from the collector), and the
+// host's own files (hostProtected). The last result is kept for the next call of the same
 // directory and log; each call gets its own copy.
 func (s *Server) protectedFor(cwd, logPath string) []string {
 	if p := s.protected.Load(); p != nil && p.cwd == cwd && p.logPath == logPath {
 		return append([]string(nil), p.paths...)
 	}
-	// Also the managed file, the export cursor beside the log, and (in
-	// the folder of toolgate's own global file, hostProtected) the trust
-	// store (SPEC §4, protected paths).
+	// Also the managed file, the export cursor and lock beside the log,
+	// and (in the folder of toolgate's own global file, hostProtected) the
+	// trust store (SPEC §4, protected paths).
 	managed := policy.DefaultManagedDir
 	if s.opts.ManagedDir != "" {
 		managed = s.opts.ManagedDir
 	}
-	paths := append(append([]string(nil), s.opts.ConfigFiles...), logPath, audit.HeadPath(logPath), logPath+".export.cursor",
+	paths := append(append([]string(nil), s.opts.ConfigFiles...), logPath, audit.HeadPath(logPath), export.CursorPath(logPath), export.LockPath(logPath),
 		policy.ManagedPath(managed))
 	paths = append(paths, s.hostProtected(cwd)...)
 	s.protected.Store(&protectedPaths{cwd: cwd, logPath: logPath, paths: paths})
@@ -187,7 +197,8 @@ func New(opts Options) *Server {
 
 // Serve speaks the protocol on in/out until shutdown or end of input.
 func (s *Server) Serve(in io.Reader, out io.Writer) error {
-	s.openAudit(s.currentPolicy())
+	s.serving.Store(true)
+	s.openAuditExport(s.currentPolicy())
 	s.stream = protocol.NewStream(in, out, nil, s.opts.Framing, s.drain)
 	s.stream.LimitInFlight(maxInFlight)
 	s.out = newOutbox(s.stream, func(err error) { s.log.Debug().Err(err).Msg("writing answers") })
@@ -214,6 +225,7 @@ func (s *Server) Serve(in io.Reader, out io.Writer) error {
 	}
 	s.drain()
 	s.out.close() // every answer decided is written before the process ends
+	s.stopExport()
 	s.mu.Lock()
 	if s.audit != nil {
 		_ = s.audit.Close()
@@ -474,7 +486,7 @@ func (s *Server) handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 		return protocol.SessionApprovalsResult{Rules: s.approvals.list()}, nil
 	case protocol.MethodPolicyReload:
 		p := s.loader.Reload(s.locations(s.snapshot()))
-		s.openAudit(p)
+		s.openAuditExport(p)
 		return s.policyInfo(p), nil
 	case protocol.MethodShutdown:
 		s.drain()
@@ -573,7 +585,7 @@ func (s *Server) initialize(raw []byte) (any, error) {
 	} else {
 		pol = s.loader.Policy(s.locations(st))
 	}
-	s.openAudit(pol)
+	s.openAuditExport(pol)
 	info := s.policyInfo(pol)
 	s.reportWarnings(pol, true)
 	return protocol.InitializeResult{ProtocolVersion: protocol.Version,
@@ -600,6 +612,7 @@ func (s *Server) reportWarnings(p *policy.Policy, always bool) {
 	s.reported = p
 	sessionID := s.st.sessionID
 	s.mu.Unlock()
+	s.syncExport(p) // an edited global file may start, change or stop the export
 	for _, w := range s.policyInfo(p).Warnings {
 		s.log.Warn().Str("path", w.Path).Int("line", w.Line).Int("column", w.Column).Msg(w.Message)
 		_ = s.appendAudit("policy_warning", func(e *zerolog.Event) {
@@ -672,6 +685,12 @@ func (s *Server) openAudit(p *policy.Policy) {
 		s.auditProblem = &policy.Warning{Path: path, Message: "the audit log cannot be written, so every call is blocked: " + err.Error()}
 		s.log.Error().Err(err).Msg("audit log")
 	}
+}
+
+// openAuditExport is openAudit, then the export of that log as p says.
+func (s *Server) openAuditExport(p *policy.Policy) {
+	s.openAudit(p)
+	s.syncExport(p)
 }
 
 func (s *Server) appendAudit(event string, fill audit.Fields) error {

@@ -81,10 +81,12 @@ type Policy struct {
 	// denies must be checked separately.
 	floor bool
 
-	Yolo           bool
-	Clamped        bool
-	PromptTimeout  time.Duration
-	AuditLog       string
+	Yolo          bool
+	Clamped       bool
+	PromptTimeout time.Duration
+	AuditLog      string
+	// Export is where audit records are also sent (nil: nowhere).
+	Export         *Export
 	InfraReadPaths []string
 	ShellTools     map[string]ShellTool
 	Sandbox        Sandbox
@@ -815,6 +817,9 @@ func (p *Policy) applyKnobs(sf ScopeFile) {
 		p.Warnings = append(p.Warnings, Warning{Path: sf.Path, Line: line, Column: col,
 			Message: fmt.Sprintf("'%s' in a %s file is ignored: only the global configuration may set it", key, sf.Scope)})
 	})
+	if k.Export != nil && may("export") {
+		p.Export = k.Export
+	}
 	if k.PromptTimeoutMs != nil && may("promptTimeoutMs") {
 		p.PromptTimeout = time.Duration(*k.PromptTimeoutMs) * time.Millisecond
 	}

@@ -75,7 +75,24 @@ type Knobs struct {
 	// DisableYolo is the managed file's disableYoloMode.
 	DisableYolo *bool
 	Sandbox     SandboxKnobs
+	Export      *Export
 }
+
+// Export is the export knob: where every audit record is also sent
+// (SPEC §5). Only OTLP over HTTP is defined.
+type Export struct {
+	OTLP OTLPExport
+}
+
+// OTLPExport is an OpenTelemetry collector's OTLP/HTTP receiver: records
+// are posted to Endpoint + "/v1/logs" with Headers (in file order).
+type OTLPExport struct {
+	Endpoint string
+	Headers  []Header
+}
+
+// Header is one HTTP header of an export.
+type Header struct{ Name, Value string }
 
 // File is one parsed policy file.
 type File struct {
@@ -110,7 +127,7 @@ var acceptedKeys = map[string]bool{
 	"$schema": true, "permission": true, "yoloMode": true, "piInfrastructureReadPaths": true,
 	"shellTools": true, "permissionReviewLog": true, "debugLog": true, "doublePressToConfirm": true,
 	"toolInputPreviewMaxLength": true, "toolTextSummaryMaxLength": true, "authorizerChain": true,
-	"promptTimeoutMs": true, "auditLog": true, "disableYoloMode": true,
+	"promptTimeoutMs": true, "auditLog": true, "disableYoloMode": true, "export": true,
 }
 
 // legacyKeys are the top-level keys of the original extension's format.
@@ -408,6 +425,8 @@ func (p *parser) top(v *jval) {
 				}
 				p.file.Knobs.AuditLog = s
 			}
+		case key == "export":
+			p.file.Knobs.Export = p.export(&m.Value)
 		case key == "$schema":
 			p.str(&m.Value, key)
 		case key == "piInfrastructureReadPaths":
