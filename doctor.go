@@ -77,9 +77,9 @@ func doctor(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "  %s: %s\n", gates.Visible(rep.AuditLog), st)
 	}
 	for _, line := range rep.More {
-		fmt.Fprintln(stdout, line)
-		bad = bad || rep.MoreBad
+		fmt.Fprintln(stdout, gates.Visible(line))
 	}
+	bad = bad || rep.MoreBad
 	if bad {
 		fmt.Fprintln(stdout, "Something toolgate needs is missing or broken (see above).")
 		return 1

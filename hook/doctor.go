@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/toolgate/toolgate/export"
 	"github.com/toolgate/toolgate/policy"
 )
 
@@ -60,6 +61,28 @@ func Doctor(opts Options, agent string) DoctorReport {
 	}
 	if p.Clamped {
 		rep.Warnings = append(rep.Warnings, "a policy file is broken: every allow asks instead until it is fixed")
+	}
+	rep.More = append(rep.More, "Confinement (bash commands run by the kernel's rules):")
+	c := s.confinement(p, st.cwd)
+	rep.More = append(rep.More, fmt.Sprintf("  mode %s; available %t; Landlock ABI %d; user and mount namespaces %t", c.Mode, c.Available, c.LandlockABI, c.Namespaces))
+	for _, m := range c.Missing {
+		rep.More = append(rep.More, "  missing: "+m)
+	}
+	if c.Mode == policy.SandboxRequired && !c.Available {
+		// Required and not there: every bash call blocks.
+		rep.MoreBad = true
+	}
+	rep.More = append(rep.More, "Export:")
+	if o, ok := export.FromPolicy(p, rep.AuditLog); ok {
+		n, size, err := export.Behind(rep.AuditLog)
+		switch {
+		case err != nil:
+			rep.More = append(rep.More, fmt.Sprintf("  to %s; the cursor cannot be read: %v", o.Endpoint, err))
+		default:
+			rep.More = append(rep.More, fmt.Sprintf("  to %s; %d records (%d bytes) not yet acknowledged by the collector", o.Endpoint, n, size))
+		}
+	} else {
+		rep.More = append(rep.More, "  off (no export knob)")
 	}
 	for _, h := range repoHookFiles(opts.Cwd) {
 		rep.Warnings = append(rep.Warnings, fmt.Sprintf(
