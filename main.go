@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/rs/zerolog"
 
@@ -29,6 +30,9 @@ const usage = `usage: toolgate [serve] [flags]          the JSON-RPC plugin on s
        toolgate audit verify AUDITLOG     check the audit log's hash chain
        toolgate claude-hook               a Claude Code PreToolUse / UserPromptSubmit command hook
        toolgate gemini-hook [--ask]       a Gemini CLI BeforeTool command hook (--ask: interactive sessions only)
+       toolgate codex-hook                a Codex CLI PreToolUse / PermissionRequest command hook
+       toolgate copilot-hook [--deadline D]  a GitHub Copilot CLI preToolUse command hook
+       toolgate qwen-hook                 a Qwen Code PreToolUse command hook
        toolgate version
 
 serve flags:
@@ -65,7 +69,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return replay(args, stdout, stderr)
 	case "explain":
 		return explain(args, stdout, stderr)
-	case "claude-hook", "gemini-hook":
+	case "claude-hook", "gemini-hook", "codex-hook", "copilot-hook", "qwen-hook":
 		return hostHook(cmd, args, stdin, stdout, stderr)
 	case "validate":
 		return validate(args, stdout, stderr)
@@ -242,8 +246,13 @@ func auditCmd(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// hostHook answers one Claude Code or Gemini CLI hook event; any failure
-// exits 2, which both treat as a block.
+// copilotDeadline is copilot-hook's default --deadline: well inside the
+// documented timeoutSec (30), and the `timeout` that bounds the command.
+const copilotDeadline = 10 * time.Second
+
+// hostHook answers one hook event of a hook host; any failure exits 2,
+// which every one of them treats as a block (copilot-hook prints a deny
+// too).
 func hostHook(cmd string, args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	defer func() {
 		if p := recover(); p != nil {
@@ -258,6 +267,10 @@ func hostHook(cmd string, args []string, stdin io.Reader, stdout, stderr io.Writ
 	ask := false
 	if cmd == "gemini-hook" {
 		fs.BoolVar(&ask, "ask", false, "answer toolgate's ask with Gemini's own (interactive sessions only)")
+	}
+	deadline := copilotDeadline
+	if cmd == "copilot-hook" {
+		fs.DurationVar(&deadline, "deadline", copilotDeadline, "deny the call when no decision is made within this time")
 	}
 	if code, ok := parseFlags(fs, args, stdout, stderr); !ok {
 		if code == 0 {
@@ -276,9 +289,16 @@ func hostHook(cmd string, args []string, stdin io.Reader, stdout, stderr io.Writ
 	opts := hook.Options{Cwd: cwd, ConfigFiles: configs, AuditLog: *auditLog, Home: home, AgentDir: agentDir,
 		ConfigHome: configHome(home), Log: zerolog.New(zerolog.ConsoleWriter{Out: stderr, NoColor: true}).Level(zerolog.ErrorLevel)}
 	var err error
-	if cmd == "gemini-hook" {
+	switch cmd {
+	case "gemini-hook":
 		err = hook.GeminiHook(opts, hook.GeminiOptions{Ask: ask}, stdin, stdout)
-	} else {
+	case "codex-hook":
+		err = hook.CodexHook(opts, stdin, stdout)
+	case "copilot-hook":
+		err = hook.CopilotHook(opts, hook.CopilotOptions{Deadline: deadline}, stdin, stdout)
+	case "qwen-hook":
+		err = hook.QwenHook(opts, stdin, stdout)
+	default:
 		err = hook.ClaudeHook(opts, stdin, stdout)
 	}
 	if err != nil {

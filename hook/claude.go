@@ -39,6 +39,12 @@ var claudePathTools = map[string]struct{ tool, pathField string }{
 
 var claudeProfile = hostProfile{
 	name: HostClaudeCode,
+	calls: func(tool string, input json.RawMessage) ([]engineCall, error) {
+		ec, err := claudeCall(tool, input)
+		return []engineCall{ec}, err
+	},
+	projectSettings: []string{".claude"},
+	userSettings:    []string{".claude/settings.json", ".claude/settings.local.json"},
 	values: map[string]func(map[string]any) string{
 		"WebFetch":  strField("url"),
 		"WebSearch": strField("query"),
