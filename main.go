@@ -251,8 +251,8 @@ func auditCmd(args []string, stdout, stderr io.Writer) int {
 const copilotDeadline = 10 * time.Second
 
 // hostHook answers one hook event of a hook host; any failure exits 2,
-// which every one of them treats as a block (copilot-hook prints a deny
-// too).
+// which every one of them treats as a block, but copilot-hook's, which is
+// a printed deny.
 func hostHook(cmd string, args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	defer func() {
 		if p := recover(); p != nil {
@@ -303,6 +303,9 @@ func hostHook(cmd string, args []string, stdin io.Reader, stdout, stderr io.Writ
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "toolgate: blocked (fail-closed): %v\n", err)
+		if cmd == "copilot-hook" {
+			return 0 // the deny is printed, with its reason, for Copilot to read
+		}
 		return 2
 	}
 	return 0

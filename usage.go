@@ -100,7 +100,8 @@ an ask leaves it to the person. Any internal error exits 2 (a deny).
 
 A GitHub Copilot CLI preToolUse command hook: one event on stdin, one answer
 on stdout ({"permissionDecision": "allow"|"deny"|"ask", …}). Any failure,
-and no decision within --deadline (default 10s), is a printed deny (exit 2).
+and no decision within --deadline (default 10s), is a printed deny, with
+the reason also on stderr.
 `,
 	"qwen-hook": `usage: toolgate qwen-hook [--config F…] [--audit-log FILE]
 
