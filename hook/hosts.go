@@ -51,7 +51,8 @@ type hostProfile struct {
 	projectSettings, userSettings []string
 }
 
-// IsHost reports whether name is a hook host toolgate has an adapter for.
+// IsHost reports whether name is a host toolgate maps the tool calls of
+// (the hook hosts, and OpenCode, whose plugin maps them the same way).
 func IsHost(name string) bool { _, ok := profileFor(name); return ok }
 
 // HostNames are the hosts a call can be decided as (explain --host, a
@@ -74,6 +75,8 @@ func profileFor(host string) (hostProfile, bool) {
 		return copilotProfile, true
 	case HostQwenCode:
 		return qwenProfile, true
+	case HostOpenCode:
+		return opencodeProfile, true
 	}
 	return hostProfile{}, false
 }
@@ -260,27 +263,6 @@ func (s *Server) hostProtected(cwd string) []string {
 		}
 	}
 	return out
-}
-
-// hostEngineCall is the engine call of one host tool call, for explain and
-// replay: a host's own tool name is mapped as its adapter maps it, and an
-// engine tool name (what the audit log records) is kept, since no mapping
-// changes one. A host call that is several engine calls (Gemini's
-// read_many_files, a patch) is decided as recorded.
-func hostEngineCall(host, tool string, input json.RawMessage) (engineCall, error) {
-	prof, ok := profileFor(host)
-	if !ok {
-		return engineCall{}, fmt.Errorf("%q is not a hook host", host)
-	}
-	calls, err := prof.calls(tool, input)
-	if err != nil {
-		return engineCall{}, err
-	}
-	if len(calls) == 1 {
-		return calls[0], nil
-	}
-	in, err := objectInput(tool, input)
-	return engineCall{tool: tool, input: in}, err
 }
 
 // decideAll decides every engine call of one host event and audits each

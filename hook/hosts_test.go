@@ -2,6 +2,7 @@ package hook
 
 import (
 	"bytes"
+	"encoding/json"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -48,5 +49,58 @@ func TestHostAnswersNameABrokenPolicyFile(t *testing.T) {
 		if strings.Contains(out.String(), `"allow"`) {
 			t.Errorf("%s: allowed while the policy is broken: %s", h.name, out.String())
 		}
+	}
+}
+
+// explain --host decides a host's own call as its adapter does, for every
+// host; a call that is several engine calls (a patch) is decided by the
+// most restrictive of them.
+func TestExplainAsEveryHost(t *testing.T) {
+	e := newHookEnv(t, `{"permission": {"*": "ask", "bash": {"*": "ask", "git status": "allow", "rm *": "deny"},
+  "read": {"*": "allow", "*.env": "deny"}, "write": {"*": "allow"}, "edit": {"*": "allow", "vendor/*": "deny"}}}`)
+	patch := func(files ...string) string {
+		return `"*** Begin Patch\n` + strings.Join(files, `\n`) + `\n*** End Patch\n"`
+	}
+	cases := []struct{ host, tool, input, want string }{
+		{"pi", "bash", `{"command":"rm -rf build"}`, "deny"},
+		{"pi", "read", `{"path":"a.txt"}`, "allow"},
+		{HostClaudeCode, "Bash", `{"command":"git status"}`, "allow"},
+		{HostClaudeCode, "Read", `{"file_path":".env"}`, "deny"},
+		{HostGeminiCLI, "run_shell_command", `{"command":"rm -rf build"}`, "deny"},
+		{HostGeminiCLI, "read_many_files", `{"include":["a.txt",".env"]}`, "deny"},
+		{HostOpenCode, "bash", `{"command":"git status","description":"d"}`, "allow"},
+		{HostOpenCode, "read", `{"filePath":".env"}`, "deny"},
+		{HostOpenCode, "apply_patch", `{"patchText":` + patch(`*** Add File: notes.txt`, `+x`) + `}`, "allow"},
+		{HostOpenCode, "apply_patch", `{"patchText":` + patch(`*** Add File: notes.txt`, `+x`, `*** Delete File: vendor/lib.go`) + `}`, "deny"},
+		{HostOpenCode, "patch", `{"patchText":` + patch(`*** Update File: vendor/lib.go`, `@@`, `-a`, `+b`) + `}`, "deny"},
+		{HostCodex, "Bash", `{"command":"rm -rf build"}`, "deny"},
+		{HostCodex, "apply_patch", `{"command":` + patch(`*** Update File: vendor/old.go`, `*** Move to: src/new.go`) + `}`, "deny"},
+		{HostCopilotCLI, "bash", `{"command":"git status","description":"d"}`, "allow"},
+		{HostCopilotCLI, "view", `{"path":".env"}`, "deny"},
+		{HostQwenCode, "run_shell_command", `{"command":"make"}`, "ask"},
+		{HostQwenCode, "tool_call", `{"name":"read_file","arguments":{"file_path":".env"}}`, "deny"},
+	}
+	for _, c := range cases {
+		if !KnownHost(c.host) {
+			t.Errorf("%s is not a known host", c.host)
+		}
+		opts := e.opts
+		opts.Host = c.host
+		ex, err := ExplainAll(opts, c.tool, json.RawMessage(c.input), "")
+		if err != nil {
+			t.Errorf("%s %s %s: %v", c.host, c.tool, c.input, err)
+			continue
+		}
+		if ex.State != c.want {
+			t.Errorf("%s %s %s: %s, want %s (%s)", c.host, c.tool, c.input, ex.State, c.want, ex.Reason)
+		}
+	}
+	for _, name := range HostNames {
+		if !KnownHost(name) {
+			t.Errorf("%s: listed but not known", name)
+		}
+	}
+	if KnownHost("claude") {
+		t.Errorf("an unknown host is known")
 	}
 }
