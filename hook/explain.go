@@ -84,7 +84,7 @@ func (s *Server) explain(tool string, input json.RawMessage) (Explanation, error
 			if err != nil {
 				return Explanation{}, err
 			}
-			ex := s.explainCall(gc, hostResolver{Resolver: resolver{p: gc.policy}, pol: gc.policy, builtin: prof.builtinAllow})
+			ex := s.explainCall(gc, hostResolver{Resolver: resolver{p: gc.policy}, pol: gc.policy, builtin: prof.builtinAllow, foreign: ec.foreign})
 			if i == 0 || rank[ex.State] > rank[best.State] {
 				best = ex
 			}

@@ -27,6 +27,11 @@ type engineCall struct {
 	// workdir is a shell tool's own working directory (Gemini's dir_path):
 	// the command is analyzed as if it started with `cd workdir`.
 	workdir string
+	// foreign, for code in a language that is not bash (Claude Code's
+	// PowerShell), is the program and code option its command is written
+	// with ("pwsh -Command"): the call is decided on the bash surface,
+	// and an allow asks unless a rule names that program and option.
+	foreign string
 }
 
 // hostProfile is what the engine needs to know of a host beyond the
@@ -96,7 +101,13 @@ type hostResolver struct {
 	gates.Resolver
 	pol     *policy.Policy
 	builtin map[string]bool
+	foreign string // engineCall.foreign
 }
+
+// sentinelForeign is the floor of foreign code (SPEC §4): an allow of it
+// asks, showing the code, unless a rule names the program with its code
+// option.
+const sentinelForeign = "<foreign-code>"
 
 // BrokenNote says which policy file is broken, for every ask and block
 // reason a host gets while one is (the embedded Resolver's own method is
@@ -109,6 +120,11 @@ func (r hostResolver) Resolve(q policy.Query) policy.Result {
 	// after an "*" that asks.
 	q.FirstCandidate = false
 	res := r.Resolver.Resolve(q)
+	if r.foreign != "" && q.Surface == "bash" && res.Action == policy.Allow && !res.Session &&
+		!strings.HasPrefix(res.Rule.Pattern, r.foreign+" ") {
+		f := policy.NewRule("bash", sentinelForeign, policy.Ask, policy.LayerBaseline, policy.Origin{Scope: policy.ScopeBuiltin}, r.pol.Home())
+		return policy.Result{Action: policy.Ask, Rule: &f, Value: res.Value}
+	}
 	if !r.builtin[q.Surface] || !res.Rule.IsFallback() || res.Floored || r.pol.Clamped {
 		return res
 	}
@@ -132,7 +148,7 @@ func (s *Server) decideEngineCall(prof hostProfile, id string, ec engineCall) (h
 		return hostDecision{}, err
 	}
 	res := gates.Check(gates.Request{Call: gc.call, Gates: gates.ToolGates,
-		Resolver: hostResolver{Resolver: resolver{p: gc.policy}, pol: gc.policy, builtin: prof.builtinAllow}})
+		Resolver: hostResolver{Resolver: resolver{p: gc.policy}, pol: gc.policy, builtin: prof.builtinAllow, foreign: ec.foreign}})
 	if res.State != "allow" && res.State != "ask" && res.State != "deny" {
 		return hostDecision{}, fmt.Errorf("no decision for %s", ec.tool)
 	}

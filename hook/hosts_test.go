@@ -3,6 +3,7 @@ package hook
 import (
 	"bytes"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -102,5 +103,62 @@ func TestExplainAsEveryHost(t *testing.T) {
 	}
 	if KnownHost("claude") {
 		t.Errorf("an unknown host is known")
+	}
+}
+
+// Claude Code's tools that run code, leave worktrees, publish files and
+// schedule jobs are decided on the surfaces of what they do.
+func TestClaudeToolsOnWhatTheyTouch(t *testing.T) {
+	e := newHookEnv(t, `{"permission": {"*": "ask",
+  "bash": {"*": "allow", "pwsh -Command Get-Date": "allow", "pwsh -Command *Remove-Item*": "deny"},
+  "read": {"*": "allow", "*.env": "deny"}, "write": {"*": "allow"}, "edit": {"*": "allow", "*/wt": "deny"},
+  "CronCreate": "allow"}}`)
+	wt := filepath.Join(e.proj, "wt")
+	cases := []struct {
+		tool  string
+		input map[string]any
+		cwd   string
+		want  string
+		words string // in the reason
+	}{
+		// Foreign code: a bash "*" allow does not cover it; the code is shown.
+		{"PowerShell", map[string]any{"command": "Get-ChildItem C:\\ | Out-File 'x.txt'"}, "", "ask", "Out-File"},
+		{"PowerShell", map[string]any{"command": "Get-Date"}, "", "allow", ""},
+		{"PowerShell", map[string]any{"command": "Remove-Item -Recurse build"}, "", "deny", "Remove-Item"},
+		{"ExitWorktree", map[string]any{"action": "keep"}, wt, "allow", ""},
+		{"ExitWorktree", map[string]any{"action": "remove", "discard_changes": true}, wt, "deny", ""},
+		{"Artifact", map[string]any{"file_path": "secret.env"}, "", "deny", "secret.env"},
+		{"CronCreate", map[string]any{"cron": "*/5 * * * *", "prompt": "check the build"}, "", "allow", ""},
+		{"CronCreate", map[string]any{"cron": "*/5 * * * *", "prompt": "check the build", "durable": true}, "", "ask", "scheduled_tasks.json"},
+	}
+	if err := os.MkdirAll(wt, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cases {
+		fields := map[string]any{"hook_event_name": "PreToolUse", "tool_name": c.tool, "tool_input": c.input, "permission_mode": "default"}
+		if c.cwd != "" {
+			fields["cwd"] = c.cwd
+		}
+		var out bytes.Buffer
+		if err := ClaudeHook(e.opts, strings.NewReader(e.event(fields)), &out); err != nil {
+			t.Errorf("%s %v: %v", c.tool, c.input, err)
+			continue
+		}
+		var reply struct {
+			H struct {
+				Decision string `json:"permissionDecision"`
+				Reason   string `json:"permissionDecisionReason"`
+			} `json:"hookSpecificOutput"`
+		}
+		if err := json.Unmarshal(out.Bytes(), &reply); err != nil {
+			t.Errorf("%s: %q: %v", c.tool, out.String(), err)
+			continue
+		}
+		if reply.H.Decision != c.want || !strings.Contains(reply.H.Reason, c.words) {
+			t.Errorf("%s %v: %s %q, want %s mentioning %q", c.tool, c.input, reply.H.Decision, reply.H.Reason, c.want, c.words)
+		}
+	}
+	if _, err := claudeCall("PowerShell", json.RawMessage(`{"command":"  "}`)); err == nil {
+		t.Errorf("a PowerShell call without code: no error")
 	}
 }
