@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"path/filepath"
 	"strings"
 
 	"github.com/toolgate/toolgate/protocol"
@@ -36,6 +37,9 @@ var qwenProfile = hostProfile{
 	values: map[string]func(map[string]any) string{
 		"web_fetch":  strField("url"),
 		"web_search": strField("query"),
+		// The file an artifact records, the prompt a scheduled job runs.
+		"artifact":    strField("file_path"),
+		"cron_create": strField("prompt"),
 	},
 	// Tools Qwen runs without asking anyone: its todo list and tasks, plan
 	// mode, goals, subagents (whose own tool calls come through this
@@ -46,6 +50,9 @@ var qwenProfile = hostProfile{
 		"agent": true, "list_agents": true, "get_goal": true, "update_goal": true,
 		"task_create": true, "task_update": true, "task_list": true, "task_stop": true,
 		"tool_search": true, "structured_output": true,
+		// Leaving a worktree and keeping it (removing it is an edit),
+		// listing scheduled jobs.
+		"exit_worktree": true, "cron_list": true,
 	},
 	projectSettings: []string{".qwen"},
 	userSettings:    []string{".qwen/settings.json"},
@@ -152,6 +159,32 @@ func qwenCallsDepth(name string, raw json.RawMessage, depth int) ([]engineCall, 
 			in := maps.Clone(input)
 			in["url"] = form
 			calls = append(calls, engineCall{tool: name, input: in})
+		}
+		return calls, nil
+	case "exit_worktree":
+		// Removing the worktree deletes it, its uncommitted work with it:
+		// an edit of its directory (Qwen keeps them in .qwen/worktrees).
+		action, _, err := object(input).str("action", "tool_input.")
+		if err != nil {
+			return nil, err
+		}
+		if action == "keep" {
+			return one(engineCall{tool: name, input: input})
+		}
+		wt, _, err := object(input).str("name", "tool_input.")
+		if err != nil {
+			return nil, err
+		}
+		return one(engineCall{tool: "edit", input: map[string]any{"path": filepath.Join(".qwen", "worktrees", filepath.Base("/"+wt))}})
+	case "artifact":
+		// Recording a file as an artifact reads it.
+		p, _, err := object(input).str("file_path", "tool_input.")
+		if err != nil {
+			return nil, err
+		}
+		calls := []engineCall{{tool: name, input: input}}
+		if p != "" {
+			calls = append(calls, engineCall{tool: "read", input: map[string]any{"path": p}})
 		}
 		return calls, nil
 	case "tool_call":

@@ -44,6 +44,12 @@ func TestQwenCallMapping(t *testing.T) {
 		{"monitor", `{"command":"tail -f log"}`, []engineCall{{tool: "bash", input: map[string]any{"command": "tail -f log"}}}},
 		{"mcp__github__delete_repo", `{}`, []engineCall{{tool: "mcp", input: map[string]any{"tool": "github:delete_repo", "arguments": map[string]any{}}}}},
 		{"todo_write", `{"todos":[]}`, []engineCall{{tool: "todo_write", input: map[string]any{"todos": []any{}}}}},
+		{"exit_worktree", `{"name":"feat","action":"keep"}`, []engineCall{{tool: "exit_worktree", input: map[string]any{"name": "feat", "action": "keep"}}}},
+		{"exit_worktree", `{"name":"feat","action":"remove","discard_changes":true}`, []engineCall{{tool: "edit", input: map[string]any{"path": ".qwen/worktrees/feat"}}}},
+		{"exit_worktree", `{"name":"../../etc","action":"remove"}`, []engineCall{{tool: "edit", input: map[string]any{"path": ".qwen/worktrees/etc"}}}},
+		{"artifact", `{"file_path":"report.md","title":"t"}`, []engineCall{
+			{tool: "artifact", input: map[string]any{"file_path": "report.md", "title": "t"}},
+			{tool: "read", input: map[string]any{"path": "report.md"}}}},
 	}
 	for _, c := range cases {
 		got, err := qwenCalls(c.name, json.RawMessage(c.input))
