@@ -32,7 +32,7 @@ const usage = `usage: toolgate [serve] [flags]          the JSON-RPC plugin on s
        toolgate gemini-hook [--ask]       a Gemini CLI BeforeTool command hook (--ask: interactive sessions only)
        toolgate codex-hook                a Codex CLI PreToolUse / PermissionRequest command hook
        toolgate copilot-hook [--deadline D]  a GitHub Copilot CLI preToolUse command hook
-       toolgate qwen-hook                 a Qwen Code PreToolUse command hook
+       toolgate qwen-hook [--no-ask]      a Qwen Code PreToolUse command hook
        toolgate version
 
 serve flags:
@@ -268,6 +268,10 @@ func hostHook(cmd string, args []string, stdin io.Reader, stdout, stderr io.Writ
 	if cmd == "gemini-hook" {
 		fs.BoolVar(&ask, "ask", false, "answer toolgate's ask with Gemini's own (interactive sessions only)")
 	}
+	noAsk := false
+	if cmd == "qwen-hook" {
+		fs.BoolVar(&noAsk, "no-ask", false, "answer toolgate's ask with a deny (sessions driven over stream-json)")
+	}
 	deadline := copilotDeadline
 	if cmd == "copilot-hook" {
 		fs.DurationVar(&deadline, "deadline", copilotDeadline, "deny the call when no decision is made within this time")
@@ -297,7 +301,7 @@ func hostHook(cmd string, args []string, stdin io.Reader, stdout, stderr io.Writ
 	case "copilot-hook":
 		err = hook.CopilotHook(opts, hook.CopilotOptions{Deadline: deadline}, stdin, stdout)
 	case "qwen-hook":
-		err = hook.QwenHook(opts, stdin, stdout)
+		err = hook.QwenHook(opts, hook.QwenOptions{NoAsk: noAsk}, stdin, stdout)
 	default:
 		err = hook.ClaudeHook(opts, stdin, stdout)
 	}

@@ -103,10 +103,13 @@ on stdout ({"permissionDecision": "allow"|"deny"|"ask", …}). Any failure,
 and no decision within --deadline (default 10s), is a printed deny, with
 the reason also on stderr.
 `,
-	"qwen-hook": `usage: toolgate qwen-hook [--config F…] [--audit-log FILE]
+	"qwen-hook": `usage: toolgate qwen-hook [--config F…] [--audit-log FILE] [--no-ask]
 
 A Qwen Code PreToolUse command hook (Claude Code's format): one event on
-stdin, the answer on stdout; any internal error exits 2 (a block).
+stdin, the answer on stdout; any internal error exits 2 (a block). An ask
+is Qwen's own confirmation; --no-ask makes it a deny with how to allow the
+call (for sessions driven over stream-json, where Qwen Code 0.24.4 hangs on
+a hook's ask).
 `,
 	"version": "usage: toolgate version\n",
 }

@@ -35,7 +35,7 @@ func TestHostAnswersNameABrokenPolicyFile(t *testing.T) {
 			return CopilotHook(e.opts, CopilotOptions{Deadline: time.Minute}, strings.NewReader(e.copilotEventJSON("bash", cmd)), out)
 		}},
 		{HostQwenCode, func(out *bytes.Buffer) error {
-			return QwenHook(e.opts, strings.NewReader(e.qwenEventJSON("run_shell_command", cmd, "yolo")), out)
+			return QwenHook(e.opts, QwenOptions{}, strings.NewReader(e.qwenEventJSON("run_shell_command", cmd, "yolo")), out)
 		}},
 	}
 	for _, h := range hosts {

@@ -65,9 +65,23 @@ const qwenAskNote = " (toolgate asks; where nobody can answer, as in `qwen -p`, 
 	" To allow it there, add an allow rule to your toolgate policy (~/.config/toolgate/config.json or" +
 	" <project>/.toolgate/config.json; `toolgate explain --host qwen-code` shows which rule decides))"
 
+// qwenNoAskNote ends the reason of an ask that qwen-hook --no-ask denies.
+const qwenNoAskNote = " (toolgate would ask, and this Qwen Code hook does not ask (--no-ask), so the call is blocked;" +
+	" to allow it, add an allow rule to your toolgate policy (~/.config/toolgate/config.json or" +
+	" <project>/.toolgate/config.json; `toolgate explain --host qwen-code` shows which rule decides))"
+
+// QwenOptions are the qwen-hook's own settings.
+type QwenOptions struct {
+	// NoAsk answers toolgate's ask with a deny that says how to allow the
+	// call. For sessions driven over stream-json (the SDK): Qwen Code
+	// 0.24.4 never hands a hook's ask to the driver there, and the session
+	// hangs.
+	NoAsk bool
+}
+
 // QwenHook answers one Qwen Code PreToolUse event read from in. Any error
 // is returned, and the caller exits 2, which Qwen treats as a block.
-func QwenHook(opts Options, in io.Reader, out io.Writer) error {
+func QwenHook(opts Options, qopts QwenOptions, in io.Reader, out io.Writer) error {
 	data, err := readHookEvent(in)
 	if err != nil {
 		return err
@@ -88,21 +102,25 @@ func QwenHook(opts Options, in io.Reader, out io.Writer) error {
 		return err
 	}
 	defer s.closeAudit()
-	d, err := s.decideAll(qwenProfile, ev.ToolUseID, calls, qwenDecision)
+	answer := func(state, reason string) (string, string) { return qwenDecision(state, reason, qopts.NoAsk) }
+	d, err := s.decideAll(qwenProfile, ev.ToolUseID, calls, answer)
 	if err != nil {
 		return err
 	}
-	decision, reason := qwenDecision(d.res.State, d.res.Reason)
+	decision, reason := answer(d.res.State, d.res.Reason)
 	return json.NewEncoder(out).Encode(map[string]any{"hookSpecificOutput": map[string]any{
 		"hookEventName": "PreToolUse", "permissionDecision": decision, "permissionDecisionReason": reason}})
 }
 
 // qwenDecision is Qwen's answer for toolgate's state: the same word, an
-// ask with how to allow the call where Qwen cannot ask. No approval mode
-// (yolo included) loosens a deny or an ask: Qwen keeps a hook's answer in
-// every mode.
-func qwenDecision(state, reason string) (string, string) {
-	if state == "ask" {
+// ask with how to allow the call where Qwen cannot ask (with noAsk, a
+// deny saying so). No approval mode (yolo included) loosens a deny or an
+// ask: Qwen keeps a hook's answer in every mode.
+func qwenDecision(state, reason string, noAsk bool) (string, string) {
+	switch {
+	case state == "ask" && noAsk:
+		return "deny", reason + qwenNoAskNote
+	case state == "ask":
 		return state, reason + qwenAskNote
 	}
 	return state, reason

@@ -98,7 +98,7 @@ func TestQwenHookDecisions(t *testing.T) {
 	}
 	for _, c := range cases {
 		var out bytes.Buffer
-		if err := QwenHook(e.opts, strings.NewReader(e.qwenEventJSON(c.tool, c.input, c.mode)), &out); err != nil {
+		if err := QwenHook(e.opts, QwenOptions{}, strings.NewReader(e.qwenEventJSON(c.tool, c.input, c.mode)), &out); err != nil {
 			t.Errorf("%s %v: %v", c.tool, c.input, err)
 			continue
 		}
@@ -120,8 +120,15 @@ func TestQwenHookDecisions(t *testing.T) {
 			t.Errorf("%s %v: a %s without a reason", c.tool, c.input, c.decision)
 		}
 	}
+	var out bytes.Buffer
+	if err := QwenHook(e.opts, QwenOptions{NoAsk: true}, strings.NewReader(e.qwenEventJSON("run_shell_command", map[string]any{"command": "make"}, "default")), &out); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), `"permissionDecision":"deny"`) || !strings.Contains(out.String(), "--no-ask") {
+		t.Errorf("an ask with --no-ask: %s, want a deny saying so", out.String())
+	}
 	recs := e.auditRecords()
-	if len(recs) != len(cases) {
+	if len(recs) != len(cases)+1 {
 		t.Fatalf("%d decision records for %d calls", len(recs), len(cases))
 	}
 	for i, r := range recs {

@@ -5,6 +5,7 @@
 package qwencode_test
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -26,9 +27,9 @@ import (
 // 2 with a message: a block.
 const hookCommand = "timeout 10 toolgate qwen-hook || { echo 'toolgate failed, so the call is blocked' >&2; exit 2; }"
 
-// runTimeout bounds one run of the CLI (5-10 s here; a hanging toolgate
+// runTimeout bounds one run of the CLI (5-25 s here; a hanging toolgate
 // adds the 10 s of the documented `timeout`).
-const runTimeout = 120 * time.Second
+const runTimeout = 60 * time.Second
 
 // cliPath is the CLI's entry point in node_modules.
 const cliPath = "node_modules/@qwen-code/qwen-code/cli-entry.js"
@@ -36,43 +37,14 @@ const cliPath = "node_modules/@qwen-code/qwen-code/cli-entry.js"
 type qwenEnv struct {
 	node, cli         string
 	home, tmp, proj   string
-	audit             string
+	audit, bin        string
+	settings          string // the hook's settings.json
 	withTG, withoutTG string
 }
 
 func TestQwenCodeE2E(t *testing.T) {
-	node, npm := hoste2e.RequireNode(t, 20, 0)
-	root := hoste2e.ModuleRoot(t)
-	hoste2e.RecordInputs(t, root)
-	bin := hoste2e.BuildToolgate(t, root)
-	dir, _ := os.Getwd()
-	// The registry this project reaches serves only some of the optional
-	// clipboard binaries, so npm ci refuses the lock: the locked install.
-	hoste2e.NPMInstallLocked(t, dir, npm, cliPath)
-
-	home, tmp, proj := hoste2e.Dirs(t)
-	e := &qwenEnv{node: node, cli: filepath.Join(dir, cliPath), home: home, tmp: tmp, proj: proj,
-		audit: filepath.Join(home, "toolgate-audit.jsonl"), withoutTG: hoste2e.SystemPath(node)}
-	e.withTG = bin + string(os.PathListSeparator) + e.withoutTG
-	hoste2e.WriteFile(t, filepath.Join(home, ".config", "toolgate", "config.json"), fmt.Sprintf(`{
-  "auditLog": %q,
-  "permission": {
-    "*": "ask",
-    "bash": {"*": "ask", "touch ran-allow.txt": "allow", "touch ran-missing.txt": "allow", "touch ran-broken.txt": "allow",
-             "touch ran-deny.txt": {"action": "deny", "reason": "e2e: ran-deny is off limits"}},
-    "read": {"*": "allow", "*.env": {"action": "deny", "reason": "e2e: no env files"}}
-  }
-}`, e.audit))
-	// The hook at user level (~/.qwen/settings.json), as the README
-	// installs it, with the auth type a fake OpenAI endpoint needs.
-	settings, _ := json.Marshal(map[string]any{
-		"security": map[string]any{"auth": map[string]any{"selectedType": "openai"}},
-		"hooks": map[string]any{"PreToolUse": []any{map[string]any{"matcher": "*", "hooks": []any{
-			map[string]any{"type": "command", "command": hookCommand, "timeout": 30000}}}}},
-	})
-	hoste2e.WriteFile(t, filepath.Join(home, ".qwen", "settings.json"), string(settings))
-	hoste2e.WriteFile(t, filepath.Join(proj, "secret.env"), "TOKEN=e2e\n")
-
+	e := newQwenEnv(t)
+	proj, home, bin, settings := e.proj, e.home, e.bin, e.settings
 	// One run plays four calls in turn: the i-th tool result the model
 	// gets back is the i-th call's. --yolo: Qwen itself would run
 	// everything, so whatever is blocked is blocked by toolgate.
@@ -152,7 +124,7 @@ func TestQwenCodeE2E(t *testing.T) {
 		})
 		file := filepath.Join(home, ".qwen", "settings.json")
 		hoste2e.WriteFile(t, file, string(bare))
-		defer hoste2e.WriteFile(t, file, string(settings))
+		defer hoste2e.WriteFile(t, file, settings)
 		failing := hoste2e.CrashingToolgate(t, "exit 1") + string(os.PathListSeparator) + e.withoutTG
 		f := e.run(t, e.proj, failing, []fakemodel.Step{shellStep("touch ran-bare.txt"), {Text: "done"}})
 		if !hoste2e.Exists(filepath.Join(proj, "ran-bare.txt")) {
@@ -202,6 +174,46 @@ func TestQwenCodeE2E(t *testing.T) {
 	})
 }
 
+// newQwenEnv installs the pinned CLI, builds toolgate, and makes a home
+// with the policy and the hook as the README installs them.
+func newQwenEnv(t *testing.T) *qwenEnv {
+	t.Helper()
+	node, npm := hoste2e.RequireNode(t, 20, 0)
+	root := hoste2e.ModuleRoot(t)
+	hoste2e.RecordInputs(t, root)
+	bin := hoste2e.BuildToolgate(t, root)
+	dir, _ := os.Getwd()
+	// The registry this project reaches serves only some of the optional
+	// clipboard binaries, so npm ci refuses the lock: the locked install.
+	hoste2e.NPMInstallLocked(t, dir, npm, cliPath)
+
+	home, tmp, proj := hoste2e.Dirs(t)
+	e := &qwenEnv{node: node, cli: filepath.Join(dir, cliPath), home: home, tmp: tmp, proj: proj, bin: bin,
+		audit: filepath.Join(home, "toolgate-audit.jsonl"), withoutTG: hoste2e.SystemPath(node)}
+	e.withTG = bin + string(os.PathListSeparator) + e.withoutTG
+	hoste2e.WriteFile(t, filepath.Join(home, ".config", "toolgate", "config.json"), fmt.Sprintf(`{
+  "auditLog": %q,
+  "permission": {
+    "*": "ask",
+    "bash": {"*": "ask", "touch ran-allow.txt": "allow", "touch ran-missing.txt": "allow", "touch ran-broken.txt": "allow",
+             "touch ran-deny.txt": {"action": "deny", "reason": "e2e: ran-deny is off limits"}},
+    "read": {"*": "allow", "*.env": {"action": "deny", "reason": "e2e: no env files"}}
+  }
+}`, e.audit))
+	// The hook at user level (~/.qwen/settings.json), as the README
+	// installs it, with the auth type a fake OpenAI endpoint needs.
+	settings, _ := json.Marshal(map[string]any{
+		"security": map[string]any{"auth": map[string]any{"selectedType": "openai"}},
+		"hooks": map[string]any{"PreToolUse": []any{map[string]any{"matcher": "*", "hooks": []any{
+			map[string]any{"type": "command", "command": hookCommand, "timeout": 30000}}}}},
+	})
+	e.settings = string(settings)
+	hoste2e.WriteFile(t, filepath.Join(home, ".qwen", "settings.json"), e.settings)
+	hoste2e.WriteFile(t, filepath.Join(proj, "secret.env"), "TOKEN=e2e\n")
+
+	return e
+}
+
 func shellStep(cmd string) fakemodel.Step {
 	return fakemodel.Step{Tool: "run_shell_command", Args: map[string]any{"command": cmd, "description": "e2e"}}
 }
@@ -226,6 +238,119 @@ func (e *qwenEnv) run(t *testing.T, proj, path string, script []fakemodel.Step) 
 	}
 	if len(f.Results()) == 0 {
 		t.Fatalf("the fake model never got a tool result\n%s", out)
+	}
+	return f
+}
+
+// A session driven over stream-json (the SDK): Qwen hands its own
+// confirmation to the driver (a can_use_tool control request), then runs
+// the hook. Qwen Code 0.24.4 never hands a hook's ask to the driver there
+// (the session waits forever), so such sessions use `qwen-hook --no-ask`:
+// toolgate's ask is a deny that says how to allow the call.
+func TestQwenCodeStreamJSONE2E(t *testing.T) {
+	e := newQwenEnv(t)
+	settings, _ := json.Marshal(map[string]any{
+		"security": map[string]any{"auth": map[string]any{"selectedType": "openai"}},
+		"hooks": map[string]any{"PreToolUse": []any{map[string]any{"matcher": "*", "hooks": []any{
+			map[string]any{"type": "command", "command": strings.Replace(hookCommand, "qwen-hook", "qwen-hook --no-ask", 1), "timeout": 30000}}}}},
+	})
+	hoste2e.WriteFile(t, filepath.Join(e.home, ".qwen", "settings.json"), string(settings))
+	allow := func(req map[string]any) map[string]any {
+		return map[string]any{"behavior": "allow", "updatedInput": req["input"]}
+	}
+	t.Run("the driver's allow and toolgate's allow run the command", func(t *testing.T) {
+		asked := 0
+		f := e.runDriven(t, []fakemodel.Step{shellStep("touch ran-allow.txt"), {Text: "done"}}, func(req map[string]any) map[string]any {
+			asked++
+			return allow(req)
+		})
+		if asked == 0 || !hoste2e.Exists(filepath.Join(e.proj, "ran-allow.txt")) {
+			t.Fatalf("asked %d times, ran = %t; tool results %v", asked, hoste2e.Exists(filepath.Join(e.proj, "ran-allow.txt")), f.Results())
+		}
+	})
+	t.Run("the driver's deny holds", func(t *testing.T) {
+		f := e.runDriven(t, []fakemodel.Step{shellStep("touch ran-allow.txt"), {Text: "done"}}, func(req map[string]any) map[string]any {
+			return map[string]any{"behavior": "deny", "message": "e2e driver says no"}
+		})
+		t.Logf("tool result: %q", f.Results())
+		if hoste2e.Exists(filepath.Join(e.proj, "ran-allow.txt")) {
+			t.Fatal("the command ran although the driver said no")
+		}
+		if !fakemodel.AnyContains(f.Results(), "e2e driver says no") {
+			t.Fatalf("the model did not get the driver's answer: %v", f.Results())
+		}
+	})
+	t.Run("toolgate's ask is a deny with how to allow it, and the session ends", func(t *testing.T) {
+		f := e.runDriven(t, []fakemodel.Step{shellStep("touch ran-sdk-ask.txt"), {Text: "done"}}, allow)
+		t.Logf("tool result: %q", f.Results())
+		if hoste2e.Exists(filepath.Join(e.proj, "ran-sdk-ask.txt")) {
+			t.Fatal("the asked command ran")
+		}
+		if !fakemodel.AnyContains(f.Results(), "--no-ask") || !fakemodel.AnyContains(f.Results(), "add an allow rule") {
+			t.Fatalf("the model was not told how to allow it: %v", f.Results())
+		}
+	})
+}
+
+// runDriven plays script against Qwen driven over stream-json: an
+// initialize, the prompt, and ask's answer to each of Qwen's confirmations
+// on stdin.
+func (e *qwenEnv) runDriven(t *testing.T, script []fakemodel.Step, ask func(map[string]any) map[string]any) *fakemodel.Fake {
+	t.Helper()
+	f := fakemodel.Start(t, script)
+	ctx, cancel := context.WithTimeout(t.Context(), runTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, e.node, e.cli, "--input-format", "stream-json", "--output-format", "stream-json")
+	cmd.Dir = e.proj
+	cmd.Env = hoste2e.Env(e.withTG, e.home, e.tmp, "OPENAI_BASE_URL="+f.URL, "OPENAI_API_KEY=fake", "OPENAI_MODEL=fake-model",
+		"QWEN_CODE_SUPPRESS_YOLO_WARNING=1", "NO_COLOR=1")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	cmd.WaitDelay = 5 * time.Second
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	send := func(msg map[string]any) {
+		b, _ := json.Marshal(msg)
+		if _, err := stdin.Write(append(b, '\n')); err != nil {
+			t.Errorf("writing to qwen: %v", err)
+		}
+	}
+	send(map[string]any{"type": "control_request", "request_id": "init-1", "request": map[string]any{"subtype": "initialize"}})
+	send(map[string]any{"type": "user", "message": map[string]any{"role": "user", "content": "do it"}, "parent_tool_use_id": nil, "session_id": ""})
+	var lines []string
+	sc := bufio.NewScanner(stdout)
+	sc.Buffer(nil, 16<<20)
+	for sc.Scan() {
+		lines = append(lines, sc.Text())
+		var msg map[string]any
+		if json.Unmarshal(sc.Bytes(), &msg) != nil {
+			continue
+		}
+		switch msg["type"] {
+		case "control_request":
+			req, _ := msg["request"].(map[string]any)
+			if req["subtype"] == "can_use_tool" {
+				send(map[string]any{"type": "control_response", "response": map[string]any{
+					"subtype": "success", "request_id": msg["request_id"], "response": ask(req)}})
+			}
+		case "result":
+			_ = stdin.Close()
+		}
+	}
+	if err := cmd.Wait(); err != nil && ctx.Err() != nil {
+		t.Fatalf("qwen did not finish within %s\nstderr: %s\nstdout:\n%s", runTimeout, stderr.String(), strings.Join(lines, "\n"))
+	}
+	if len(f.Results()) == 0 {
+		t.Fatalf("the fake model never got a tool result\nstderr: %s\nstdout:\n%s", stderr.String(), strings.Join(lines, "\n"))
 	}
 	return f
 }
