@@ -27,7 +27,7 @@ func explain(args []string, stdout, stderr io.Writer) int {
 	cwd := fs.String("cwd", "", "working directory")
 	agent := fs.String("agent", "", "agent name")
 	asJSON := fs.Bool("json", false, "print the check result as JSON")
-	host := fs.String("host", "", "decide as this hook host does (claude-code, gemini-cli): its tool names, values and built-in allows")
+	host := fs.String("host", "", "decide as this host does ("+strings.Join(hook.HostNames, ", ")+"): its tool names, values and built-in allows")
 	var configs multiFlag
 	fs.Var(&configs, "config", "extra policy file (repeatable)")
 	if code, ok := parseFlags(fs, args, stdout, stderr); !ok {
@@ -45,8 +45,8 @@ func explain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "toolgate explain: --input: %v\n", err)
 		return 2
 	}
-	if *host != "" && !hook.IsHost(*host) {
-		fmt.Fprintf(stderr, "toolgate explain: --host %q: not claude-code or gemini-cli\n", *host)
+	if *host != "" && !hook.KnownHost(*host) {
+		fmt.Fprintf(stderr, "toolgate explain: --host %q: not one of %s\n", *host, strings.Join(hook.HostNames, ", "))
 		return 2
 	}
 	dir := *cwd

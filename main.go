@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/rs/zerolog"
 
@@ -34,6 +35,9 @@ const usage = `usage: toolgate [serve] [flags]          the JSON-RPC plugin on s
        toolgate gemini-hook [--ask]       a Gemini CLI BeforeTool command hook (--ask: interactive sessions only)
        toolgate sandbox [--cwd D] [--config F] -- CMD ARG…  run CMD confined by the policy (SPEC §9)
        toolgate export --drain            send what the audit log holds past the export cursor, then exit
+       toolgate codex-hook                a Codex CLI PreToolUse / PermissionRequest command hook
+       toolgate copilot-hook [--deadline D]  a GitHub Copilot CLI preToolUse command hook
+       toolgate qwen-hook [--no-ask]      a Qwen Code PreToolUse command hook
        toolgate version
 
 serve flags:
@@ -83,7 +87,7 @@ func runAs(exe string, args []string, stdin io.Reader, stdout, stderr io.Writer)
 		return replay(args, stdout, stderr)
 	case "explain":
 		return explain(args, stdout, stderr)
-	case "claude-hook", "gemini-hook":
+	case "claude-hook", "gemini-hook", "codex-hook", "copilot-hook", "qwen-hook":
 		return hostHook(cmd, exe, args, stdin, stdout, stderr)
 	case "validate":
 		return validate(args, stdout, stderr)
@@ -268,8 +272,13 @@ func auditCmd(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// hostHook answers one Claude Code or Gemini CLI hook event; any failure
-// exits 2, which both treat as a block.
+// copilotDeadline is copilot-hook's default --deadline: well inside the
+// documented timeoutSec (30), and the `timeout` that bounds the command.
+const copilotDeadline = 10 * time.Second
+
+// hostHook answers one hook event of a hook host; any failure exits 2,
+// which every one of them treats as a block, but copilot-hook's, which is
+// a printed deny.
 func hostHook(cmd, exe string, args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	defer func() {
 		if p := recover(); p != nil {
@@ -284,6 +293,14 @@ func hostHook(cmd, exe string, args []string, stdin io.Reader, stdout, stderr io
 	ask := false
 	if cmd == "gemini-hook" {
 		fs.BoolVar(&ask, "ask", false, "answer toolgate's ask with Gemini's own (interactive sessions only)")
+	}
+	noAsk := false
+	if cmd == "qwen-hook" {
+		fs.BoolVar(&noAsk, "no-ask", false, "answer toolgate's ask with a deny (sessions driven over stream-json)")
+	}
+	deadline := copilotDeadline
+	if cmd == "copilot-hook" {
+		fs.DurationVar(&deadline, "deadline", copilotDeadline, "deny the call when no decision is made within this time")
 	}
 	if code, ok := parseFlags(fs, args, stdout, stderr); !ok {
 		if code == 0 {
@@ -302,13 +319,23 @@ func hostHook(cmd, exe string, args []string, stdin io.Reader, stdout, stderr io
 	opts := hook.Options{Cwd: cwd, ConfigFiles: configs, AuditLog: *auditLog, Home: home, AgentDir: agentDir,
 		ConfigHome: configHome(home), ManagedDir: os.Getenv("TOOLGATE_MANAGED_DIR"), Executable: exe, Log: zerolog.New(zerolog.ConsoleWriter{Out: stderr, NoColor: true}).Level(zerolog.ErrorLevel)}
 	var err error
-	if cmd == "gemini-hook" {
+	switch cmd {
+	case "gemini-hook":
 		err = hook.GeminiHook(opts, hook.GeminiOptions{Ask: ask}, stdin, stdout)
-	} else {
+	case "codex-hook":
+		err = hook.CodexHook(opts, stdin, stdout)
+	case "copilot-hook":
+		err = hook.CopilotHook(opts, hook.CopilotOptions{Deadline: deadline}, stdin, stdout)
+	case "qwen-hook":
+		err = hook.QwenHook(opts, hook.QwenOptions{NoAsk: noAsk}, stdin, stdout)
+	default:
 		err = hook.ClaudeHook(opts, stdin, stdout)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "toolgate: blocked (fail-closed): %v\n", err)
+		if cmd == "copilot-hook" {
+			return 0 // the deny is printed, with its reason, for Copilot to read
+		}
 		return 2
 	}
 	return 0

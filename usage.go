@@ -150,5 +150,28 @@ stdout ({"decision": "allow"|"deny", "reason": …}). An ask is a deny with a
 reason unless --ask is given (interactive sessions only: a headless Gemini
 run hangs on an ask). Any internal error exits 2 (a block).
 `,
+	"codex-hook": `usage: toolgate codex-hook [--config F…] [--audit-log FILE]
+
+A Codex CLI PreToolUse / PermissionRequest command hook: one event on stdin,
+the answer on stdout. PreToolUse: a deny is a deny, an allow is no answer
+(Codex's own approval goes on), an ask is a deny whose reason says how to
+allow the call. PermissionRequest: allow and deny answer Codex's question,
+an ask leaves it to the person. Any internal error exits 2 (a deny).
+`,
+	"copilot-hook": `usage: toolgate copilot-hook [--config F…] [--audit-log FILE] [--deadline D]
+
+A GitHub Copilot CLI preToolUse command hook: one event on stdin, one answer
+on stdout ({"permissionDecision": "allow"|"deny"|"ask", …}). Any failure,
+and no decision within --deadline (default 10s), is a printed deny, with
+the reason also on stderr.
+`,
+	"qwen-hook": `usage: toolgate qwen-hook [--config F…] [--audit-log FILE] [--no-ask]
+
+A Qwen Code PreToolUse command hook (Claude Code's format): one event on
+stdin, the answer on stdout; any internal error exits 2 (a block). An ask
+is Qwen's own confirmation; --no-ask makes it a deny with how to allow the
+call (for sessions driven over stream-json, where Qwen Code 0.24.4 hangs on
+a hook's ask).
+`,
 	"version": "usage: toolgate version\n",
 }

@@ -38,7 +38,10 @@ var claudePathTools = map[string]struct{ tool, pathField string }{
 }
 
 var claudeProfile = hostProfile{
-	name: HostClaudeCode,
+	name:            HostClaudeCode,
+	calls:           claudeCalls,
+	projectSettings: []string{".claude"},
+	userSettings:    []string{".claude/settings.json", ".claude/settings.local.json"},
 	values: map[string]func(map[string]any) string{
 		"WebFetch":  strField("url"),
 		"WebSearch": strField("query"),
@@ -54,6 +57,17 @@ var claudeProfile = hostProfile{
 			ws, _ := in["ws"].(map[string]any)
 			return strField("url")(ws)
 		},
+		// A worktree it enters, the file an artifact publishes, the prompt
+		// a scheduled job runs, the job a delete removes.
+		"EnterWorktree": func(in map[string]any) string {
+			if n := strField("name")(in); n != "" {
+				return n
+			}
+			return strField("path")(in)
+		},
+		"Artifact":   strField("file_path"),
+		"CronCreate": strField("prompt"),
+		"CronDelete": strField("id"),
 	},
 	// Tools Claude Code runs without asking anyone: its todo list and task
 	// tracker, plan mode, subagents (whose own tool calls come through
@@ -64,6 +78,9 @@ var claudeProfile = hostProfile{
 		"BashOutput": true, "KillShell": true, "KillBash": true, "TaskOutput": true, "TaskStop": true,
 		"TaskCreate": true, "TaskGet": true, "TaskUpdate": true, "TaskList": true,
 		"AskUserQuestion": true, "ToolSearch": true,
+		// Leaving a worktree and keeping it (removing it is an edit),
+		// listing scheduled jobs, messages to the person.
+		"ExitWorktree": true, "CronList": true, "SendUserMessage": true, "Brief": true, "PushNotification": true,
 	},
 }
 
@@ -112,15 +129,14 @@ func readHookEvent(in io.Reader) ([]byte, error) {
 }
 
 func (s *Server) claudePreToolUse(ev claudeEvent, out io.Writer) error {
-	ec, err := claudeCall(ev.ToolName, ev.ToolInput)
+	calls, err := claudeCalls(ev.ToolName, ev.ToolInput)
 	if err != nil {
 		return err
 	}
 	// A URL is decided as written and as the fetcher normalizes it
 	// (HTTPS://EVIL.example is https://evil.example/); the most
 	// restrictive decides.
-	calls := []engineCall{ec}
-	if ec.tool == "WebFetch" {
+	if ec := calls[0]; len(calls) == 1 && ec.tool == "WebFetch" {
 		calls = nil
 		u, _ := ec.input["url"].(string)
 		for _, form := range urlForms(strings.TrimSpace(u)) {
@@ -171,6 +187,36 @@ func claudeDecision(state, reason, mode string) (decision, why string) {
 	return state, reason
 }
 
+// claudeCalls turns a Claude Code tool call into the engine calls that
+// decide it: most tools are one (claudeCall); a tool that also touches a
+// file is decided on that file's surface too (the most restrictive
+// answers): Artifact publishes the file it names (a read of it), a
+// durable CronCreate writes Claude Code's scheduled-jobs file.
+func claudeCalls(name string, rawInput json.RawMessage) ([]engineCall, error) {
+	ec, err := claudeCall(name, rawInput)
+	if err != nil {
+		return nil, err
+	}
+	calls := []engineCall{ec}
+	switch name {
+	case "Artifact":
+		if p, _, err := object(ec.input).str("file_path", "tool_input."); err != nil {
+			return nil, err
+		} else if p != "" {
+			calls = append(calls, engineCall{tool: "read", input: map[string]any{"path": p}})
+		}
+	case "CronCreate":
+		if durable, _ := ec.input["durable"].(bool); durable {
+			calls = append(calls, engineCall{tool: "write", input: map[string]any{"path": ".claude/scheduled_tasks.json"}})
+		}
+	}
+	return calls, nil
+}
+
+// claudeForeign are Claude Code's tools that run code in a language that
+// is not bash, with the program and code option their code is decided as.
+var claudeForeign = map[string]string{"PowerShell": "pwsh -Command"}
+
 // claudeCall turns a Claude Code tool call into an engine call.
 func claudeCall(name string, rawInput json.RawMessage) (engineCall, error) {
 	if name == "" {
@@ -188,9 +234,33 @@ func claudeCall(name string, rawInput json.RawMessage) (engineCall, error) {
 		}
 		return engineCall{tool: "mcp", input: map[string]any{"tool": ref, "arguments": input}}, nil
 	}
+	if prog, ok := claudeForeign[name]; ok {
+		// Foreign code: the bash surface, as the program running it, where
+		// the program catalog floors it (<foreign-code>): the code is shown
+		// whole, and only a rule naming the program with its code option
+		// (or a deny) decides it.
+		code, _, err := object(input).str("command", "tool_input.")
+		if err != nil {
+			return engineCall{}, err
+		}
+		if strings.TrimSpace(code) == "" {
+			return engineCall{}, fmt.Errorf("the %s call has no command", name)
+		}
+		cmd := prog + " '" + strings.ReplaceAll(code, "'", `'\''`) + "'"
+		return engineCall{tool: "bash", input: map[string]any{"command": cmd}}, nil
+	}
 	switch name {
 	case "Bash":
 		return engineCall{tool: "bash", input: input}, nil
+	case "ExitWorktree":
+		// Removing the worktree deletes it, its uncommitted work with it:
+		// an edit of the directory the session is in.
+		if action, _, err := object(input).str("action", "tool_input."); err != nil {
+			return engineCall{}, err
+		} else if action != "keep" {
+			return engineCall{tool: "edit", input: map[string]any{"path": "."}}, nil
+		}
+		return engineCall{tool: name, input: input}, nil
 	case "Monitor":
 		// Monitor watches the output of a shell command (decided as bash)
 		// or a WebSocket (its URL is the value on the Monitor surface).

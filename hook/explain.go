@@ -72,30 +72,43 @@ func ExplainAll(opts Options, tool string, input json.RawMessage, agent string) 
 
 // explain decides one call with the server's state as a dry run.
 func (s *Server) explain(tool string, input json.RawMessage) (Explanation, error) {
+	if prof, ok := profileFor(s.opts.Host); ok {
+		// A host's call, as its adapter maps it: the engine calls, with
+		// the host's values and built-in allows; the most restrictive
+		// decides, as it answers the host.
+		calls, err := prof.calls(tool, input)
+		if err != nil {
+			return Explanation{}, err
+		}
+		rank := map[string]int{"allow": 0, "ask": 1, "deny": 2}
+		var best Explanation
+		for i, ec := range calls {
+			gc, err := s.prepareEngineCall(prof, "explain", ec)
+			if err != nil {
+				return Explanation{}, err
+			}
+			ex := s.explainCall(gc, hostResolver{Resolver: resolver{p: gc.policy}, pol: gc.policy, builtin: prof.builtinAllow})
+			if i == 0 || rank[ex.State] > rank[best.State] {
+				best = ex
+			}
+		}
+		return best, nil
+	}
 	params := map[string]any{"toolCallId": "explain", "toolName": tool, "input": input}
 	raw, err := json.Marshal(params)
 	if err != nil {
 		return Explanation{}, err
 	}
-	var gc *gatesCall
-	var res gates.Resolver
-	if prof, ok := profileFor(s.opts.Host); ok {
-		// A hook host's call, as its adapter recorded it: the engine tool
-		// and input, with the host's values and built-in allows.
-		ec, err := hostEngineCall(s.opts.Host, tool, input)
-		if err != nil {
-			return Explanation{}, err
-		}
-		if gc, err = s.prepareEngineCall(prof, "explain", ec); err != nil {
-			return Explanation{}, err
-		}
-		res = hostResolver{Resolver: resolver{p: gc.policy}, pol: gc.policy, builtin: prof.builtinAllow}
-	} else {
-		if gc, _, err = s.decodeCall(raw); err != nil {
-			return Explanation{}, fmt.Errorf("the call cannot be read: %w", err)
-		}
-		res = resolver{p: gc.policy}
+	gc, _, err := s.decodeCall(raw)
+	if err != nil {
+		return Explanation{}, fmt.Errorf("the call cannot be read: %w", err)
 	}
+	return s.explainCall(gc, resolver{p: gc.policy}), nil
+}
+
+// explainCall decides one decoded call with res and lists, for every
+// applied gate, the rules that matched its value.
+func (s *Server) explainCall(gc *gatesCall, res gates.Resolver) Explanation {
 	req := gates.Request{Call: gc.call, Gates: gates.ToolGates, Resolver: res}
 	info := s.policyInfo(gc.policy)
 	ex := Explanation{CheckResult: gates.Check(req), Matches: []GateMatches{}, Warnings: info.Warnings, Confinement: info.Confinement}
@@ -124,7 +137,7 @@ func (s *Server) explain(tool string, input json.RawMessage) (Explanation, error
 		}
 		ex.Matches = append(ex.Matches, gm)
 	}
-	return ex, nil
+	return ex
 }
 
 // PolicySources lists the policy files a session in cwd would read.

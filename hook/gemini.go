@@ -40,6 +40,11 @@ var geminiPathTools = map[string]struct{ tool, pathField, globField string }{
 
 var geminiProfile = hostProfile{
 	name: HostGeminiCLI,
+	calls: func(tool string, input json.RawMessage) ([]engineCall, error) {
+		return geminiCalls(geminiEvent{ToolName: tool, ToolInput: input})
+	},
+	projectSettings: []string{".gemini"},
+	userSettings:    []string{".gemini/settings.json", ".gemini/policies"},
 	values: map[string]func(map[string]any) string{
 		"web_fetch":         strField("url"), // set per URL of the prompt by geminiCalls
 		"google_web_search": strField("query"),

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/toolgate/toolgate/gates"
@@ -40,10 +41,27 @@ type hostProfile struct {
 	// (todo lists, plan mode, subagents): allowed unless a policy rule
 	// names them.
 	builtinAllow map[string]bool
+	// calls maps one of the host's tool calls to the engine calls that
+	// decide it (the most restrictive answers), for the hook and for
+	// explain and replay alike.
+	calls func(tool string, input json.RawMessage) ([]engineCall, error)
+	// projectSettings (relative to the project) and userSettings
+	// (relative to the home) are where the host is told to run toolgate:
+	// no call may change them unasked.
+	projectSettings, userSettings []string
 }
 
-// IsHost reports whether name is a hook host toolgate has an adapter for.
+// IsHost reports whether name is a host toolgate maps the tool calls of
+// (the hook hosts, and OpenCode, whose plugin maps them the same way).
 func IsHost(name string) bool { _, ok := profileFor(name); return ok }
+
+// HostNames are the hosts a call can be decided as (explain --host, a
+// test case's "host"): the hook hosts, and the hosts that speak the
+// protocol.
+var HostNames = []string{"pi", HostClaudeCode, HostGeminiCLI, HostOpenCode, HostCodex, HostCopilotCLI, HostQwenCode}
+
+// KnownHost reports whether name is one of HostNames.
+func KnownHost(name string) bool { return slices.Contains(HostNames, name) }
 
 func profileFor(host string) (hostProfile, bool) {
 	switch host {
@@ -51,6 +69,14 @@ func profileFor(host string) (hostProfile, bool) {
 		return claudeProfile, true
 	case HostGeminiCLI:
 		return geminiProfile, true
+	case HostCodex:
+		return codexProfile, true
+	case HostCopilotCLI:
+		return copilotProfile, true
+	case HostQwenCode:
+		return qwenProfile, true
+	case HostOpenCode:
+		return opencodeProfile, true
 	}
 	return hostProfile{}, false
 }
@@ -71,6 +97,11 @@ type hostResolver struct {
 	pol     *policy.Policy
 	builtin map[string]bool
 }
+
+// BrokenNote says which policy file is broken, for every ask and block
+// reason a host gets while one is (the embedded Resolver's own method is
+// not promoted through the interface).
+func (r hostResolver) BrokenNote() string { return r.pol.BrokenNote() }
 
 func (r hostResolver) Resolve(q policy.Query) policy.Result {
 	// MCP targets are forms of one target (SPEC §2): the last rule that
@@ -101,9 +132,6 @@ func (r hostResolver) Without() gates.Resolver {
 
 // TrustCommand is the command that trusts the untrusted project files.
 func (r hostResolver) TrustCommand() string { return r.pol.TrustCommand() }
-
-// BrokenNote says which policy file is broken (gates.noteBroken).
-func (r hostResolver) BrokenNote() string { return r.pol.BrokenNote() }
 
 // hostDecision is the engine's answer to one engine call.
 type hostDecision struct {
@@ -240,19 +268,13 @@ func (s *Server) hostProtected(cwd string) []string {
 	if cwd != "" {
 		out = append(out, filepath.Dir(policy.ToolgateProjectPath(cwd)))
 	}
-	var local, user []string
-	switch s.opts.Host {
-	case HostClaudeCode:
-		local, user = []string{".claude"}, []string{".claude/settings.json", ".claude/settings.local.json"}
-	case HostGeminiCLI:
-		local, user = []string{".gemini"}, []string{".gemini/settings.json", ".gemini/policies"}
-	}
-	for _, f := range local {
+	prof, _ := profileFor(s.opts.Host)
+	for _, f := range prof.projectSettings {
 		if cwd != "" {
 			out = append(out, filepath.Join(cwd, f))
 		}
 	}
-	for _, f := range user {
+	for _, f := range prof.userSettings {
 		if home != "" {
 			out = append(out, filepath.Join(home, f))
 		}
@@ -260,29 +282,26 @@ func (s *Server) hostProtected(cwd string) []string {
 	return out
 }
 
-// hostEngineCall is the engine call of one host tool call, for explain and
-// replay: a host's own tool name is mapped as its adapter maps it, and an
-// engine tool name (what the audit log records) is kept, since no mapping
-// changes one. A host call that is several engine calls (Gemini's
-// read_many_files, web_fetch) is decided as recorded.
-func hostEngineCall(host, tool string, input json.RawMessage) (engineCall, error) {
-	var calls []engineCall
-	switch host {
-	case HostClaudeCode:
-		ec, err := claudeCall(tool, input)
+// decideAll decides every engine call of one host event and audits each
+// with the answer the host was given (answer maps toolgate's state and
+// reason to the host's); the most restrictive decision answers.
+func (s *Server) decideAll(prof hostProfile, id string, calls []engineCall, answer func(state, reason string) (string, string)) (hostDecision, error) {
+	var ds []hostDecision
+	for _, ec := range calls {
+		d, err := s.decideEngineCall(prof, id, ec)
 		if err != nil {
-			return engineCall{}, err
+			return hostDecision{}, err
 		}
-		calls = []engineCall{ec}
-	case HostGeminiCLI:
-		var err error
-		if calls, err = geminiCalls(geminiEvent{ToolName: tool, ToolInput: input}); err != nil {
-			return engineCall{}, err
+		ds = append(ds, d)
+	}
+	if len(ds) == 0 {
+		return hostDecision{}, fmt.Errorf("the tool call maps to nothing toolgate can decide")
+	}
+	for _, d := range ds {
+		action, reason := answer(d.res.State, d.res.Reason)
+		if err := s.auditHostDecision(d, action, reason); err != nil {
+			return hostDecision{}, err
 		}
 	}
-	if len(calls) == 1 {
-		return calls[0], nil
-	}
-	in, err := objectInput(tool, input)
-	return engineCall{tool: tool, input: in}, err
+	return mostRestrictive(ds), nil
 }

@@ -101,8 +101,8 @@ func caseProblem(c TestCase) string {
 	if err := CheckInputJSON(c.Input); err != nil {
 		return `"input" ` + err.Error()
 	}
-	if c.Host != "" && !IsHost(c.Host) && c.Host != HostOpenCode && c.Host != "pi" {
-		return fmt.Sprintf(`"host" %q is not a host toolgate knows (claude-code, gemini-cli, opencode, pi)`, c.Host)
+	if c.Host != "" && !KnownHost(c.Host) {
+		return fmt.Sprintf(`"host" %q is not a host toolgate knows (%s)`, c.Host, strings.Join(HostNames, ", "))
 	}
 	return ""
 }

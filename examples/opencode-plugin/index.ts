@@ -152,6 +152,46 @@ function mapCall(tool: string, args: unknown, directory: string, mcpServers: str
 	return { toolName: tool, input: a };
 }
 
+/**
+ * The markers of a patch (apply_patch, patch: Codex's patch format) that name
+ * a file, and the tool toolgate decides the file with: created or moved to →
+ * write; changed, deleted or moved away → edit. A marker is read with the
+ * blanks around it trimmed, as the patch tools read it; reading a line that is
+ * not one as one only adds a file to check.
+ */
+const PATCH_MARKERS: Array<[string, string]> = [
+	["*** Add File:", "write"],
+	["*** Delete File:", "edit"],
+	["*** Update File:", "edit"],
+	["*** Move to:", "write"],
+];
+
+/** The toolgate calls of a patch tool's call: one per file the patch names. Throws when it names none. */
+function patchCalls(tool: string, args: unknown): MappedCall[] {
+	const text = isObject(args) ? args.patchText : undefined;
+	if (typeof text !== "string") throw new Error(`the ${tool} call has no patchText`);
+	if (!text.includes("*** Begin Patch")) {
+		throw new Error(`the ${tool} call's patch has no "*** Begin Patch" line, so toolgate cannot tell which files it changes`);
+	}
+	const seen = new Set<string>();
+	const calls: MappedCall[] = [];
+	text.split("\n").forEach((line, i) => {
+		const t = line.trim();
+		for (const [marker, toolName] of PATCH_MARKERS) {
+			if (!t.startsWith(marker)) continue;
+			const file = t.slice(marker.length).trim();
+			if (!file) throw new Error(`line ${i + 1} of the ${tool} call's patch names no file`);
+			const key = `${toolName}\0${file}`;
+			if (!seen.has(key)) {
+				seen.add(key);
+				calls.push({ toolName, input: { path: file } });
+			}
+		}
+	});
+	if (calls.length === 0) throw new Error(`the ${tool} call's patch names no file to add, update, delete or move`);
+	return calls;
+}
+
 /** OpenCode's permission key for a tool, when OpenCode will ask about it. */
 function permissionKey(tool: string, mcpServers: string[]): string | undefined {
 	if (tool in PERMISSION_KEYS) return PERMISSION_KEYS[tool];
@@ -323,11 +363,14 @@ class Gate {
 	/** tool.execute.before: returns to let the call go on, throws to block it. */
 	async before(tool: string, callID: string, args: unknown): Promise<void> {
 		let mapped: MappedCall;
+		let files: MappedCall[] = [];
 		try {
-			mapped = mapCall(tool, args, this.ctx.directory, this.mcpServers);
+			if (tool === "apply_patch" || tool === "patch") files = patchCalls(tool, args);
+			mapped = files.length > 0 ? files[0] : mapCall(tool, args, this.ctx.directory, this.mcpServers);
 		} catch (err) {
 			throw new Error(`toolgate: this ${tool} call is blocked: ${errorText(err)}`);
 		}
+		if (files.length > 1) mapped = await this.patchMain(callID, files);
 		await this.denyNormalizedURL(tool, callID, mapped);
 		// Only where OpenCode will show its dialog (its config was made to
 		// ask, and the tool is one it asks about) may toolgate prompt.
@@ -381,6 +424,45 @@ class Gate {
 			throw new Error(reason);
 		}
 		throw new Error(unavailableReason(new Unavailable("malformed answer to tool_call"), "this tool call"));
+	}
+
+	/**
+	 * A patch is one toolgate call per file it touches; the most restrictive
+	 * decides. Every file but the most restrictive one is decided here, for
+	 * the record and without a person (one that is not allowed blocks the
+	 * patch); the most restrictive one is the call OpenCode's flow decides,
+	 * and asks a person about where one can answer.
+	 */
+	private async patchMain(callID: string, files: MappedCall[]): Promise<MappedCall> {
+		const rank: Record<string, number> = { allow: 0, ask: 1, deny: 2 };
+		const params = (i: number) => ({ toolCallId: `${callID}#${i}`, toolName: files[i].toolName, input: files[i].input, hasUI: false });
+		let checks: unknown[];
+		try {
+			checks = await Promise.all(files.map((_, i) => this.call("check", params(i))));
+		} catch (err) {
+			throw new Error(unavailableReason(err, "this tool call"));
+		}
+		const severity = (c: unknown) => (isObject(c) && typeof c.state === "string" && c.state in rank ? rank[c.state] : rank.deny);
+		let main = 0;
+		checks.forEach((c, i) => {
+			if (severity(c) > severity(checks[main])) main = i;
+		});
+		if (severity(checks[main]) === rank.deny) return files[main];
+		for (let i = 0; i < files.length; i++) {
+			if (i === main) continue;
+			let r: unknown;
+			try {
+				r = await this.call("tool_call", params(i));
+			} catch (err) {
+				throw new Error(unavailableReason(err, "this tool call"));
+			}
+			if (isObject(r) && r.action === "allow") continue;
+			let reason = isObject(r) && typeof r.reason === "string" && r.reason.trim() ? r.reason : "toolgate blocked this tool call.";
+			const decision = isObject(r) && isObject(r.decision) ? r.decision : {};
+			if (decision.resolution === "confirmation_unavailable") reason += HOW_TO_ALLOW;
+			throw new Error(reason);
+		}
+		return files[main];
 	}
 
 	/**

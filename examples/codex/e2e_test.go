@@ -1,0 +1,230 @@
+// Package codex_test proves `toolgate codex-hook` inside the real Codex CLI
+// (the version pinned in package-lock.json), driven by a scripted fake
+// Responses API on 127.0.0.1, from `go test ./examples/codex/`.
+package codex_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/toolgate/toolgate/examples/internal/fakemodel"
+	"github.com/toolgate/toolgate/examples/internal/hoste2e"
+)
+
+// hookCommand is the hook command the README documents: Codex runs the
+// tool when a hook exits 1, is killed, is missing or times out, so any
+// failure of toolgate, a missing binary and a hang included (`timeout`,
+// well below the hook's own timeout), becomes exit 2 with a message: a
+// deny.
+const hookCommand = "timeout 10 toolgate codex-hook || { echo 'toolgate failed, so the call is blocked' >&2; exit 2; }"
+
+// runTimeout bounds one run of the CLI (1-3 s here; a hanging toolgate
+// adds the 10 s of the documented `timeout`).
+const runTimeout = 90 * time.Second
+
+type codexEnv struct {
+	codex             string
+	home, tmp, proj   string
+	audit             string
+	withTG, withoutTG string
+}
+
+func TestCodexE2E(t *testing.T) {
+	node, npm := hoste2e.RequireNode(t, 16, 0)
+	root := hoste2e.ModuleRoot(t)
+	hoste2e.RecordInputs(t, root)
+	bin := hoste2e.BuildToolgate(t, root)
+	dir, _ := os.Getwd()
+	native := nativeBinary()
+	hoste2e.NPMCI(t, dir, npm, native)
+
+	home, tmp, proj := hoste2e.Dirs(t)
+	e := &codexEnv{codex: filepath.Join(dir, native), home: home, tmp: tmp, proj: proj,
+		audit: filepath.Join(home, "toolgate-audit.jsonl"), withoutTG: hoste2e.SystemPath(node)}
+	e.withTG = bin + string(os.PathListSeparator) + e.withoutTG
+	hoste2e.WriteFile(t, filepath.Join(home, ".config", "toolgate", "config.json"), fmt.Sprintf(`{
+  "auditLog": %q,
+  "permission": {
+    "*": "ask",
+    "bash": {"*": "ask", "touch ran-allow.txt": "allow", "touch ran-missing.txt": "allow", "touch ran-broken.txt": "allow",
+             "touch ran-deny.txt": {"action": "deny", "reason": "e2e: ran-deny is off limits"}}
+  }
+}`, e.audit))
+	// The hooks at user level ($CODEX_HOME/hooks.json), as the README
+	// installs them.
+	hook := map[string]any{"matcher": "*", "hooks": []any{map[string]any{"type": "command", "command": hookCommand, "timeout": 30}}}
+	hooks, _ := json.Marshal(map[string]any{"hooks": map[string]any{"PreToolUse": []any{hook}, "PermissionRequest": []any{hook}}})
+	hoste2e.WriteFile(t, filepath.Join(home, ".codex", "hooks.json"), string(hooks))
+
+	// One run plays three calls in turn (each CLI start costs a second or
+	// two): the i-th tool result the model gets back is the i-th call's.
+	f := e.run(t, e.proj, e.withTG, []fakemodel.Step{
+		execStep("touch ran-allow.txt"), execStep("touch ran-deny.txt"), execStep("touch ran-ask.txt"), {Text: "done"}})
+	res := f.Results()
+	if len(res) != 3 {
+		t.Fatalf("%d tool results, want 3: %v", len(res), res)
+	}
+	t.Logf("tools offered: %v", f.ToolNames())
+	for i, r := range res {
+		t.Logf("tool result %d: %q", i, r)
+	}
+	t.Run("allowed command runs", func(t *testing.T) {
+		if !hoste2e.Exists(filepath.Join(proj, "ran-allow.txt")) {
+			t.Fatalf("the allowed command did not run; tool result %q", res[0])
+		}
+	})
+	t.Run("denied command does not run and the model sees the reason", func(t *testing.T) {
+		if hoste2e.Exists(filepath.Join(proj, "ran-deny.txt")) {
+			t.Fatal("the denied command ran")
+		}
+		if !strings.Contains(res[1], "e2e: ran-deny is off limits") {
+			t.Fatalf("the model did not get toolgate's reason: %q", res[1])
+		}
+	})
+	t.Run("an ask Codex cannot raise blocks with how to allow it", func(t *testing.T) {
+		if hoste2e.Exists(filepath.Join(proj, "ran-ask.txt")) {
+			t.Fatal("the asked command ran")
+		}
+		if !strings.Contains(res[2], "add an allow rule") {
+			t.Fatalf("the model was not told how to allow it: %q", res[2])
+		}
+	})
+	for _, c := range []struct{ name, path, want string }{
+		{"toolgate missing from PATH blocks", e.withoutTG, "toolgate failed, so the call is blocked"},
+		{"a crashing toolgate blocks", hoste2e.CrashingToolgate(t, "kill -9 $$") + string(os.PathListSeparator) + e.withoutTG, "toolgate failed, so the call is blocked"},
+		{"a hanging toolgate blocks", hoste2e.CrashingToolgate(t, "sleep 300") + string(os.PathListSeparator) + e.withoutTG, "toolgate failed, so the call is blocked"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := e.run(t, e.proj, c.path, []fakemodel.Step{execStep("touch ran-missing.txt"), {Text: "done"}})
+			if hoste2e.Exists(filepath.Join(proj, "ran-missing.txt")) {
+				t.Fatalf("the command ran; tool results %v", f.Results())
+			}
+			if !fakemodel.AnyContains(f.Results(), c.want) {
+				t.Fatalf("the block does not say why: %v", f.Results())
+			}
+			t.Logf("tool result: %q", f.Results())
+		})
+	}
+	t.Run("a hook that is not trusted is skipped and Codex runs the tool", func(t *testing.T) {
+		// What no hook command can catch (the README says so): Codex
+		// skips a new or changed hook until it is trusted in /hooks.
+		f := e.runTrust(t, e.proj, e.withTG, []fakemodel.Step{execStep("touch ran-untrusted.txt"), {Text: "done"}}, false)
+		if !hoste2e.Exists(filepath.Join(proj, "ran-untrusted.txt")) {
+			t.Fatalf("the command did not run without a trusted hook (did Codex change?); tool results %v", f.Results())
+		}
+	})
+	t.Run("a broken policy file is named in the answer", func(t *testing.T) {
+		broken := filepath.Join(t.TempDir(), "proj")
+		hoste2e.WriteFile(t, filepath.Join(broken, ".toolgate", "config.json"), `{"permission": {"bash": {"*": "allow"}, }`)
+		f := e.run(t, broken, e.withTG, []fakemodel.Step{execStep("touch ran-broken.txt"), {Text: "done"}})
+		if hoste2e.Exists(filepath.Join(broken, "ran-broken.txt")) {
+			t.Fatalf("the command ran while a policy file is broken; tool results %v", f.Results())
+		}
+		if !fakemodel.AnyContains(f.Results(), filepath.Join(broken, ".toolgate", "config.json")) {
+			t.Fatalf("the answer does not name the broken file: %v", f.Results())
+		}
+		t.Logf("tool result: %q", f.Results())
+	})
+	t.Run("every decision is in the audit log with the host named", func(t *testing.T) {
+		want := map[string]string{"touch ran-allow.txt": "allow", "touch ran-deny.txt": "deny", "touch ran-ask.txt": "deny"}
+		got := map[string]string{}
+		data, err := os.ReadFile(e.audit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+			var rec struct {
+				Event, Host, Action, State string
+				Input                      struct{ Command string }
+			}
+			if err := json.Unmarshal([]byte(line), &rec); err != nil {
+				t.Fatal(err)
+			}
+			if rec.Event != "decision" {
+				continue
+			}
+			if rec.Host != "codex" {
+				t.Errorf("a record without the host: %s", line)
+			}
+			got[rec.Input.Command] = rec.Action
+		}
+		for k, v := range want {
+			if got[k] != v {
+				t.Errorf("audit: %s = %q, want %q (all: %v)", k, got[k], v, got)
+			}
+		}
+		for _, unseen := range []string{"touch ran-missing.txt", "touch ran-untrusted.txt"} {
+			if _, ok := got[unseen]; ok {
+				t.Errorf("a decision was recorded for %q, which toolgate never saw", unseen)
+			}
+		}
+		if out, err := exec.Command(filepath.Join(bin, "toolgate"), "audit", "verify", e.audit).CombinedOutput(); err != nil {
+			t.Errorf("audit verify: %v\n%s", err, out)
+		}
+	})
+}
+
+func execStep(cmd string) fakemodel.Step {
+	return fakemodel.Step{Tool: "exec_command", Args: map[string]any{"cmd": cmd}}
+}
+
+// nativeBinary is the CLI's own executable in its platform package (the
+// JS launcher only finds and starts it).
+func nativeBinary() string {
+	arch := map[string]string{"amd64": "x86_64", "arm64": "aarch64"}[runtime.GOARCH]
+	pkg := map[string]string{"amd64": "x64", "arm64": "arm64"}[runtime.GOARCH]
+	return filepath.Join("node_modules", "@openai", "codex-"+runtime.GOOS+"-"+pkg, "vendor", arch+"-unknown-linux-musl", "bin", "codex")
+}
+
+// run plays script against `codex exec` in proj, headless, with the hooks
+// of the home trusted for this run only (--dangerously-bypass-hook-trust:
+// an installed hook is trusted once in /hooks, see the README).
+func (e *codexEnv) run(t *testing.T, proj, path string, script []fakemodel.Step) *fakemodel.Fake {
+	t.Helper()
+	return e.runTrust(t, proj, path, script, true)
+}
+
+// runTrust is run with the hooks trusted for the run (trust) or as Codex
+// finds them.
+func (e *codexEnv) runTrust(t *testing.T, proj, path string, script []fakemodel.Step, trust bool) *fakemodel.Fake {
+	t.Helper()
+	f := fakemodel.Start(t, script)
+	hoste2e.WriteFile(t, filepath.Join(e.home, ".codex", "config.toml"), fmt.Sprintf(`model = "fake-model"
+model_provider = "fake"
+
+[model_providers.fake]
+name = "fake"
+base_url = %q
+wire_api = "responses"
+env_key = "FAKE_KEY"
+`, f.URL))
+	ctx, cancel := context.WithTimeout(t.Context(), runTimeout)
+	defer cancel()
+	args := []string{"exec", "--skip-git-repo-check", "--sandbox", "workspace-write", "do it"}
+	if trust {
+		args = append(args, "--dangerously-bypass-hook-trust")
+	}
+	cmd := exec.CommandContext(ctx, e.codex, args...)
+	cmd.Dir = proj
+	cmd.Env = hoste2e.Env(path, e.home, e.tmp, "CODEX_HOME="+filepath.Join(e.home, ".codex"), "FAKE_KEY=fake", "NO_COLOR=1")
+	cmd.WaitDelay = 5 * time.Second
+	out, err := cmd.CombinedOutput()
+	if ctx.Err() != nil {
+		t.Fatalf("codex did not finish within %s\n%s", runTimeout, out)
+	}
+	if err != nil {
+		t.Fatalf("codex: %v\n%s", err, out)
+	}
+	if len(f.Results()) == 0 {
+		t.Fatalf("the fake model never got a tool result\n%s", out)
+	}
+	return f
+}

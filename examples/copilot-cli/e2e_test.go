@@ -1,0 +1,238 @@
+// Package copilotcli_test proves `toolgate copilot-hook` inside the real
+// GitHub Copilot CLI (the version pinned in package-lock.json), driven by a
+// scripted fake OpenAI-compatible model on 127.0.0.1 (Copilot's own
+// bring-your-own-key provider), from `go test ./examples/copilot-cli/`.
+package copilotcli_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/toolgate/toolgate/examples/internal/fakemodel"
+	"github.com/toolgate/toolgate/examples/internal/hoste2e"
+)
+
+// hookCommand is the hook command the README documents. Copilot runs the
+// tool when a hook times out or prints something it cannot parse, so the
+// command prints toolgate's answer only when toolgate finished, and a
+// deny otherwise (missing, crashed, or still running after `timeout 15`,
+// well inside the hook's timeoutSec of 30).
+const hookCommand = `out=$(timeout 15 toolgate copilot-hook); case $? in 0) printf '%s\n' "$out";; ` +
+	`*) echo '{"permissionDecision":"deny","permissionDecisionReason":"toolgate failed, so the call is blocked"}';; esac`
+
+// runTimeout bounds one run of the CLI (2-5 s here; a hanging toolgate
+// adds the 15 s of the documented `timeout`).
+const runTimeout = 90 * time.Second
+
+type copilotEnv struct {
+	copilot           string
+	home, tmp, proj   string
+	audit             string
+	withTG, withoutTG string
+}
+
+func TestCopilotCLIE2E(t *testing.T) {
+	node, npm := hoste2e.RequireNode(t, 18, 0)
+	root := hoste2e.ModuleRoot(t)
+	hoste2e.RecordInputs(t, root)
+	bin := hoste2e.BuildToolgate(t, root)
+	dir, _ := os.Getwd()
+	native := nativeBinary()
+	hoste2e.NPMCI(t, dir, npm, native)
+
+	home, tmp, proj := hoste2e.Dirs(t)
+	e := &copilotEnv{copilot: filepath.Join(dir, native), home: home, tmp: tmp, proj: proj,
+		audit: filepath.Join(home, "toolgate-audit.jsonl"), withoutTG: hoste2e.SystemPath(node)}
+	e.withTG = bin + string(os.PathListSeparator) + e.withoutTG
+	hoste2e.WriteFile(t, filepath.Join(home, ".config", "toolgate", "config.json"), fmt.Sprintf(`{
+  "auditLog": %q,
+  "permission": {
+    "*": "ask",
+    "bash": {"*": "ask", "touch ran-allow.txt": "allow", "touch ran-missing.txt": "allow", "touch ran-broken.txt": "allow",
+             "touch ran-deny.txt": {"action": "deny", "reason": "e2e: ran-deny is off limits"}},
+    "read": {"*": "allow", "*.env": {"action": "deny", "reason": "e2e: no env files"}}
+  }
+}`, e.audit))
+	// The hook at user level (~/.copilot/hooks/), as the README installs it.
+	hooks, _ := json.Marshal(map[string]any{"version": 1, "hooks": map[string]any{"preToolUse": []any{
+		map[string]any{"type": "command", "bash": hookCommand, "timeoutSec": 30}}}})
+	hoste2e.WriteFile(t, filepath.Join(home, ".copilot", "hooks", "toolgate.json"), string(hooks))
+	hoste2e.WriteFile(t, filepath.Join(proj, "secret.env"), "TOKEN=e2e\n")
+
+	// One run plays four calls in turn: the i-th tool result the model
+	// gets back is the i-th call's. No --allow-all-tools: toolgate's allow
+	// is what lets a command run unprompted.
+	f := e.run(t, e.proj, e.withTG, []fakemodel.Step{
+		bashStep("touch ran-allow.txt"), bashStep("touch ran-deny.txt"),
+		{Tool: "view", Args: map[string]any{"path": filepath.Join(proj, "secret.env")}},
+		bashStep("touch ran-ask.txt"), {Text: "done"}})
+	res := f.Results()
+	if len(res) != 4 {
+		t.Fatalf("%d tool results, want 4: %v", len(res), res)
+	}
+	t.Logf("tools offered: %v", f.ToolNames())
+	for i, r := range res {
+		t.Logf("tool result %d: %q", i, r)
+	}
+	t.Run("allowed command runs without a prompt", func(t *testing.T) {
+		if !hoste2e.Exists(filepath.Join(proj, "ran-allow.txt")) {
+			t.Fatalf("the allowed command did not run; tool result %q", res[0])
+		}
+	})
+	t.Run("denied command does not run and the model sees the reason", func(t *testing.T) {
+		if hoste2e.Exists(filepath.Join(proj, "ran-deny.txt")) {
+			t.Fatal("the denied command ran")
+		}
+		if !strings.Contains(res[1], "e2e: ran-deny is off limits") {
+			t.Fatalf("the model did not get toolgate's reason: %q", res[1])
+		}
+	})
+	t.Run("a view of a denied path is blocked", func(t *testing.T) {
+		if !strings.Contains(res[2], "e2e: no env files") || strings.Contains(res[2], "TOKEN=e2e") {
+			t.Fatalf("the view was not blocked with toolgate's reason: %q", res[2])
+		}
+	})
+	t.Run("an ask with nobody to answer (copilot -p) is denied by Copilot", func(t *testing.T) {
+		if hoste2e.Exists(filepath.Join(proj, "ran-ask.txt")) {
+			t.Fatal("the asked command ran")
+		}
+		if !strings.Contains(res[3], "unable to ask user") || !strings.Contains(res[3], "add an allow rule") {
+			t.Fatalf("the ask was not refused as one nobody can answer: %q", res[3])
+		}
+	})
+	for _, c := range []struct{ name, path string }{
+		{"toolgate missing from PATH blocks", e.withoutTG},
+		{"a crashing toolgate blocks", hoste2e.CrashingToolgate(t, "kill -9 $$") + string(os.PathListSeparator) + e.withoutTG},
+		{"a toolgate printing garbage blocks", hoste2e.CrashingToolgate(t, "echo not json; exit 1") + string(os.PathListSeparator) + e.withoutTG},
+		{"a hanging toolgate blocks", hoste2e.CrashingToolgate(t, "sleep 300") + string(os.PathListSeparator) + e.withoutTG},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := e.run(t, e.proj, c.path, []fakemodel.Step{bashStep("touch ran-missing.txt"), {Text: "done"}})
+			if hoste2e.Exists(filepath.Join(proj, "ran-missing.txt")) {
+				t.Fatalf("the command ran; tool results %v", f.Results())
+			}
+			if !fakemodel.AnyContains(f.Results(), "toolgate failed, so the call is blocked") {
+				t.Fatalf("the block does not say why: %v", f.Results())
+			}
+			t.Logf("tool result: %q", f.Results())
+		})
+	}
+	t.Run("a broken policy file is named in the answer", func(t *testing.T) {
+		broken := filepath.Join(t.TempDir(), "proj")
+		hoste2e.WriteFile(t, filepath.Join(broken, ".toolgate", "config.json"), `{"permission": {"bash": {"*": "allow"}, }`)
+		f := e.run(t, broken, e.withTG, []fakemodel.Step{bashStep("touch ran-broken.txt"), {Text: "done"}}, "--allow-all-tools")
+		if hoste2e.Exists(filepath.Join(broken, "ran-broken.txt")) {
+			t.Fatalf("the command ran while a policy file is broken; tool results %v", f.Results())
+		}
+		if !fakemodel.AnyContains(f.Results(), filepath.Join(broken, ".toolgate", "config.json")) {
+			t.Fatalf("the answer does not name the broken file: %v", f.Results())
+		}
+		t.Logf("tool result: %q", f.Results())
+	})
+	t.Run("a timeoutSec below the command's own timeout lets Copilot run the tool", func(t *testing.T) {
+		// What no hook command can catch (the README says so): Copilot
+		// runs the tool when the hook outlives timeoutSec.
+		short, _ := json.Marshal(map[string]any{"version": 1, "hooks": map[string]any{"preToolUse": []any{
+			map[string]any{"type": "command", "bash": hookCommand, "timeoutSec": 2}}}})
+		file := filepath.Join(e.home, ".copilot", "hooks", "toolgate.json")
+		hoste2e.WriteFile(t, file, string(short))
+		defer hoste2e.WriteFile(t, file, string(hooks))
+		hang := hoste2e.CrashingToolgate(t, "sleep 300") + string(os.PathListSeparator) + e.withoutTG
+		f := e.run(t, e.proj, hang, []fakemodel.Step{bashStep("touch ran-timeout.txt"), {Text: "done"}}, "--allow-all-tools")
+		if !hoste2e.Exists(filepath.Join(proj, "ran-timeout.txt")) {
+			t.Fatalf("the command did not run after the hook timed out (did Copilot change?); tool results %v", f.Results())
+		}
+	})
+	t.Run("every decision is in the audit log with the host named", func(t *testing.T) {
+		want := map[string]string{"touch ran-allow.txt": "allow", "touch ran-deny.txt": "deny", "touch ran-ask.txt": "ask", "read": "deny"}
+		got := map[string]string{}
+		for _, rec := range auditDecisions(t, e.audit) {
+			if rec.Host != "copilot-cli" {
+				t.Errorf("a record without the host: %+v", rec)
+			}
+			key := rec.Input.Command
+			if rec.ToolName == "read" {
+				key = "read"
+			}
+			got[key] = rec.Action
+		}
+		for k, v := range want {
+			if got[k] != v {
+				t.Errorf("audit: %s = %q, want %q (all: %v)", k, got[k], v, got)
+			}
+		}
+		if _, ok := got["touch ran-missing.txt"]; ok {
+			t.Errorf("a decision was recorded for a run without toolgate")
+		}
+		if out, err := exec.Command(filepath.Join(bin, "toolgate"), "audit", "verify", e.audit).CombinedOutput(); err != nil {
+			t.Errorf("audit verify: %v\n%s", err, out)
+		}
+	})
+}
+
+func bashStep(cmd string) fakemodel.Step {
+	return fakemodel.Step{Tool: "bash", Args: map[string]any{"command": cmd, "description": "e2e"}}
+}
+
+// nativeBinary is the CLI's own executable in its platform package (the
+// JS loader only finds and starts it).
+func nativeBinary() string {
+	arch := map[string]string{"amd64": "x64", "arm64": "arm64"}[runtime.GOARCH]
+	return filepath.Join("node_modules", "@github", "copilot-"+runtime.GOOS+"-"+arch, "copilot")
+}
+
+type auditRecord struct {
+	Event, Host, ToolName, Action, State, Reason string
+	Input                                        struct{ Command string }
+}
+
+func auditDecisions(t *testing.T, path string) []auditRecord {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []auditRecord
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var rec auditRecord
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatal(err)
+		}
+		if rec.Event == "decision" {
+			out = append(out, rec)
+		}
+	}
+	return out
+}
+
+// run plays script against `copilot -p` in proj, headless.
+func (e *copilotEnv) run(t *testing.T, proj, path string, script []fakemodel.Step, extra ...string) *fakemodel.Fake {
+	t.Helper()
+	f := fakemodel.Start(t, script)
+	ctx, cancel := context.WithTimeout(t.Context(), runTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, e.copilot, append([]string{"-p", "do it", "--model", "fake-model"}, extra...)...)
+	cmd.Dir = proj
+	cmd.Env = hoste2e.Env(path, e.home, e.tmp, "COPILOT_PROVIDER_BASE_URL="+f.URL, "COPILOT_PROVIDER_TYPE=openai",
+		"COPILOT_PROVIDER_API_KEY=fake", "NO_COLOR=1")
+	cmd.WaitDelay = 5 * time.Second
+	out, err := cmd.CombinedOutput()
+	if ctx.Err() != nil {
+		t.Fatalf("copilot did not finish within %s\n%s", runTimeout, out)
+	}
+	if err != nil {
+		t.Fatalf("copilot: %v\n%s", err, out)
+	}
+	if len(f.Results()) == 0 {
+		t.Fatalf("the fake model never got a tool result\n%s", out)
+	}
+	return f
+}

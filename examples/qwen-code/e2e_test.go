@@ -1,0 +1,356 @@
+// Package qwencode_test proves `toolgate qwen-hook` inside the real Qwen
+// Code CLI (the version pinned in package-lock.json), driven by a scripted
+// fake OpenAI-compatible model on 127.0.0.1, from
+// `go test ./examples/qwen-code/`.
+package qwencode_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/toolgate/toolgate/examples/internal/fakemodel"
+	"github.com/toolgate/toolgate/examples/internal/hoste2e"
+)
+
+// hookCommand is the hook command the README documents. Qwen Code runs
+// the tool on every hook failure but exit 2 (exit 1, a missing binary,
+// garbage, a timeout), so any failure of toolgate, a hang included
+// (`timeout 10`, well inside the hook's timeout of 30000 ms), becomes exit
+// 2 with a message: a block.
+const hookCommand = "timeout 10 toolgate qwen-hook || { echo 'toolgate failed, so the call is blocked' >&2; exit 2; }"
+
+// runTimeout bounds one run of the CLI (5-25 s here; a hanging toolgate
+// adds the 10 s of the documented `timeout`).
+const runTimeout = 60 * time.Second
+
+// cliPath is the CLI's entry point in node_modules.
+const cliPath = "node_modules/@qwen-code/qwen-code/cli-entry.js"
+
+type qwenEnv struct {
+	node, cli         string
+	home, tmp, proj   string
+	audit, bin        string
+	settings          string // the hook's settings.json
+	withTG, withoutTG string
+}
+
+func TestQwenCodeE2E(t *testing.T) {
+	e := newQwenEnv(t)
+	proj, home, bin, settings := e.proj, e.home, e.bin, e.settings
+	// One run plays four calls in turn: the i-th tool result the model
+	// gets back is the i-th call's. --yolo: Qwen itself would run
+	// everything, so whatever is blocked is blocked by toolgate.
+	f := e.run(t, e.proj, e.withTG, []fakemodel.Step{
+		shellStep("touch ran-allow.txt"), shellStep("touch ran-deny.txt"),
+		{Tool: "read_file", Args: map[string]any{"file_path": filepath.Join(proj, "secret.env")}},
+		shellStep("touch ran-ask.txt"), {Text: "done"}})
+	res := f.Results()
+	if len(res) != 4 {
+		t.Fatalf("%d tool results, want 4: %v", len(res), res)
+	}
+	t.Logf("tools offered: %v", f.ToolNames())
+	for i, r := range res {
+		t.Logf("tool result %d: %q", i, r)
+	}
+	t.Run("allowed command runs", func(t *testing.T) {
+		if !hoste2e.Exists(filepath.Join(proj, "ran-allow.txt")) {
+			t.Fatalf("the allowed command did not run; tool result %q", res[0])
+		}
+	})
+	t.Run("denied command does not run and the model sees the reason", func(t *testing.T) {
+		if hoste2e.Exists(filepath.Join(proj, "ran-deny.txt")) {
+			t.Fatal("the denied command ran")
+		}
+		if !strings.Contains(res[1], "e2e: ran-deny is off limits") {
+			t.Fatalf("the model did not get toolgate's reason: %q", res[1])
+		}
+	})
+	t.Run("a read of a denied path is blocked", func(t *testing.T) {
+		if !strings.Contains(res[2], "e2e: no env files") || strings.Contains(res[2], "TOKEN=e2e") {
+			t.Fatalf("the read was not blocked with toolgate's reason: %q", res[2])
+		}
+	})
+	t.Run("an ask with nobody to answer (qwen -p) blocks with how to allow it", func(t *testing.T) {
+		if hoste2e.Exists(filepath.Join(proj, "ran-ask.txt")) {
+			t.Fatal("the asked command ran")
+		}
+		if !strings.Contains(res[3], "add an allow rule") {
+			t.Fatalf("the model was not told how to allow it: %q", res[3])
+		}
+	})
+	for _, c := range []struct{ name, path string }{
+		{"toolgate missing from PATH blocks", e.withoutTG},
+		{"a crashing toolgate blocks", hoste2e.CrashingToolgate(t, "kill -9 $$") + string(os.PathListSeparator) + e.withoutTG},
+		{"a hanging toolgate blocks", hoste2e.CrashingToolgate(t, "sleep 300") + string(os.PathListSeparator) + e.withoutTG},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := e.run(t, e.proj, c.path, []fakemodel.Step{shellStep("touch ran-missing.txt"), {Text: "done"}})
+			if hoste2e.Exists(filepath.Join(proj, "ran-missing.txt")) {
+				t.Fatalf("the command ran; tool results %v", f.Results())
+			}
+			if !fakemodel.AnyContains(f.Results(), "toolgate failed, so the call is blocked") {
+				t.Fatalf("the block does not say why: %v", f.Results())
+			}
+			t.Logf("tool result: %q", f.Results())
+		})
+	}
+	t.Run("a broken policy file is named in the answer", func(t *testing.T) {
+		broken := filepath.Join(t.TempDir(), "proj")
+		hoste2e.WriteFile(t, filepath.Join(broken, ".toolgate", "config.json"), `{"permission": {"bash": {"*": "allow"}, }`)
+		f := e.run(t, broken, e.withTG, []fakemodel.Step{shellStep("touch ran-broken.txt"), {Text: "done"}})
+		if hoste2e.Exists(filepath.Join(broken, "ran-broken.txt")) {
+			t.Fatalf("the command ran while a policy file is broken; tool results %v", f.Results())
+		}
+		if !fakemodel.AnyContains(f.Results(), filepath.Join(broken, ".toolgate", "config.json")) {
+			t.Fatalf("the answer does not name the broken file: %v", f.Results())
+		}
+		t.Logf("tool result: %q", f.Results())
+	})
+	t.Run("a hook that exits 1 lets Qwen run the tool", func(t *testing.T) {
+		// What the documented command exists for (the README says so): a
+		// bare `toolgate qwen-hook` that fails with exit 1 is no block.
+		bare, _ := json.Marshal(map[string]any{
+			"security": map[string]any{"auth": map[string]any{"selectedType": "openai"}},
+			"hooks": map[string]any{"PreToolUse": []any{map[string]any{"matcher": "*", "hooks": []any{
+				map[string]any{"type": "command", "command": "toolgate qwen-hook", "timeout": 30000}}}}},
+		})
+		file := filepath.Join(home, ".qwen", "settings.json")
+		hoste2e.WriteFile(t, file, string(bare))
+		defer hoste2e.WriteFile(t, file, settings)
+		failing := hoste2e.CrashingToolgate(t, "exit 1") + string(os.PathListSeparator) + e.withoutTG
+		f := e.run(t, e.proj, failing, []fakemodel.Step{shellStep("touch ran-bare.txt"), {Text: "done"}})
+		if !hoste2e.Exists(filepath.Join(proj, "ran-bare.txt")) {
+			t.Fatalf("the command did not run after the bare hook failed (did Qwen change?); tool results %v", f.Results())
+		}
+	})
+	t.Run("every decision is in the audit log with the host named", func(t *testing.T) {
+		want := map[string]string{"touch ran-allow.txt": "allow", "touch ran-deny.txt": "deny", "touch ran-ask.txt": "ask", "read": "deny"}
+		got := map[string]string{}
+		data, err := os.ReadFile(e.audit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+			var rec struct {
+				Event, Host, ToolName, Action string
+				Input                         struct{ Command string }
+			}
+			if err := json.Unmarshal([]byte(line), &rec); err != nil {
+				t.Fatal(err)
+			}
+			if rec.Event != "decision" {
+				continue
+			}
+			if rec.Host != "qwen-code" {
+				t.Errorf("a record without the host: %s", line)
+			}
+			key := rec.Input.Command
+			if rec.ToolName == "read" {
+				key = "read"
+			}
+			got[key] = rec.Action
+		}
+		for k, v := range want {
+			if got[k] != v {
+				t.Errorf("audit: %s = %q, want %q (all: %v)", k, got[k], v, got)
+			}
+		}
+		for _, unseen := range []string{"touch ran-missing.txt", "touch ran-bare.txt"} {
+			if _, ok := got[unseen]; ok {
+				t.Errorf("a decision was recorded for %q, which toolgate never saw", unseen)
+			}
+		}
+		if out, err := exec.Command(filepath.Join(bin, "toolgate"), "audit", "verify", e.audit).CombinedOutput(); err != nil {
+			t.Errorf("audit verify: %v\n%s", err, out)
+		}
+	})
+}
+
+// newQwenEnv installs the pinned CLI, builds toolgate, and makes a home
+// with the policy and the hook as the README installs them.
+func newQwenEnv(t *testing.T) *qwenEnv {
+	t.Helper()
+	node, npm := hoste2e.RequireNode(t, 20, 0)
+	root := hoste2e.ModuleRoot(t)
+	hoste2e.RecordInputs(t, root)
+	bin := hoste2e.BuildToolgate(t, root)
+	dir, _ := os.Getwd()
+	// The registry this project reaches serves only some of the optional
+	// clipboard binaries, so npm ci refuses the lock: the locked install.
+	hoste2e.NPMInstallLocked(t, dir, npm, cliPath)
+
+	home, tmp, proj := hoste2e.Dirs(t)
+	e := &qwenEnv{node: node, cli: filepath.Join(dir, cliPath), home: home, tmp: tmp, proj: proj, bin: bin,
+		audit: filepath.Join(home, "toolgate-audit.jsonl"), withoutTG: hoste2e.SystemPath(node)}
+	e.withTG = bin + string(os.PathListSeparator) + e.withoutTG
+	hoste2e.WriteFile(t, filepath.Join(home, ".config", "toolgate", "config.json"), fmt.Sprintf(`{
+  "auditLog": %q,
+  "permission": {
+    "*": "ask",
+    "bash": {"*": "ask", "touch ran-allow.txt": "allow", "touch ran-missing.txt": "allow", "touch ran-broken.txt": "allow",
+             "touch ran-deny.txt": {"action": "deny", "reason": "e2e: ran-deny is off limits"}},
+    "read": {"*": "allow", "*.env": {"action": "deny", "reason": "e2e: no env files"}}
+  }
+}`, e.audit))
+	// The hook at user level (~/.qwen/settings.json), as the README
+	// installs it, with the auth type a fake OpenAI endpoint needs.
+	settings, _ := json.Marshal(map[string]any{
+		"security": map[string]any{"auth": map[string]any{"selectedType": "openai"}},
+		"hooks": map[string]any{"PreToolUse": []any{map[string]any{"matcher": "*", "hooks": []any{
+			map[string]any{"type": "command", "command": hookCommand, "timeout": 30000}}}}},
+	})
+	e.settings = string(settings)
+	hoste2e.WriteFile(t, filepath.Join(home, ".qwen", "settings.json"), e.settings)
+	hoste2e.WriteFile(t, filepath.Join(proj, "secret.env"), "TOKEN=e2e\n")
+
+	return e
+}
+
+func shellStep(cmd string) fakemodel.Step {
+	return fakemodel.Step{Tool: "run_shell_command", Args: map[string]any{"command": cmd, "description": "e2e"}}
+}
+
+// run plays script against `qwen -p --yolo` in proj, headless.
+func (e *qwenEnv) run(t *testing.T, proj, path string, script []fakemodel.Step) *fakemodel.Fake {
+	t.Helper()
+	f := fakemodel.Start(t, script)
+	ctx, cancel := context.WithTimeout(t.Context(), runTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, e.node, e.cli, "-p", "do it", "--yolo")
+	cmd.Dir = proj
+	cmd.Env = hoste2e.Env(path, e.home, e.tmp, "OPENAI_BASE_URL="+f.URL, "OPENAI_API_KEY=fake", "OPENAI_MODEL=fake-model",
+		"QWEN_CODE_SUPPRESS_YOLO_WARNING=1", "NO_COLOR=1")
+	cmd.WaitDelay = 5 * time.Second
+	out, err := cmd.CombinedOutput()
+	if ctx.Err() != nil {
+		t.Fatalf("qwen did not finish within %s\n%s", runTimeout, out)
+	}
+	if err != nil {
+		t.Fatalf("qwen: %v\n%s", err, out)
+	}
+	if len(f.Results()) == 0 {
+		t.Fatalf("the fake model never got a tool result\n%s", out)
+	}
+	return f
+}
+
+// A session driven over stream-json (the SDK): Qwen hands its own
+// confirmation to the driver (a can_use_tool control request), then runs
+// the hook. Qwen Code 0.24.4 never hands a hook's ask to the driver there
+// (the session waits forever), so such sessions use `qwen-hook --no-ask`:
+// toolgate's ask is a deny that says how to allow the call.
+func TestQwenCodeStreamJSONE2E(t *testing.T) {
+	e := newQwenEnv(t)
+	settings, _ := json.Marshal(map[string]any{
+		"security": map[string]any{"auth": map[string]any{"selectedType": "openai"}},
+		"hooks": map[string]any{"PreToolUse": []any{map[string]any{"matcher": "*", "hooks": []any{
+			map[string]any{"type": "command", "command": strings.Replace(hookCommand, "qwen-hook", "qwen-hook --no-ask", 1), "timeout": 30000}}}}},
+	})
+	hoste2e.WriteFile(t, filepath.Join(e.home, ".qwen", "settings.json"), string(settings))
+	allow := func(req map[string]any) map[string]any {
+		return map[string]any{"behavior": "allow", "updatedInput": req["input"]}
+	}
+	t.Run("the driver's allow and toolgate's allow run the command", func(t *testing.T) {
+		asked := 0
+		f := e.runDriven(t, []fakemodel.Step{shellStep("touch ran-allow.txt"), {Text: "done"}}, func(req map[string]any) map[string]any {
+			asked++
+			return allow(req)
+		})
+		if asked == 0 || !hoste2e.Exists(filepath.Join(e.proj, "ran-allow.txt")) {
+			t.Fatalf("asked %d times, ran = %t; tool results %v", asked, hoste2e.Exists(filepath.Join(e.proj, "ran-allow.txt")), f.Results())
+		}
+	})
+	t.Run("the driver's deny holds", func(t *testing.T) {
+		f := e.runDriven(t, []fakemodel.Step{shellStep("touch ran-allow.txt"), {Text: "done"}}, func(req map[string]any) map[string]any {
+			return map[string]any{"behavior": "deny", "message": "e2e driver says no"}
+		})
+		t.Logf("tool result: %q", f.Results())
+		if hoste2e.Exists(filepath.Join(e.proj, "ran-allow.txt")) {
+			t.Fatal("the command ran although the driver said no")
+		}
+		if !fakemodel.AnyContains(f.Results(), "e2e driver says no") {
+			t.Fatalf("the model did not get the driver's answer: %v", f.Results())
+		}
+	})
+	t.Run("toolgate's ask is a deny with how to allow it, and the session ends", func(t *testing.T) {
+		f := e.runDriven(t, []fakemodel.Step{shellStep("touch ran-sdk-ask.txt"), {Text: "done"}}, allow)
+		t.Logf("tool result: %q", f.Results())
+		if hoste2e.Exists(filepath.Join(e.proj, "ran-sdk-ask.txt")) {
+			t.Fatal("the asked command ran")
+		}
+		if !fakemodel.AnyContains(f.Results(), "--no-ask") || !fakemodel.AnyContains(f.Results(), "add an allow rule") {
+			t.Fatalf("the model was not told how to allow it: %v", f.Results())
+		}
+	})
+}
+
+// runDriven plays script against Qwen driven over stream-json: an
+// initialize, the prompt, and ask's answer to each of Qwen's confirmations
+// on stdin.
+func (e *qwenEnv) runDriven(t *testing.T, script []fakemodel.Step, ask func(map[string]any) map[string]any) *fakemodel.Fake {
+	t.Helper()
+	f := fakemodel.Start(t, script)
+	ctx, cancel := context.WithTimeout(t.Context(), runTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, e.node, e.cli, "--input-format", "stream-json", "--output-format", "stream-json")
+	cmd.Dir = e.proj
+	cmd.Env = hoste2e.Env(e.withTG, e.home, e.tmp, "OPENAI_BASE_URL="+f.URL, "OPENAI_API_KEY=fake", "OPENAI_MODEL=fake-model",
+		"QWEN_CODE_SUPPRESS_YOLO_WARNING=1", "NO_COLOR=1")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	cmd.WaitDelay = 5 * time.Second
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	send := func(msg map[string]any) {
+		b, _ := json.Marshal(msg)
+		if _, err := stdin.Write(append(b, '\n')); err != nil {
+			t.Errorf("writing to qwen: %v", err)
+		}
+	}
+	send(map[string]any{"type": "control_request", "request_id": "init-1", "request": map[string]any{"subtype": "initialize"}})
+	send(map[string]any{"type": "user", "message": map[string]any{"role": "user", "content": "do it"}, "parent_tool_use_id": nil, "session_id": ""})
+	var lines []string
+	sc := bufio.NewScanner(stdout)
+	sc.Buffer(nil, 16<<20)
+	for sc.Scan() {
+		lines = append(lines, sc.Text())
+		var msg map[string]any
+		if json.Unmarshal(sc.Bytes(), &msg) != nil {
+			continue
+		}
+		switch msg["type"] {
+		case "control_request":
+			req, _ := msg["request"].(map[string]any)
+			if req["subtype"] == "can_use_tool" {
+				send(map[string]any{"type": "control_response", "response": map[string]any{
+					"subtype": "success", "request_id": msg["request_id"], "response": ask(req)}})
+			}
+		case "result":
+			_ = stdin.Close()
+		}
+	}
+	if err := cmd.Wait(); err != nil && ctx.Err() != nil {
+		t.Fatalf("qwen did not finish within %s\nstderr: %s\nstdout:\n%s", runTimeout, stderr.String(), strings.Join(lines, "\n"))
+	}
+	if len(f.Results()) == 0 {
+		t.Fatalf("the fake model never got a tool result\nstderr: %s\nstdout:\n%s", stderr.String(), strings.Join(lines, "\n"))
+	}
+	return f
+}

@@ -1,0 +1,161 @@
+package hook
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/toolgate/toolgate/protocol"
+)
+
+// This file is the Codex CLI adapter: a PreToolUse and PermissionRequest
+// command hook, one process per event (~/.codex/hooks.json). Codex's hook
+// answers admit no field beyond its schema (an answer it cannot read makes
+// it run the tool), a PreToolUse allow counts only with a rewritten input,
+// and PreToolUse cannot ask. So:
+//   - PreToolUse: toolgate's deny is a deny; its allow is no answer
+//     (Codex's own sandbox and approval go on); its ask is a deny whose
+//     reason says how to allow the call, since nothing tells the hook that
+//     Codex will ask a person before it runs the tool.
+//   - PermissionRequest (where Codex itself would ask a person): allow and
+//     deny answer Codex's question; an ask is no answer, so the person is
+//     asked.
+
+// HostCodex is the Codex CLI's host name, as the audit log records it.
+const HostCodex = "codex"
+
+// codexEvent is the part of a Codex hook event toolgate reads.
+type codexEvent struct {
+	HookEventName  string          `json:"hook_event_name"`
+	SessionID      string          `json:"session_id"`
+	Cwd            string          `json:"cwd"`
+	PermissionMode string          `json:"permission_mode"`
+	ToolName       string          `json:"tool_name"`
+	ToolInput      json.RawMessage `json:"tool_input"`
+	ToolUseID      string          `json:"tool_use_id"`
+}
+
+var codexProfile = hostProfile{
+	name:  HostCodex,
+	calls: codexCalls,
+	values: map[string]func(map[string]any) string{
+		"web_search": strField("query"),
+	},
+	// Tools Codex runs without asking anyone: its plan, its questions to
+	// the person, its goals, and its subagents (whose own tool calls come
+	// through this hook).
+	builtinAllow: map[string]bool{
+		"update_plan": true, "request_user_input": true,
+		"get_goal": true, "create_goal": true, "update_goal": true,
+		"spawn_agent": true, "send_input": true, "resume_agent": true, "wait_agent": true, "close_agent": true,
+	},
+	projectSettings: []string{".codex"},
+	userSettings:    []string{".codex/hooks.json", ".codex/config.toml", ".codex/requirements.toml"},
+}
+
+// codexAskNote ends the reason of an ask Codex cannot show.
+const codexAskNote = " (toolgate would ask, and Codex cannot ask a person from its PreToolUse hook, so the call is blocked;" +
+	" to allow it, add an allow rule to your toolgate policy (~/.config/toolgate/config.json or <project>/.toolgate/config.json;" +
+	" `toolgate explain --host codex` shows which rule decides))"
+
+// CodexHook answers one Codex hook event (PreToolUse or PermissionRequest)
+// read from in. Any error is returned, and the caller exits 2 with the
+// reason on stderr, which Codex treats as a deny.
+func CodexHook(opts Options, in io.Reader, out io.Writer) error {
+	data, err := readHookEvent(in)
+	if err != nil {
+		return err
+	}
+	var ev codexEvent
+	if err := protocol.Unmarshal(data, &ev, ""); err != nil {
+		return fmt.Errorf("the hook event cannot be read: %w", err)
+	}
+	if ev.HookEventName != "PreToolUse" && ev.HookEventName != "PermissionRequest" {
+		return nil // other events do not gate anything
+	}
+	calls, err := codexCalls(ev.ToolName, ev.ToolInput)
+	if err != nil {
+		return err
+	}
+	s, err := hookServer(opts, HostCodex, ev.Cwd, ev.SessionID)
+	if err != nil {
+		return err
+	}
+	defer s.closeAudit()
+	pre := ev.HookEventName == "PreToolUse"
+	answer := func(state, reason string) (string, string) { return codexDecision(state, reason, pre) }
+	d, err := s.decideAll(codexProfile, ev.ToolUseID, calls, answer)
+	if err != nil {
+		return err
+	}
+	action, reason := answer(d.res.State, d.res.Reason)
+	var reply any
+	switch {
+	case pre && action == "deny":
+		reply = map[string]any{"hookSpecificOutput": map[string]any{"hookEventName": "PreToolUse",
+			"permissionDecision": "deny", "permissionDecisionReason": reason}}
+	case !pre && action == "allow":
+		reply = map[string]any{"hookSpecificOutput": map[string]any{"hookEventName": "PermissionRequest",
+			"decision": map[string]any{"behavior": "allow"}}}
+	case !pre && action == "deny":
+		reply = map[string]any{"hookSpecificOutput": map[string]any{"hookEventName": "PermissionRequest",
+			"decision": map[string]any{"behavior": "deny", "message": reason}}}
+	default:
+		return nil // no answer: Codex's own flow (its sandbox, its question to the person) goes on
+	}
+	return json.NewEncoder(out).Encode(reply)
+}
+
+// codexDecision is the answer toolgate gives Codex for its state: in
+// PreToolUse an ask is a deny (nothing there can ask a person); in
+// PermissionRequest an ask is left to the person Codex asks.
+func codexDecision(state, reason string, pre bool) (action, why string) {
+	if state == "ask" && pre {
+		return "deny", reason + codexAskNote
+	}
+	return state, reason
+}
+
+// codexCalls turns a Codex tool call into engine calls: its shell (which
+// Codex names Bash, whatever the model called), apply_patch (one call per
+// file the patch touches), MCP tools, and any other tool under its own
+// name.
+func codexCalls(name string, rawInput json.RawMessage) ([]engineCall, error) {
+	if name == "" {
+		return nil, fmt.Errorf("the hook event has no tool_name")
+	}
+	input, err := objectInput(name, rawInput)
+	if err != nil {
+		return nil, err
+	}
+	one := func(ec engineCall) ([]engineCall, error) { return []engineCall{ec}, nil }
+	if rest, ok := strings.CutPrefix(name, "mcp__"); ok {
+		server, tool, _ := strings.Cut(rest, "__")
+		ref := server
+		if tool != "" {
+			ref = server + ":" + tool
+		}
+		return one(engineCall{tool: "mcp", input: map[string]any{"tool": ref, "arguments": input}})
+	}
+	switch name {
+	case "Bash", "shell", "exec_command", "local_shell":
+		if err := renameField(input, name, "cmd", "command"); err != nil {
+			return nil, err
+		}
+		wd, _, err := object(input).str("workdir", "tool_input.")
+		if err != nil {
+			return nil, err
+		}
+		return one(engineCall{tool: "bash", input: input, workdir: wd})
+	case "apply_patch":
+		text, err := patchText(name, input, "command", "input", "patch")
+		if err != nil {
+			return nil, err
+		}
+		return patchCalls(name, text)
+	case "view_image":
+		return one(engineCall{tool: "read", input: input})
+	}
+	return one(engineCall{tool: name, input: input})
+}

@@ -1,0 +1,160 @@
+package hook
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+// copilotEventJSON is a Copilot CLI 1.0.102 preToolUse event as recorded,
+// with the tool and arguments of a case (args: an object, or a string).
+func (e *hookEnv) copilotEventJSON(tool string, args any) string {
+	ev := map[string]any{"sessionId": "c1ae5ba5-e946-4698-b493-6e9417b3a650", "timestamp": 1796162185956,
+		"cwd": e.proj, "toolName": tool, "toolArgs": args}
+	b, err := json.Marshal(ev)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return string(b)
+}
+
+func TestCopilotCallMapping(t *testing.T) {
+	cases := []struct {
+		name, args string
+		want       []engineCall
+	}{
+		{"bash", `{"command":"ls","description":"d"}`, []engineCall{{tool: "bash", input: map[string]any{"command": "ls", "description": "d"}}}},
+		// toolArgs as a JSON string holding the object.
+		{"bash", `"{\"command\":\"ls\",\"description\":\"d\"}"`, []engineCall{{tool: "bash", input: map[string]any{"command": "ls", "description": "d"}}}},
+		{"view", `{"path":"/p/a","view_range":[1,2]}`, []engineCall{{tool: "read", input: map[string]any{"path": "/p/a", "view_range": []any{json.Number("1"), json.Number("2")}}}}},
+		{"create", `{"path":"n.txt","file_text":"x"}`, []engineCall{{tool: "write", input: map[string]any{"path": "n.txt", "file_text": "x"}}}},
+		{"edit", `{"path":"a","old_str":"x","new_str":"y"}`, []engineCall{{tool: "edit", input: map[string]any{"path": "a", "old_str": "x", "new_str": "y"}}}},
+		{"grep", `{"pattern":"KEY","paths":["src","/etc"],"glob":"*.env"}`, []engineCall{
+			{tool: "grep", input: map[string]any{"pattern": "KEY", "path": "src", "glob": "*.env"}},
+			{tool: "grep", input: map[string]any{"pattern": "KEY", "path": "/etc", "glob": "*.env"}}}},
+		{"grep", `{"pattern":"KEY"}`, []engineCall{{tool: "grep", input: map[string]any{"pattern": "KEY"}}}},
+		{"glob", `{"pattern":"**/*.pem","paths":["/p"]}`, []engineCall{{tool: "find", input: map[string]any{"pattern": "**/*.pem", "path": "/p"}}}},
+		{"skill", `{"skill":"deploy"}`, []engineCall{{tool: "skill", input: map[string]any{"name": "deploy"}}}},
+		{"web_fetch", `{"url":"HTTPS://X.example"}`, []engineCall{
+			{tool: "web_fetch", input: map[string]any{"url": "HTTPS://X.example"}},
+			{tool: "web_fetch", input: map[string]any{"url": "https://x.example/"}}}},
+		{"task", `{"name":"n","prompt":"p"}`, []engineCall{{tool: "task", input: map[string]any{"name": "n", "prompt": "p"}}}},
+	}
+	for _, c := range cases {
+		got, err := copilotCalls(c.name, json.RawMessage(c.args))
+		if err != nil {
+			t.Errorf("%s %s: %v", c.name, c.args, err)
+			continue
+		}
+		if !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%s %s:\n got %#v\nwant %#v", c.name, c.args, got, c.want)
+		}
+	}
+	for _, bad := range []struct{ name, args string }{
+		{"bash", `"{\"command\":\"ls\",\"command\":\"rm x\"}"`}, // a string that reads two ways
+		{"bash", `"not json"`},
+		{"bash", `["ls"]`},
+		{"grep", `{"pattern":"x","paths":[1]}`},
+		{"skill", `{"skill":"a","name":"b"}`},
+		{"", `{}`},
+	} {
+		if _, err := copilotCalls(bad.name, json.RawMessage(bad.args)); err == nil {
+			t.Errorf("%s %s: no error", bad.name, bad.args)
+		}
+	}
+}
+
+func TestCopilotHookDecisions(t *testing.T) {
+	e := newHookEnv(t, hostsPolicy)
+	if err := os.WriteFile(filepath.Join(e.proj, "key.pem"), []byte("k"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		tool     string
+		args     any
+		decision string
+		reason   string
+	}{
+		{"bash", map[string]any{"command": "git status", "description": "d"}, "allow", ""},
+		{"bash", `{"command":"git status","description":"d"}`, "allow", ""},
+		{"bash", map[string]any{"command": "git status && rm -rf build"}, "deny", "rm -rf build"},
+		{"bash", map[string]any{"command": "make"}, "ask", "toolgate explain --host copilot-cli"},
+		{"view", map[string]any{"path": "a.txt"}, "allow", ""},
+		{"view", map[string]any{"path": ".env"}, "deny", ".env"},
+		{"grep", map[string]any{"pattern": "x", "paths": []any{"src", "."}, "glob": "*.pem"}, "deny", ""},
+		{"glob", map[string]any{"pattern": "*.pem"}, "deny", ""},
+		{"read_bash", map[string]any{"shellId": "1", "delay": 1}, "allow", ""},
+		{"create", map[string]any{"path": "new.txt", "file_text": "x"}, "ask", ""},
+	}
+	for _, c := range cases {
+		var out bytes.Buffer
+		err := CopilotHook(e.opts, CopilotOptions{Deadline: time.Minute}, strings.NewReader(e.copilotEventJSON(c.tool, c.args)), &out)
+		if err != nil {
+			t.Errorf("%s %v: %v", c.tool, c.args, err)
+			continue
+		}
+		reply := copilotReply(t, out.Bytes())
+		if reply["permissionDecision"] != c.decision || !strings.Contains(reply["permissionDecisionReason"], c.reason) {
+			t.Errorf("%s %v: %v, want %s mentioning %q", c.tool, c.args, reply, c.decision, c.reason)
+		}
+		if c.decision != "allow" && reply["permissionDecisionReason"] == "" {
+			t.Errorf("%s %v: a %s without a reason", c.tool, c.args, c.decision)
+		}
+	}
+	recs := e.auditRecords()
+	if len(recs) != len(cases)+1 { // the grep searches two paths
+		t.Fatalf("%d decision records for %d calls", len(recs), len(cases))
+	}
+	for i, r := range recs {
+		if r["host"] != HostCopilotCLI || r["sessionId"] != "c1ae5ba5-e946-4698-b493-6e9417b3a650" {
+			t.Errorf("record %d: %v", i, r)
+		}
+	}
+}
+
+// copilotReply reads a copilot-hook answer: exactly one JSON object, with
+// nothing before or after it (Copilot runs the tool on output it cannot
+// parse).
+func copilotReply(t *testing.T, out []byte) map[string]string {
+	t.Helper()
+	dec := json.NewDecoder(bytes.NewReader(out))
+	dec.DisallowUnknownFields()
+	var reply struct {
+		Decision string `json:"permissionDecision"`
+		Reason   string `json:"permissionDecisionReason"`
+	}
+	if err := dec.Decode(&reply); err != nil {
+		t.Fatalf("answer %q: %v", out, err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		t.Fatalf("answer %q: more than one JSON value", out)
+	}
+	return map[string]string{"permissionDecision": reply.Decision, "permissionDecisionReason": reply.Reason}
+}
+
+// Every failure is a printed deny: a broken event, a host that never
+// closes the event's stream (past the deadline).
+func TestCopilotHookFailsClosed(t *testing.T) {
+	e := newHookEnv(t, `{"permission": {"*": "allow", "bash": {"*": "allow"}}}`)
+	for _, bad := range []string{``, `{`, `{"toolName":"bash","toolArgs":["ls"],"cwd":"/p"}`, `{"toolName":"","cwd":"/p"}`,
+		`{"toolName":"bash","toolArgs":{"command":"ls"},"cwd":"relative"}`} {
+		var out bytes.Buffer
+		err := CopilotHook(e.opts, CopilotOptions{Deadline: time.Minute}, strings.NewReader(bad), &out)
+		if reply := copilotReply(t, out.Bytes()); err == nil || reply["permissionDecision"] != "deny" || !strings.Contains(reply["permissionDecisionReason"], "fail-closed") {
+			t.Errorf("%q: %v (err %v), want a deny", bad, reply, err)
+		}
+	}
+	r, w := io.Pipe()
+	defer w.Close()
+	var out bytes.Buffer
+	err := CopilotHook(e.opts, CopilotOptions{Deadline: 20 * time.Millisecond}, r, &out)
+	if reply := copilotReply(t, out.Bytes()); err == nil || reply["permissionDecision"] != "deny" || !strings.Contains(reply["permissionDecisionReason"], "no decision within") {
+		t.Errorf("a stream that never ends: %v (err %v), want a deny", reply, err)
+	}
+}
