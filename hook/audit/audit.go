@@ -24,6 +24,7 @@ import (
 	"fmt"
 	"hash"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -132,8 +133,22 @@ func Open(path string) (*Log, error) {
 // file (another process may replace it meanwhile).
 func (l *Log) open() error {
 	for try := 0; ; try++ {
-		f, err := os.OpenFile(l.path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o600)
+		if info, err := os.Stat(l.path); err == nil {
+			if err := regular(info); err != nil {
+				return fmt.Errorf("cannot open the audit log %s: %w", l.path, err)
+			}
+		}
+		// Without blocking: a FIFO put there after the stat cannot hang
+		// the open; it is refused by its descriptor below.
+		f, err := os.OpenFile(l.path, os.O_RDWR|os.O_APPEND|os.O_CREATE|openNoBlock, 0o600)
 		if err != nil {
+			return fmt.Errorf("cannot open the audit log %s: %w", l.path, err)
+		}
+		if info, err := f.Stat(); err != nil || regular(info) != nil {
+			f.Close()
+			if err == nil {
+				err = regular(info)
+			}
 			return fmt.Errorf("cannot open the audit log %s: %w", l.path, err)
 		}
 		l.f, l.write = f, f.Write
@@ -159,6 +174,32 @@ func (l *Log) open() error {
 			return fmt.Errorf("cannot open the audit log %s: it keeps being replaced", l.path)
 		}
 	}
+}
+
+// regular says why info (a stat that followed links) is not a regular
+// file, or nil. Only a regular file keeps records: a FIFO would block a
+// record's write while the log's lock is held, a device (a link to
+// /dev/null) would lose every record.
+func regular(info fs.FileInfo) error {
+	m := info.Mode()
+	var kind string
+	switch {
+	case m.IsRegular():
+		return nil
+	case m.IsDir():
+		kind = "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		kind = "a named pipe (FIFO)"
+	case m&fs.ModeSocket != 0:
+		kind = "a socket"
+	case m&fs.ModeCharDevice != 0:
+		kind = "a character device"
+	case m&fs.ModeDevice != 0:
+		kind = "a device"
+	default:
+		kind = "of type " + m.Type().String()
+	}
+	return fmt.Errorf("it is %s, not a regular file, so no record could be kept in it", kind)
 }
 
 // Path is the log's file.
