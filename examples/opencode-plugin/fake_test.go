@@ -145,3 +145,38 @@ func (f *fakeOpenAI) anyRequestContains(s string) bool {
 	}
 	return false
 }
+
+// The fake model is set up before its script is known and given one while
+// the CLI may already be asking it (go test -race sees the two meet). This
+// runs without the real-host switch: it needs no CLI.
+func TestFakeModelScriptWhileServing(t *testing.T) {
+	f := startFakeOpenAI(t, nil)
+	body := `{"messages": [{"role": "user", "content": "hi"}], "tools": [{"function": {"name": "bash"}}]}`
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 5 {
+				resp, err := http.Post(f.url+"/chat/completions", "application/json", strings.NewReader(body))
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				_, _ = io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+			}
+		}()
+	}
+	f.setScript([]step{{Tool: "bash", Args: map[string]any{"command": "ls"}}})
+	wg.Wait()
+	resp, err := http.Post(f.url+"/chat/completions", "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	got, _ := io.ReadAll(resp.Body)
+	if !strings.Contains(string(got), `"name":"bash"`) || !strings.Contains(string(got), "call_0") {
+		t.Fatalf("with its script, the fake model does not call bash:\n%s", got)
+	}
+}
