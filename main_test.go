@@ -75,8 +75,8 @@ func TestReplayListsChangedDecisions(t *testing.T) {
 	var out bytes.Buffer
 	write(`{"permission": {"*": "allow", "bash": {"*": "allow", "git push *": "deny"}}}`)
 	out.Reset()
-	if code := run([]string{"replay", auditLog}, nil, &out, &out); code != 0 {
-		t.Fatalf("replay exit %d: %s", code, out.String())
+	if code := run([]string{"replay", auditLog}, nil, &out, &out); code != 1 {
+		t.Fatalf("replay exit %d, want 1 (a decision changes): %s", code, out.String())
 	}
 	got := out.String()
 	if !strings.Contains(got, "c1 bash") || !strings.Contains(got, "was allow, now deny") || strings.Contains(got, "c2 bash") {
@@ -299,7 +299,7 @@ func TestHostHookReplayAndExplain(t *testing.T) {
 		t.Fatalf("pinned host cases against a stricter policy: exit %d\n%s", code, out.String())
 	}
 	out.Reset()
-	if code := run([]string{"replay", "--config", cfg, auditLog}, nil, &out, &out); code != 0 || !strings.Contains(out.String(), "5 calls decided again, 5 would change") ||
+	if code := run([]string{"replay", "--config", cfg, auditLog}, nil, &out, &out); code != 1 || !strings.Contains(out.String(), "5 calls decided again, 5 would change") ||
 		!strings.Contains(out.String(), `WebFetch "https://docs.example/a"`) || !strings.Contains(out.String(), `web_fetch "https://docs.example/b"`) {
 		t.Fatalf("replay with a stricter policy: exit %d\n%s", code, out.String())
 	}

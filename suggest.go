@@ -55,16 +55,9 @@ func suggest(args []string, stdout, stderr io.Writer) int {
 	if log == "" {
 		log = hook.DefaultAuditLog(opts)
 	}
-	f, err := os.Open(log)
-	if err != nil {
-		fmt.Fprintf(stderr, "toolgate suggest: %v\n", err)
+	recs, ok := readAuditLog("suggest", log, stderr)
+	if !ok {
 		return 2
-	}
-	recs, err := hook.ReadRecorded(f)
-	f.Close()
-	if err != nil {
-		fmt.Fprintf(stderr, "toolgate suggest: %s: %v\n", log, err)
-		return 1
 	}
 	rep, err := hook.Suggest(opts, recs, *minimum)
 	if err != nil {

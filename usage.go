@@ -70,7 +70,12 @@ AUDITLOG, the log sessions write (the policy's auditLog, else the default).
 	"replay": `usage: toolgate replay [--config F…] AUDITLOG
 
 Re-decide every recorded call of an audit log with today's policy and list
-the decisions that would change.
+the decisions that would change (a call a session approval allowed counts
+as the ask it was). Only a log whose chain holds is read. Exit status: 0
+nothing would change, 1 a decision would (like git diff --exit-code), 2 a
+usage error or a file that is not an audit log or whose chain is broken.
+
+  --config F  extra policy file of the sessions (repeatable)
 `,
 	"audit": `usage: toolgate audit verify AUDITLOG
 

@@ -638,7 +638,15 @@ func (l *Log) Close() error {
 type Problem struct {
 	Line    int
 	Message string
+	// record is true when the line is a record of the format (seq, prev
+	// and hash) that does not chain: an edited log, not another file.
+	record bool
 }
+
+// IsChainProblem reports whether p is about a record of the format that
+// does not chain (a log edited, reordered or cut), not a line that is no
+// record at all (a file that is not an audit log).
+func IsChainProblem(p *Problem) bool { return p != nil && p.record }
 
 func (p *Problem) Error() string { return fmt.Sprintf("line %d: %s", p.Line, p.Message) }
 
@@ -658,7 +666,7 @@ func verify(r io.Reader) (int, string, *Problem) {
 	for line := 1; sc.Scan(); line++ {
 		b := sc.Bytes()
 		if len(bytes.TrimSpace(b)) == 0 {
-			return n, prev, &Problem{line, "empty line"}
+			return n, prev, &Problem{line, "empty line", false}
 		}
 		var rec struct {
 			Seq  *uint64 `json:"seq"`
@@ -666,30 +674,30 @@ func verify(r io.Reader) (int, string, *Problem) {
 			Hash *string `json:"hash"`
 		}
 		if err := json.Unmarshal(b, &rec); err != nil {
-			return n, prev, &Problem{line, "not a JSON record: " + err.Error()}
+			return n, prev, &Problem{line, "not a JSON record: " + err.Error(), false}
 		}
 		if rec.Seq == nil || rec.Prev == nil || rec.Hash == nil {
-			return n, prev, &Problem{line, "record without seq, prev or hash"}
+			return n, prev, &Problem{line, "record without seq, prev or hash", false}
 		}
 		if *rec.Seq != uint64(n+1) {
-			return n, prev, &Problem{line, fmt.Sprintf("seq is %d, want %d (a record was removed, added or moved)", *rec.Seq, n+1)}
+			return n, prev, &Problem{line, fmt.Sprintf("seq is %d, want %d (a record was removed, added or moved)", *rec.Seq, n+1), true}
 		}
 		if *rec.Prev != prev {
-			return n, prev, &Problem{line, "prev does not match the previous record's hash (a record was removed, added or moved)"}
+			return n, prev, &Problem{line, "prev does not match the previous record's hash (a record was removed, added or moved)", true}
 		}
 		suffix := []byte(`,"hash":"` + *rec.Hash + `"}`)
 		if !bytes.HasSuffix(b, suffix) {
-			return n, prev, &Problem{line, "hash is not the record's last field"}
+			return n, prev, &Problem{line, "hash is not the record's last field", true}
 		}
 		body := append(append([]byte(nil), b[:len(b)-len(suffix)]...), '}')
 		if Hash(prev, body) != *rec.Hash {
-			return n, prev, &Problem{line, "hash does not match the record (the record was edited)"}
+			return n, prev, &Problem{line, "hash does not match the record (the record was edited)", true}
 		}
 		prev = *rec.Hash
 		n++
 	}
 	if err := sc.Err(); err != nil {
-		return n, prev, &Problem{n + 1, "cannot read: " + err.Error()}
+		return n, prev, &Problem{n + 1, "cannot read: " + err.Error(), false}
 	}
 	return n, prev, nil
 }
