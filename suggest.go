@@ -59,7 +59,8 @@ func suggest(args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return 2
 	}
-	rep, err := hook.Suggest(opts, recs, *minimum)
+	so := hook.SuggestOptions{Min: *minimum, Project: projectRoot(target)}
+	rep, err := hook.Suggest(opts, recs, so)
 	if err != nil {
 		fmt.Fprintf(stderr, "toolgate suggest: %v\n", err)
 		return 1
@@ -158,6 +159,22 @@ func joinQuoted(ss []string) string {
 		out += fmt.Sprintf("%q", s)
 	}
 	return out
+}
+
+// projectRoot is the root of the project whose policy file path is (the
+// folder holding its .toolgate or .pi folder), "" when path is no
+// project's policy file. A project's file is shared with the project, so
+// it must hold no absolute path.
+func projectRoot(path string) string {
+	for _, tail := range []string{
+		filepath.Join(".toolgate", "config.json"),
+		filepath.Join(".pi", "extensions", "pi-permission-system", "config.json"),
+	} {
+		if strings.HasSuffix(path, string(filepath.Separator)+tail) {
+			return strings.TrimSuffix(path, string(filepath.Separator)+tail)
+		}
+	}
+	return ""
 }
 
 // usedBySessions reports whether path is one of the policy files a session

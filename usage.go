@@ -53,13 +53,18 @@ pass, 1 a case failed, 2 usage error.
 	"suggest": `usage: toolgate suggest [--min N] [--file F] [--apply] [--json] [--config F…] [AUDITLOG]
 
 The allow rules that would have spared the prompts the person answered
-"allow" (once or for the session) at least N times (default 2), with the
-patterns "allow for this session" offers (never broader than what was
-approved; wrappers, inline scripts and dynamic commands are never
-suggested; a literal * or ? is never made a wildcard). Shown as an edit to
-the policy file F (default: the global config); --apply writes it there, at
-the end of each surface's map, keeping order and comments. Without
-AUDITLOG, the log sessions write (the policy's auditLog, else the default).
+"allow" (once or for the session) at least N times (default 2). A rule is
+never broader than what was approved: the value itself, or a bash unit's
+words followed by more arguments ("git status *" for "git status", never
+"make *" for "make build", never a folder for a file); wrappers, inline
+scripts and dynamic commands are never suggested, and a literal * or ? is
+never made a wildcard. Shown as an edit to the policy file F (default: the
+global config); --apply writes it there, at the end of each surface's map,
+keeping order and comments. Into a project's file (.toolgate/config.json,
+.pi/extensions/pi-permission-system/config.json) paths go relative to the
+project, and a path outside it is not suggested. Without AUDITLOG, the log
+sessions write (the policy's auditLog, else the default); only a log whose
+chain holds is read (exit 2 otherwise).
 
   --min N     approvals needed before a rule is suggested (default 2)
   --file F    the policy file to edit (default: the global config)
