@@ -48,6 +48,8 @@ func TestLints(t *testing.T) {
 		{"Gemini CLI surface is fine", `{"permission": {"google_web_search": "deny", "web_fetch": "ask"}}`, "unknown-surface", ""},
 		{"mapped Gemini tool", `{"permission": {"run_shell_command": "deny"}}`, "unknown-surface", `did you mean "bash"`},
 		{"mapped Claude tool", `{"permission": {"Glob": "deny"}}`, "unknown-surface", `decides the host tool Glob on the "find" surface`},
+		{"a declared shell tool is not unknown", `{"shellTools": {"run_shell": {"commandArgument": "cmd"}}, "permission": {"run_shell": "deny"}}`, "unknown-surface", ""},
+		{"a declared shell tool is decided on bash", `{"shellTools": {"run_shell": {"commandArgument": "cmd"}}, "permission": {"run_shell": "deny"}}`, "shell-tool", `decided on the "bash" surface`},
 		{"permissive fallback", `{"permission": {"*": "allow"}}`, "permissive-fallback", "bash"},
 		{"fallback with bash catch-all", `{"permission": {"*": "allow", "bash": {"*": "ask"}}}`, "permissive-fallback", ""},
 	}
