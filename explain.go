@@ -51,6 +51,9 @@ func explain(args []string, stdout, stderr io.Writer) int {
 	dir := *cwd
 	if dir == "" {
 		dir, _ = os.Getwd()
+	} else if err := checkDir("--cwd", dir); err != nil {
+		fmt.Fprintf(stderr, "toolgate explain: %v\n", err)
+		return 2
 	}
 	dir, _ = filepath.Abs(dir)
 	home, agentDir := environment()

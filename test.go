@@ -85,6 +85,8 @@ func commandOptions(dir string, configs []string) (hook.Options, error) {
 		if dir, err = os.Getwd(); err != nil {
 			return hook.Options{}, fmt.Errorf("cannot read the working directory: %w", err)
 		}
+	} else if err := checkDir("--cwd", dir); err != nil {
+		return hook.Options{}, err
 	}
 	dir, err := filepath.Abs(dir)
 	if err != nil {
