@@ -14,7 +14,9 @@ come first. Exit status: 0 allow, 1 deny, 3 ask, 2 usage error.
   --cwd D        working directory (default: the current one)
   --agent A      agent name (its agent files join the policy)
   --config F     extra policy file, merged after the project file (repeatable)
-  --json         print the check result as JSON
+  --host H       decide as this hook host does (claude-code, gemini-cli): its
+                 tool names, values and built-in allows
+  --json         print the check result, with every matching rule, as JSON
 `,
 	"validate": `usage: toolgate validate [--json] [--cwd D] [--agent A] [FILE…]
 
