@@ -46,11 +46,13 @@ var hostMapped = map[string]string{
 	"grep_search": "grep", "search_file_content": "grep", "list_directory": "ls", "activate_skill": "skill",
 }
 
-// runsAnything are commands whose allow lets any other command run.
+// runsAnything are commands whose allow lets any other command run. (The
+// transparent wrappers — command, builtin, exec, nohup, time, nice,
+// timeout, stdbuf — are not among them: the command they run is matched
+// on its own, so an allow of one allows only itself.)
 var runsAnything = map[string]string{
 	"bash": "a shell", "sh": "a shell", "zsh": "a shell", "dash": "a shell", "ksh": "a shell", "fish": "a shell", "busybox": "a shell",
-	"sudo": "a wrapper", "doas": "a wrapper", "env": "a wrapper", "xargs": "a wrapper", "nohup": "a wrapper", "timeout": "a wrapper",
-	"nice": "a wrapper", "time": "a wrapper", "command": "a wrapper", "exec": "a wrapper", "eval": "a string evaluator",
+	"sudo": "a wrapper", "doas": "a wrapper", "env": "a wrapper", "xargs": "a wrapper", "eval": "a string evaluator",
 	"source": "a script loader", ".": "a script loader", "su": "a wrapper", "runuser": "a wrapper", "watch": "a wrapper",
 	"parallel": "a wrapper", "setsid": "a wrapper", "flock": "a wrapper", "script": "a wrapper",
 	"python": "an interpreter", "python3": "an interpreter", "node": "an interpreter", "perl": "an interpreter",

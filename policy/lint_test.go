@@ -38,6 +38,7 @@ func TestLints(t *testing.T) {
 		{"allow on python", `{"permission": {"bash": {"python *": "allow"}}}`, "risky-allow", "python is an interpreter"},
 		{"allow on a shell", `{"permission": {"bash": {"bash *": "allow"}}}`, "risky-allow", "bash is a shell"},
 		{"allow on xargs", `{"permission": {"bash": {"xargs *": "allow"}}}`, "risky-allow", "xargs is a wrapper"},
+		{"allow on a transparent wrapper allows only itself", `{"permission": {"bash": {"nohup *": "allow", "timeout *": "allow", "exec *": "allow"}}}`, "risky-allow", ""},
 		{"deny on sudo is fine", `{"permission": {"bash": {"sudo *": "deny"}}}`, "risky-allow", ""},
 		{"allow on git is fine", `{"permission": {"bash": {"git *": "allow"}}}`, "risky-allow", ""},
 		{"typo surface", `{"permission": {"Bash": "deny"}}`, "unknown-surface", `did you mean "bash"`},
