@@ -34,6 +34,9 @@ func TestArgumentMistakesAreNamed(t *testing.T) {
 		{[]string{"gemini-hook", "--ask", "stray"}, []string{`unexpected argument "stray"`}},
 		{[]string{"version", "stray"}, []string{`unexpected argument "stray"`}},
 		{[]string{"audit", "verify", "a", "b"}, []string{`unexpected argument "b"`}},
+		{[]string{"replay", "a", "b"}, []string{`unexpected argument "b"`}},
+		{[]string{"replay"}, []string{"no AUDITLOG given"}},
+		{[]string{"suggest", "a", "b"}, []string{`unexpected argument "b"`}},
 		{[]string{"audit", "verfy", "a"}, []string{`did you mean "verify"?`}},
 	} {
 		var out, errOut bytes.Buffer

@@ -28,7 +28,11 @@ func replay(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	if fs.NArg() != 1 {
-		fmt.Fprintf(stderr, "toolgate replay: one AUDITLOG, please\n%s", usages["replay"])
+		what := "no AUDITLOG given"
+		if fs.NArg() > 1 {
+			what = fmt.Sprintf("unexpected argument %q (one AUDITLOG)", fs.Arg(1))
+		}
+		fmt.Fprintf(stderr, "toolgate replay: %s\n%s", what, usages["replay"])
 		return 2
 	}
 	recs, ok := readAuditLog("replay", fs.Arg(0), stderr)

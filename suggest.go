@@ -31,7 +31,7 @@ func suggest(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	if fset.NArg() > 1 {
-		fmt.Fprintf(stderr, "toolgate suggest: one AUDITLOG, please\n%s", usages["suggest"])
+		fmt.Fprintf(stderr, "toolgate suggest: unexpected argument %q (one AUDITLOG)\n%s", fset.Arg(1), usages["suggest"])
 		return 2
 	}
 	if *minimum < 1 {

@@ -197,7 +197,7 @@ func TestSuggestRefusesWhatItCannotEdit(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{"suggest", log, log}, 2, "one AUDITLOG"},
+		{[]string{"suggest", log, log}, 2, `unexpected argument "` + log + `" (one AUDITLOG)`},
 		{[]string{"suggest"}, 2, filepath.Join("logs", "toolgate-audit.jsonl")}, // the default log, missing here
 		{[]string{"suggest", "--min", "0", log}, 2, "--min must be at least 1"},
 		{[]string{"suggest", "--file", filepath.Join(dir, "agent.md"), log}, 2, "is an agent file"},
