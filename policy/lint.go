@@ -121,7 +121,7 @@ func shadowedBy(rules []*Rule) []int {
 		r := rules[i]
 		x := idx[r.Surface]
 		if x == nil {
-			x = &laterRules{literal: map[string]int{}, prefix: map[string]int{}}
+			x = newLaterRules()
 			idx[r.Surface] = x
 		}
 		out[i] = x.first(rules, r)
@@ -131,22 +131,39 @@ func shadowedBy(rules []*Rule) []int {
 }
 
 // laterRules indexes the rules of one surface after the one being linted:
-// each map holds the smallest index of its key (rules are added from the
-// last one back), other the indexes of the rest in decreasing order.
+// each map of an index holds the smallest index of its key (rules are
+// added from the last one back), each list its indexes in decreasing
+// order. A pattern with a wildcard elsewhere than at its end can match a
+// literal only if the literal starts with the pattern's literal prefix
+// (before its first wildcard), or else ends with its literal suffix (after
+// its last one): such patterns are listed under that prefix or suffix, and
+// only the rest (a wildcard at both ends) in one list every literal reads.
 type laterRules struct {
-	literal map[string]int // patterns without a wildcard
-	prefix  map[string]int // "prefix*" patterns whose prefix has no wildcard, by prefix
-	other   []int
+	literal   map[string]int   // patterns without a wildcard
+	prefix    map[string]int   // "prefix*" patterns whose prefix has no wildcard, by prefix
+	otherPre  map[string][]int // other wildcard patterns, by their literal prefix
+	otherSuf  map[string][]int // other wildcard patterns without one, by their literal suffix
+	otherRest []int            // the others
+}
+
+func newLaterRules() *laterRules {
+	return &laterRules{literal: map[string]int{}, prefix: map[string]int{}, otherPre: map[string][]int{}, otherSuf: map[string][]int{}}
 }
 
 func (x *laterRules) add(pattern string, i int) {
+	first := strings.IndexAny(pattern, "*?")
+	last := strings.LastIndexAny(pattern, "*?")
 	switch prefix, ok := strings.CutSuffix(pattern, "*"); {
-	case !strings.ContainsAny(pattern, "*?"):
+	case first < 0:
 		x.literal[pattern] = i
 	case ok && !strings.ContainsAny(prefix, "*?"):
 		x.prefix[prefix] = i
+	case first > 0:
+		x.otherPre[pattern[:first]] = append(x.otherPre[pattern[:first]], i)
+	case last < len(pattern)-1:
+		x.otherSuf[pattern[last+1:]] = append(x.otherSuf[pattern[last+1:]], i)
 	default:
-		x.other = append(x.other, i)
+		x.otherRest = append(x.otherRest, i)
 	}
 }
 
@@ -157,6 +174,14 @@ func (x *laterRules) first(rules []*Rule, r *Rule) int {
 	try := func(j int, ok bool) {
 		if ok && (best < 0 || j < best) && shadows(rules[j], r) {
 			best = j
+		}
+	}
+	tryList := func(list []int) {
+		for k := len(list) - 1; k >= 0; k-- { // the smallest index first
+			if best >= 0 && list[k] > best {
+				return
+			}
+			try(list[k], true)
 		}
 	}
 	values := []string{r.Pattern}
@@ -173,12 +198,11 @@ func (x *laterRules) first(rules []*Rule, r *Rule) int {
 			try(j, ok)
 			j, ok = x.prefix[v+" "] // "git *" matches the bare "git"
 			try(j, ok)
-			for k := len(x.other) - 1; k >= 0; k-- {
-				if best >= 0 && x.other[k] > best {
-					break
-				}
-				try(x.other[k], true)
+			for k := 1; k <= len(v); k++ {
+				tryList(x.otherPre[v[:k]])
+				tryList(x.otherSuf[v[k-1:]])
 			}
+			tryList(x.otherRest)
 		}
 	}
 	return best
