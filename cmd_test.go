@@ -160,10 +160,17 @@ func TestEveryCommandAnswersHelp(t *testing.T) {
 
 func TestValidateHintsAndLooksFor(t *testing.T) {
 	dir := isolatedHome(t)
+	t.Setenv("XDG_CONFIG_HOME", "")
 	var out bytes.Buffer
 	if code := run([]string{"validate", "--cwd", dir}, nil, &out, &out); code != 0 ||
 		!strings.Contains(out.String(), "looked for:") || !strings.Contains(out.String(), filepath.Join(dir, "agent", "extensions", "pi-permission-system", "config.json")) {
 		t.Fatalf("no files: exit %d\n%s", code, out.String())
+	}
+	// toolgate's own files were looked for too.
+	for _, own := range []string{filepath.Join(dir, ".config", "toolgate", "config.json"), filepath.Join(dir, ".toolgate", "config.json")} {
+		if !strings.Contains(out.String(), "  "+own+"\n") {
+			t.Errorf("the files looked for lack %s:\n%s", own, out.String())
+		}
 	}
 	bad := filepath.Join(dir, "bad.json")
 	if err := os.WriteFile(bad, []byte("{\n \"permissions\": {}\n}\n"), 0o600); err != nil {

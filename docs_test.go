@@ -219,3 +219,94 @@ func TestProtocolDocExamplesAreJSON(t *testing.T) {
 		t.Fatalf("only %d json blocks", n)
 	}
 }
+
+// TestReadmeExamples runs the README's policy in five minutes: its policy
+// block as ~/.config/toolgate/config.json, its test case, and what the
+// words around them say it decides.
+func TestReadmeExamples(t *testing.T) {
+	var policyText, caseText string
+	for _, b := range fencedBlocks(t, "README.md") {
+		switch {
+		case len(b.info) > 0 && b.info[0] == "jsonc" && policyText == "":
+			policyText = b.text
+		case len(b.info) > 0 && b.info[0] == "json" && strings.Contains(b.text, `"expect"`):
+			caseText += b.text
+		}
+	}
+	if policyText == "" || caseText == "" {
+		t.Fatalf("README.md: no policy block (jsonc) or no case block (json with \"expect\")")
+	}
+	dir := isolatedHome(t)
+	t.Setenv("XDG_CONFIG_HOME", "")
+	path := filepath.Join(dir, ".config", "toolgate", "config.json")
+	project := filepath.Join(dir, "project")
+	for _, d := range []string{filepath.Dir(path), project} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(path, []byte(policyText), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	claims := caseText + `{"tool": "bash", "input": {"command": "git status"}, "expect": "allow"}
+{"tool": "bash", "input": {"command": "git diff --stat"}, "expect": "allow"}
+{"tool": "bash", "input": {"command": "make deploy"}, "expect": "ask"}
+{"tool": "bash", "input": {"command": "git status && rm -rf build"}, "expect": "deny"}
+{"tool": "bash", "input": {"command": "echo $(rm -rf build)"}, "expect": "deny"}
+{"tool": "bash", "input": {"command": "for f in a b; do rm $f; done"}, "expect": "deny"}
+{"tool": "bash", "input": {"command": "bash -c 'rm -rf build'"}, "expect": "deny"}
+{"tool": "bash", "input": {"command": "rm -fr build"}, "expect": "deny"}
+{"tool": "read", "input": {"path": "src/main.go"}, "expect": "allow"}
+{"tool": "read", "input": {"path": ".env"}, "expect": "deny"}
+{"tool": "bash", "input": {"command": "cat .env"}, "expect": "deny"}
+{"tool": "write", "input": {"path": "notes.txt", "content": "x"}, "expect": "ask"}
+`
+	cases := filepath.Join(dir, "cases.jsonl")
+	if err := os.WriteFile(cases, []byte(claims), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if code := run([]string{"test", "--cwd", project, cases}, nil, &out, &out); code != 0 {
+		t.Fatalf("README.md's policy does not decide as the README says (exit %d):\n%s", code, out.String())
+	}
+}
+
+// TestProtocolDocContentLength checks the Content-Length framing example
+// of docs/protocol.md: the header gives the body's length in bytes.
+func TestProtocolDocContentLength(t *testing.T) {
+	n := 0
+	for _, b := range fencedBlocks(t, "docs/protocol.md") {
+		lines := strings.Split(strings.TrimSuffix(b.text, "\n"), "\n")
+		if len(lines) != 3 || !strings.HasPrefix(lines[0], "Content-Length: ") {
+			continue
+		}
+		n++
+		want := fmt.Sprintf("Content-Length: %d\\r\\n", len(lines[2]))
+		if lines[0] != want || lines[1] != `\r\n` {
+			t.Errorf("docs/protocol.md:%d: %q for a %d-byte body, want %q", b.line+1, lines[0], len(lines[2]), want)
+		}
+	}
+	if n != 1 {
+		t.Fatalf("%d Content-Length examples in docs/protocol.md, want 1", n)
+	}
+}
+
+// TestDocsStandAlone checks that no document cites the design documents
+// the repository does not hold, or speaks of the sessions it was written
+// in.
+func TestDocsStandAlone(t *testing.T) {
+	docs, _ := filepath.Glob("docs/*.md")
+	more, _ := filepath.Glob("examples/*/README.md")
+	docs = append(append(docs, more...), "README.md", "integration_test/README.md", "integration_test/testdata/SKIP")
+	for _, d := range docs {
+		data, err := os.ReadFile(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, bad := range []string{"SPEC.md", "SPEC §", "PROTOCOL.md", "TRANSCRIPTS.md", "STYLE.md", "the session before", "the last session", "an earlier session", "this session's", "this session won"} {
+			if strings.Contains(string(data), bad) {
+				t.Errorf("%s says %q", d, bad)
+			}
+		}
+	}
+}

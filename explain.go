@@ -52,6 +52,9 @@ func explain(args []string, stdout, stderr io.Writer) int {
 	dir := *cwd
 	if dir == "" {
 		dir, _ = os.Getwd()
+	} else if err := checkDir("--cwd", dir); err != nil {
+		fmt.Fprintf(stderr, "toolgate explain: %v\n", err)
+		return 2
 	}
 	dir, _ = filepath.Abs(dir)
 	home, agentDir := environment()
@@ -115,13 +118,16 @@ func explain(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	for _, gm := range ex.Matches {
-		fmt.Fprintf(stdout, "\n%s: rules on %s matching %s, in order (the last one wins):\n", gm.Gate, gm.Surface, strings.Join(quoteAll(gm.Values), ", "))
+		fmt.Fprintf(stdout, "\n%s: rules on %s matching %s, in order (the last match wins; ← marks the rule that decided):\n", gm.Gate, gm.Surface, strings.Join(quoteAll(gm.Values), ", "))
 		for _, m := range gm.Rules {
 			win := ""
 			if m.Wins {
 				win = "  ← wins"
 			}
 			fmt.Fprintf(stdout, "  %-5s %-30s %s%s\n", m.Action, m.Pattern, strings.TrimPrefix(originWords(m.Origin), ", "), win)
+			if m.MatchedAs != "" {
+				fmt.Fprintf(stdout, "  %-5s %-30s matched as %s (the options' canonical spelling)\n", "", "", "'"+gates.Visible(m.MatchedAs)+"'")
+			}
 		}
 	}
 	fmt.Fprintln(stdout, "\nA trust-floor deny, a session approval or a safety floor (sentinels like <indirection-bash-wrapper>) can decide over the last match; the decision line above is final.")

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 
@@ -18,6 +19,7 @@ import (
 	"github.com/toolgate/toolgate/hook"
 	"github.com/toolgate/toolgate/hook/audit"
 	"github.com/toolgate/toolgate/internal/runtimecfg"
+	"github.com/toolgate/toolgate/policy"
 	"github.com/toolgate/toolgate/protocol"
 	"github.com/toolgate/toolgate/sandbox"
 )
@@ -79,6 +81,9 @@ func runAs(exe string, args []string, stdin io.Reader, stdout, stderr io.Writer)
 			fmt.Fprint(stdout, usages["version"])
 			return 0
 		}
+		if !noArguments("version", args, stderr) {
+			return 2
+		}
 		fmt.Fprintf(stdout, "toolgate %s\n", hook.Version)
 		return 0
 	case "audit":
@@ -113,8 +118,42 @@ func runAs(exe string, args []string, stdin io.Reader, stdout, stderr io.Writer)
 		fmt.Fprint(stdout, usage)
 		return 0
 	}
-	fmt.Fprintf(stderr, "toolgate: unknown command %q\n%s", cmd, usage)
+	fmt.Fprintf(stderr, "toolgate: unknown command %q%s\n%s", cmd, policy.DidYouMean(cmd, commandNames()), usage)
 	return 2
+}
+
+// commandNames are the subcommands (each has a usage text).
+func commandNames() []string {
+	names := []string{"help"}
+	for name := range usages {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// noArguments reports, on stderr, the first argument of a command that
+// takes none (exit 2): an argument is never silently ignored.
+func noArguments(cmd string, args []string, stderr io.Writer) bool {
+	if len(args) == 0 {
+		return true
+	}
+	fmt.Fprintf(stderr, "toolgate %s: unexpected argument %q (it takes none)\n%s", cmd, args[0], usages[cmd])
+	return false
+}
+
+// checkDir says what is wrong with dir, given as flag: it must be a
+// directory that exists (a mistyped --cwd would decide every call in the
+// wrong place).
+func checkDir(flag, dir string) error {
+	info, err := os.Stat(dir)
+	if err != nil {
+		return fmt.Errorf("%s %s: %w", flag, dir, errors.Unwrap(err))
+	}
+	if !info.IsDir() {
+		return fmt.Errorf("%s %s: not a directory", flag, dir)
+	}
+	return nil
 }
 
 type multiFlag []string
@@ -151,7 +190,7 @@ func parseFlags(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) (code
 			fmt.Fprint(stdout, usages[fs.Name()])
 			return 0, false
 		case err != nil:
-			fmt.Fprintf(stderr, "toolgate %s: %v\n%s", fs.Name(), err, usages[fs.Name()])
+			fmt.Fprintf(stderr, "toolgate %s: %v%s\n%s", fs.Name(), err, flagHint(fs, err), usages[fs.Name()])
 			return 2, false
 		}
 		rest := fs.Args()
@@ -166,6 +205,18 @@ func parseFlags(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) (code
 	}
 	_ = fs.Parse(append([]string{"--"}, positional...))
 	return 0, true
+}
+
+// flagHint is " (did you mean "--x"?)" for a flag fs does not define that
+// is near one it does, else "".
+func flagHint(fs *flag.FlagSet, err error) string {
+	name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: ")
+	if !ok {
+		return ""
+	}
+	var names []string
+	fs.VisitAll(func(f *flag.Flag) { names = append(names, "--"+f.Name) })
+	return policy.DidYouMean("--"+strings.TrimLeft(name, "-"), names)
 }
 
 // wantsHelp reports whether args ask for help (for subcommands without a
@@ -194,6 +245,9 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if code, ok := parseFlags(fs, args, stdout, stderr); !ok {
 		return code
 	}
+	if !noArguments("serve", fs.Args(), stderr) {
+		return 2
+	}
 	fr, err := protocol.ParseFraming(*framing)
 	if err != nil {
 		fmt.Fprintf(stderr, "toolgate: --framing: %v\n", err)
@@ -211,6 +265,9 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "toolgate: cannot read the working directory: %v\n", err)
 			return 1
 		}
+	} else if err := checkDir("--cwd", dir); err != nil {
+		fmt.Fprintf(stderr, "toolgate: %v\n", err)
+		return 2
 	}
 	if dir, err = filepath.Abs(dir); err != nil {
 		fmt.Fprintf(stderr, "toolgate: --cwd: %v\n", err)
@@ -244,7 +301,18 @@ func auditCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stdout, usages["audit"])
 		return 0
 	}
-	if len(args) != 2 || args[0] != "verify" {
+	switch {
+	case len(args) == 0 || args[0] != "verify":
+		what := ""
+		if len(args) > 0 {
+			what = fmt.Sprintf("toolgate audit: unknown command %q%s\n", args[0], policy.DidYouMean(args[0], []string{"verify"}))
+		}
+		fmt.Fprint(stderr, what+usages["audit"])
+		return 2
+	case len(args) > 2:
+		fmt.Fprintf(stderr, "toolgate audit verify: unexpected argument %q (one AUDITLOG)\n%s", args[2], usages["audit"])
+		return 2
+	case len(args) != 2:
 		fmt.Fprint(stderr, usages["audit"])
 		return 2
 	}
@@ -306,6 +374,9 @@ func hostHook(cmd, exe string, args []string, stdin io.Reader, stdout, stderr io
 		if code == 0 {
 			return 0
 		}
+		return 2
+	}
+	if !noArguments(cmd, fs.Args(), stderr) {
 		return 2
 	}
 	home, agentDir := environment()

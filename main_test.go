@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -74,8 +75,8 @@ func TestReplayListsChangedDecisions(t *testing.T) {
 	var out bytes.Buffer
 	write(`{"permission": {"*": "allow", "bash": {"*": "allow", "git push *": "deny"}}}`)
 	out.Reset()
-	if code := run([]string{"replay", auditLog}, nil, &out, &out); code != 0 {
-		t.Fatalf("replay exit %d: %s", code, out.String())
+	if code := run([]string{"replay", auditLog}, nil, &out, &out); code != 1 {
+		t.Fatalf("replay exit %d, want 1 (a decision changes): %s", code, out.String())
 	}
 	got := out.String()
 	if !strings.Contains(got, "c1 bash") || !strings.Contains(got, "was allow, now deny") || strings.Contains(got, "c2 bash") {
@@ -300,7 +301,7 @@ func TestHostHookReplayAndExplain(t *testing.T) {
 		t.Fatalf("pinned host cases against a stricter policy: exit %d\n%s", code, out.String())
 	}
 	out.Reset()
-	if code := run([]string{"replay", "--config", cfg, auditLog}, nil, &out, &out); code != 0 || !strings.Contains(out.String(), "5 calls decided again, 5 would change") ||
+	if code := run([]string{"replay", "--config", cfg, auditLog}, nil, &out, &out); code != 1 || !strings.Contains(out.String(), "5 calls decided again, 5 would change") ||
 		!strings.Contains(out.String(), `WebFetch "https://docs.example/a"`) || !strings.Contains(out.String(), `web_fetch "https://docs.example/b"`) {
 		t.Fatalf("replay with a stricter policy: exit %d\n%s", code, out.String())
 	}
@@ -365,6 +366,48 @@ func TestGeminiHookExitCodes(t *testing.T) {
 		}
 		if c.code == 2 && out.Len() != 0 {
 			t.Errorf("%s: exit 2 with output on stdout: %q", c.event, out.String())
+		}
+	}
+}
+
+// A rule that decides through the canonical spelling of the options (rm
+// -fr x read as rm -f -r x) is in explain's table, marked as the winner;
+// the last rule matching the text as written is not.
+func TestExplainShowsTheCanonicalWinner(t *testing.T) {
+	dir := isolatedHome(t)
+	cfg := filepath.Join(dir, "p.json")
+	if err := os.WriteFile(cfg, []byte("{\"permission\": {\"bash\": {\n  \"*\": \"ask\",\n  \"rm *\": \"allow\",\n  \"rm -rf *\": \"deny\"\n}}}"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	code := run([]string{"explain", "--tool", "bash", "--input", `{"command":"rm -fr x"}`, "--cwd", dir, "--config", cfg}, nil, &out, &out)
+	got := out.String()
+	var winners []string
+	for _, line := range strings.Split(got, "\n") {
+		if strings.Contains(line, "← wins") {
+			winners = append(winners, line)
+		}
+	}
+	if code != 1 || len(winners) != 1 || !strings.Contains(winners[0], "rm -rf *") || !strings.Contains(winners[0], cfg+":4") ||
+		!strings.Contains(got, "matched as 'rm -f -r x'") {
+		t.Fatalf("exit %d, winners %q:\n%s", code, winners, got)
+	}
+	out.Reset()
+	run([]string{"explain", "--json", "--tool", "bash", "--input", `{"command":"rm -fr x"}`, "--cwd", dir, "--config", cfg}, nil, &out, &out)
+	var ex struct {
+		Matches []struct {
+			Rules []struct {
+				Pattern, MatchedAs string
+				Wins               bool
+			}
+		}
+	}
+	if err := json.Unmarshal(out.Bytes(), &ex); err != nil || len(ex.Matches) != 1 {
+		t.Fatalf("--json: %v\n%s", err, out.String())
+	}
+	for _, r := range ex.Matches[0].Rules {
+		if r.Wins != (r.Pattern == "rm -rf *") || r.Wins && r.MatchedAs != "rm -f -r x" {
+			t.Errorf("--json rule %+v", r)
 		}
 	}
 }

@@ -23,8 +23,20 @@ type probe struct {
 
 const rtStd = `{"permission": {"*": "allow", "bash": {"*": "allow", "rm -rf *": "deny"}}}`
 
-func runProbe(t *testing.T, p probe) (int, string) {
+// runProbe decides p with explain in a world of its policy files. explain
+// changes nothing, so probes with the same files share one world (worlds,
+// by their files; HOME is set to the world's for each probe).
+func runProbe(t *testing.T, p probe, worlds map[[2]string]string) (int, string) {
+	key := [2]string{p.global, p.project}
+	if dir, ok := worlds[key]; ok {
+		t.Setenv("HOME", dir)
+		t.Setenv("PI_CODING_AGENT_DIR", filepath.Join(dir, "agent"))
+		var out bytes.Buffer
+		code := run([]string{"explain", "--cwd", filepath.Join(dir, "work"), "--tool", p.tool, "--input", p.input}, nil, &out, &out)
+		return code, out.String()
+	}
 	dir := isolatedHome(t)
+	worlds[key] = dir
 	work := filepath.Join(dir, "work")
 	for _, d := range []string{work + "/.git/hooks", work + "/.git", work + "/src", work + "/web", dir + "/agent/extensions/pi-permission-system", work + "/.pi/extensions/pi-permission-system"} {
 		os.MkdirAll(d, 0o755)
@@ -49,8 +61,9 @@ func runProbe(t *testing.T, p probe) (int, string) {
 }
 
 func TestRedteamProbes(t *testing.T) {
+	worlds := map[[2]string]string{}
 	for _, p := range rtProbes {
-		code, out := runProbe(t, p)
+		code, out := runProbe(t, p, worlds)
 		if code != p.want && !(p.want == 13 && (code == 1 || code == 3)) {
 			t.Errorf("%s %s: exit %d want %d\n%s", p.tool, p.input, code, p.want, lastLines(out))
 		}

@@ -31,7 +31,7 @@ func suggest(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	if fset.NArg() > 1 {
-		fmt.Fprintf(stderr, "toolgate suggest: one AUDITLOG, please\n%s", usages["suggest"])
+		fmt.Fprintf(stderr, "toolgate suggest: unexpected argument %q (one AUDITLOG)\n%s", fset.Arg(1), usages["suggest"])
 		return 2
 	}
 	if *minimum < 1 {
@@ -55,18 +55,12 @@ func suggest(args []string, stdout, stderr io.Writer) int {
 	if log == "" {
 		log = hook.DefaultAuditLog(opts)
 	}
-	f, err := os.Open(log)
-	if err != nil {
-		fmt.Fprintf(stderr, "toolgate suggest: %v\n", err)
+	recs, ok := readAuditLog("suggest", log, stderr)
+	if !ok {
 		return 2
 	}
-	recs, err := hook.ReadRecorded(f)
-	f.Close()
-	if err != nil {
-		fmt.Fprintf(stderr, "toolgate suggest: %s: %v\n", log, err)
-		return 1
-	}
-	rep, err := hook.Suggest(opts, recs, *minimum)
+	so := hook.SuggestOptions{Min: *minimum, Project: projectRoot(target)}
+	rep, err := hook.Suggest(opts, recs, so)
 	if err != nil {
 		fmt.Fprintf(stderr, "toolgate suggest: %v\n", err)
 		return 1
@@ -165,6 +159,22 @@ func joinQuoted(ss []string) string {
 		out += fmt.Sprintf("%q", s)
 	}
 	return out
+}
+
+// projectRoot is the root of the project whose policy file path is (the
+// folder holding its .toolgate or .pi folder), "" when path is no
+// project's policy file. A project's file is shared with the project, so
+// it must hold no absolute path.
+func projectRoot(path string) string {
+	for _, tail := range []string{
+		filepath.Join(".toolgate", "config.json"),
+		filepath.Join(".pi", "extensions", "pi-permission-system", "config.json"),
+	} {
+		if strings.HasSuffix(path, string(filepath.Separator)+tail) {
+			return strings.TrimSuffix(path, string(filepath.Separator)+tail)
+		}
+	}
+	return ""
 }
 
 // usedBySessions reports whether path is one of the policy files a session

@@ -197,7 +197,7 @@ func TestSuggestRefusesWhatItCannotEdit(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{"suggest", log, log}, 2, "one AUDITLOG"},
+		{[]string{"suggest", log, log}, 2, `unexpected argument "` + log + `" (one AUDITLOG)`},
 		{[]string{"suggest"}, 2, filepath.Join("logs", "toolgate-audit.jsonl")}, // the default log, missing here
 		{[]string{"suggest", "--min", "0", log}, 2, "--min must be at least 1"},
 		{[]string{"suggest", "--file", filepath.Join(dir, "agent.md"), log}, 2, "is an agent file"},
@@ -212,5 +212,53 @@ func TestSuggestRefusesWhatItCannotEdit(t *testing.T) {
 	var out bytes.Buffer
 	if code := run([]string{"suggest", log}, nil, &out, &out); code != 0 || !strings.Contains(out.String(), "No rule to suggest") {
 		t.Errorf("an empty log: exit %d\n%s", code, out.String())
+	}
+}
+
+// A suggestion is never broader than what was approved: three approvals of
+// make build (for the session, where the prompt offered make *) suggest
+// make build, two of a write to notes.txt that file, not the project's
+// folder. Into a project file the path goes relative to the project, never
+// absolute (the file is shared; the path is the author's machine's).
+func TestSuggestNeverBroaderThanApproved(t *testing.T) {
+	dir := isolatedHome(t)
+	writeGlobal(t, dir, `{"permission": {"*": "ask", "bash": {"*": "ask"}}}`)
+	auditLog := filepath.Join(dir, "audit.jsonl")
+	for range 3 {
+		bashSession(t, dir, auditLog, func(string) string { return "allow_session" }, "make build")
+	}
+	reqs := []string{`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"cwd":"` + dir + `","hasUI":true}}`}
+	for i := range 2 {
+		reqs = append(reqs, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tool_call","params":{"toolCallId":"w%d","toolName":"write","input":{"path":"notes.txt","content":"n"}}}`, i+2, i))
+	}
+	answeringSession(t, []string{"serve", "--audit-log", auditLog}, reqs, func(string) string { return "allow_once" })
+
+	project := filepath.Join(dir, ".toolgate", "config.json")
+	for _, c := range []struct {
+		args        []string
+		want, never []string
+	}{
+		{[]string{"suggest", auditLog}, []string{`bash "make build": "allow"   approved in 3 calls`, `write "` + filepath.Join(dir, "notes.txt") + `": "allow"   approved in 2 calls`},
+			[]string{`"make *"`, `"` + dir + `/*"`}},
+		{[]string{"suggest", "--file", project, auditLog}, []string{`bash "make build": "allow"`, `write "notes.txt": "allow"   approved in 2 calls`, `+      "notes.txt": "allow"`},
+			[]string{`"make *"`, "+" + strings.Repeat(" ", 6) + `"` + dir}},
+	} {
+		var out, errOut bytes.Buffer
+		if code := run(c.args, nil, &out, &errOut); code != 0 {
+			t.Fatalf("%q: exit %d\n%s%s", c.args, code, out.String(), errOut.String())
+		}
+		for _, w := range c.want {
+			if !strings.Contains(out.String(), w) {
+				t.Errorf("%q: the output lacks %q", c.args, w)
+			}
+		}
+		for _, n := range c.never {
+			if strings.Contains(out.String(), n) {
+				t.Errorf("%q: the output has %q", c.args, n)
+			}
+		}
+		if t.Failed() {
+			t.Fatalf("output:\n%s", out.String())
+		}
 	}
 }

@@ -85,6 +85,8 @@ func commandOptions(dir string, configs []string) (hook.Options, error) {
 		if dir, err = os.Getwd(); err != nil {
 			return hook.Options{}, fmt.Errorf("cannot read the working directory: %w", err)
 		}
+	} else if err := checkDir("--cwd", dir); err != nil {
+		return hook.Options{}, err
 	}
 	dir, err := filepath.Abs(dir)
 	if err != nil {
@@ -145,16 +147,9 @@ func compactJSON(raw json.RawMessage) string {
 // casesFromAudit writes today's decision of every recorded call of an
 // audit log as a case, to pin behavior before an edit.
 func casesFromAudit(opts hook.Options, log, outFile string, stdout, stderr io.Writer) int {
-	f, err := os.Open(log)
-	if err != nil {
-		fmt.Fprintf(stderr, "toolgate test: %v\n", err)
+	recs, ok := readAuditLog("test", log, stderr)
+	if !ok {
 		return 2
-	}
-	recs, err := hook.ReadRecorded(f)
-	f.Close()
-	if err != nil {
-		fmt.Fprintf(stderr, "toolgate test: %s: %v\n", log, err)
-		return 1
 	}
 	var out strings.Builder
 	cr := hook.NewCaseRunner(opts)

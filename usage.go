@@ -49,7 +49,9 @@ come first. Exit status: 0 allow, 1 deny, 3 ask, 2 usage error.
   --cwd D        working directory (default: the current one)
   --agent A      agent name (its agent files join the policy)
   --config F     extra policy file, merged after the project file (repeatable)
-  --json         print the check result as JSON
+  --host H       decide as this hook host does (claude-code, gemini-cli): its
+                 tool names, values and built-in allows
+  --json         print the check result, with every matching rule, as JSON
 `,
 	"trust": `usage: toolgate trust [--yes] [DIR]
        toolgate trust --list
@@ -115,13 +117,18 @@ pass, 1 a case failed, 2 usage error.
 	"suggest": `usage: toolgate suggest [--min N] [--file F] [--apply] [--json] [--config F…] [AUDITLOG]
 
 The allow rules that would have spared the prompts the person answered
-"allow" (once or for the session) at least N times (default 2), with the
-patterns "allow for this session" offers (never broader than what was
-approved; wrappers, inline scripts and dynamic commands are never
-suggested; a literal * or ? is never made a wildcard). Shown as an edit to
-the policy file F (default: the global config); --apply writes it there, at
-the end of each surface's map, keeping order and comments. Without
-AUDITLOG, the log sessions write (the policy's auditLog, else the default).
+"allow" (once or for the session) at least N times (default 2). A rule is
+never broader than what was approved: the value itself, or a bash unit's
+words followed by more arguments ("git status *" for "git status", never
+"make *" for "make build", never a folder for a file); wrappers, inline
+scripts and dynamic commands are never suggested, and a literal * or ? is
+never made a wildcard. Shown as an edit to the policy file F (default: the
+global config); --apply writes it there, at the end of each surface's map,
+keeping order and comments. Into a project's file (.toolgate/config.json,
+.pi/extensions/pi-permission-system/config.json) paths go relative to the
+project, and a path outside it is not suggested. Without AUDITLOG, the log
+sessions write (the policy's auditLog, else the default); only a log whose
+chain holds is read (exit 2 otherwise).
 
   --min N     approvals needed before a rule is suggested (default 2)
   --file F    the policy file to edit (default: the global config)
@@ -132,7 +139,12 @@ AUDITLOG, the log sessions write (the policy's auditLog, else the default).
 	"replay": `usage: toolgate replay [--config F…] AUDITLOG
 
 Re-decide every recorded call of an audit log with today's policy and list
-the decisions that would change.
+the decisions that would change (a call a session approval allowed counts
+as the ask it was). Only a log whose chain holds is read. Exit status: 0
+nothing would change, 1 a decision would (like git diff --exit-code), 2 a
+usage error or a file that is not an audit log or whose chain is broken.
+
+  --config F  extra policy file of the sessions (repeatable)
 `,
 	"audit": `usage: toolgate audit verify AUDITLOG
 

@@ -73,8 +73,16 @@ func validate(args []string, stdout, stderr io.Writer) int {
 			}
 		}
 		if len(scopes) == 0 {
+			// The sources list toolgate's own files only when they exist;
+			// they were looked for all the same.
 			for _, src := range p.Sources {
 				rep.LookedFor = append(rep.LookedFor, src.Path)
+				switch src.Path {
+				case policy.GlobalPath(agentDir):
+					rep.LookedFor = append(rep.LookedFor, policy.ToolgateGlobalPath(configHome(home), home))
+				case policy.ProjectPath(opts.Cwd):
+					rep.LookedFor = append(rep.LookedFor, policy.ToolgateProjectPath(opts.Cwd))
+				}
 			}
 		}
 	} else {

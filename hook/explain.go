@@ -16,7 +16,12 @@ type Match struct {
 	Pattern string           `json:"pattern"`
 	Action  string           `json:"action"`
 	Origin  *protocol.Origin `json:"origin"`
-	Wins    bool             `json:"wins"`
+	// Wins marks the rule that decided the gate's value (none when a
+	// session approval or a floor did).
+	Wins bool `json:"wins"`
+	// MatchedAs is the spelling the rule matched when it is not the value
+	// as written: the canonical spelling of a bash unit's options.
+	MatchedAs string `json:"matchedAs,omitempty"`
 }
 
 // GateMatches lists the rules that matched one applied gate's value.
@@ -125,11 +130,23 @@ func (s *Server) explainCall(gc *gatesCall, res gates.Resolver) Explanation {
 			values = []string{e.Value}
 		}
 		gm := GateMatches{Gate: e.Gate, Surface: e.Surface, Values: values, Rules: []Match{}}
-		rules := gc.policy.Matching(e.Surface, values)
-		for i, r := range rules {
+		canon := canonicalSpelling(gc, res, e)
+		ps := policy.IsPathSurface(e.Surface)
+		for _, r := range gc.policy.SurfaceRules(e.Surface) {
+			wins := decided(r, e)
+			matches := false
+			for _, v := range values {
+				matches = matches || r.MatchesValue(v, ps)
+			}
+			if !matches && !wins {
+				continue
+			}
 			o := r.Origin
 			m := Match{Surface: r.Surface, Pattern: r.Pattern, Action: r.Action.String(),
-				Origin: &protocol.Origin{Scope: o.Scope, Path: o.Path, Line: o.Line}, Wins: i == len(rules)-1}
+				Origin: &protocol.Origin{Scope: o.Scope, Path: o.Path, Line: o.Line}, Wins: wins}
+			if wins && !matches {
+				m.MatchedAs = canon
+			}
 			if r.IsFallback() {
 				m.Pattern = "(fallback \"*\")"
 			}
@@ -138,6 +155,35 @@ func (s *Server) explainCall(gc *gatesCall, res gates.Resolver) Explanation {
 		ex.Matches = append(ex.Matches, gm)
 	}
 	return ex
+}
+
+// decided reports whether r is the rule the trace entry names as deciding
+// (by its pattern and origin; the fallback has no pattern).
+func decided(r *policy.Rule, e protocol.TraceEntry) bool {
+	if e.Origin == nil || r.Origin.Scope != e.Origin.Scope || r.Origin.Path != e.Origin.Path || r.Origin.Line != e.Origin.Line {
+		return false
+	}
+	if e.MatchedPattern == nil {
+		return r.IsFallback()
+	}
+	return r.Pattern == *e.MatchedPattern && !r.IsFallback()
+}
+
+// canonicalSpelling is the spelling the tool gate's bash unit e was
+// decided in when that is the canonical spelling of its options, else "".
+func canonicalSpelling(gc *gatesCall, res gates.Resolver, e protocol.TraceEntry) string {
+	if e.Gate != protocol.GateTool || e.Surface != "bash" || gc.call.Shell == nil {
+		return ""
+	}
+	for _, u := range gc.call.Shell.Analysis.Units {
+		if u.Text != e.Value {
+			continue
+		}
+		if r := res.Resolve(policy.Query{Surface: "bash", Values: []string{u.Text}, Args: u.Args}); r.Canonical {
+			return r.Value
+		}
+	}
+	return ""
 }
 
 // PolicySources lists the policy files a session in cwd would read.

@@ -212,8 +212,9 @@ func (s *Server) Serve(in io.Reader, out io.Writer) error {
 	defer pool.Stop()
 	s.conn = jsonrpc2.NewConn(context.Background(), s.stream, orderedAsync{serverHandler{s}, pool, s},
 		jsonrpc2.SetLogger(zerologPrinter{s.log}),
-		jsonrpc2.OnRecv(func(req *jsonrpc2.Request, _ *jsonrpc2.Response) {
-			if req != nil && !req.Notif && counted(req.Method) {
+		jsonrpc2.OnRecv(func(req *jsonrpc2.Request, resp *jsonrpc2.Response) {
+			// A response comes with toolgate's own request (a prompt).
+			if req != nil && resp == nil && !req.Notif && counted(req.Method) {
 				s.inflight.add()
 			}
 		}))
@@ -234,13 +235,11 @@ func (s *Server) Serve(in io.Reader, out io.Writer) error {
 	return nil
 }
 
-// counted methods are answered before shutdown completes.
+// counted methods are answered before shutdown completes: every request
+// but initialize and shutdown, which are handled in order on the reading
+// goroutine (a policy/reload read before the end of input is answered too).
 func counted(method string) bool {
-	switch method {
-	case protocol.MethodToolCall, protocol.MethodInput, protocol.MethodCheck:
-		return true
-	}
-	return false
+	return method != protocol.MethodInitialize && method != protocol.MethodShutdown
 }
 
 // drain ends the session: open prompts fail, calls in flight are answered

@@ -48,8 +48,18 @@ type candidate struct {
 	surface, pattern string
 	exact            string // "" when there is no literal fallback
 	value            string // what the person saw approved
+	whole            bool   // an extension tool approved as a whole: its pattern is what was approved
 	pol              *policy.Policy
 	cwd              string
+}
+
+// withinApproval reports whether c's pattern allows no more than what was
+// approved: the value itself, or (a bash unit) the same words followed by
+// more arguments — "git status *" for "git status", never "make *" for
+// "make build", nor a folder for a file.
+func (c candidate) withinApproval() bool {
+	return c.whole || c.pattern == c.exact ||
+		c.surface == "bash" && c.exact != "" && c.pattern == c.exact+" *"
 }
 
 func (c candidate) key() string { return c.surface + "\x00" + c.pattern }
@@ -59,6 +69,17 @@ type tally struct {
 	calls map[int]bool
 }
 
+// SuggestOptions are what Suggest is asked for.
+type SuggestOptions struct {
+	// Min is the number of approvals a rule needs.
+	Min int
+	// Project, when the suggestions are for a project's policy file, is
+	// the project's root: paths are suggested relative to it (a project
+	// file is shared, an absolute path is one machine's), and a path
+	// outside it is not suggested.
+	Project string
+}
+
 // Suggest learns allow rules from the prompts of recs that the person
 // answered "allow" at least min times (SPEC §6). Patterns are those "allow
 // for this session" offers (SPEC §4), never broader: a pattern that would
@@ -66,7 +87,8 @@ type tally struct {
 // person refused, falls back to the exact value (or is dropped); floored
 // units (wrappers, inline scripts, dynamic commands) and values with a
 // literal * or ? are never suggested.
-func Suggest(opts Options, recs []Recorded, min int) (SuggestReport, error) {
+func Suggest(opts Options, recs []Recorded, so SuggestOptions) (SuggestReport, error) {
+	min := so.Min
 	if min < 1 {
 		min = 1
 	}
@@ -133,12 +155,20 @@ func Suggest(opts Options, recs []Recorded, min int) (SuggestReport, error) {
 	var order []string
 	for i, r := range recs {
 		for _, c := range perCall[i] {
-			pattern, why := c.pattern, conflict(c, c.pattern)
-			if why == "" && (refusedKeys[c.key()] || matchesRefused(c, c.pattern, refusedValues)) {
+			pattern := c.pattern
+			if !c.withinApproval() {
+				if c.exact == "" {
+					note(c.surface, c.value, fmt.Sprintf("not suggested: %q, the pattern its prompt offers, allows more than was approved, and it has no literal form", c.pattern))
+					continue
+				}
+				pattern = c.exact
+			}
+			why := conflict(c, pattern)
+			if why == "" && (refusedKeys[c.surface+"\x00"+pattern] || matchesRefused(c, pattern, refusedValues)) {
 				why = "the person refused a call it matches"
 			}
 			if why != "" {
-				if c.exact == "" || c.exact == c.pattern {
+				if c.exact == "" || c.exact == pattern {
 					note(c.surface, c.value, "not suggested: "+why)
 					continue
 				}
@@ -150,6 +180,14 @@ func Suggest(opts Options, recs []Recorded, min int) (SuggestReport, error) {
 					note(c.surface, c.value, "not suggested: "+w)
 					continue
 				}
+			}
+			if so.Project != "" && policy.IsPathSurface(c.surface) {
+				rel, ok := projectRelative(pattern, so.Project, s.opts.Home)
+				if !ok {
+					note(c.surface, c.value, fmt.Sprintf("not suggested: %q lies outside the project, and a project file holds no absolute path", pattern))
+					continue
+				}
+				pattern = rel
 			}
 			k := c.surface + "\x00" + pattern
 			t, ok := tallies[k]
@@ -348,6 +386,7 @@ func (s *Server) candidates(r Recorded) (map[string][]candidate, map[string][]No
 			case sp.Exact && sp.Pattern == "*" && o.D.Value == sp.Surface:
 				// An extension tool is approved as a whole: its value is
 				// always "*", and so is its rule.
+				c.whole = true
 			case sp.Exact:
 				c.exact = sp.Pattern
 			case sp.Surface == "mcp":
@@ -413,6 +452,25 @@ func literalPathMeets(r *policy.Rule, p string) bool {
 		}
 	}
 	return false
+}
+
+// projectRelative is an absolute path pattern (a literal path, or a folder
+// and "/*") relative to the project root, and false when it is not inside
+// it. A relative rule matches the path relative to a session's working
+// directory, which for a project's file is the project's root.
+func projectRelative(pattern, root, home string) (string, bool) {
+	p := policy.ExpandHome(pattern, home)
+	if !filepath.IsAbs(p) {
+		return pattern, true
+	}
+	rel, err := filepath.Rel(root, strings.TrimSuffix(p, "/*"))
+	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, "../") {
+		return "", false
+	}
+	if strings.HasSuffix(p, "/*") {
+		rel += "/*"
+	}
+	return rel, true
 }
 
 // spelledAbs is a path value as spelled, made absolute against cwd.

@@ -176,6 +176,21 @@ func TestThousandConcurrentCalls(t *testing.T) {
 			}
 		}
 	}()
+	// The prompts' answers go out from a goroutine of their own: the
+	// feeder may hold the write lock while blocked on toolgate's stdin,
+	// and toolgate reads its stdin only while its stdout is read — the
+	// loop below must never wait for that lock.
+	replies := make(chan any, n)
+	replyErr := make(chan error, 1)
+	go func() {
+		for r := range replies {
+			if err := p.write(r); err != nil {
+				replyErr <- err
+				return
+			}
+		}
+	}()
+	defer close(replies)
 	answers := map[string]int{}
 	prompts := 0
 	deadline := time.Now().Add(90 * time.Second)
@@ -187,7 +202,12 @@ func TestThousandConcurrentCalls(t *testing.T) {
 		switch {
 		case m.Method == "prompt" && m.ID != nil:
 			prompts++
-			p.send(t, map[string]any{"jsonrpc": "2.0", "id": json.RawMessage(m.ID), "result": map[string]any{"choice": "allow_once"}})
+			select {
+			case err := <-replyErr:
+				t.Fatalf("answering a prompt: %v", err)
+			default:
+			}
+			replies <- map[string]any{"jsonrpc": "2.0", "id": json.RawMessage(m.ID), "result": map[string]any{"choice": "allow_once"}}
 		case m.Method != "":
 			// decision notifications
 		case m.Result != nil:

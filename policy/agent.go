@@ -23,7 +23,7 @@ func ValidAgentName(name string) bool {
 // becomes a deny at its position, with a warning (SPEC §1.3).
 func ParseAgentFile(path string, data []byte) *File {
 	f := &File{Path: path, keyLines: map[string][2]int{}}
-	data = bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n"))
+	data = bytes.ReplaceAll(bytes.TrimPrefix(data, byteOrderMark), []byte("\r\n"), []byte("\n"))
 	if !bytes.HasPrefix(data, []byte("---\n")) {
 		return f
 	}

@@ -148,12 +148,18 @@ func ParseFile(path string, data []byte) *File { return parseFile(path, data, fa
 func parseFileOwned(path string, data []byte) *File { return parseFile(path, data, true) }
 
 func parseFile(path string, data []byte, owned bool) *File {
-	f, p, v := parseJSONC(path, data, "cannot parse JSONC: ", owned)
+	f, p, v := parseJSONC(path, bytes.TrimPrefix(data, byteOrderMark), "cannot parse JSONC: ", owned)
 	if v != nil {
 		p.top(v)
 	}
 	return f
 }
+
+// byteOrderMark is UTF-8's, which some editors write at the start of a
+// file: it says nothing, so it is skipped (a file with one would otherwise
+// fail closed for no reason). Positions then count from after it, as an
+// editor shows them.
+var byteOrderMark = []byte("\ufeff")
 
 // parseJSONC is the front end every JSONC file shares: the nesting bound,
 // the parse, and the error with its position (what names the problem).

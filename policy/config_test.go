@@ -303,7 +303,6 @@ func TestParseFileErrors(t *testing.T) {
 		{name: "double comma", text: "{\n\"a\": [1,\n 2,,]}", line: 3, col: 4, msg: "invalid character ','"},
 		{name: "single quotes", text: `{'permission': {}}`, line: 1, col: 2, msg: "cannot parse JSONC"},
 		{name: "unquoted key", text: `{permission: {}}`, line: 1, col: 2, msg: "cannot parse JSONC"},
-		{name: "byte order mark", text: "\ufeff{}", line: 1, col: 1, msg: "cannot parse JSONC"},
 		{name: "nesting too deep", text: `{"permission": {"bash": ` + strings.Repeat("[", 5000) + strings.Repeat("]", 5000) + "}}", line: 1, col: 25 + 998, msg: "nest deeper than 1000 levels"},
 	}
 	for _, r := range rows {
@@ -366,6 +365,36 @@ func TestParseFileReportsEveryProblem(t *testing.T) {
 	}
 	if strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Errorf("error positions = %v, want %v (%v)", got, want, f.Errors)
+	}
+}
+
+// A file starting with a UTF-8 byte order mark (some editors write one) is
+// read as if it had none: its rules count, and the positions of its
+// problems are those an editor shows (the mark is no column).
+func TestByteOrderMarkIsSkipped(t *testing.T) {
+	text := "{\n \"permission\": {\"bash\": {\"rm *\": \"deny\"}, \"read\": \"nope\"},\n \"x\": 1\n}"
+	plain := ParseFile("/p.json", []byte(text))
+	f := ParseFile("/p.json", []byte("\ufeff"+text))
+	if len(f.Permission) != 2 || len(f.Permission[0].Patterns) != 1 || f.Permission[0].Patterns[0].Pattern != "rm *" {
+		t.Fatalf("the rules of a file with a byte order mark: %+v (errors %v)", f.Permission, f.Errors)
+	}
+	var got, want []string
+	for _, e := range append(f.Errors, f.Problems...) {
+		got = append(got, fmt.Sprintf("%d:%d %s", e.Line, e.Column, e.Message))
+	}
+	for _, e := range append(plain.Errors, plain.Problems...) {
+		want = append(want, fmt.Sprintf("%d:%d %s", e.Line, e.Column, e.Message))
+	}
+	if len(want) != 2 || strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("problems with the mark:\n%s\nwithout it:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	agent := ParseAgentFile("/a.md", []byte("\ufeff---\npermission:\n  bash:\n    \"rm *\": deny\n---\nbody\n"))
+	if len(agent.Errors) > 0 || len(agent.Permission) != 1 {
+		t.Fatalf("an agent file with a byte order mark: %+v, errors %v", agent.Permission, agent.Errors)
+	}
+	edited, err := AddRules([]byte("\ufeff"+`{"permission": {}}`), []Addition{{Surface: "bash", Pattern: "ls", Action: Allow}})
+	if err != nil || !strings.HasPrefix(string(edited), "\ufeff{") || !strings.Contains(string(edited), `"ls": "allow"`) {
+		t.Fatalf("AddRules on a file with a byte order mark: %v\n%q", err, edited)
 	}
 }
 

@@ -23,6 +23,14 @@ type Addition struct {
 // has already gets the new state in place, unless it is a deny, which is
 // never changed. Empty data is an empty policy.
 func AddRules(data []byte, adds []Addition) ([]byte, error) {
+	if rest, ok := bytes.CutPrefix(data, byteOrderMark); ok {
+		// The mark stays where it was.
+		out, err := AddRules(rest, adds)
+		if err != nil {
+			return nil, err
+		}
+		return append(append([]byte(nil), byteOrderMark...), out...), nil
+	}
 	if len(bytes.TrimSpace(data)) == 0 {
 		data = []byte("{\n  \"permission\": {\n  }\n}\n")
 	}

@@ -162,6 +162,7 @@ func TestParseFileOnePassSameFile(t *testing.T) {
 
 // parseFileSlow is ParseFile over hujson's tree only.
 func parseFileSlow(path string, data []byte) *File {
+	data = bytes.TrimPrefix(data, byteOrderMark) // ParseFile's first step, before either parser
 	f := &File{Path: path, keyLines: map[string][2]int{}}
 	p := &parser{file: f, lines: lineStarts(data)}
 	if off := tooDeep(data); off >= 0 {

@@ -11,7 +11,7 @@ import (
 type Lint struct {
 	Path    string `json:"path,omitempty"`
 	Line    int    `json:"line,omitempty"`
-	Kind    string `json:"kind"` // shadowed, risky-allow, unknown-surface, permissive-fallback
+	Kind    string `json:"kind"` // shadowed, risky-allow, unknown-surface, shell-tool, permissive-fallback
 	Message string `json:"message"`
 }
 
@@ -46,11 +46,13 @@ var hostMapped = map[string]string{
 	"grep_search": "grep", "search_file_content": "grep", "list_directory": "ls", "activate_skill": "skill",
 }
 
-// runsAnything are commands whose allow lets any other command run.
+// runsAnything are commands whose allow lets any other command run. (The
+// transparent wrappers — command, builtin, exec, nohup, time, nice,
+// timeout, stdbuf — are not among them: the command they run is matched
+// on its own, so an allow of one allows only itself.)
 var runsAnything = map[string]string{
 	"bash": "a shell", "sh": "a shell", "zsh": "a shell", "dash": "a shell", "ksh": "a shell", "fish": "a shell", "busybox": "a shell",
-	"sudo": "a wrapper", "doas": "a wrapper", "env": "a wrapper", "xargs": "a wrapper", "nohup": "a wrapper", "timeout": "a wrapper",
-	"nice": "a wrapper", "time": "a wrapper", "command": "a wrapper", "exec": "a wrapper", "eval": "a string evaluator",
+	"sudo": "a wrapper", "doas": "a wrapper", "env": "a wrapper", "xargs": "a wrapper", "eval": "a string evaluator",
 	"source": "a script loader", ".": "a script loader", "su": "a wrapper", "runuser": "a wrapper", "watch": "a wrapper",
 	"parallel": "a wrapper", "setsid": "a wrapper", "flock": "a wrapper", "script": "a wrapper",
 	"python": "an interpreter", "python3": "an interpreter", "node": "an interpreter", "perl": "an interpreter",
@@ -62,28 +64,27 @@ var runsAnything = map[string]string{
 func LintPolicy(p *Policy) []Lint {
 	var out []Lint
 	rules := configOnly(p.Rules())
+	shadows := shadowedBy(rules)
 	for i, r := range rules {
-		for _, later := range rules[i+1:] {
-			if later.Surface != r.Surface {
-				continue
-			}
+		if j := shadows[i]; j >= 0 {
+			later := rules[j]
 			if subsumes(later.Pattern, r.Pattern) {
 				out = append(out, Lint{Path: r.Origin.Path, Line: r.Origin.Line, Kind: "shadowed",
 					Message: fmt.Sprintf("%s rule %q can never win: the later rule %q (%s) matches everything it matches", r.Surface, r.Pattern, later.Pattern, where(later.Origin))})
-				break
-			}
-			if r.Surface == "mcp" {
-				if f, ok := shadowingForm(later.Pattern, r.Pattern); ok {
-					out = append(out, Lint{Path: r.Origin.Path, Line: r.Origin.Line, Kind: "shadowed",
-						Message: fmt.Sprintf("mcp rule %q can never win: every tool call it matches is also named %q, which the later rule %q (%s) matches (the last rule matching any form of a target wins)", r.Pattern, f, later.Pattern, where(later.Origin))})
-					break
-				}
+			} else if f, ok := shadowingForm(later.Pattern, r.Pattern); ok {
+				out = append(out, Lint{Path: r.Origin.Path, Line: r.Origin.Line, Kind: "shadowed",
+					Message: fmt.Sprintf("mcp rule %q can never win: every tool call it matches is also named %q, which the later rule %q (%s) matches (the last rule matching any form of a target wins)", r.Pattern, f, later.Pattern, where(later.Origin))})
 			}
 		}
 		if r.Surface == "bash" && r.Action == Allow {
 			out = append(out, riskyAllow(r)...)
 		}
-		if !builtinSurfaces[r.Surface] && !hostSurfaces[r.Surface] && !strings.ContainsAny(r.Surface, "*?") {
+		if _, shell := p.ShellTools[r.Surface]; shell {
+			// A declared shell tool is known, but its calls are decided
+			// command by command on the bash surface.
+			out = append(out, Lint{Path: r.Origin.Path, Line: r.Origin.Line, Kind: "shell-tool",
+				Message: fmt.Sprintf("surface %q never applies: shellTools declares %s a shell tool, whose commands are decided on the \"bash\" surface like bash's (did you mean a \"bash\" rule?)", r.Surface, r.Surface)})
+		} else if !builtinSurfaces[r.Surface] && !hostSurfaces[r.Surface] && !strings.ContainsAny(r.Surface, "*?") {
 			out = append(out, unknownSurface(r)...)
 		}
 	}
@@ -93,6 +94,118 @@ func LintPolicy(p *Policy) []Lint {
 		}
 	}
 	return dedupeLints(out)
+}
+
+// shadows reports whether rule a makes rule b, earlier on the same
+// surface, never win: a subsumes b, or (mcp) a matches a form every call
+// of b has.
+func shadows(a, b *Rule) bool {
+	if subsumes(a.Pattern, b.Pattern) {
+		return true
+	}
+	_, ok := shadowingForm(a.Pattern, b.Pattern)
+	return b.Surface == "mcp" && ok
+}
+
+// shadowedBy returns, for each rule, the index of the first later rule of
+// the same surface that shadows it (-1 for none), without comparing every
+// pair (a policy of 160,000 rules has 10^10): the later rules of a surface
+// are indexed by what subsumes can hold for — a "prefix*" pattern by its
+// prefix, a literal by itself, any other wildcard pattern in a list — so a
+// rule looks up only its own prefixes (and its mcp forms) and that list,
+// and each candidate found is confirmed by subsumes itself.
+func shadowedBy(rules []*Rule) []int {
+	out := make([]int, len(rules))
+	idx := map[string]*laterRules{}
+	for i := len(rules) - 1; i >= 0; i-- {
+		r := rules[i]
+		x := idx[r.Surface]
+		if x == nil {
+			x = newLaterRules()
+			idx[r.Surface] = x
+		}
+		out[i] = x.first(rules, r)
+		x.add(r.Pattern, i)
+	}
+	return out
+}
+
+// laterRules indexes the rules of one surface after the one being linted:
+// each map of an index holds the smallest index of its key (rules are
+// added from the last one back), each list its indexes in decreasing
+// order. A pattern with a wildcard elsewhere than at its end can match a
+// literal only if the literal starts with the pattern's literal prefix
+// (before its first wildcard), or else ends with its literal suffix (after
+// its last one): such patterns are listed under that prefix or suffix, and
+// only the rest (a wildcard at both ends) in one list every literal reads.
+type laterRules struct {
+	literal   map[string]int   // patterns without a wildcard
+	prefix    map[string]int   // "prefix*" patterns whose prefix has no wildcard, by prefix
+	otherPre  map[string][]int // other wildcard patterns, by their literal prefix
+	otherSuf  map[string][]int // other wildcard patterns without one, by their literal suffix
+	otherRest []int            // the others
+}
+
+func newLaterRules() *laterRules {
+	return &laterRules{literal: map[string]int{}, prefix: map[string]int{}, otherPre: map[string][]int{}, otherSuf: map[string][]int{}}
+}
+
+func (x *laterRules) add(pattern string, i int) {
+	first := strings.IndexAny(pattern, "*?")
+	last := strings.LastIndexAny(pattern, "*?")
+	switch prefix, ok := strings.CutSuffix(pattern, "*"); {
+	case first < 0:
+		x.literal[pattern] = i
+	case ok && !strings.ContainsAny(prefix, "*?"):
+		x.prefix[prefix] = i
+	case first > 0:
+		x.otherPre[pattern[:first]] = append(x.otherPre[pattern[:first]], i)
+	case last < len(pattern)-1:
+		x.otherSuf[pattern[last+1:]] = append(x.otherSuf[pattern[last+1:]], i)
+	default:
+		x.otherRest = append(x.otherRest, i)
+	}
+}
+
+// first is the smallest index of an indexed rule that shadows r, -1 for
+// none.
+func (x *laterRules) first(rules []*Rule, r *Rule) int {
+	best := -1
+	try := func(j int, ok bool) {
+		if ok && (best < 0 || j < best) && shadows(rules[j], r) {
+			best = j
+		}
+	}
+	tryList := func(list []int) {
+		for k := len(list) - 1; k >= 0; k-- { // the smallest index first
+			if best >= 0 && list[k] > best {
+				return
+			}
+			try(list[k], true)
+		}
+	}
+	values := []string{r.Pattern}
+	if r.Surface == "mcp" {
+		values = append(values, mcpForms(r.Pattern)...)
+	}
+	for _, v := range values {
+		for k := 0; k <= len(v); k++ {
+			j, ok := x.prefix[v[:k]]
+			try(j, ok)
+		}
+		if !strings.ContainsAny(v, "*?") {
+			j, ok := x.literal[v]
+			try(j, ok)
+			j, ok = x.prefix[v+" "] // "git *" matches the bare "git"
+			try(j, ok)
+			for k := 1; k <= len(v); k++ {
+				tryList(x.otherPre[v[:k]])
+				tryList(x.otherSuf[v[k-1:]])
+			}
+			tryList(x.otherRest)
+		}
+	}
+	return best
 }
 
 func configOnly(rules []*Rule) []*Rule {
@@ -143,6 +256,17 @@ func subsumes(a, b string) bool {
 // and "tool" (anchor §4.4; a search or connect whose text is
 // "server:tool" is not a call of that tool and is not considered).
 func shadowingForm(a, b string) (string, bool) {
+	for _, f := range mcpForms(b) {
+		if subsumes(a, f) {
+			return f, true
+		}
+	}
+	return "", false
+}
+
+// mcpForms are the forms every MCP call matching pattern b also has (see
+// shadowingForm).
+func mcpForms(b string) []string {
 	forms := []string{"mcp"}
 	if s, rest, ok := strings.Cut(b, ":"); ok && s != "" && rest != "" && !strings.ContainsAny(s, "*?") {
 		forms = append(forms, s+"_"+rest, s)
@@ -150,12 +274,7 @@ func shadowingForm(a, b string) (string, bool) {
 			forms = append(forms, rest)
 		}
 	}
-	for _, f := range forms {
-		if subsumes(a, f) {
-			return f, true
-		}
-	}
-	return "", false
+	return forms
 }
 
 func riskyAllow(r *Rule) []Lint {

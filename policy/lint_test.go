@@ -38,6 +38,7 @@ func TestLints(t *testing.T) {
 		{"allow on python", `{"permission": {"bash": {"python *": "allow"}}}`, "risky-allow", "python is an interpreter"},
 		{"allow on a shell", `{"permission": {"bash": {"bash *": "allow"}}}`, "risky-allow", "bash is a shell"},
 		{"allow on xargs", `{"permission": {"bash": {"xargs *": "allow"}}}`, "risky-allow", "xargs is a wrapper"},
+		{"allow on a transparent wrapper allows only itself", `{"permission": {"bash": {"nohup *": "allow", "timeout *": "allow", "exec *": "allow"}}}`, "risky-allow", ""},
 		{"deny on sudo is fine", `{"permission": {"bash": {"sudo *": "deny"}}}`, "risky-allow", ""},
 		{"allow on git is fine", `{"permission": {"bash": {"git *": "allow"}}}`, "risky-allow", ""},
 		{"typo surface", `{"permission": {"Bash": "deny"}}`, "unknown-surface", `did you mean "bash"`},
@@ -48,6 +49,8 @@ func TestLints(t *testing.T) {
 		{"Gemini CLI surface is fine", `{"permission": {"google_web_search": "deny", "web_fetch": "ask"}}`, "unknown-surface", ""},
 		{"mapped Gemini tool", `{"permission": {"run_shell_command": "deny"}}`, "unknown-surface", `did you mean "bash"`},
 		{"mapped Claude tool", `{"permission": {"Glob": "deny"}}`, "unknown-surface", `decides the host tool Glob on the "find" surface`},
+		{"a declared shell tool is not unknown", `{"shellTools": {"run_shell": {"commandArgument": "cmd"}}, "permission": {"run_shell": "deny"}}`, "unknown-surface", ""},
+		{"a declared shell tool is decided on bash", `{"shellTools": {"run_shell": {"commandArgument": "cmd"}}, "permission": {"run_shell": "deny"}}`, "shell-tool", `decided on the "bash" surface`},
 		{"permissive fallback", `{"permission": {"*": "allow"}}`, "permissive-fallback", "bash"},
 		{"fallback with bash catch-all", `{"permission": {"*": "allow", "bash": {"*": "ask"}}}`, "permissive-fallback", ""},
 	}

@@ -16,10 +16,7 @@ const scopeMCPFile = "mcp.json"
 // adapter's and are not looked at. A file that cannot be parsed, or whose
 // server map is not an object, has an Error with line and column.
 func ParseMCPFile(path string, data []byte) *File {
-	// A byte order mark is common in hand-edited JSON and says nothing:
-	// dropping it keeps such a file from failing closed for no reason.
-	// (Offsets then count from after it.)
-	data = bytes.TrimPrefix(data, []byte("\ufeff"))
+	data = bytes.TrimPrefix(data, byteOrderMark)
 	f, p, v := parseJSONC(path, data, "cannot parse mcp.json: ", false)
 	if v == nil {
 		return f

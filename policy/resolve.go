@@ -399,6 +399,10 @@ func (s *surfaceRules) ruleIndexNow(surface string) *ruleIndex {
 // forSurface returns the rules that apply to surface, in order, cached.
 func (p *Policy) forSurface(surface string) []*Rule { return p.surfaceSet(surface).rules }
 
+// SurfaceRules are the policy files' rules of surface in evaluation order
+// (the fallback first): what `toolgate explain` lists.
+func (p *Policy) SurfaceRules(surface string) []*Rule { return p.forSurface(surface) }
+
 func (p *Policy) surfaceSet(surface string) *surfaceRules {
 	if v, ok := p.cache.Load(surface); ok {
 		return v.(*surfaceRules)

@@ -403,17 +403,25 @@ func (s *Stream) next() ([]byte, *skeleton, error) {
 // skeleton) comes back, so that a request's id can still be answered.
 //
 // A line that is whole in the reader's buffer comes back as a slice of that
-// buffer, valid until the next read.
+// buffer, valid until the next read. A longer one is gathered as copies of
+// the reader's buffer, joined once at its end: never a growing buffer,
+// whose copies would allocate several times the cap for one line, and
+// never more than the cap held (what was gathered is fed to the skeleton
+// and dropped when the line turns out too long).
 func (s *Stream) readLine() ([]byte, *skeleton, error) {
-	var buf []byte
-	for first := true; ; first = false {
-		chunk, err := s.in.ReadSlice('\n')
-		if first && err == nil {
-			return chunk[:len(chunk)-1], nil, nil
-		}
-		if len(buf)+len(chunk) > MaxMessageBytes {
+	chunk, err := s.in.ReadSlice('\n')
+	if err == nil {
+		return chunk[:len(chunk)-1], nil, nil
+	}
+	var parts [][]byte
+	n := 0
+	for {
+		if n+len(chunk) > MaxMessageBytes {
 			sk := &skeleton{}
-			sk.feed(buf)
+			for i := range parts {
+				sk.feed(parts[i])
+				parts[i] = nil
+			}
 			sk.feed(chunk)
 			for errors.Is(err, bufio.ErrBufferFull) {
 				chunk, err = s.in.ReadSlice('\n')
@@ -424,15 +432,21 @@ func (s *Stream) readLine() ([]byte, *skeleton, error) {
 			}
 			return nil, sk, nil // at EOF, the next read reports it
 		}
-		buf = append(buf, chunk...)
-		if errors.Is(err, bufio.ErrBufferFull) {
-			continue
+		parts = append(parts, bytes.Clone(chunk))
+		n += len(chunk)
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			break
 		}
-		if err != nil {
-			return buf, nil, err
-		}
-		return bytes.TrimSuffix(buf, []byte("\n")), nil, nil
+		chunk, err = s.in.ReadSlice('\n')
 	}
+	buf := make([]byte, 0, n)
+	for _, p := range parts {
+		buf = append(buf, p...)
+	}
+	if err != nil {
+		return buf, nil, err
+	}
+	return bytes.TrimSuffix(buf, []byte("\n")), nil, nil
 }
 
 // maxHeaderLine bounds one Content-Length framing header line.

@@ -187,7 +187,7 @@ func (e *ocEnv) testRun(t *testing.T) {
   }`, "")
 	secret := filepath.Join(p.proj, "secret.txt")
 	hoste2e.WriteFile(t, secret, "TOP-SECRET-CONTENT\n")
-	p.fake.script = []step{
+	p.fake.setScript([]step{
 		bash("touch ran-allow.txt"),
 		bash("touch ran-deny.txt"),
 		{Tool: "read", Args: map[string]any{"filePath": secret}},
@@ -195,7 +195,7 @@ func (e *ocEnv) testRun(t *testing.T) {
 		{Tool: "webfetch", Args: map[string]any{"url": "https://evil.example/data", "format": "text"}},
 		{Tool: "webfetch", Args: map[string]any{"url": "HTTPS://EVIL.EXAMPLE/data", "format": "text"}}, // as the fetcher normalizes it
 		{Text: "done"},
-	}
+	})
 	out := e.run(t, p)
 	fail := func(format string, args ...any) {
 		t.Helper()
@@ -327,7 +327,7 @@ func (e *ocEnv) testServe(t *testing.T) {
 	fileA, fileB := filepath.Join(p.proj, dirA, "a.txt"), filepath.Join(p.proj, dirB, "b.txt")
 	hoste2e.WriteFile(t, fileA, "CONTENT-OF-A\n")
 	hoste2e.WriteFile(t, fileB, "CONTENT-OF-B\n")
-	p.fake.script = []step{
+	p.fake.setScript([]step{
 		bash("touch ran-once.txt"),    // ask → the person: once
 		bash("touch ran-allowed.txt"), // allow: the plugin answers OpenCode itself
 		bash("touch ran-always.txt"),  // ask → the person: always
@@ -340,7 +340,7 @@ func (e *ocEnv) testServe(t *testing.T) {
 		// for read would cover every read: the person must be asked again.
 		{Tool: "read", Args: map[string]any{"filePath": fileB}}, // ask → the person: reject
 		{Text: "done"},
-	}
+	})
 	// What the person answers, by a text in the question's patterns.
 	person := []answer{{"touch ran-once.txt", "once"}, {"touch ran-always.txt", "always"}, {"ran-write.txt", "once"},
 		{dirA + "/a.txt", "always"}, {dirB + "/b.txt", "reject"}}

@@ -25,10 +25,10 @@ type step struct {
 // a request whose tools lack the step's tool (the title call) gets text.
 // The tool call of step N has the id call_N.
 type fakeOpenAI struct {
-	url    string
-	script []step
+	url string
 
-	mu       sync.Mutex
+	mu       sync.Mutex // guards script (a test sets it while a server may read it), requests and raw
+	script   []step
 	requests []chatRequest
 	raw      []string
 }
@@ -67,6 +67,7 @@ func (f *fakeOpenAI) serve(w http.ResponseWriter, r *http.Request) {
 	f.mu.Lock()
 	f.requests = append(f.requests, req)
 	f.raw = append(f.raw, string(body))
+	script := f.script
 	f.mu.Unlock()
 
 	results := 0
@@ -75,7 +76,11 @@ func (f *fakeOpenAI) serve(w http.ResponseWriter, r *http.Request) {
 			results++
 		}
 	}
-	st := f.script[min(results, len(f.script)-1)]
+	if len(script) == 0 {
+		http.Error(w, "the fake model has no script yet", http.StatusServiceUnavailable)
+		return
+	}
+	st := script[min(results, len(script)-1)]
 	has := false
 	for _, tl := range req.Tools {
 		has = has || tl.Function.Name == st.Tool
@@ -101,6 +106,13 @@ func (f *fakeOpenAI) serve(w http.ResponseWriter, r *http.Request) {
 		chunk(map[string]any{}, "stop")
 	}
 	fmt.Fprint(w, "data: [DONE]\n\n")
+}
+
+// setScript replaces the steps the fake plays.
+func (f *fakeOpenAI) setScript(script []step) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.script = script
 }
 
 // toolResult is what the model was told about tool call id, from the
@@ -132,4 +144,39 @@ func (f *fakeOpenAI) anyRequestContains(s string) bool {
 		}
 	}
 	return false
+}
+
+// The fake model is set up before its script is known and given one while
+// the CLI may already be asking it (go test -race sees the two meet). This
+// runs without the real-host switch: it needs no CLI.
+func TestFakeModelScriptWhileServing(t *testing.T) {
+	f := startFakeOpenAI(t, nil)
+	body := `{"messages": [{"role": "user", "content": "hi"}], "tools": [{"function": {"name": "bash"}}]}`
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 5 {
+				resp, err := http.Post(f.url+"/chat/completions", "application/json", strings.NewReader(body))
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				_, _ = io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+			}
+		}()
+	}
+	f.setScript([]step{{Tool: "bash", Args: map[string]any{"command": "ls"}}})
+	wg.Wait()
+	resp, err := http.Post(f.url+"/chat/completions", "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	got, _ := io.ReadAll(resp.Body)
+	if !strings.Contains(string(got), `"name":"bash"`) || !strings.Contains(string(got), "call_0") {
+		t.Fatalf("with its script, the fake model does not call bash:\n%s", got)
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io/fs"
 	"path"
+	"slices"
 	"strings"
 	"syscall"
 )
@@ -44,6 +45,10 @@ type walker struct {
 	dir  string   // canonical, existing, absolute
 	tail []string // components below dir that do not exist
 	hops int
+	// seen are the links followed so far, each with what was left to walk
+	// after it: reaching one again with the same rest is a cycle, which
+	// would only repeat until maxLinks (the same answer, found at once).
+	seen []string
 	fs   *View // where lstat and readlink are asked (nil: the file system)
 	// noProbe: the directory cache did not know the last component
 	// walked, so it knows none below it either (see View.knownEntry).
@@ -52,6 +57,7 @@ type walker struct {
 
 func (w walker) clone() walker {
 	w.tail = append([]string(nil), w.tail...)
+	w.seen = append([]string(nil), w.seen...)
 	return w
 }
 
@@ -118,6 +124,11 @@ func (w *walker) run(comps []string) bool {
 		if w.hops > maxLinks {
 			return false
 		}
+		key := p + "\x00" + strings.Join(rest, "/")
+		if slices.Contains(w.seen, key) {
+			return false
+		}
+		w.seen = append(w.seen, key)
 		target, err := w.fs.readlink(p)
 		if err != nil || target == "" {
 			return false

@@ -1,6 +1,7 @@
 package paths
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -643,5 +644,49 @@ func TestNewForHost(t *testing.T) {
 	// Without the host spelling the no-break name is a new file inside.
 	if New("out\u00a0link/secret.txt", "", proj, home).Outside(proj) {
 		t.Errorf("the plain reading of a no-break name should be inside (the host reading is what leads outside)")
+	}
+}
+
+// A chain of maxLinks distinct links resolves, one more does not; a cycle
+// of links (which the walk finds as soon as it reaches a link a second
+// time with the same rest to walk) does not either, whatever its length.
+func TestLinkChainsAndCycles(t *testing.T) {
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "target"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	link := func(name, to string) {
+		if err := os.Symlink(to, filepath.Join(dir, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// long0 -> long1 -> … -> long<maxLinks> -> target: maxLinks+1 links.
+	for i := range maxLinks + 1 {
+		to := fmt.Sprintf("long%d", i+1)
+		if i == maxLinks {
+			to = "target"
+		}
+		link(fmt.Sprintf("long%d", i), to)
+	}
+	for i := range 5 { // cyc0 -> cyc1 -> … -> cyc4 -> cyc0
+		link(fmt.Sprintf("cyc%d", i), fmt.Sprintf("cyc%d", (i+1)%5))
+	}
+	link("down", "sub/../down") // a cycle through a directory that does not exist
+	for _, c := range []struct {
+		name string
+		want string // "" = not known
+	}{
+		{"long1", filepath.Join(dir, "target")}, // maxLinks links
+		{"long0", ""},                           // one more
+		{"cyc0", ""}, {"cyc3/x", ""},
+		{"down", ""},
+	} {
+		got, ok := Canonical(filepath.Join(dir, c.name))
+		if c.want == "" && ok || c.want != "" && (!ok || got != c.want) {
+			t.Errorf("Canonical(%s) = %q, %v; want %q", c.name, got, ok, c.want)
+		}
 	}
 }

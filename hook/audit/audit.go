@@ -24,6 +24,7 @@ import (
 	"fmt"
 	"hash"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -132,8 +133,22 @@ func Open(path string) (*Log, error) {
 // file (another process may replace it meanwhile).
 func (l *Log) open() error {
 	for try := 0; ; try++ {
-		f, err := os.OpenFile(l.path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o600)
+		if info, err := os.Stat(l.path); err == nil {
+			if err := regular(info); err != nil {
+				return fmt.Errorf("cannot open the audit log %s: %w", l.path, err)
+			}
+		}
+		// Without blocking: a FIFO put there after the stat cannot hang
+		// the open; it is refused by its descriptor below.
+		f, err := os.OpenFile(l.path, os.O_RDWR|os.O_APPEND|os.O_CREATE|openNoBlock, 0o600)
 		if err != nil {
+			return fmt.Errorf("cannot open the audit log %s: %w", l.path, err)
+		}
+		if info, err := f.Stat(); err != nil || regular(info) != nil {
+			f.Close()
+			if err == nil {
+				err = regular(info)
+			}
 			return fmt.Errorf("cannot open the audit log %s: %w", l.path, err)
 		}
 		l.f, l.write = f, f.Write
@@ -159,6 +174,32 @@ func (l *Log) open() error {
 			return fmt.Errorf("cannot open the audit log %s: it keeps being replaced", l.path)
 		}
 	}
+}
+
+// regular says why info (a stat that followed links) is not a regular
+// file, or nil. Only a regular file keeps records: a FIFO would block a
+// record's write while the log's lock is held, a device (a link to
+// /dev/null) would lose every record.
+func regular(info fs.FileInfo) error {
+	m := info.Mode()
+	var kind string
+	switch {
+	case m.IsRegular():
+		return nil
+	case m.IsDir():
+		kind = "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		kind = "a named pipe (FIFO)"
+	case m&fs.ModeSocket != 0:
+		kind = "a socket"
+	case m&fs.ModeCharDevice != 0:
+		kind = "a character device"
+	case m&fs.ModeDevice != 0:
+		kind = "a device"
+	default:
+		kind = "of type " + m.Type().String()
+	}
+	return fmt.Errorf("it is %s, not a regular file, so no record could be kept in it", kind)
 }
 
 // Path is the log's file.
@@ -597,7 +638,15 @@ func (l *Log) Close() error {
 type Problem struct {
 	Line    int
 	Message string
+	// record is true when the line is a record of the format (seq, prev
+	// and hash) that does not chain: an edited log, not another file.
+	record bool
 }
+
+// IsChainProblem reports whether p is about a record of the format that
+// does not chain (a log edited, reordered or cut), not a line that is no
+// record at all (a file that is not an audit log).
+func IsChainProblem(p *Problem) bool { return p != nil && p.record }
 
 func (p *Problem) Error() string { return fmt.Sprintf("line %d: %s", p.Line, p.Message) }
 
@@ -617,7 +666,7 @@ func verify(r io.Reader) (int, string, *Problem) {
 	for line := 1; sc.Scan(); line++ {
 		b := sc.Bytes()
 		if len(bytes.TrimSpace(b)) == 0 {
-			return n, prev, &Problem{line, "empty line"}
+			return n, prev, &Problem{line, "empty line", false}
 		}
 		var rec struct {
 			Seq  *uint64 `json:"seq"`
@@ -625,30 +674,30 @@ func verify(r io.Reader) (int, string, *Problem) {
 			Hash *string `json:"hash"`
 		}
 		if err := json.Unmarshal(b, &rec); err != nil {
-			return n, prev, &Problem{line, "not a JSON record: " + err.Error()}
+			return n, prev, &Problem{line, "not a JSON record: " + err.Error(), false}
 		}
 		if rec.Seq == nil || rec.Prev == nil || rec.Hash == nil {
-			return n, prev, &Problem{line, "record without seq, prev or hash"}
+			return n, prev, &Problem{line, "record without seq, prev or hash", false}
 		}
 		if *rec.Seq != uint64(n+1) {
-			return n, prev, &Problem{line, fmt.Sprintf("seq is %d, want %d (a record was removed, added or moved)", *rec.Seq, n+1)}
+			return n, prev, &Problem{line, fmt.Sprintf("seq is %d, want %d (a record was removed, added or moved)", *rec.Seq, n+1), true}
 		}
 		if *rec.Prev != prev {
-			return n, prev, &Problem{line, "prev does not match the previous record's hash (a record was removed, added or moved)"}
+			return n, prev, &Problem{line, "prev does not match the previous record's hash (a record was removed, added or moved)", true}
 		}
 		suffix := []byte(`,"hash":"` + *rec.Hash + `"}`)
 		if !bytes.HasSuffix(b, suffix) {
-			return n, prev, &Problem{line, "hash is not the record's last field"}
+			return n, prev, &Problem{line, "hash is not the record's last field", true}
 		}
 		body := append(append([]byte(nil), b[:len(b)-len(suffix)]...), '}')
 		if Hash(prev, body) != *rec.Hash {
-			return n, prev, &Problem{line, "hash does not match the record (the record was edited)"}
+			return n, prev, &Problem{line, "hash does not match the record (the record was edited)", true}
 		}
 		prev = *rec.Hash
 		n++
 	}
 	if err := sc.Err(); err != nil {
-		return n, prev, &Problem{n + 1, "cannot read: " + err.Error()}
+		return n, prev, &Problem{n + 1, "cannot read: " + err.Error(), false}
 	}
 	return n, prev, nil
 }

@@ -33,8 +33,12 @@ type headFile struct {
 }
 
 func openHead(path string) *headFile {
-	f, err := os.OpenFile(HeadPath(path), os.O_RDWR|os.O_CREATE, 0o600)
+	f, err := os.OpenFile(HeadPath(path), os.O_RDWR|os.O_CREATE|openNoBlock, 0o600)
 	if err != nil {
+		return nil
+	}
+	if info, err := f.Stat(); err != nil || !info.Mode().IsRegular() {
+		f.Close() // a FIFO or a device keeps no head: there is none
 		return nil
 	}
 	return &headFile{f: f}

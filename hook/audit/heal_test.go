@@ -280,7 +280,7 @@ func fileSizeChild(path string) {
 func verifyQuick(path string) (int, *Problem) {
 	f, err := os.Open(path)
 	if err != nil {
-		return 0, &Problem{0, err.Error()}
+		return 0, &Problem{Line: 0, Message: err.Error()}
 	}
 	defer f.Close()
 	return Verify(f)

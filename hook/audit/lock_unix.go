@@ -16,3 +16,6 @@ func (l *Log) lock() error {
 }
 
 func (l *Log) unlock() { _ = syscall.Flock(int(l.f.Fd()), syscall.LOCK_UN) }
+
+// openNoBlock opens the log without blocking (a FIFO cannot hang it).
+const openNoBlock = syscall.O_NONBLOCK

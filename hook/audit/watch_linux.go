@@ -59,8 +59,12 @@ type pathWatch struct {
 	// was armed, and arms counts the armings (for tests).
 	hits, armedAt uint64
 	arms          int
-	evs           [4]unix.EpollEvent
-	buf           []byte
+	// busy counts the watches ended by events about other names that
+	// kept coming (or overflowed the queue): a busy directory on the way,
+	// such as a shared /tmp, not a change of the way (for tests).
+	busy int
+	evs  [4]unix.EpollEvent
+	buf  []byte
 }
 
 // dirWatch is a directory on the way and the name in it that leads on.
@@ -140,6 +144,7 @@ func (w *pathWatch) drain() bool {
 			return false
 		}
 	}
+	w.busy++
 	return false
 }
 
@@ -170,6 +175,10 @@ func (w *pathWatch) unrelated(b []byte) bool {
 // offTheWay reports that one event is about another name in a directory
 // on the way: nothing the path goes through.
 func (w *pathWatch) offTheWay(wd int32, mask uint32, name []byte) bool {
+	if mask&unix.IN_Q_OVERFLOW != 0 {
+		w.busy++
+		return false
+	}
 	if mask&watchEnds != 0 || len(name) == 0 {
 		return false
 	}

@@ -1,5 +1,6 @@
-// Package hoste2e is what the end-to-end suites of the hook hosts
-// (examples/claude-code, examples/gemini-cli) share: finding Node and npm,
+// Package hoste2e is what the end-to-end suites of the real hosts
+// (examples/claude-code, examples/gemini-cli, ...) share: the switch that
+// turns them on, finding Node and npm,
 // installing the pinned CLI from the example's lock file, building
 // toolgate, a scrubbed environment, and running a CLI with a deadline.
 package hoste2e
@@ -25,11 +26,27 @@ import (
 // registry; a second or two from npm's cache).
 const NPMCITimeout = 5 * time.Minute
 
-// RequireNode finds node and npm (at least minMajor.minMinor). Without
-// them the suite cannot run: that fails under CI (the suite must not
-// silently vanish there) and skips elsewhere.
+// Switch is the environment variable that turns the real-host suites on.
+// They install a pinned CLI from npm (about 1 GB for all of them) and take
+// minutes, so `go test ./...` leaves them out unless it is set to 1;
+// .ci/run sets it.
+const Switch = "TOOLGATE_E2E"
+
+// RequireE2E skips the test unless the real-host switch is on. Every
+// real-host suite calls it first (RequireNode does).
+func RequireE2E(t *testing.T) {
+	t.Helper()
+	if os.Getenv(Switch) != "1" {
+		t.Skipf("a real-host suite: it runs only with %s=1 (e.g. `%s=1 go test ./examples/...`)", Switch, Switch)
+	}
+}
+
+// RequireNode finds node and npm (at least minMajor.minMinor), after
+// RequireE2E. Without them the suite cannot run: that fails under CI (the
+// suite must not silently vanish there) and skips elsewhere.
 func RequireNode(t *testing.T, minMajor, minMinor int) (node, npm string) {
 	t.Helper()
+	RequireE2E(t)
 	missing := func(format string, args ...any) {
 		msg := fmt.Sprintf(format, args...) + fmt.Sprintf("; this end-to-end suite needs Node >= %d.%d and npm", minMajor, minMinor)
 		if os.Getenv("CI") != "" {
