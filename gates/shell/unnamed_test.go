@@ -5,6 +5,7 @@ import (
 	"archive/zip"
 	"bytes"
 	"compress/gzip"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -78,6 +79,22 @@ func gzipped(t *testing.T, data []byte) []byte {
 	return b.Bytes()
 }
 
+func manyNames(n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = fmt.Sprintf("f%d", i)
+	}
+	return out
+}
+
+func manyEntries(n int) []tarEntry {
+	out := make([]tarEntry, n)
+	for i, name := range manyNames(n) {
+		out[i] = tarEntry{name: name, typ: tar.TypeReg}
+	}
+	return out
+}
+
 // TestListArchive: an archive's names are read from its own bytes; one
 // with links, names that climb out or a kind the standard library cannot
 // read is not listed.
@@ -99,6 +116,8 @@ func TestListArchive(t *testing.T) {
 		{"zip", zipBytes(t, "a/b.txt", ".envrc"), []string{"a/b.txt", ".envrc"}, true},
 		{"zip with a symlink", zipBytes(t, "a", "@l"), nil, false},
 		{"zip climbing out", zipBytes(t, "a/../../x"), nil, false},
+		{"zip with more entries than are listed", zipBytes(t, manyNames(maxListedEntries+1)...), nil, false},
+		{"tar with more entries than are listed", tarBytes(t, manyEntries(maxListedEntries+1)...), nil, false},
 		{"not an archive", []byte("just text, long enough to be no tar header at all\n"), nil, false},
 		{"empty", nil, nil, false},
 	}
