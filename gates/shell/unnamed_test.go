@@ -167,6 +167,15 @@ func TestPatchNames(t *testing.T) {
 	}
 }
 
+// unnamedSeeds are commands of every kind of unnamed write, seeds of
+// FuzzAnalyze too.
+var unnamedSeeds = []string{"tar xvzf a.tgz -C out --strip-components 2", "tar -xf - -C", "tar x",
+	"bsdtar -xs ,a,b, -f a.tar", "unzip -d", "unzip a.zip -x b -d o", "cpio -D", "cpio -i --directory=o",
+	"7z x", "7z e a.zip -o", "patch -p", "patch -d o -i", "patch --strip=x -i p", "git --work-tree",
+	"git --work-tree= checkout", "git -C . --git-dir=x stash pop", "git checkout-index --prefix=",
+	"git apply -p", "git am --directory", "cp -t", "cp -r a", "mv -T a b", "rsync -a", "rsync -a : x",
+	"GIT_DIR=x git reset --hard", "cp -r $X .", "tar xf $A -C $B", "rsync -a x/ $D"}
+
 // TestUnnamedWrites: per command, the path words it writes that its
 // words do not name (Into marks a destination judged whole).
 func TestUnnamedWrites(t *testing.T) {
