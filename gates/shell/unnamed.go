@@ -679,10 +679,24 @@ func gitTreeWrites(a *analyzer, c cmd, sc *scope) {
 	}
 	sub, rest := args[k].value, args[k+1:]
 	global := k > 0
-	for _, name := range c.env {
-		if name == "GIT_WORK_TREE" || name == "GIT_DIR" {
-			t := dest{raw: "$" + name}
+	for _, name := range [...]string{"GIT_DIR", "GIT_WORK_TREE"} {
+		switch {
+		case slices.Contains(c.env, name):
+			t := dest{raw: "$" + name} // set for this command: its value is not followed
 			tree = &t
+		case tree == nil:
+			// Set earlier in the script (exported or not: either way
+			// only more is judged): GIT_DIR's work tree is where git
+			// runs, GIT_WORK_TREE's is its value.
+			v, ok := sc.vars.get(name)
+			switch {
+			case ok && name == "GIT_DIR":
+				tree = &here
+			case ok:
+				tree = &dest{raw: "$" + name, value: v, known: v != ""}
+			case sc.facts.noVars || sc.facts.assigns[name] > 0:
+				tree = &dest{raw: "$" + name} // assigned in a way not followed (export X=…, read X)
+			}
 		}
 	}
 	sc.withDirs(dirs, func() {
