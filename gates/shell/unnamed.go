@@ -24,7 +24,8 @@ import (
 // looked up by run for every command (whatever else it is: git's special
 // handling, a catalog entry) so that this table stays apart.
 var unnamedWriters = map[string]func(a *analyzer, c cmd, sc *scope){
-	"tar": tarWrites, "gtar": tarWrites, "bsdtar": tarWrites,
+	"tar": tarWrites, "gtar": tarWrites, "bsdtar": tarWrites, "jar": tarWrites,
+	"ar":    arWrites,
 	"unzip": unzipWrites,
 	"cpio":  cpioWrites,
 	"7z":    sevenZipWrites, "7za": sevenZipWrites, "7zr": sevenZipWrites,
@@ -346,6 +347,20 @@ func tarWrites(a *analyzer, c cmd, sc *scope) {
 			a.writesInto(d, sc)
 		}
 	}
+}
+
+// ar x ARCHIVE [MEMBER…] writes the archive's members in the directory
+// it runs in (its member names are not listed here).
+func arWrites(a *analyzer, c cmd, sc *scope) {
+	args := c.args()
+	if len(args) < 2 || !args[0].known {
+		return
+	}
+	ops := strings.TrimPrefix(args[0].value, "-")
+	if !isLetterWord(ops) || !strings.Contains(ops, "x") || strings.Contains(ops, "p") {
+		return
+	}
+	a.writesInto(here, sc)
 }
 
 func isLetterWord(s string) bool {
