@@ -16,9 +16,9 @@ type bashPath struct {
 	word  shell.PathWord
 	path  paths.Path
 	known bool // the location is known (no unresolved expansion or cd)
-	// named is the protected path a write of unnamed files below this
+	// named are the protected paths a write of unnamed files below this
 	// directory could be (word.Into; see intoGuard), once judged.
-	named string
+	named []string
 }
 
 // wordPaths turns the analysis's path words into path forms: a word with an
@@ -180,8 +180,8 @@ func BashPath(c *Call, r Resolver) Outcome {
 		case !bp.known && (r.HasExplicitPathRule(policy.Deny) || r.HasExplicitPathRule(policy.Ask)):
 			o = Outcome{Gate: verdict.GateBashPath, Kind: Checked, D: Descriptor{
 				Surface: "path", Value: bp.word.Raw, State: policy.Ask, Sentinel: SentinelUnknownPath}}
-		case g != "" && bp.named != "":
-			o = Outcome{Gate: verdict.GateBashPath, Kind: Checked, D: Descriptor{Surface: "path", Value: bp.named, State: policy.Allow}}
+		case g != "" && len(bp.named) > 0:
+			o = Outcome{Gate: verdict.GateBashPath, Kind: Checked, D: Descriptor{Surface: "path", Value: bp.named[0], State: policy.Allow}}
 		case g != "":
 			o = Outcome{Gate: verdict.GateBashPath, Kind: Checked, D: Descriptor{Surface: "path", Value: bp.word.Raw, State: policy.Allow}}
 		default:
@@ -240,11 +240,19 @@ func BashPath(c *Call, r Resolver) Outcome {
 // a directory the command writes unnamed files below, the protected path
 // that could be among them.
 func (b bashPath) label() string {
-	if b.named == "" {
+	if len(b.named) == 0 {
 		return quote(b.word.Raw) + pathWhere(b)
 	}
 	where := quote(b.word.Raw) + pathWhere(b)
-	return fmt.Sprintf("%s, which the command could write: it writes files it does not name below %s", quote(b.named), where)
+	others := ""
+	if len(b.named) > 1 {
+		quoted := make([]string, len(b.named)-1)
+		for i, n := range b.named[1:] {
+			quoted[i] = quote(n)
+		}
+		others = " (and " + strings.Join(quoted, ", ") + ")"
+	}
+	return fmt.Sprintf("%s%s, which the command could write: it writes files it does not name below %s", quote(b.named[0]), others, where)
 }
 
 // pathWhere says where a bash path word really is, when that is not what

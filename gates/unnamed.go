@@ -2,6 +2,7 @@ package gates
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/toolgate/toolgate/gates/paths"
@@ -26,11 +27,12 @@ var (
 )
 
 // intoGuard returns the floor a write of unnamed files below the
-// directory b gets, and the protected path it names ("" for none).
-func intoGuard(c *Call, b bashPath) (sentinel, named string) {
+// directory b gets, and the protected paths it could write, the one the
+// decision names first (none: no floor). At most maxNamed are named.
+func intoGuard(c *Call, b bashPath) (sentinel string, named []string) {
 	if !b.known {
 		// Where it lands is only known when it runs: it could be any of them.
-		return SentinelArming, b.word.Raw
+		return SentinelArming, []string{b.word.Raw}
 	}
 	dir := b.path
 	inGit := belowGit(dir.Abs) || belowGit(dir.Real)
@@ -38,7 +40,20 @@ func intoGuard(c *Call, b bashPath) (sentinel, named string) {
 	// in it (hooks, config). Any other protected destination is named.
 	gitDir := belowGit(filepath.Base(dir.Abs))
 	if g := guard(c, dir); g != "" && !(gitDir && g == SentinelArming) {
-		return g, dir.Abs // the destination is itself protected (.git/hooks, .pi/agents/x)
+		return g, []string{dir.Abs} // the destination is itself protected (.git/hooks, .pi/agents/x)
+	}
+	own := 0 // toolgate's own files named: at most half, so that arming ones are named too
+	add := func(g, p string) {
+		if g == SentinelProtected || sentinel == "" {
+			sentinel = g // toolgate's own files decide over arming ones
+		}
+		if len(named) >= maxNamed || slices.Contains(named, p) || g == SentinelProtected && own >= maxNamed/2 {
+			return
+		}
+		if g == SentinelProtected {
+			own++
+		}
+		named = append(named, p)
 	}
 	for _, forms := range [...]string{dir.Abs, dir.Real} {
 		if forms == "" {
@@ -46,7 +61,7 @@ func intoGuard(c *Call, b bashPath) (sentinel, named string) {
 		}
 		for _, p := range guards(c).dirs {
 			if paths.WithinClean(p, forms) {
-				return SentinelProtected, p // toolgate's own files below it
+				add(SentinelProtected, p) // toolgate's own files below it
 			}
 		}
 	}
@@ -69,24 +84,30 @@ func intoGuard(c *Call, b bashPath) (sentinel, named string) {
 		// A folder every file in which arms (a folder on PATH, .husky)
 		// or is toolgate's: any name written there is protected.
 		if any := c.fs.New(joinClean(dir.Abs, "x"), "", c.Cwd, c.Home); guard(c, any) != "" {
-			return guard(c, any), dir.Abs
+			add(guard(c, any), dir.Abs)
 		}
-		return "", ""
+		return sentinel, named
 	}
 	for _, rel := range candidates {
 		p := c.fs.New(joinClean(base, rel), "", c.Cwd, c.Home)
 		if g := guard(c, p); g != "" {
-			return g, p.Abs
+			add(g, p.Abs)
 		}
 	}
-	if inGit {
-		// Inside .git/hooks or a deeper folder: every name there arms.
-		if g := guard(c, dir); g != "" {
-			return g, dir.Abs
+	if sentinel == "" {
+		// Inside .git/hooks or a deeper folder every name arms; a place
+		// that could hold a protected path and names none is still one.
+		g := guard(c, dir)
+		if g == "" {
+			g = SentinelArming
 		}
+		add(g, dir.Abs)
 	}
-	return SentinelArming, dir.Abs
+	return sentinel, named
 }
+
+// maxNamed is how many protected paths a prompt names for one directory.
+const maxNamed = 4
 
 func exists(c *Call, p string) bool {
 	_, err := c.fs.Lstat(p)

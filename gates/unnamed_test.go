@@ -33,6 +33,7 @@ func TestIntoGuard(t *testing.T) {
 		named    string // the protected path the prompt names
 	}{
 		{"project root", into("."), SentinelProtected, "$WORK/.pi/extensions/pi-permission-system"},
+		{"project root names its git hooks too", into("."), SentinelProtected, "$WORK/.git/hooks"},
 		{"project root spelled absolutely", into("$WORK"), SentinelProtected, "$WORK/.pi/extensions/pi-permission-system"},
 		{"a .git folder", into(".git"), SentinelArming, "$WORK/.git/hooks"},
 		{"below .git", into(".git/hooks"), SentinelArming, "$WORK/.git/hooks"},
@@ -62,8 +63,11 @@ func TestIntoGuard(t *testing.T) {
 			if o.D.State != policy.Ask || o.D.Sentinel != tc.sentinel {
 				t.Fatalf("state %s sentinel %q, want ask %q", o.D.State, o.D.Sentinel, tc.sentinel)
 			}
-			if named := s.expand(tc.named); o.D.Value != named || !strings.Contains(o.D.Prompt.Message, named) {
-				t.Fatalf("value %q, prompt %q: want both to name %q", o.D.Value, o.D.Prompt.Message, named)
+			if named := s.expand(tc.named); !strings.Contains(o.D.Prompt.Message, "'"+named+"'") {
+				t.Fatalf("prompt %q does not name %q", o.D.Prompt.Message, named)
+			}
+			if !strings.Contains(o.D.Prompt.Message, "'"+o.D.Value+"'") || o.D.Value == "" {
+				t.Fatalf("value %q is not named in the prompt %q", o.D.Value, o.D.Prompt.Message)
 			}
 			if len(o.D.SessionPatterns) > 0 {
 				t.Fatalf("session patterns %v: a protected write has none", o.D.SessionPatterns)

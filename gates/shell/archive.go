@@ -23,8 +23,9 @@ import (
 // out, unreadable) has no list, and its destination is judged as a whole.
 const (
 	maxListedEntries = 4096    // names of one archive or patch
-	maxTarBytes      = 8 << 20 // bytes of a compressed tar read to list it, and of a patch
-	maxZipBytes      = 64 << 20
+	maxTarBytes      = 2 << 20 // bytes of a compressed tar read to list it, and of a patch
+	maxTarStream     = 16 << 20
+	maxZipBytes      = 1 << 30 // only its directory is read, of at most maxListedEntries entries
 )
 
 var errUnlisted = errors.New("not listed")
@@ -71,12 +72,12 @@ func listArchive(p string) (names []string, ok bool) {
 		if err != nil {
 			return nil, false
 		}
-		return listTar(io.LimitReader(z, 4*maxTarBytes))
+		return listTar(io.LimitReader(z, maxTarStream))
 	case bytes.HasPrefix(m, []byte("BZh")):
 		if size > maxTarBytes {
 			return nil, false
 		}
-		return listTar(io.LimitReader(bzip2.NewReader(io.LimitReader(f, maxTarBytes)), 4*maxTarBytes))
+		return listTar(io.LimitReader(bzip2.NewReader(io.LimitReader(f, maxTarBytes)), maxTarStream))
 	}
 	// An uncompressed tar of any size: its headers are read, its data
 	// skipped (tar.Reader seeks over it).
@@ -110,7 +111,7 @@ func listTar(r io.Reader) ([]string, bool) {
 }
 
 func listZip(f *os.File, size int64) ([]string, bool) {
-	if size > maxZipBytes {
+	if size > maxZipBytes || !fewZipEntries(f, size) {
 		return nil, false
 	}
 	zr, err := zip.NewReader(f, size)
@@ -131,6 +132,28 @@ func listZip(f *os.File, size int64) ([]string, bool) {
 		}
 	}
 	return names, len(names) > 0
+}
+
+// fewZipEntries reads a zip's end of central directory record and
+// reports whether it counts at most maxListedEntries entries, so that the
+// directory is not parsed when it is large (a zip64 archive, whose count
+// is elsewhere, is not listed).
+func fewZipEntries(f *os.File, size int64) bool {
+	const eocd = 22
+	tail := int64(eocd + 65535) // the record and the longest comment
+	if tail > size {
+		tail = size
+	}
+	buf := make([]byte, tail)
+	if _, err := f.ReadAt(buf, size-tail); err != nil && err != io.EOF {
+		return false
+	}
+	i := bytes.LastIndex(buf, []byte("PK\x05\x06"))
+	if i < 0 || len(buf)-i < eocd {
+		return false
+	}
+	total := int(buf[i+10]) | int(buf[i+11])<<8
+	return total != 0xffff && total <= maxListedEntries
 }
 
 // entryName cleans an archive member's name as an extractor places it

@@ -251,6 +251,7 @@ func TestPathWrites(t *testing.T) {
 		{`git reset -- .npmrc`, []string{`.npmrc=r`}},
 		{`git reset --hard -- .npmrc`, []string{`.npmrc=w`}},
 		{`git update-index --assume-unchanged .npmrc`, []string{`.npmrc=r`}},
+		{`git commit -m 'pin registry' .npmrc`, []string{`.npmrc=r`}},
 		{`git add $OPT .npmrc`, []string{`.npmrc=w`}},
 		// find reads, unless an action writes, deletes or runs.
 		{`find .pi/agents -name '*.md'`, []string{`.pi/agents=r`}},

@@ -8,8 +8,8 @@ import "strings"
 // gitIndexOnly reports whether a git subcommand with these words changes
 // only the index (and the repository), never the files it names: git add
 // .npmrc stages the file as it is; git rm --cached, git restore --staged
-// (without --worktree), git reset without --hard/--merge/--keep and git
-// update-index leave the work tree alone. A word only known at run time
+// (without --worktree), git reset without --hard/--merge/--keep, git
+// update-index and git commit leave the work tree alone. A word only known at run time
 // could be an option that writes: then it is no index-only command.
 func gitIndexOnly(sub string, rest []field) bool {
 	has := func(names ...string) bool {
@@ -40,8 +40,8 @@ func gitIndexOnly(sub string, rest []field) bool {
 			!has("--patch", "-p")
 	case "reset":
 		return !has("--hard", "--merge", "--keep", "--patch", "-p")
-	case "update-index":
-		return true
+	case "update-index", "commit":
+		return true // git commit F stages and commits F as it is
 	}
 	return false
 }

@@ -19,6 +19,9 @@ func FuzzAnalyze(f *testing.F) {
 	for _, r := range analyzeRows {
 		f.Add(fx.expand(r.cmd))
 	}
+	for _, c := range unnamedSeeds {
+		f.Add(c)
+	}
 	f.Fuzz(func(t *testing.T, cmd string) {
 		if len(cmd) <= MaxCommandBytes {
 			checkInspect(t, cmd)

@@ -5,6 +5,7 @@ import (
 	"archive/zip"
 	"bytes"
 	"compress/gzip"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -78,6 +79,22 @@ func gzipped(t *testing.T, data []byte) []byte {
 	return b.Bytes()
 }
 
+func manyNames(n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = fmt.Sprintf("f%d", i)
+	}
+	return out
+}
+
+func manyEntries(n int) []tarEntry {
+	out := make([]tarEntry, n)
+	for i, name := range manyNames(n) {
+		out[i] = tarEntry{name: name, typ: tar.TypeReg}
+	}
+	return out
+}
+
 // TestListArchive: an archive's names are read from its own bytes; one
 // with links, names that climb out or a kind the standard library cannot
 // read is not listed.
@@ -99,6 +116,8 @@ func TestListArchive(t *testing.T) {
 		{"zip", zipBytes(t, "a/b.txt", ".envrc"), []string{"a/b.txt", ".envrc"}, true},
 		{"zip with a symlink", zipBytes(t, "a", "@l"), nil, false},
 		{"zip climbing out", zipBytes(t, "a/../../x"), nil, false},
+		{"zip with more entries than are listed", zipBytes(t, manyNames(maxListedEntries+1)...), nil, false},
+		{"tar with more entries than are listed", tarBytes(t, manyEntries(maxListedEntries+1)...), nil, false},
 		{"not an archive", []byte("just text, long enough to be no tar header at all\n"), nil, false},
 		{"empty", nil, nil, false},
 	}
@@ -148,6 +167,15 @@ func TestPatchNames(t *testing.T) {
 	}
 }
 
+// unnamedSeeds are commands of every kind of unnamed write, seeds of
+// FuzzAnalyze too.
+var unnamedSeeds = []string{"tar xvzf a.tgz -C out --strip-components 2", "tar -xf - -C", "tar x",
+	"bsdtar -xs ,a,b, -f a.tar", "unzip -d", "unzip a.zip -x b -d o", "cpio -D", "cpio -i --directory=o",
+	"7z x", "7z e a.zip -o", "patch -p", "patch -d o -i", "patch --strip=x -i p", "git --work-tree",
+	"git --work-tree= checkout", "git -C . --git-dir=x stash pop", "git checkout-index --prefix=",
+	"git apply -p", "git am --directory", "cp -t", "cp -r a", "mv -T a b", "rsync -a", "rsync -a : x",
+	"GIT_DIR=x git reset --hard", "cp -r $X .", "tar xf $A -C $B", "rsync -a x/ $D"}
+
 // TestUnnamedWrites: per command, the path words it writes that its
 // words do not name (Into marks a destination judged whole).
 func TestUnnamedWrites(t *testing.T) {
@@ -193,6 +221,12 @@ func TestUnnamedWrites(t *testing.T) {
 		{"tar tvf x.tar", nil},
 		{"tar xOf x.tar", nil},
 		{"tar --to-stdout -xf x.tar", nil},
+		{"jar xf x.zip", []string{"lib/z.go=lib/z.go"}},
+		{"jar tf x.zip", nil},
+		{"ar x lib.a", []string{".=.+"}},
+		{"ar -xv lib.a", []string{".=.+"}},
+		{"ar t lib.a", nil},
+		{"ar p lib.a x.o", nil},
 		{"unzip x.zip", []string{"lib/z.go=lib/z.go"}},
 		{"unzip -j x.zip -d out", []string{"out/z.go=out/z.go"}},
 		{"unzip x", []string{"lib/z.go=lib/z.go"}},
@@ -219,6 +253,10 @@ func TestUnnamedWrites(t *testing.T) {
 		{"git --work-tree=out restore --staged x", nil},
 		{"git --work-tree=out stash list", nil},
 		{"GIT_WORK_TREE=out git checkout .", []string{"$GIT_WORK_TREE=+"}},
+		{"GIT_WORK_TREE=out; git checkout .", []string{"$GIT_WORK_TREE=out+"}},
+		{"export GIT_WORK_TREE=out; git checkout .", []string{"$GIT_WORK_TREE=+"}},
+		{"GIT_DIR=x/.git; export GIT_DIR; git reset --hard", []string{"$GIT_DIR=+"}},
+		{"GIT_DIR=x/.git; git reset --hard", []string{".=.+"}},
 		{"git checkout-index -a --prefix=out/", []string{"out/=out/+"}},
 		{"git checkout main", nil},
 		{"cp -r d out", []string{"out/d=out/d+"}},
