@@ -133,13 +133,8 @@ func codexCalls(name string, rawInput json.RawMessage) ([]engineCall, error) {
 		return nil, err
 	}
 	one := func(ec engineCall) ([]engineCall, error) { return []engineCall{ec}, nil }
-	if rest, ok := strings.CutPrefix(name, "mcp__"); ok {
-		server, tool, _ := strings.Cut(rest, "__")
-		ref := server
-		if tool != "" {
-			ref = server + ":" + tool
-		}
-		return one(engineCall{tool: "mcp", input: map[string]any{"tool": ref, "arguments": input}})
+	if ec, ok := mcpToolCall(name, input); ok {
+		return one(ec)
 	}
 	switch name {
 	case "Bash", "shell", "exec_command", "local_shell":
