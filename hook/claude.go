@@ -226,13 +226,8 @@ func claudeCall(name string, rawInput json.RawMessage) (engineCall, error) {
 	if err != nil {
 		return engineCall{}, err
 	}
-	if rest, ok := strings.CutPrefix(name, "mcp__"); ok {
-		server, tool, _ := strings.Cut(rest, "__")
-		ref := server
-		if tool != "" {
-			ref = server + ":" + tool
-		}
-		return engineCall{tool: "mcp", input: map[string]any{"tool": ref, "arguments": input}}, nil
+	if ec, ok := mcpToolCall(name, input); ok {
+		return ec, nil
 	}
 	if prog, ok := claudeForeign[name]; ok {
 		// Foreign code: the bash surface, as the program running it, where

@@ -4,7 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/toolgate/toolgate/protocol"
 )
@@ -130,13 +133,8 @@ func codexCalls(name string, rawInput json.RawMessage) ([]engineCall, error) {
 		return nil, err
 	}
 	one := func(ec engineCall) ([]engineCall, error) { return []engineCall{ec}, nil }
-	if rest, ok := strings.CutPrefix(name, "mcp__"); ok {
-		server, tool, _ := strings.Cut(rest, "__")
-		ref := server
-		if tool != "" {
-			ref = server + ":" + tool
-		}
-		return one(engineCall{tool: "mcp", input: map[string]any{"tool": ref, "arguments": input}})
+	if ec, ok := mcpToolCall(name, input); ok {
+		return one(ec)
 	}
 	switch name {
 	case "Bash", "shell", "exec_command", "local_shell":
@@ -147,7 +145,28 @@ func codexCalls(name string, rawInput json.RawMessage) ([]engineCall, error) {
 		if err != nil {
 			return nil, err
 		}
-		return one(engineCall{tool: "bash", input: input, workdir: wd})
+		calls := []engineCall{{tool: "bash", input: input, workdir: wd}}
+		cmd, _, err := object(input).str("command", "tool_input.")
+		if err != nil {
+			return nil, err
+		}
+		patches, err := codexShellPatches(cmd, wd)
+		if err != nil {
+			return nil, err
+		}
+		for _, pt := range patches {
+			pc, err := patchCalls("apply_patch", pt.text)
+			if err != nil {
+				return nil, err
+			}
+			for _, c := range pc {
+				if p, _ := c.input["path"].(string); pt.dir != "" && !filepath.IsAbs(p) {
+					c.input["path"] = filepath.Join(pt.dir, p)
+				}
+				calls = append(calls, c)
+			}
+		}
+		return calls, nil
 	case "apply_patch":
 		text, err := patchText(name, input, "command", "input", "patch")
 		if err != nil {
@@ -158,4 +177,125 @@ func codexCalls(name string, rawInput json.RawMessage) ([]engineCall, error) {
 		return one(engineCall{tool: "read", input: input})
 	}
 	return one(engineCall{tool: name, input: input})
+}
+
+// shellPatch is a patch a shell command hands to apply_patch, and the
+// directory its relative paths are relative to ("" for the command's).
+type shellPatch struct{ text, dir string }
+
+// codexShellPatches are the patches a shell command gives apply_patch:
+// Codex applies `apply_patch <<'EOF' … EOF` (or `apply_patch 'PATCH'`)
+// itself, so the files it names are decided with the command. A literal
+// `cd DIR` before it moves its relative paths; a patch or directory that
+// is not literal text is an error (toolgate cannot tell the files). A
+// command that does not parse has none: the bash analysis decides it.
+func codexShellPatches(command, workdir string) ([]shellPatch, error) {
+	f, err := syntax.NewParser().Parse(strings.NewReader(command), "")
+	if err != nil {
+		return nil, nil
+	}
+	var out []shellPatch
+	var werr error
+	dir := workdir
+	syntax.Walk(f, func(n syntax.Node) bool {
+		st, ok := n.(*syntax.Stmt)
+		if !ok || werr != nil {
+			return werr == nil
+		}
+		call, ok := st.Cmd.(*syntax.CallExpr)
+		if !ok || len(call.Args) == 0 {
+			return true
+		}
+		switch name, _ := shellLiteral(call.Args[0]); name {
+		case "cd":
+			if len(call.Args) < 2 {
+				return true
+			}
+			d, ok := shellLiteral(call.Args[1])
+			if !ok {
+				werr = fmt.Errorf("the command changes to a directory toolgate cannot read before apply_patch")
+				return false
+			}
+			if filepath.IsAbs(d) {
+				dir = d
+			} else {
+				dir = filepath.Join(dir, d)
+			}
+		case "apply_patch", "applypatch":
+			text, found := "", false
+			for _, r := range st.Redirs {
+				if (r.Op == syntax.Hdoc || r.Op == syntax.DashHdoc) && r.Hdoc != nil {
+					if text, found = heredocText(r); !found {
+						werr = fmt.Errorf("the patch apply_patch reads is not literal text, so toolgate cannot tell which files it changes")
+						return false
+					}
+				}
+			}
+			if !found && len(call.Args) > 1 {
+				if text, found = shellLiteral(call.Args[1]); !found {
+					werr = fmt.Errorf("the patch given to apply_patch is not literal text, so toolgate cannot tell which files it changes")
+					return false
+				}
+			}
+			if found {
+				out = append(out, shellPatch{text: text, dir: dir})
+			}
+		}
+		return true
+	})
+	return out, werr
+}
+
+// heredocText is a heredoc's body when it is literal: all of it when its
+// delimiter is quoted (nothing in it expands), else as shellLiteral reads it.
+func heredocText(r *syntax.Redirect) (string, bool) {
+	quoted := false
+	if r.Word != nil {
+		for _, p := range r.Word.Parts {
+			switch p.(type) {
+			case *syntax.SglQuoted, *syntax.DblQuoted:
+				quoted = true
+			}
+		}
+	}
+	if !quoted {
+		return shellLiteral(r.Hdoc)
+	}
+	var b strings.Builder
+	for _, part := range r.Hdoc.Parts {
+		l, ok := part.(*syntax.Lit)
+		if !ok {
+			return "", false
+		}
+		b.WriteString(l.Value)
+	}
+	return b.String(), true
+}
+
+// shellLiteral is a word's text when it is literal: plain, single- or
+// double-quoted text with no expansion and no backslash.
+func shellLiteral(w *syntax.Word) (string, bool) {
+	var b strings.Builder
+	for _, part := range w.Parts {
+		switch p := part.(type) {
+		case *syntax.Lit:
+			if strings.Contains(p.Value, "\\") {
+				return "", false
+			}
+			b.WriteString(p.Value)
+		case *syntax.SglQuoted:
+			b.WriteString(p.Value)
+		case *syntax.DblQuoted:
+			for _, q := range p.Parts {
+				l, ok := q.(*syntax.Lit)
+				if !ok || strings.Contains(l.Value, "\\") {
+					return "", false
+				}
+				b.WriteString(l.Value)
+			}
+		default:
+			return "", false
+		}
+	}
+	return b.String(), true
 }

@@ -191,3 +191,64 @@ func TestCodexHookOtherEvents(t *testing.T) {
 		}
 	}
 }
+
+// A patch handed to apply_patch in a shell command (which Codex applies
+// itself, and reports as Bash) is decided with the files it names.
+func TestCodexShellPatches(t *testing.T) {
+	patch := "*** Begin Patch\n*** Delete File: vendor/lib.go\n*** Add File: a.txt\n+say \\\"hi\\\"\\n\n*** End Patch\n"
+	cases := []struct {
+		cmd   string
+		paths []string // of the patch calls after the bash call
+	}{
+		{"apply_patch <<'EOF'\n" + patch + "EOF", []string{"vendor/lib.go", "a.txt"}},
+		{"cd sub && apply_patch <<\"EOF\"\n" + patch + "EOF", []string{"sub/vendor/lib.go", "sub/a.txt"}},
+		{"applypatch '" + strings.ReplaceAll(patch, "\\", "") + "'", []string{"vendor/lib.go", "a.txt"}},
+		{"ls -l", nil},
+		{"echo apply_patch", nil},
+	}
+	for _, c := range cases {
+		in, _ := json.Marshal(map[string]any{"command": c.cmd})
+		calls, err := codexCalls("Bash", in)
+		if err != nil {
+			t.Errorf("%q: %v", c.cmd, err)
+			continue
+		}
+		if len(calls) != 1+len(c.paths) || calls[0].tool != "bash" {
+			t.Errorf("%q: %d calls %v, want bash and %v", c.cmd, len(calls), calls, c.paths)
+			continue
+		}
+		for i, p := range c.paths {
+			if got := calls[i+1].input["path"]; got != p {
+				t.Errorf("%q: call %d path %v, want %s", c.cmd, i+1, got, p)
+			}
+		}
+	}
+	for _, bad := range []string{
+		"apply_patch <<EOF\n*** Begin Patch\n*** Add File: $X\n+x\n*** End Patch\nEOF", // expands
+		"cd \"$DIR\" && apply_patch <<'EOF'\n" + patch + "EOF",
+		"apply_patch \"$PATCH\"",
+		"apply_patch <<'EOF'\nnot a patch\nEOF",
+	} {
+		in, _ := json.Marshal(map[string]any{"command": bad})
+		if _, err := codexCalls("Bash", in); err == nil {
+			t.Errorf("%q: no error", bad)
+		}
+	}
+}
+
+// The real-Codex shape of a patch through the shell: an allow of the
+// apply_patch command does not let a patch change a denied file.
+func TestCodexHookShellPatch(t *testing.T) {
+	e := newHookEnv(t, `{"permission": {"*": "ask", "bash": {"*": "ask", "apply_patch": "allow"},
+  "write": {"*": "allow"}, "edit": {"*": "allow", "vendor/*": "deny"}}}`)
+	for _, c := range []struct{ file, decision string }{{"*** Add File: notes.txt\n+hi", ""}, {"*** Delete File: vendor/lib.go", "deny"}} {
+		cmd := "apply_patch <<'EOF'\n*** Begin Patch\n" + c.file + "\n*** End Patch\nEOF"
+		var out bytes.Buffer
+		if err := CodexHook(e.opts, strings.NewReader(e.codexEventJSON("PreToolUse", "Bash", map[string]any{"command": cmd})), &out); err != nil {
+			t.Fatalf("%q: %v", cmd, err)
+		}
+		if c.decision == "" && out.Len() != 0 || c.decision != "" && !strings.Contains(out.String(), `"permissionDecision":"deny"`) {
+			t.Errorf("%q: answered %q, want %q", cmd, out.String(), c.decision)
+		}
+	}
+}

@@ -191,13 +191,8 @@ func copilotCalls(name string, raw json.RawMessage) ([]engineCall, error) {
 		return nil, err
 	}
 	one := func(ec engineCall) ([]engineCall, error) { return []engineCall{ec}, nil }
-	if rest, ok := strings.CutPrefix(name, "mcp__"); ok {
-		server, tool, _ := strings.Cut(rest, "__")
-		ref := server
-		if tool != "" {
-			ref = server + ":" + tool
-		}
-		return one(engineCall{tool: "mcp", input: map[string]any{"tool": ref, "arguments": input}})
+	if ec, ok := mcpToolCall(name, input); ok {
+		return one(ec)
 	}
 	if t, ok := copilotPathTools[name]; ok {
 		return one(engineCall{tool: t, input: input})
@@ -214,17 +209,7 @@ func copilotCalls(name string, raw json.RawMessage) ([]engineCall, error) {
 		}
 		return one(engineCall{tool: "skill", input: input})
 	case "web_fetch":
-		u, _, err := object(input).str("url", "toolArgs.")
-		if err != nil {
-			return nil, err
-		}
-		var calls []engineCall
-		for _, form := range urlForms(strings.TrimSpace(u)) {
-			in := maps.Clone(input)
-			in["url"] = form
-			calls = append(calls, engineCall{tool: name, input: in})
-		}
-		return calls, nil
+		return urlFormCalls(name, input, "toolArgs.")
 	case "apply_patch":
 		text, err := patchText(name, input, "input", "patch", "command")
 		if err != nil {

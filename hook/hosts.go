@@ -3,6 +3,7 @@ package hook
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -304,4 +305,36 @@ func (s *Server) decideAll(prof hostProfile, id string, calls []engineCall, answ
 		}
 	}
 	return mostRestrictive(ds), nil
+}
+
+// mcpToolCall is the engine call of an MCP tool a host names
+// mcp__SERVER__TOOL (Claude Code's naming, which Codex, Qwen Code and
+// Copilot's Claude-format hooks share): the target SERVER:TOOL.
+func mcpToolCall(name string, input map[string]any) (engineCall, bool) {
+	rest, ok := strings.CutPrefix(name, "mcp__")
+	if !ok {
+		return engineCall{}, false
+	}
+	server, tool, _ := strings.Cut(rest, "__")
+	ref := server
+	if tool != "" {
+		ref = server + ":" + tool
+	}
+	return engineCall{tool: "mcp", input: map[string]any{"tool": ref, "arguments": input}}, true
+}
+
+// urlFormCalls are the engine calls of a fetch tool: its url as written
+// and as a fetcher normalizes it (the most restrictive decides).
+func urlFormCalls(tool string, input map[string]any, where string) ([]engineCall, error) {
+	u, _, err := object(input).str("url", where)
+	if err != nil {
+		return nil, err
+	}
+	var calls []engineCall
+	for _, form := range urlForms(strings.TrimSpace(u)) {
+		in := maps.Clone(input)
+		in["url"] = form
+		calls = append(calls, engineCall{tool: tool, input: in})
+	}
+	return calls, nil
 }

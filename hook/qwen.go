@@ -4,9 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"maps"
 	"path/filepath"
-	"strings"
 
 	"github.com/toolgate/toolgate/protocol"
 )
@@ -141,13 +139,8 @@ func qwenCallsDepth(name string, raw json.RawMessage, depth int) ([]engineCall, 
 		return nil, err
 	}
 	one := func(ec engineCall) ([]engineCall, error) { return []engineCall{ec}, nil }
-	if rest, ok := strings.CutPrefix(name, "mcp__"); ok {
-		server, tool, _ := strings.Cut(rest, "__")
-		ref := server
-		if tool != "" {
-			ref = server + ":" + tool
-		}
-		return one(engineCall{tool: "mcp", input: map[string]any{"tool": ref, "arguments": input}})
+	if ec, ok := mcpToolCall(name, input); ok {
+		return one(ec)
 	}
 	switch name {
 	case "run_shell_command":
@@ -168,17 +161,7 @@ func qwenCallsDepth(name string, raw json.RawMessage, depth int) ([]engineCall, 
 		}
 		return one(engineCall{tool: "skill", input: input})
 	case "web_fetch":
-		u, _, err := object(input).str("url", "tool_input.")
-		if err != nil {
-			return nil, err
-		}
-		var calls []engineCall
-		for _, form := range urlForms(strings.TrimSpace(u)) {
-			in := maps.Clone(input)
-			in["url"] = form
-			calls = append(calls, engineCall{tool: name, input: in})
-		}
-		return calls, nil
+		return urlFormCalls(name, input, "tool_input.")
 	case "exit_worktree":
 		// Removing the worktree deletes it, its uncommitted work with it:
 		// an edit of its directory (Qwen keeps them in .qwen/worktrees).

@@ -58,7 +58,7 @@ func TestClaudeCodeE2E(t *testing.T) {
   "permission": {
     "*": "ask",
     "bash": {"*": "ask", "touch ran-allow.txt": "allow", "touch ran-missing.txt": "allow",
-             "touch ran-plan.txt": "allow", "touch ran-deny.txt": {"action": "deny", "reason": "e2e: ran-deny is off limits"}},
+             "touch ran-plan.txt": "allow", "touch ran-broken.txt": "allow", "touch ran-deny.txt": {"action": "deny", "reason": "e2e: ran-deny is off limits"}},
     "read": {"*": "allow", "*.env": {"action": "deny", "reason": "e2e: no env files"}}
   }
 }`, e.audit))
@@ -173,6 +173,18 @@ func TestClaudeCodeE2E(t *testing.T) {
 		}
 		if !anyContains(f.results(), "PreToolUse:Bash hook error") || !anyContains(f.results(), "toolgate failed, so the call is blocked") {
 			t.Fatalf("the block is not the hook's: %v", f.results())
+		}
+	})
+	t.Run("a broken policy file is named in the answer", func(t *testing.T) {
+		broken := filepath.Join(proj, ".toolgate", "config.json")
+		hoste2e.WriteFile(t, broken, `{"permission": {"bash": {"*": "allow"}, }`)
+		defer os.RemoveAll(filepath.Dir(broken))
+		f := e.run(t, e.withTG, bashStep("touch ran-broken.txt"), nil)
+		if hoste2e.Exists(filepath.Join(proj, "ran-broken.txt")) {
+			t.Fatalf("the command ran while a policy file is broken; results %v", f.results())
+		}
+		if !anyContains(f.results(), broken) {
+			t.Fatalf("the answer does not name the broken file: %v", f.results())
 		}
 	})
 	t.Run("every decision is in the audit log with the host named", func(t *testing.T) {

@@ -55,7 +55,9 @@ func TestCodexE2E(t *testing.T) {
   "permission": {
     "*": "ask",
     "bash": {"*": "ask", "touch ran-allow.txt": "allow", "touch ran-missing.txt": "allow", "touch ran-broken.txt": "allow",
-             "touch ran-deny.txt": {"action": "deny", "reason": "e2e: ran-deny is off limits"}}
+             "touch ran-deny.txt": {"action": "deny", "reason": "e2e: ran-deny is off limits"}, "apply_patch": "allow"},
+    "write": {"*": "allow"},
+    "edit": {"*": "allow", "protected.txt": {"action": "deny", "reason": "e2e: protected.txt is off limits"}}
   }
 }`, e.audit))
 	// The hooks at user level ($CODEX_HOME/hooks.json), as the README
@@ -95,6 +97,30 @@ func TestCodexE2E(t *testing.T) {
 		}
 		if !strings.Contains(res[2], "add an allow rule") {
 			t.Fatalf("the model was not told how to allow it: %q", res[2])
+		}
+	})
+	t.Run("a patch through the shell is decided with the files it names", func(t *testing.T) {
+		// Codex applies `apply_patch <<'EOF'` itself and reports it as Bash;
+		// the policy allows the command, and denies an edit of protected.txt.
+		hoste2e.WriteFile(t, filepath.Join(proj, "protected.txt"), "keep me\n")
+		patch := func(body string) fakemodel.Step {
+			return execStep("apply_patch <<'EOF'\n*** Begin Patch\n" + body + "\n*** End Patch\nEOF")
+		}
+		f := e.run(t, e.proj, e.withTG, []fakemodel.Step{patch("*** Add File: patched.txt\n+hi"),
+			patch("*** Add File: sneaky.txt\n+x\n*** Delete File: protected.txt"), {Text: "done"}})
+		res := f.Results()
+		t.Logf("tool results: %q", res)
+		if len(res) != 2 {
+			t.Fatalf("%d tool results, want 2: %v", len(res), res)
+		}
+		if !hoste2e.Exists(filepath.Join(proj, "patched.txt")) {
+			t.Fatalf("the allowed patch was not applied: %q", res[0])
+		}
+		if !hoste2e.Exists(filepath.Join(proj, "protected.txt")) || hoste2e.Exists(filepath.Join(proj, "sneaky.txt")) {
+			t.Fatalf("the patch that deletes protected.txt was applied: %q", res[1])
+		}
+		if !strings.Contains(res[1], "e2e: protected.txt is off limits") {
+			t.Fatalf("the model did not get toolgate's reason: %q", res[1])
 		}
 	})
 	for _, c := range []struct{ name, path, want string }{

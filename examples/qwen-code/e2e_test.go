@@ -269,11 +269,11 @@ func TestQwenCodeStreamJSONE2E(t *testing.T) {
 		}
 	})
 	t.Run("the driver's deny holds", func(t *testing.T) {
-		f := e.runDriven(t, []fakemodel.Step{shellStep("touch ran-allow.txt"), {Text: "done"}}, func(req map[string]any) map[string]any {
+		f := e.runDriven(t, []fakemodel.Step{shellStep("touch ran-broken.txt"), {Text: "done"}}, func(req map[string]any) map[string]any {
 			return map[string]any{"behavior": "deny", "message": "e2e driver says no"}
 		})
 		t.Logf("tool result: %q", f.Results())
-		if hoste2e.Exists(filepath.Join(e.proj, "ran-allow.txt")) {
+		if hoste2e.Exists(filepath.Join(e.proj, "ran-broken.txt")) {
 			t.Fatal("the command ran although the driver said no")
 		}
 		if !fakemodel.AnyContains(f.Results(), "e2e driver says no") {
