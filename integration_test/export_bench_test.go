@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/toolgate/toolgate/internal/otlptest"
 )
 
 // benchClaudeHook runs the built binary as Claude Code does, one process
@@ -89,4 +91,32 @@ func BenchmarkClaudeHookProcessExportBusy(b *testing.B) {
 		}
 		b.Cleanup(func() { f.Close() })
 	})
+}
+
+// BenchmarkClaudeHookProcessExportUp: the collector accepts: after each
+// answer the hook starts a detached drain (unless the last one still
+// holds the lock). What the hook pays for starting it is in its times;
+// the drains' own are not.
+func BenchmarkClaudeHookProcessExportUp(b *testing.B) {
+	col := otlptest.New(b)
+	benchClaudeHook(b, `"export": {"otlp": {"endpoint": "`+col.URL+`"}}, `, func(b *testing.B, log string) {
+		b.Cleanup(func() {
+			// The drains end before the directory is removed.
+			for deadline := time.Now().Add(time.Minute); drainsRunning() && time.Now().Before(deadline); {
+				time.Sleep(10 * time.Millisecond)
+			}
+		})
+	})
+}
+
+// drainsRunning reports whether a process runs the built binary (Linux:
+// /proc).
+func drainsRunning() bool {
+	exes, _ := filepath.Glob("/proc/[0-9]*/exe")
+	for _, e := range exes {
+		if target, err := os.Readlink(e); err == nil && target == pluginBin {
+			return true
+		}
+	}
+	return false
 }
