@@ -50,7 +50,20 @@ func run(w io.Writer) (tmp string, err error) {
 		return tmp, err
 	}
 	audit := filepath.Join(tmp, "audit.jsonl")
-	cmd := exec.Command(bin, "--cwd", root, "--config", filepath.Join(root, "examples", "policy.jsonc"), "--audit-log", audit)
+	// The example policy stands for the person's own file, outside the
+	// project: a --config file inside the working directory would be the
+	// project's, loosening nothing until trusted. Its tests go beside it.
+	policy := filepath.Join(tmp, "policy.jsonc")
+	for _, f := range [][2]string{{"policy.jsonc", policy}, {"toolgate-tests.jsonl", filepath.Join(tmp, "toolgate-tests.jsonl")}} {
+		data, err := os.ReadFile(filepath.Join(root, "examples", f[0]))
+		if err != nil {
+			return tmp, err
+		}
+		if err := os.WriteFile(f[1], data, 0o600); err != nil {
+			return tmp, err
+		}
+	}
+	cmd := exec.Command(bin, "--cwd", root, "--config", policy, "--audit-log", audit)
 	// An empty agent directory: the demo shows the example policy alone,
 	// whatever the machine's own pi configuration says.
 	cmd.Env = append(os.Environ(), "PI_CODING_AGENT_DIR="+filepath.Join(tmp, "agent"))
@@ -66,7 +79,7 @@ func run(w io.Writer) (tmp string, err error) {
 	if err := cmd.Start(); err != nil {
 		return tmp, err
 	}
-	fmt.Fprintf(w, "toolgate with examples/policy.jsonc, answering examples/session.jsonl:\n\n")
+	fmt.Fprintf(w, "toolgate with examples/policy.jsonc (copied to %s as your own policy), answering examples/session.jsonl:\n\n", policy)
 	answers := bufio.NewReader(stdout)
 	// Like a host, send each request and wait for its answer.
 	for _, req := range requests {
@@ -95,8 +108,7 @@ func run(w io.Writer) (tmp string, err error) {
 	if err := show(w, bin, "audit", "verify", audit); err != nil {
 		return tmp, err
 	}
-	policy := filepath.Join(root, "examples", "policy.jsonc")
-	fmt.Fprintf(w, "\nThe example policy's own tests (examples/toolgate-tests.jsonl):\n\n")
+	fmt.Fprintf(w, "\nThe example policy's own tests (examples/toolgate-tests.jsonl, copied beside it):\n\n")
 	if err := show(w, bin, "test", "--config", policy); err != nil {
 		return tmp, err
 	}
