@@ -131,8 +131,8 @@ func TestLoaderAgentFiles(t *testing.T) {
 		{ScopeGlobal, e.global, true, true, false, false}, {ScopeProject, e.project, false, false, true, false},
 		{ScopeAgent, agent, true, true, false, false}, {ScopeProjectAgent, projAgent, true, true, true, true},
 	})
-	if fmt.Sprint(p.Sources) != wantSources {
-		t.Errorf("sources %v, want %v", p.Sources, wantSources)
+	if fmt.Sprint(listed(p)) != wantSources {
+		t.Errorf("sources %v, want %v", listed(p), wantSources)
 	}
 
 	// The host distrusts the project: the project agent file is read as
@@ -142,7 +142,7 @@ func TestLoaderAgentFiles(t *testing.T) {
 	if r := u.ResolveSides(Query{Surface: "bash", Values: []string{"ls"}}); r.Action != Ask {
 		t.Errorf("untrusted project agent applied: ls = %v", r.Action)
 	}
-	if src := u.Sources[3]; !src.Loaded || !src.Exists || src.Trusted {
+	if src := listed(u)[3]; !src.Loaded || !src.Exists || src.Trusted {
 		t.Errorf("untrusted project agent source %+v", src)
 	}
 

@@ -244,29 +244,25 @@ func (l *Loader) compose(loc Locations) *Policy {
 	managedDir, managedWarn := managedDirOf(loc.ManagedDir)
 	managed := l.read(ScopeManaged, ManagedPath(managedDir), true, false, parseFileOwned)
 	managed.Note = managedWarn
-	if managed.Exists || managedWarn != "" {
-		scopes = append(scopes, managed)
-	}
+	// Listed found or not, as toolgate's own files are (PROTOCOL:
+	// sources lists every policy file looked for).
+	scopes = append(scopes, managed)
 	// Legacy files (the original extension's pi-permissions.jsonc) come
 	// before the new file of their scope, which then wins.
 	if legacy := l.read(ScopeGlobal, LegacyGlobalPath(loc.AgentDir), true, false, parseFileOwned); legacy.Exists {
 		scopes = append(scopes, legacy)
 	}
 	scopes = append(scopes, l.read(ScopeGlobal, GlobalPath(loc.AgentDir), true, false, parseFileOwned))
-	// toolgate's own files (SPEC §7) are listed only when they exist, like
-	// the legacy files: a pi user's sources stay as they were.
+	// toolgate's own files (SPEC §7), listed found or not; the legacy
+	// files only when they exist.
 	if loc.Home != "" || loc.ConfigHome != "" {
-		if own := l.read(ScopeGlobal, ToolgateGlobalPath(loc.ConfigHome, loc.Home), true, false, parseFileOwned); own.Exists {
-			scopes = append(scopes, own)
-		}
+		scopes = append(scopes, l.read(ScopeGlobal, ToolgateGlobalPath(loc.ConfigHome, loc.Home), true, false, parseFileOwned))
 	}
 	if legacy := l.project(ScopeProject, LegacyProjectPath(loc.Cwd), loc.ProjectTrusted, parseFileOwned); legacy.Exists {
 		scopes = append(scopes, legacy)
 	}
 	scopes = append(scopes, l.project(ScopeProject, ProjectPath(loc.Cwd), loc.ProjectTrusted, parseFileOwned))
-	if own := l.project(ScopeProject, ToolgateProjectPath(loc.Cwd), loc.ProjectTrusted, parseFileOwned); own.Exists {
-		scopes = append(scopes, own)
-	}
+	scopes = append(scopes, l.project(ScopeProject, ToolgateProjectPath(loc.Cwd), loc.ProjectTrusted, parseFileOwned))
 	for _, c := range loc.ConfigFiles {
 		sf := l.read(ScopeGlobal, c, true, true, parseFileOwned)
 		sf.named = loc.NamedConfigs

@@ -53,12 +53,12 @@ func TestLoaderToolgateFiles(t *testing.T) {
 		}
 		want := []Source{{ScopeGlobal, e.global, true, true, false, false}, {ScopeGlobal, ownGlobal, true, true, false, false},
 			{ScopeProject, e.project, true, true, true, true}, {ScopeProject, ownProject, true, true, true, true}}
-		if len(p.Sources) != len(want) {
-			t.Fatalf("xdg %t: sources %+v", xdg, p.Sources)
+		if len(listed(p)) != len(want) {
+			t.Fatalf("xdg %t: sources %+v", xdg, listed(p))
 		}
 		for i := range want {
-			if p.Sources[i] != want[i] {
-				t.Errorf("xdg %t: source %d = %+v, want %+v", xdg, i, p.Sources[i], want[i])
+			if listed(p)[i] != want[i] {
+				t.Errorf("xdg %t: source %d = %+v, want %+v", xdg, i, listed(p)[i], want[i])
 			}
 		}
 		untrusted := e.loc

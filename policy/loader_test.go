@@ -116,8 +116,8 @@ func TestLoaderRereadsWhenMtimeChanges(t *testing.T) {
 	if a, s := decide(p, "bash", "ls"); a != Ask || s != ScopeBuiltin {
 		t.Errorf("after removal: ls = %v from %s", a, s)
 	}
-	if p.Sources[0].Exists || p.Sources[0].Loaded || p.Clamped {
-		t.Errorf("after removal: source %+v clamped %t", p.Sources[0], p.Clamped)
+	if listed(p)[0].Exists || listed(p)[0].Loaded || p.Clamped {
+		t.Errorf("after removal: source %+v clamped %t", listed(p)[0], p.Clamped)
 	}
 }
 
@@ -149,8 +149,8 @@ func TestLoaderProjectFile(t *testing.T) {
 	if trusted.Yolo {
 		t.Errorf("the project turned yolo on")
 	}
-	if len(trusted.Sources) != 2 || trusted.Sources[1] != (Source{ScopeProject, e.project, true, true, true, true}) {
-		t.Errorf("sources %+v", trusted.Sources)
+	if len(listed(trusted)) != 2 || listed(trusted)[1] != (Source{ScopeProject, e.project, true, true, true, true}) {
+		t.Errorf("sources %+v", listed(trusted))
 	}
 
 	untrusted := e.loc
@@ -167,8 +167,8 @@ func TestLoaderProjectFile(t *testing.T) {
 	if a, s := decide(p, "bash", "ls"); a != Ask || s != ScopeGlobal {
 		t.Errorf("untrusted project loosened: ls = %v from %s", a, s)
 	}
-	if len(p.Sources) != 2 || p.Sources[1] != (Source{ScopeProject, e.project, true, true, true, false}) {
-		t.Errorf("untrusted sources %+v", p.Sources)
+	if len(listed(p)) != 2 || listed(p)[1] != (Source{ScopeProject, e.project, true, true, true, false}) {
+		t.Errorf("untrusted sources %+v", listed(p))
 	}
 	found := false
 	for _, w := range p.Warnings {
@@ -187,22 +187,22 @@ func TestLoaderProjectFile(t *testing.T) {
 	}
 	// Read, it was good before in this process: its last good version
 	// applies (SPEC §1.3), reported as not loaded, with the error.
-	if p := l.Policy(e.loc); p.Clamped || p.Sources[1].Loaded || !hasWarning(p, e.project, 1, 2, "Unrecognized config key 'permision'.") {
-		t.Errorf("a broken project with a good version: clamped %t %+v %v", p.Clamped, p.Sources, p.Warnings)
+	if p := l.Policy(e.loc); p.Clamped || listed(p)[1].Loaded || !hasWarning(p, e.project, 1, 2, "Unrecognized config key 'permision'.") {
+		t.Errorf("a broken project with a good version: clamped %t %+v %v", p.Clamped, listed(p), p.Warnings)
 	} else if a, s := decide(p, "bash", "curl x"); a != Deny || s != ScopeProject {
 		t.Errorf("the last good project version is not applied: curl = %v from %s", a, s)
 	}
 	// Broken from the start of a process: it clamps.
-	if p := NewLoader().Policy(e.loc); !p.Clamped || p.Sources[1].Loaded {
-		t.Errorf("a read broken project must clamp: %+v", p.Sources)
+	if p := NewLoader().Policy(e.loc); !p.Clamped || listed(p)[1].Loaded {
+		t.Errorf("a read broken project must clamp: %+v", listed(p))
 	}
 	// Missing project file: listed, not loaded, no warning.
 	if err := os.Remove(e.project); err != nil {
 		t.Fatal(err)
 	}
 	p = l.Policy(e.loc)
-	if p.Sources[1] != (Source{ScopeProject, e.project, false, false, true, false}) || len(p.Warnings) != 0 || p.Clamped {
-		t.Errorf("missing project: %+v %v", p.Sources[1], p.Warnings)
+	if listed(p)[1] != (Source{ScopeProject, e.project, false, false, true, false}) || len(p.Warnings) != 0 || p.Clamped {
+		t.Errorf("missing project: %+v %v", listed(p)[1], p.Warnings)
 	}
 }
 
@@ -226,8 +226,8 @@ func TestLoaderConfigFiles(t *testing.T) {
 	if a, s := decide(p, "bash", "rm x"); a != Deny || s != ScopeGlobal {
 		t.Errorf("--config deny: rm = %v from %s", a, s)
 	}
-	if len(p.Sources) != 3 || p.Sources[2] != (Source{ScopeGlobal, extra, true, true, false, false}) {
-		t.Errorf("sources %+v", p.Sources)
+	if len(listed(p)) != 3 || listed(p)[2] != (Source{ScopeGlobal, extra, true, true, false, false}) {
+		t.Errorf("sources %+v", listed(p))
 	}
 
 	// A missing --config file is an error that clamps.
@@ -278,7 +278,7 @@ func TestLoaderBadFiles(t *testing.T) {
 	}
 	f.Close()
 	p = l.Policy(e.loc)
-	if !hasWarning(p, e.project, 0, 0, "larger than") || !p.Clamped || p.Sources[1].Loaded {
+	if !hasWarning(p, e.project, 0, 0, "larger than") || !p.Clamped || listed(p)[1].Loaded {
 		t.Errorf("huge file: warnings %v", p.Warnings)
 	}
 	// A parse error carries the position.

@@ -2,6 +2,7 @@ package policy
 
 import (
 	"os"
+	"strings"
 	"testing"
 )
 
@@ -28,4 +29,19 @@ func trustProject(t *testing.T, loc Locations, paths ...string) {
 	if err := SaveTrustStore(store, ts); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// listed is p.Sources without the locations listed whether or not they
+// exist (the managed file, toolgate's own global and project files) when
+// they do not: what older tests of the sources compare.
+func listed(p *Policy) []Source {
+	var out []Source
+	for _, s := range p.Sources {
+		own := s.Scope == ScopeManaged || strings.HasSuffix(s.Path, "/toolgate/config.json") || strings.HasSuffix(s.Path, "/.toolgate/config.json")
+		if own && !s.Exists {
+			continue
+		}
+		out = append(out, s)
+	}
+	return out
 }
