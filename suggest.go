@@ -124,8 +124,27 @@ func suggest(args []string, stdout, stderr io.Writer) int {
 	}
 	if !*asJSON {
 		fmt.Fprintf(stdout, "\nWritten: %s (check it with: toolgate validate %s)\n", target, target)
+		if root, ok := projectOf(target, opts.Cwd); ok {
+			// The edit untrusted the file: its new allows wait for the
+			// person (SPEC §1.1).
+			fmt.Fprintf(stdout, "It is a project file, and an edit untrusts it: its rules loosen nothing until you trust it again:\n  toolgate trust %s\n", root)
+		}
 	}
 	return 0
+}
+
+// projectOf reports whether target is one of the project-scope policy
+// files of the project at cwd, and that project's folder.
+func projectOf(target, cwd string) (string, bool) {
+	for _, p := range []string{policy.ProjectPath(cwd), policy.ToolgateProjectPath(cwd), policy.LegacyProjectPath(cwd)} {
+		if filepath.Clean(target) == p {
+			return cwd, true
+		}
+	}
+	if filepath.Dir(filepath.Clean(target)) == filepath.Join(cwd, ".pi", "agents") {
+		return cwd, true
+	}
+	return "", false
 }
 
 func printSuggestions(w io.Writer, log string, minimum int, rep hook.SuggestReport) {
