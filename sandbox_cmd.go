@@ -46,6 +46,8 @@ func sandboxCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "toolgate sandbox: %v; the command did not run\n", err)
 			return 126
 		}
+		// A decision writes one profile per command; it is spent now.
+		os.Remove(*profile)
 		argv = []string{"bash", "-c", string(text)}
 	default:
 		if fs.NArg() == 0 {

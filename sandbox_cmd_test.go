@@ -1,7 +1,10 @@
 package main
 
 import (
+	"archive/tar"
+	"bytes"
 	"encoding/base64"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -133,10 +136,87 @@ func TestSandboxHostForm(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(w.proj, ".git/config")); strings.Contains(string(b), "evil") {
 		t.Error(".git/config changed")
 	}
+	if _, err := os.Stat(file); err == nil {
+		t.Error("the spent profile was left behind")
+	}
+	if err := prof.WriteFile(file); err != nil {
+		t.Fatal(err)
+	}
 	// A profile others may write is refused, and the command does not run.
 	os.Chmod(file, 0o666)
 	code, _, stderr = w.run(t, "sandbox", "--profile="+file, "--command-b64="+base64.StdEncoding.EncodeToString([]byte("touch ran")))
 	if _, err := os.Stat(filepath.Join(w.proj, "ran")); code != 126 || err == nil || !strings.Contains(stderr, "writable by others") {
 		t.Errorf("a loose profile: exit %d, stderr %s", code, stderr)
+	}
+}
+
+// TestClaudeHookRunsBashConfined: with "sandbox": "on" the Claude Code
+// hook answers an allowed Bash call with the command rewritten to run
+// under toolgate sandbox; run as Claude Code would, it does the
+// everyday part and not the forbidden one. "required" on a host that
+// cannot confine (Gemini CLI's hook) denies.
+func TestClaudeHookRunsBashConfined(t *testing.T) {
+	w := newSandboxWorld(t)
+	runtime := filepath.Join(w.home, "run")
+	if err := os.MkdirAll(runtime, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	w.env = append(w.env, "XDG_RUNTIME_DIR="+runtime)
+	cfg := filepath.Join(w.home, ".config/toolgate/config.json")
+	if err := os.WriteFile(cfg, []byte(`{"sandbox": "on", "permission": {"*": "ask", "bash": {"*": "allow"}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// An archive that carries a git hook: nothing in the words says so.
+	var tarball bytes.Buffer
+	tw := tar.NewWriter(&tarball)
+	body := "#!/bin/sh\ntouch marker\n"
+	tw.WriteHeader(&tar.Header{Name: ".git/hooks/pre-commit", Mode: 0o755, Size: int64(len(body))})
+	tw.Write([]byte(body))
+	tw.Close()
+	if err := os.WriteFile(filepath.Join(w.proj, "update.tar"), tarball.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	script := "echo hi > out.txt; tar -xf update.tar"
+	event, _ := json.Marshal(map[string]any{"hook_event_name": "PreToolUse", "cwd": w.proj, "tool_name": "Bash",
+		"tool_input": map[string]any{"command": script, "description": "write"}})
+	cmd := exec.Command(w.bin, "claude-hook")
+	cmd.Env, cmd.Dir, cmd.Stdin = w.env, w.proj, bytes.NewReader(event)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("claude-hook: %v", err)
+	}
+	var answer struct {
+		Out struct {
+			Decision string         `json:"permissionDecision"`
+			Input    map[string]any `json:"updatedInput"`
+		} `json:"hookSpecificOutput"`
+	}
+	if err := json.Unmarshal(out, &answer); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	rewritten, _ := answer.Out.Input["command"].(string)
+	if answer.Out.Decision != "allow" || !strings.Contains(rewritten, " sandbox --profile=") || answer.Out.Input["description"] != "write" {
+		t.Fatalf("answer: %s", out)
+	}
+	run := exec.Command("bash", "-c", rewritten)
+	run.Env, run.Dir = w.env, w.proj
+	stderr, _ := run.CombinedOutput()
+	if b, _ := os.ReadFile(filepath.Join(w.proj, "out.txt")); string(b) != "hi\n" {
+		t.Errorf("the everyday part did not run: %s", stderr)
+	}
+	if _, err := os.Stat(filepath.Join(w.proj, ".git/hooks/pre-commit")); err == nil || !strings.Contains(string(stderr), ".git/hooks being read-only") {
+		t.Errorf("the hook was written or not said: %s", stderr)
+	}
+
+	if err := os.WriteFile(cfg, []byte(`{"sandbox": "required", "permission": {"*": "ask", "bash": {"*": "allow"}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gemini, _ := json.Marshal(map[string]any{"hook_event_name": "BeforeTool", "cwd": w.proj, "tool_name": "run_shell_command",
+		"tool_input": map[string]any{"command": "ls"}})
+	cmd = exec.Command(w.bin, "gemini-hook")
+	cmd.Env, cmd.Dir, cmd.Stdin = w.env, w.proj, bytes.NewReader(gemini)
+	out, _ = cmd.Output()
+	if !strings.Contains(string(out), "deny") || !strings.Contains(string(out), "does not run bash commands through toolgate sandbox") {
+		t.Errorf("gemini-hook with required: %s", out)
 	}
 }
