@@ -220,3 +220,56 @@ func TestClaudeHookRunsBashConfined(t *testing.T) {
 		t.Errorf("gemini-hook with required: %s", out)
 	}
 }
+
+// TestSandboxAutoAllow: a bash call only the fallback asks about runs
+// without a prompt, confined; an explicit ask rule and a path outside the
+// project still ask, and without the network off the knob does nothing.
+func TestSandboxAutoAllow(t *testing.T) {
+	w := newSandboxWorld(t)
+	if !sandbox.Probe().Full() {
+		t.Fatalf("this test needs every part of confinement: %v", sandbox.Probe().Missing)
+	}
+	cfg := filepath.Join(w.home, ".config/toolgate/config.json")
+	hook := func(policy, command string) (decision string, confined bool) {
+		t.Helper()
+		if err := os.WriteFile(cfg, []byte(policy), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		event, _ := json.Marshal(map[string]any{"hook_event_name": "PreToolUse", "cwd": w.proj, "tool_name": "Bash",
+			"tool_input": map[string]any{"command": command}})
+		cmd := exec.Command(w.bin, "claude-hook")
+		cmd.Env, cmd.Dir, cmd.Stdin = w.env, w.proj, bytes.NewReader(event)
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("claude-hook: %v", err)
+		}
+		var answer struct {
+			Out struct {
+				Decision string         `json:"permissionDecision"`
+				Input    map[string]any `json:"updatedInput"`
+			} `json:"hookSpecificOutput"`
+		}
+		if err := json.Unmarshal(out, &answer); err != nil {
+			t.Fatalf("%v: %s", err, out)
+		}
+		return answer.Out.Decision, answer.Out.Input != nil
+	}
+	on := `{"sandbox": "on", "sandboxNetwork": "off", "sandboxAutoAllow": true, "permission": {"*": "ask", "bash": {"rm *": "ask"}}}`
+	for _, tc := range []struct {
+		policy, command, decision string
+		confined                  bool
+	}{
+		{on, "make build", "allow", true},
+		{on, "rm build.log", "ask", true},
+		{on, "cat /etc/hostname", "ask", true},
+		{strings.Replace(on, `"sandboxNetwork": "off", `, "", 1), "make build", "ask", true},
+	} {
+		if d, c := hook(tc.policy, tc.command); d != tc.decision || c != tc.confined {
+			t.Errorf("%s with %s: %s (confined %v), want %s (%v)", tc.command, tc.policy, d, c, tc.decision, tc.confined)
+		}
+	}
+	log, _ := os.ReadFile(filepath.Join(w.home, ".pi/agent/extensions/pi-permission-system/logs/toolgate-audit.jsonl"))
+	if strings.Count(string(log), `"resolution":"sandbox_auto_allowed"`) != 1 {
+		t.Errorf("the audit log does not record the one auto-allowed call:\n%s", log)
+	}
+}

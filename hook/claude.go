@@ -132,6 +132,12 @@ func (s *Server) claudePreToolUse(ev claudeEvent, out io.Writer) error {
 		if err != nil {
 			return err
 		}
+		if ev.ToolName == "Bash" && s.sandboxAutoAllowed(d) {
+			dec := *d.res.Decision
+			dec.Resolution = protocol.ResSandboxAutoAllowed
+			d.res.State, d.res.Decision = "allow", &dec
+			d.res.Reason = ""
+		}
 		ds = append(ds, d)
 	}
 	for _, d := range ds {

@@ -101,6 +101,9 @@ func (s *Server) confinement(p *policy.Policy, cwd string) *protocol.Confinement
 	if msg := noProjectRoot(cwd, s.opts.Home); msg != "" {
 		c.Missing = append(c.Missing, msg)
 	}
+	if sb := p.Sandbox; sb.AutoAllow && (sb.Mode == policy.SandboxOff || !sb.NetworkOff || !rep.Full()) {
+		c.Missing = append(c.Missing, "\"sandboxAutoAllow\" is ignored: it needs \"sandbox\" on, \"sandboxNetwork\": \"off\" and every part of confinement on this machine")
+	}
 	if prof, _ := profileFor(s.opts.Host); p.Sandbox.Mode != policy.SandboxOff && !prof.confines {
 		c.Missing = append(c.Missing, "this host's bash commands are not run confined by toolgate yet (no input rewrite); \"required\" blocks them")
 	}
@@ -151,4 +154,27 @@ func (s *Server) unconfinedResult(gc *gatesCall) protocol.ToolCallResult {
 	}
 	reason := fmt.Sprintf("toolgate: \"sandbox\": \"required\" (%s) and %s; the bash call is blocked", from, why)
 	return blockResult(protocol.GateTool, "bash", protocol.ResSandboxUnavailable, reason)
+}
+
+// sandboxAutoAllowed reports whether a bash call that only the fallback
+// asks about runs without a prompt, confined ("sandboxAutoAllow", SPEC
+// §9): the knob is set with the sandbox on and the network off, the
+// machine gives every part of confinement, and no gate but the tool gate
+// asks, and that one by the fallback (no explicit ask rule, no floor, no
+// path outside the project, which the path gates ask about).
+func (s *Server) sandboxAutoAllowed(d hostDecision) bool {
+	sb := d.gc.policy.Sandbox
+	if !sb.AutoAllow || sb.Mode == policy.SandboxOff || !sb.NetworkOff || d.gc.call.Shell == nil ||
+		d.res.State != "ask" || d.res.Decision == nil || !s.machine.get().Full() {
+		return false
+	}
+	for _, e := range d.res.Trace {
+		if !e.Applied || e.State == "" || e.State == "allow" {
+			continue
+		}
+		if e.Gate != protocol.GateTool || e.State != "ask" || e.MatchedPattern != nil {
+			return false
+		}
+	}
+	return true
 }
