@@ -288,8 +288,12 @@ func (d *deriver) readOnly() {
 			}
 		}
 	}
+	// A PATH folder under a cache or sandboxWrite root stays read-only (a
+	// file written there runs for the next command of that name); one in
+	// the project (node_modules/.bin) is the build's own.
 	for _, dir := range filepath.SplitList(d.in.Getenv("PATH")) {
-		if filepath.IsAbs(dir) && rootOf(d.p.Write, realOr(dir)) != "" && !d.inTemp(realOr(dir)) {
+		real := realOr(dir)
+		if filepath.IsAbs(dir) && rootOf(d.p.Write, real) != "" && !d.inTemp(real) && (d.project == "" || !within(real, d.project)) {
 			if _, err := os.Stat(dir); err == nil {
 				d.protect(dir, true, "a folder on PATH (built-in protected path)")
 			}

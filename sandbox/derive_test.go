@@ -135,3 +135,45 @@ func TestDeriveWalkBoundIsSaid(t *testing.T) {
 		t.Errorf("exit %d, stderr %s", code, stderr)
 	}
 }
+
+// TestDerivePathFolders: a PATH folder under a cache stays read-only, one
+// in the project does not (the build writes node_modules/.bin).
+func TestDerivePathFolders(t *testing.T) {
+	w := newWorld(t)
+	cacheBin := filepath.Join(w.cache, "tool/bin")
+	projBin := filepath.Join(w.proj, "node_modules/.bin")
+	must(t, os.MkdirAll(cacheBin, 0o755))
+	must(t, os.MkdirAll(projBin, 0o755))
+	p, _ := w.derive(w.policy(`{}`), w.proj, map[string]string{"PATH": cacheBin + ":" + projBin + ":/usr/bin"})
+	ro := pathList(p.ReadOnly)
+	if !strings.Contains(ro, cacheBin) || strings.Contains(ro, projBin) {
+		t.Errorf("read-only:\n%s", ro)
+	}
+}
+
+// TestDeriveWorktree: in a git worktree the repository's real git folder
+// is a write root (a commit writes its objects and refs) with its hooks
+// and config read-only.
+func TestDeriveWorktree(t *testing.T) {
+	w := newWorld(t)
+	w.plain("git", "add", "main.txt")
+	w.plain("git", "commit", "-q", "-m", "one")
+	wt := filepath.Join(w.home, "wt")
+	w.plain("git", "worktree", "add", "-q", wt)
+	p, _ := w.derive(w.policy(`{}`), wt, nil)
+	common := filepath.Join(w.proj, ".git")
+	if !strings.Contains(pathList(p.Write)+"\n", common+"\n") {
+		t.Fatalf("write roots lack %s:\n%s", common, pathList(p.Write))
+	}
+	ro := pathList(p.ReadOnly)
+	for _, want := range []string{filepath.Join(common, "hooks"), filepath.Join(common, "config")} {
+		if !strings.Contains(ro, want) {
+			t.Errorf("read-only lacks %s:\n%s", want, ro)
+		}
+	}
+	p.Cwd = wt
+	code, stdout, stderr := w.run(p, "echo two > f && git add f && git commit -q -m two && git log --oneline | wc -l; echo x > "+filepath.Join(common, "hooks/pre-commit"))
+	if code == 0 || !strings.Contains(stdout, "2") || w.exists(filepath.Join(common, "hooks/pre-commit")) {
+		t.Errorf("exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
+	}
+}
