@@ -22,20 +22,44 @@ import (
 func SandboxProfile(opts Options, getenv func(string) string) (*sandbox.Profile, *policy.Policy, []string, error) {
 	s := New(opts)
 	pol := s.currentPolicy()
-	prof, notes, err := s.deriveProfile(pol, s.snapshot().cwd, getenv)
+	prof, notes, err := s.deriveProfile(pol, s.snapshot().cwd, getenv, nil)
 	return prof, pol, notes, err
 }
 
 // deriveProfile is the confinement profile of a bash command run in cwd
 // under pol.
-func (s *Server) deriveProfile(pol *policy.Policy, cwd string, getenv func(string) string) (*sandbox.Profile, []string, error) {
+func (s *Server) deriveProfile(pol *policy.Policy, cwd string, getenv func(string) string, writes []string) (*sandbox.Profile, []string, error) {
 	own := s.protectedFor(cwd, s.auditPath(pol))
 	for _, src := range pol.Sources {
 		own = append(own, src.Path)
 	}
 	own = gates.OwnFiles(own, s.opts.AgentDir, cwd)
 	return sandbox.Derive(sandbox.Input{Cwd: cwd, Home: s.opts.Home, TempDir: os.TempDir(),
-		Getenv: getenv, Policy: pol, Own: own})
+		Getenv: getenv, Policy: pol, Own: own, Writes: writes})
+}
+
+// shellWrites are the paths a bash call's words write (redirect targets,
+// words of commands not known to only read), where the analysis knows
+// them: the decision that lets the call run allowed or asked about each.
+func shellWrites(gc *gatesCall) []string {
+	if gc.call.Shell == nil {
+		return nil
+	}
+	var out []string
+	for _, pw := range gc.call.Shell.Analysis.Paths {
+		if !pw.Write || !pw.Known || pw.Value == "" {
+			continue
+		}
+		p := pw.Value
+		if !filepath.IsAbs(p) {
+			if pw.Dir == "" {
+				continue
+			}
+			p = filepath.Join(pw.Dir, p)
+		}
+		out = append(out, filepath.Clean(p))
+	}
+	return out
 }
 
 // confinedCommand writes the profile of a bash command the decision lets
@@ -44,7 +68,7 @@ func (s *Server) deriveProfile(pol *policy.Policy, cwd string, getenv func(strin
 // re-quoted). The profile goes under $XDG_RUNTIME_DIR/toolgate/, else
 // beside the audit log, readable by its owner only.
 func (s *Server) confinedCommand(gc *gatesCall, text string) (string, error) {
-	prof, _, err := s.deriveProfile(gc.policy, gc.call.Cwd, os.Getenv)
+	prof, _, err := s.deriveProfile(gc.policy, gc.call.Cwd, os.Getenv, shellWrites(gc))
 	if err != nil {
 		return "", err
 	}

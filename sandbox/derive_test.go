@@ -177,3 +177,29 @@ func TestDeriveWorktree(t *testing.T) {
 		t.Errorf("exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
 	}
 }
+
+// TestDeriveDecidedWrites: the paths a decision lets the command write
+// outside the project become write roots (a missing file as its folder),
+// never / or $HOME; protected paths in them stay read-only.
+func TestDeriveDecidedWrites(t *testing.T) {
+	w := newWorld(t)
+	other := filepath.Join(w.home, "other")
+	must(t, os.MkdirAll(filepath.Join(other, ".git/hooks"), 0o755))
+	w.write(filepath.Join(other, "old.txt"), "old\n")
+	p, _, err := Derive(Input{Cwd: w.proj, Home: w.home, TempDir: w.tmp, Getenv: func(string) string { return "" },
+		Policy: w.policy(`{}`), Writes: []string{filepath.Join(other, "old.txt"), filepath.Join(other, "new.txt"), w.home, "/", filepath.Join(w.home, "x.txt")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	write := pathList(p.Write) + "\n"
+	if !strings.Contains(write, other+"\n") || strings.Contains(write, w.home+"\n") || strings.Contains(write, "/\n/") || strings.HasPrefix(write, "/\n") {
+		t.Errorf("write roots:\n%s", write)
+	}
+	if !strings.Contains(strings.Join(p.Unenforced, "\n"), "x.txt is not there yet") {
+		t.Errorf("unenforced: %v", p.Unenforced)
+	}
+	code, _, stderr := w.run(p, "echo new > "+filepath.Join(other, "new.txt")+" && echo x > "+filepath.Join(other, ".git/hooks/pre-commit"))
+	if code == 0 || w.read(filepath.Join(other, "new.txt")) != "new\n" || w.exists(filepath.Join(other, ".git/hooks/pre-commit")) {
+		t.Errorf("exit %d: %s", code, stderr)
+	}
+}
