@@ -49,16 +49,8 @@ func explain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "toolgate explain: --host %q: not claude-code or gemini-cli\n", *host)
 		return 2
 	}
-	dir := *cwd
-	if dir == "" {
-		dir, _ = os.Getwd()
-	}
-	dir, _ = filepath.Abs(dir)
-	home, agentDir := environment()
-	for i, c := range configs {
-		configs[i], _ = filepath.Abs(c)
-	}
-	opts := hook.Options{Cwd: dir, ConfigFiles: configs, Home: home, AgentDir: agentDir, ConfigHome: configHome(home), Host: *host, Log: zerolog.Nop()}
+	opts := oneShotOptions(*cwd, configs)
+	opts.Host = *host
 	ex, err := hook.ExplainAll(opts, *tool, json.RawMessage(*input), *agent)
 	res := ex.CheckResult
 	if err != nil {
@@ -178,4 +170,19 @@ func warningText(path string, line, col int, msg string) string {
 		return msg
 	}
 	return position(path, line, col) + ": " + msg
+}
+
+// oneShotOptions are the options of a one-shot command (explain, sandbox)
+// run in cwd (default: the current folder) with the --config files.
+func oneShotOptions(cwd string, configs []string) hook.Options {
+	if cwd == "" {
+		cwd, _ = os.Getwd()
+	}
+	cwd, _ = filepath.Abs(cwd)
+	home, agentDir := environment()
+	abs := make([]string, len(configs))
+	for i, c := range configs {
+		abs[i], _ = filepath.Abs(c)
+	}
+	return hook.Options{Cwd: cwd, ConfigFiles: abs, Home: home, AgentDir: agentDir, ConfigHome: configHome(home), Log: zerolog.Nop()}
 }

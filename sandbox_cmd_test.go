@@ -177,25 +177,9 @@ func TestClaudeHookRunsBashConfined(t *testing.T) {
 		t.Fatal(err)
 	}
 	script := "echo hi > out.txt; tar -xf update.tar"
-	event, _ := json.Marshal(map[string]any{"hook_event_name": "PreToolUse", "cwd": w.proj, "tool_name": "Bash",
-		"tool_input": map[string]any{"command": script, "description": "write"}})
-	cmd := exec.Command(w.bin, "claude-hook")
-	cmd.Env, cmd.Dir, cmd.Stdin = w.env, w.proj, bytes.NewReader(event)
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("claude-hook: %v", err)
-	}
-	var answer struct {
-		Out struct {
-			Decision string         `json:"permissionDecision"`
-			Input    map[string]any `json:"updatedInput"`
-		} `json:"hookSpecificOutput"`
-	}
-	if err := json.Unmarshal(out, &answer); err != nil {
-		t.Fatalf("%v: %s", err, out)
-	}
-	rewritten, _ := answer.Out.Input["command"].(string)
-	if answer.Out.Decision != "allow" || !strings.Contains(rewritten, " sandbox --profile=") || answer.Out.Input["description"] != "write" {
+	decision, input, out := w.claudeBash(t, map[string]any{"command": script, "description": "write"})
+	rewritten, _ := input["command"].(string)
+	if decision != "allow" || !strings.Contains(rewritten, " sandbox --profile=") || input["description"] != "write" {
 		t.Fatalf("answer: %s", out)
 	}
 	run := exec.Command("bash", "-c", rewritten)
@@ -213,7 +197,7 @@ func TestClaudeHookRunsBashConfined(t *testing.T) {
 	}
 	gemini, _ := json.Marshal(map[string]any{"hook_event_name": "BeforeTool", "cwd": w.proj, "tool_name": "run_shell_command",
 		"tool_input": map[string]any{"command": "ls"}})
-	cmd = exec.Command(w.bin, "gemini-hook")
+	cmd := exec.Command(w.bin, "gemini-hook")
 	cmd.Env, cmd.Dir, cmd.Stdin = w.env, w.proj, bytes.NewReader(gemini)
 	out, _ = cmd.Output()
 	if !strings.Contains(string(out), "deny") || !strings.Contains(string(out), "does not run bash commands through toolgate sandbox") {
@@ -235,24 +219,8 @@ func TestSandboxAutoAllow(t *testing.T) {
 		if err := os.WriteFile(cfg, []byte(policy), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		event, _ := json.Marshal(map[string]any{"hook_event_name": "PreToolUse", "cwd": w.proj, "tool_name": "Bash",
-			"tool_input": map[string]any{"command": command}})
-		cmd := exec.Command(w.bin, "claude-hook")
-		cmd.Env, cmd.Dir, cmd.Stdin = w.env, w.proj, bytes.NewReader(event)
-		out, err := cmd.Output()
-		if err != nil {
-			t.Fatalf("claude-hook: %v", err)
-		}
-		var answer struct {
-			Out struct {
-				Decision string         `json:"permissionDecision"`
-				Input    map[string]any `json:"updatedInput"`
-			} `json:"hookSpecificOutput"`
-		}
-		if err := json.Unmarshal(out, &answer); err != nil {
-			t.Fatalf("%v: %s", err, out)
-		}
-		return answer.Out.Decision, answer.Out.Input != nil
+		d, input, _ := w.claudeBash(t, map[string]any{"command": command})
+		return d, input != nil
 	}
 	on := `{"sandbox": "on", "sandboxNetwork": "off", "sandboxAutoAllow": true, "permission": {"*": "ask", "bash": {"rm *": "ask"}}}`
 	for _, tc := range []struct {
@@ -272,4 +240,27 @@ func TestSandboxAutoAllow(t *testing.T) {
 	if strings.Count(string(log), `"resolution":"sandbox_auto_allowed"`) != 1 {
 		t.Errorf("the audit log does not record the one auto-allowed call:\n%s", log)
 	}
+}
+
+// claudeBash runs the claude-hook for a Bash call in the project and
+// returns its decision and updatedInput (nil without one).
+func (w *sandboxWorld) claudeBash(t *testing.T, toolInput map[string]any) (decision string, input map[string]any, out []byte) {
+	t.Helper()
+	event, _ := json.Marshal(map[string]any{"hook_event_name": "PreToolUse", "cwd": w.proj, "tool_name": "Bash", "tool_input": toolInput})
+	cmd := exec.Command(w.bin, "claude-hook")
+	cmd.Env, cmd.Dir, cmd.Stdin = w.env, w.proj, bytes.NewReader(event)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("claude-hook: %v", err)
+	}
+	var answer struct {
+		Out struct {
+			Decision string         `json:"permissionDecision"`
+			Input    map[string]any `json:"updatedInput"`
+		} `json:"hookSpecificOutput"`
+	}
+	if err := json.Unmarshal(out, &answer); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	return answer.Out.Decision, answer.Out.Input, out
 }
