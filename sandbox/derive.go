@@ -272,7 +272,13 @@ func (d *deriver) repo(gitdir string) {
 		if r.Kernel == "repo" {
 			p := filepath.Join(gitdir, r.Path)
 			if _, err := os.Lstat(p); err != nil && r.Path != "hooks" && r.Path != "config" {
-				continue // config.worktree and the like: only when there
+				// A placeholder commondir would stop git itself (it reads
+				// the file whenever it is there); config.worktree counts
+				// only where the read-only config says so.
+				if r.Path == "commondir" {
+					d.missing = append(d.missing, p)
+				}
+				continue
 			}
 			d.protect(p, r.Dir, r.Why+" (built-in protected path)")
 		}
