@@ -83,6 +83,16 @@ func explain(args []string, stdout, stderr io.Writer) int {
 		for _, m := range c.Missing {
 			fmt.Fprintf(stdout, "  missing: %s\n", m)
 		}
+		if p := ex.Profile; p != nil {
+			fmt.Fprintf(stdout, "  confined: writes in %d folders, %d paths read-only inside them, %d hidden, network %s\n",
+				len(p.Write), len(p.ReadOnly), len(p.Hidden)+len(p.Sockets), map[bool]string{true: "off", false: "unchanged"}[p.NetworkOff])
+			for _, w := range p.Write {
+				fmt.Fprintf(stdout, "    writes: %s (%s)\n", w.Path, w.Why)
+			}
+			for _, u := range p.Unenforced {
+				fmt.Fprintf(stdout, "    not kernel-enforced: %s\n", u)
+			}
+		}
 		fmt.Fprintln(stdout)
 	}
 	fmt.Fprintf(stdout, "%s %s → %s\n", *tool, *input, strings.ToUpper(res.State))

@@ -107,6 +107,11 @@ func TestSandboxCommandStopsWhatThePolicyDenies(t *testing.T) {
 			}
 		})
 	}
+	// explain says what confinement would give a bash call here.
+	if _, stdout, _ := w.run(t, "explain", "--tool", "bash", "--input", `{"command":"grep -r x certs"}`); !strings.Contains(stdout, "writes: "+w.proj+" (the project)") ||
+		!strings.Contains(stdout, "2 hidden") {
+		t.Errorf("explain:\n%s", stdout)
+	}
 	// Everyday work in the same project.
 	code, stdout, stderr := w.run(t, "sandbox", "--cwd", w.proj, "--", "sh", "-c",
 		"mkdir -p src/a && echo hi > src/a/f && git add src && git commit -q -m one && git log --oneline | wc -l && grep -r hi src")

@@ -156,8 +156,8 @@ func (d *deriver) writeRoots() {
 	}
 	for _, w := range d.in.Writes {
 		w = filepath.Clean(w)
-		if !filepath.IsAbs(w) {
-			continue
+		if !filepath.IsAbs(w) || rootOf(d.p.Write, realOr(w)) != "" || rootOf(d.p.Write, realOr(filepath.Dir(w))) != "" {
+			continue // not a path, or writable already
 		}
 		if w == "/" || d.home != "" && within(d.home, realOr(w)) {
 			d.p.Unenforced = append(d.p.Unenforced, fmt.Sprintf("%s is not made writable (it is / , $HOME or above it)", w))
