@@ -49,19 +49,14 @@ func explain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "toolgate explain: --host %q: not one of %s\n", *host, strings.Join(hook.HostNames, ", "))
 		return 2
 	}
-	dir := *cwd
-	if dir == "" {
-		dir, _ = os.Getwd()
-	} else if err := checkDir("--cwd", dir); err != nil {
-		fmt.Fprintf(stderr, "toolgate explain: %v\n", err)
-		return 2
+	if *cwd != "" {
+		if err := checkDir("--cwd", *cwd); err != nil {
+			fmt.Fprintf(stderr, "toolgate explain: %v\n", err)
+			return 2
+		}
 	}
-	dir, _ = filepath.Abs(dir)
-	home, agentDir := environment()
-	for i, c := range configs {
-		configs[i], _ = filepath.Abs(c)
-	}
-	opts := hook.Options{Cwd: dir, ConfigFiles: configs, Home: home, AgentDir: agentDir, ConfigHome: configHome(home), ManagedDir: os.Getenv("TOOLGATE_MANAGED_DIR"), Host: *host, Log: zerolog.Nop()}
+	opts := oneShotOptions(*cwd, configs)
+	opts.Host = *host
 	ex, err := hook.ExplainAll(opts, *tool, json.RawMessage(*input), *agent)
 	res := ex.CheckResult
 	if err != nil {
@@ -93,6 +88,16 @@ func explain(args []string, stdout, stderr io.Writer) int {
 			map[bool]string{true: "available", false: "not available: " + sandbox.NotEnforced}[c.Available], c.LandlockABI, c.Namespaces)
 		for _, m := range c.Missing {
 			fmt.Fprintf(stdout, "  missing: %s\n", m)
+		}
+		if p := ex.Profile; p != nil {
+			fmt.Fprintf(stdout, "  confined: writes in %d folders, %d paths read-only inside them, %d hidden, network %s\n",
+				len(p.Write), len(p.ReadOnly), len(p.Hidden)+len(p.Sockets), map[bool]string{true: "off", false: "unchanged"}[p.NetworkOff])
+			for _, w := range p.Write {
+				fmt.Fprintf(stdout, "    writes: %s (%s)\n", w.Path, w.Why)
+			}
+			for _, u := range p.Unenforced {
+				fmt.Fprintf(stdout, "    not kernel-enforced: %s\n", u)
+			}
 		}
 		fmt.Fprintln(stdout)
 	}
@@ -184,4 +189,20 @@ func warningText(path string, line, col int, msg string) string {
 		return msg
 	}
 	return position(path, line, col) + ": " + msg
+}
+
+// oneShotOptions are the options of a one-shot command (explain, sandbox)
+// run in cwd (default: the current folder) with the --config files.
+func oneShotOptions(cwd string, configs []string) hook.Options {
+	if cwd == "" {
+		cwd, _ = os.Getwd()
+	}
+	cwd, _ = filepath.Abs(cwd)
+	home, agentDir := environment()
+	abs := make([]string, len(configs))
+	for i, c := range configs {
+		abs[i], _ = filepath.Abs(c)
+	}
+	return hook.Options{Cwd: cwd, ConfigFiles: abs, Home: home, AgentDir: agentDir, ConfigHome: configHome(home),
+		ManagedDir: os.Getenv("TOOLGATE_MANAGED_DIR"), Log: zerolog.Nop()}
 }

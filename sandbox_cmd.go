@@ -6,9 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
-
-	"github.com/rs/zerolog"
 
 	"github.com/toolgate/toolgate/hook"
 	"github.com/toolgate/toolgate/sandbox"
@@ -46,6 +43,8 @@ func sandboxCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "toolgate sandbox: %v; the command did not run\n", err)
 			return 126
 		}
+		// A decision writes one profile per command; it is spent now.
+		os.Remove(*profile)
 		argv = []string{"bash", "-c", string(text)}
 	default:
 		if fs.NArg() == 0 {
@@ -53,16 +52,7 @@ func sandboxCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return 2
 		}
 		argv = fs.Args()
-		dir := *cwd
-		if dir == "" {
-			dir, _ = os.Getwd()
-		}
-		dir, _ = filepath.Abs(dir)
-		home, agentDir := environment()
-		for i, c := range configs {
-			configs[i], _ = filepath.Abs(c)
-		}
-		opts := hook.Options{Cwd: dir, ConfigFiles: configs, Home: home, AgentDir: agentDir, ConfigHome: configHome(home), Log: zerolog.Nop()}
+		opts := oneShotOptions(*cwd, configs)
 		var notes []string
 		var err error
 		if prof, _, notes, err = hook.SandboxProfile(opts, os.Getenv); err != nil {

@@ -1,7 +1,10 @@
 package main
 
 import (
+	"archive/tar"
+	"bytes"
 	"encoding/base64"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -104,6 +107,11 @@ func TestSandboxCommandStopsWhatThePolicyDenies(t *testing.T) {
 			}
 		})
 	}
+	// explain says what confinement would give a bash call here.
+	if _, stdout, _ := w.run(t, "explain", "--tool", "bash", "--input", `{"command":"grep -r x certs"}`); !strings.Contains(stdout, "writes: "+w.proj+" (the project)") ||
+		!strings.Contains(stdout, "2 hidden") {
+		t.Errorf("explain:\n%s", stdout)
+	}
 	// Everyday work in the same project.
 	code, stdout, stderr := w.run(t, "sandbox", "--cwd", w.proj, "--", "sh", "-c",
 		"mkdir -p src/a && echo hi > src/a/f && git add src && git commit -q -m one && git log --oneline | wc -l && grep -r hi src")
@@ -133,10 +141,132 @@ func TestSandboxHostForm(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(w.proj, ".git/config")); strings.Contains(string(b), "evil") {
 		t.Error(".git/config changed")
 	}
+	if _, err := os.Stat(file); err == nil {
+		t.Error("the spent profile was left behind")
+	}
+	if err := prof.WriteFile(file); err != nil {
+		t.Fatal(err)
+	}
 	// A profile others may write is refused, and the command does not run.
 	os.Chmod(file, 0o666)
 	code, _, stderr = w.run(t, "sandbox", "--profile="+file, "--command-b64="+base64.StdEncoding.EncodeToString([]byte("touch ran")))
 	if _, err := os.Stat(filepath.Join(w.proj, "ran")); code != 126 || err == nil || !strings.Contains(stderr, "writable by others") {
 		t.Errorf("a loose profile: exit %d, stderr %s", code, stderr)
 	}
+}
+
+// TestClaudeHookRunsBashConfined: with "sandbox": "on" the Claude Code
+// hook answers an allowed Bash call with the command rewritten to run
+// under toolgate sandbox; run as Claude Code would, it does the
+// everyday part and not the forbidden one. "required" on a host that
+// cannot confine (Gemini CLI's hook) denies.
+func TestClaudeHookRunsBashConfined(t *testing.T) {
+	w := newSandboxWorld(t)
+	runtime := filepath.Join(w.home, "run")
+	if err := os.MkdirAll(runtime, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	w.env = append(w.env, "XDG_RUNTIME_DIR="+runtime)
+	cfg := filepath.Join(w.home, ".config/toolgate/config.json")
+	if err := os.WriteFile(cfg, []byte(`{"sandbox": "on", "permission": {"*": "ask", "bash": {"*": "allow"}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// An archive that carries a git hook: the analysis lists it and asks
+	// (naming the hook); approved, the kernel still keeps the hook out.
+	var tarball bytes.Buffer
+	tw := tar.NewWriter(&tarball)
+	body := "#!/bin/sh\ntouch marker\n"
+	tw.WriteHeader(&tar.Header{Name: ".git/hooks/pre-commit", Mode: 0o755, Size: int64(len(body))})
+	tw.Write([]byte(body))
+	tw.Close()
+	if err := os.WriteFile(filepath.Join(w.proj, "update.tar"), tarball.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	script := "echo hi > out.txt; tar -xf update.tar"
+	decision, input, out := w.claudeBash(t, map[string]any{"command": script, "description": "write"})
+	rewritten, _ := input["command"].(string)
+	if decision != "ask" || !strings.Contains(string(out), ".git/hooks/pre-commit") || !strings.Contains(rewritten, " sandbox --profile=") || input["description"] != "write" {
+		t.Fatalf("answer: %s", out)
+	}
+	run := exec.Command("bash", "-c", rewritten)
+	run.Env, run.Dir = w.env, w.proj
+	stderr, _ := run.CombinedOutput()
+	if b, _ := os.ReadFile(filepath.Join(w.proj, "out.txt")); string(b) != "hi\n" {
+		t.Errorf("the everyday part did not run: %s", stderr)
+	}
+	if _, err := os.Stat(filepath.Join(w.proj, ".git/hooks/pre-commit")); err == nil || !strings.Contains(string(stderr), ".git/hooks being read-only") {
+		t.Errorf("the hook was written or not said: %s", stderr)
+	}
+
+	if err := os.WriteFile(cfg, []byte(`{"sandbox": "required", "permission": {"*": "ask", "bash": {"*": "allow"}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gemini, _ := json.Marshal(map[string]any{"hook_event_name": "BeforeTool", "cwd": w.proj, "tool_name": "run_shell_command",
+		"tool_input": map[string]any{"command": "ls"}})
+	cmd := exec.Command(w.bin, "gemini-hook")
+	cmd.Env, cmd.Dir, cmd.Stdin = w.env, w.proj, bytes.NewReader(gemini)
+	out, _ = cmd.Output()
+	if !strings.Contains(string(out), "deny") || !strings.Contains(string(out), "does not run bash commands through toolgate sandbox") {
+		t.Errorf("gemini-hook with required: %s", out)
+	}
+}
+
+// TestSandboxAutoAllow: a bash call only the fallback asks about runs
+// without a prompt, confined; an explicit ask rule and a path outside the
+// project still ask, and without the network off the knob does nothing.
+func TestSandboxAutoAllow(t *testing.T) {
+	w := newSandboxWorld(t)
+	if !sandbox.Probe().Full() {
+		t.Fatalf("this test needs every part of confinement: %v", sandbox.Probe().Missing)
+	}
+	cfg := filepath.Join(w.home, ".config/toolgate/config.json")
+	hook := func(policy, command string) (decision string, confined bool) {
+		t.Helper()
+		if err := os.WriteFile(cfg, []byte(policy), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		d, input, _ := w.claudeBash(t, map[string]any{"command": command})
+		return d, input != nil
+	}
+	on := `{"sandbox": "on", "sandboxNetwork": "off", "sandboxAutoAllow": true, "permission": {"*": "ask", "bash": {"rm *": "ask"}}}`
+	for _, tc := range []struct {
+		policy, command, decision string
+		confined                  bool
+	}{
+		{on, "make build", "allow", true},
+		{on, "rm build.log", "ask", true},
+		{on, "cat /etc/hostname", "ask", true},
+		{strings.Replace(on, `"sandboxNetwork": "off", `, "", 1), "make build", "ask", true},
+	} {
+		if d, c := hook(tc.policy, tc.command); d != tc.decision || c != tc.confined {
+			t.Errorf("%s with %s: %s (confined %v), want %s (%v)", tc.command, tc.policy, d, c, tc.decision, tc.confined)
+		}
+	}
+	log, _ := os.ReadFile(filepath.Join(w.home, ".pi/agent/extensions/pi-permission-system/logs/toolgate-audit.jsonl"))
+	if strings.Count(string(log), `"resolution":"sandbox_auto_allowed"`) != 1 {
+		t.Errorf("the audit log does not record the one auto-allowed call:\n%s", log)
+	}
+}
+
+// claudeBash runs the claude-hook for a Bash call in the project and
+// returns its decision and updatedInput (nil without one).
+func (w *sandboxWorld) claudeBash(t *testing.T, toolInput map[string]any) (decision string, input map[string]any, out []byte) {
+	t.Helper()
+	event, _ := json.Marshal(map[string]any{"hook_event_name": "PreToolUse", "cwd": w.proj, "tool_name": "Bash", "tool_input": toolInput})
+	cmd := exec.Command(w.bin, "claude-hook")
+	cmd.Env, cmd.Dir, cmd.Stdin = w.env, w.proj, bytes.NewReader(event)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("claude-hook: %v", err)
+	}
+	var answer struct {
+		Out struct {
+			Decision string         `json:"permissionDecision"`
+			Input    map[string]any `json:"updatedInput"`
+		} `json:"hookSpecificOutput"`
+	}
+	if err := json.Unmarshal(out, &answer); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	return answer.Out.Decision, answer.Out.Input, out
 }

@@ -222,6 +222,7 @@ var ArmingTable = []ArmingRow{
 	{Name: "zshenv", Match: "name", Why: "shell start-up file"},
 	{Name: "zprofile", Match: "name", Why: "shell start-up file"},
 	{Name: "hooks", Match: "code", Kernel: "repo", Path: "hooks", Dir: true, Why: "git hooks"},
+	{Name: "commondir", Match: "code", Kernel: "repo", Path: "commondir", Why: "git's link to another repository's folder (its hooks and configuration)"},
 	{Name: ".husky", Match: "code", Kernel: "root", Path: ".husky", Dir: true, Why: "husky's git hooks"},
 	{Name: "/etc/profile.d", Match: "dir", Why: "shell start-up folder"},
 	{Name: "/etc/zsh", Match: "dir", Why: "shell start-up folder"},

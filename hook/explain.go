@@ -4,10 +4,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 
 	"github.com/toolgate/toolgate/gates"
 	"github.com/toolgate/toolgate/policy"
 	"github.com/toolgate/toolgate/protocol"
+	"github.com/toolgate/toolgate/sandbox"
 )
 
 // Match is one rule that matched a gate's value, for explain.
@@ -41,6 +43,9 @@ type Explanation struct {
 	Warnings []protocol.Warning `json:"warnings"`
 	// Confinement is what SPEC §9's confinement can do here.
 	Confinement *protocol.Confinement `json:"confinement"`
+	// Profile is, for a bash call under "sandbox" on or required, what
+	// confinement would give it (and what it would not enforce).
+	Profile *sandbox.Profile `json:"profile,omitempty"`
 }
 
 // CheckInputJSON says what is wrong with a tool input given as JSON text
@@ -120,6 +125,11 @@ func (s *Server) explainCall(gc *gatesCall, res gates.Resolver) Explanation {
 	if gc.call.Shell != nil && gc.policy.Sandbox.Mode == policy.SandboxRequired {
 		r := s.unconfinedResult(gc)
 		ex.State, ex.Reason, ex.Decision = "deny", r.Reason, r.Decision
+	}
+	if gc.call.Shell != nil && gc.policy.Sandbox.Mode != policy.SandboxOff {
+		if prof, _, err := s.deriveProfile(gc.policy, gc.call.Cwd, os.Getenv, shellWrites(gc)); err == nil {
+			ex.Profile = prof
+		}
 	}
 	for _, e := range ex.Trace {
 		if !e.Applied || e.Surface == "" {

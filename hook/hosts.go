@@ -50,6 +50,9 @@ type hostProfile struct {
 	// (relative to the home) are where the host is told to run toolgate:
 	// no call may change them unasked.
 	projectSettings, userSettings []string
+	// confines is set for a host whose adapter runs an allowed bash
+	// command through toolgate sandbox (SPEC §9).
+	confines bool
 }
 
 // IsHost reports whether name is a host toolgate maps the tool calls of
@@ -156,6 +159,11 @@ func (s *Server) decideEngineCall(prof hostProfile, id string, ec engineCall) (h
 	}
 	if res.State != "allow" && res.Reason == "" {
 		res.Reason = fmt.Sprintf("toolgate: the %s call is blocked (fail-closed): no gate gave a reason", ec.tool)
+	}
+	if gc.call.Shell != nil && gc.policy.Sandbox.Mode == policy.SandboxRequired && res.State != "deny" &&
+		!(prof.confines && s.machine.get().ProtectedEnforced()) {
+		r := s.unconfinedResult(gc)
+		res.State, res.Reason, res.Decision = "deny", r.Reason, r.Decision
 	}
 	return hostDecision{call: ec, id: id, res: res, gc: gc}, nil
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/toolgate/toolgate/gates"
 	"github.com/toolgate/toolgate/hook/audit"
+	"github.com/toolgate/toolgate/policy"
 	"github.com/toolgate/toolgate/protocol"
 )
 
@@ -74,6 +75,9 @@ func (r *keptRun) saw(err error) {
 func (s *Server) keptOf(pre *prechecked) *gates.Kept {
 	if s.noKept || pre.err != nil || pre.gc == nil || isLate(s.ctx) {
 		return nil
+	}
+	if pre.gc.call.Shell != nil && pre.gc.policy.Sandbox.Mode == policy.SandboxRequired {
+		return nil // decideCall refuses it (refuseUnconfined)
 	}
 	return pre.req.Kept()
 }

@@ -1,6 +1,7 @@
 package hook
 
 import (
+	"encoding/base64"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -20,17 +21,86 @@ import (
 // what the person should know (no project write root, a walk cut short).
 func SandboxProfile(opts Options, getenv func(string) string) (*sandbox.Profile, *policy.Policy, []string, error) {
 	s := New(opts)
-	st := s.snapshot()
 	pol := s.currentPolicy()
-	own := s.protectedFor(st.cwd, s.auditPath(pol))
+	prof, notes, err := s.deriveProfile(pol, s.snapshot().cwd, getenv, nil)
+	return prof, pol, notes, err
+}
+
+// deriveProfile is the confinement profile of a bash command run in cwd
+// under pol.
+func (s *Server) deriveProfile(pol *policy.Policy, cwd string, getenv func(string) string, writes []string) (*sandbox.Profile, []string, error) {
+	own := s.protectedFor(cwd, s.auditPath(pol))
 	for _, src := range pol.Sources {
 		own = append(own, src.Path)
 	}
-	own = gates.OwnFiles(own, opts.AgentDir, st.cwd)
-	prof, notes, err := sandbox.Derive(sandbox.Input{Cwd: st.cwd, Home: opts.Home, TempDir: os.TempDir(),
-		Getenv: getenv, Policy: pol, Own: own})
-	return prof, pol, notes, err
+	own = gates.OwnFiles(own, s.opts.AgentDir, cwd)
+	return sandbox.Derive(sandbox.Input{Cwd: cwd, Home: s.opts.Home, TempDir: os.TempDir(),
+		Getenv: getenv, Policy: pol, Own: own, Writes: writes})
 }
+
+// shellWrites are the paths a bash call's words write (redirect targets,
+// words of commands not known to only read), where the analysis knows
+// them: the decision that lets the call run allowed or asked about each.
+func shellWrites(gc *gatesCall) []string {
+	if gc.call.Shell == nil {
+		return nil
+	}
+	var out []string
+	for _, pw := range gc.call.Shell.Analysis.Paths {
+		if !pw.Write || !pw.Known || pw.Value == "" {
+			continue
+		}
+		p := pw.Value
+		if !filepath.IsAbs(p) {
+			if pw.Dir == "" {
+				continue
+			}
+			p = filepath.Join(pw.Dir, p)
+		}
+		out = append(out, filepath.Clean(p))
+	}
+	return out
+}
+
+// confinedCommand writes the profile of a bash command the decision lets
+// run and returns the command line that runs it confined: toolgate
+// sandbox with the profile and the model's text, base64-encoded (never
+// re-quoted). The profile goes under $XDG_RUNTIME_DIR/toolgate/, else
+// beside the audit log, readable by its owner only.
+func (s *Server) confinedCommand(gc *gatesCall, text string) (string, error) {
+	prof, _, err := s.deriveProfile(gc.policy, gc.call.Cwd, os.Getenv, shellWrites(gc))
+	if err != nil {
+		return "", err
+	}
+	dir := ""
+	if rt := os.Getenv("XDG_RUNTIME_DIR"); filepath.IsAbs(rt) {
+		dir = filepath.Join(rt, "toolgate")
+	} else {
+		dir = filepath.Join(filepath.Dir(s.auditPath(gc.policy)), "sandbox")
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", fmt.Errorf("profile folder: %w", err)
+	}
+	f, err := os.CreateTemp(dir, "profile-*.json")
+	if err != nil {
+		return "", fmt.Errorf("profile: %w", err)
+	}
+	path := f.Name()
+	f.Close()
+	os.Remove(path) // WriteFile creates it anew, exclusively, mode 0600
+	if err := prof.WriteFile(path); err != nil {
+		return "", err
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return "", fmt.Errorf("toolgate's own path: %w", err)
+	}
+	return fmt.Sprintf("%s sandbox --profile=%s --command-b64=%s", shellQuote(exe), shellQuote(path),
+		base64.StdEncoding.EncodeToString([]byte(text))), nil
+}
+
+// shellQuote quotes s for a POSIX shell.
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 // machineProbe is sandbox.Probe, run once per server (the kernel's answer
 // does not change while it runs).
@@ -55,7 +125,10 @@ func (s *Server) confinement(p *policy.Policy, cwd string) *protocol.Confinement
 	if msg := noProjectRoot(cwd, s.opts.Home); msg != "" {
 		c.Missing = append(c.Missing, msg)
 	}
-	if p.Sandbox.Mode != policy.SandboxOff {
+	if sb := p.Sandbox; sb.AutoAllow && (sb.Mode == policy.SandboxOff || !sb.NetworkOff || !rep.Full()) {
+		c.Missing = append(c.Missing, "\"sandboxAutoAllow\" is ignored: it needs \"sandbox\" on, \"sandboxNetwork\": \"off\" and every part of confinement on this machine")
+	}
+	if prof, _ := profileFor(s.opts.Host); p.Sandbox.Mode != policy.SandboxOff && !prof.confines {
 		c.Missing = append(c.Missing, "this host's bash commands are not run confined by toolgate yet (no input rewrite); \"required\" blocks them")
 	}
 	return c
@@ -105,4 +178,27 @@ func (s *Server) unconfinedResult(gc *gatesCall) protocol.ToolCallResult {
 	}
 	reason := fmt.Sprintf("toolgate: \"sandbox\": \"required\" (%s) and %s; the bash call is blocked", from, why)
 	return blockResult(protocol.GateTool, "bash", protocol.ResSandboxUnavailable, reason)
+}
+
+// sandboxAutoAllowed reports whether a bash call that only the fallback
+// asks about runs without a prompt, confined ("sandboxAutoAllow", SPEC
+// §9): the knob is set with the sandbox on and the network off, the
+// machine gives every part of confinement, and no gate but the tool gate
+// asks, and that one by the fallback (no explicit ask rule, no floor, no
+// path outside the project, which the path gates ask about).
+func (s *Server) sandboxAutoAllowed(d hostDecision) bool {
+	sb := d.gc.policy.Sandbox
+	if !sb.AutoAllow || sb.Mode == policy.SandboxOff || !sb.NetworkOff || d.gc.call.Shell == nil ||
+		d.res.State != "ask" || d.res.Decision == nil || !s.machine.get().Full() {
+		return false
+	}
+	for _, e := range d.res.Trace {
+		if !e.Applied || e.State == "" || e.State == "allow" {
+			continue
+		}
+		if e.Gate != protocol.GateTool || e.State != "ask" || e.MatchedPattern != nil {
+			return false
+		}
+	}
+	return true
 }

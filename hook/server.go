@@ -1153,7 +1153,12 @@ func (s *Server) check(raw []byte) (any, error) {
 	}
 	req := gates.Request{Call: gc.call, Gates: gates.ToolGates, HasUI: gc.hasUI,
 		Resolver: resolver{p: gc.policy, session: s.approvals.snapshot()}}
-	return gates.Check(req), nil
+	res := gates.Check(req)
+	if gc.call.Shell != nil && gc.policy.Sandbox.Mode == policy.SandboxRequired {
+		r := s.unconfinedResult(gc)
+		res.State, res.Reason, res.Decision = "deny", r.Reason, r.Decision
+	}
+	return res, nil
 }
 
 // decideCtx is the context a call read before shutdown is decided in: it is

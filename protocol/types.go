@@ -103,6 +103,11 @@ type Confinement struct {
 // the policy requires confinement that this machine or host cannot give.
 const ResSandboxUnavailable = "sandbox_unavailable"
 
+// ResSandboxAutoAllowed is the resolution of a bash call that only the
+// fallback asked about, run without a prompt because it runs confined
+// ("sandboxAutoAllow", SPEC §9).
+const ResSandboxAutoAllowed = "sandbox_auto_allowed"
+
 // InitializeResult is the result of initialize.
 type InitializeResult struct {
 	ProtocolVersion int        `json:"protocolVersion"`

@@ -3,11 +3,13 @@ package sandbox
 import (
 	"archive/tar"
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -304,5 +306,47 @@ func TestEverydayWorkWorks(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestPlaceholderSharedWhileInUse: a placeholder the first confined
+// command made is not removed when it ends while a second one, whose
+// mount sits on it, still runs (removing it would undo that mount).
+func TestPlaceholderSharedWhileInUse(t *testing.T) {
+	w := newWorld(t)
+	hooks := filepath.Join(w.proj, ".git/hooks")
+	must(t, os.RemoveAll(hooks))
+	p := w.profile()
+	wait := func(name string) string {
+		return "touch " + filepath.Join(w.tmp, name+".started") + "; while [ ! -e " + filepath.Join(w.tmp, name+".go") + " ]; do sleep 0.05; done; "
+	}
+	await := func(name string) {
+		for i := 0; i < 400 && !w.exists(filepath.Join(w.tmp, name+".started")); i++ {
+			time.Sleep(25 * time.Millisecond)
+		}
+	}
+	release := func(name string) { must(t, os.WriteFile(filepath.Join(w.tmp, name+".go"), nil, 0o644)) }
+	results := make(chan string, 2)
+	start := func(name, script string) {
+		go func() {
+			var errb bytes.Buffer
+			code, err := Run(p, Command{Argv: []string{"sh", "-c", script}, Env: w.env, Stderr: &errb})
+			results <- fmt.Sprintf("%s %d %v %s", name, code, err, errb.String())
+		}()
+	}
+	start("first", wait("first")+"true")
+	await("first") // its placeholder stands
+	start("second", wait("second")+"echo x > .git/hooks/pre-commit")
+	await("second")
+	release("first")
+	if r := <-results; !strings.HasPrefix(r, "first 0 ") {
+		t.Fatalf("first: %s", r)
+	}
+	if !w.exists(hooks) {
+		t.Error("the placeholder was removed while the second command's mount sat on it")
+	}
+	release("second")
+	if r := <-results; !strings.HasPrefix(r, "second 2 ") || w.exists(filepath.Join(hooks, "pre-commit")) {
+		t.Errorf("second: %s", r)
 	}
 }

@@ -33,7 +33,12 @@ type Input struct {
 	// Own are toolgate's own files (gates.OwnFiles): every policy file
 	// location of every scope, the trust store's folder, the audit log
 	// and its head.
-	Own         []string
+	Own []string
+	// Writes are the paths outside the project that this command writes
+	// (redirect targets, destinations) and its decision allowed or the
+	// person approved: each is a write root, an existing one as itself, a
+	// missing one as its folder (never $HOME or a folder above it).
+	Writes      []string
 	WalkEntries int
 	WalkTime    time.Duration
 }
@@ -149,6 +154,26 @@ func (d *deriver) writeRoots() {
 			d.addWrite(policy.ExpandHome(w, d.in.Home), "sandboxWrite")
 		}
 	}
+	for _, w := range d.in.Writes {
+		w = filepath.Clean(w)
+		if !filepath.IsAbs(w) || rootOf(d.p.Write, realOr(w)) != "" || rootOf(d.p.Write, realOr(filepath.Dir(w))) != "" {
+			continue // not a path, or writable already
+		}
+		if w == "/" || d.home != "" && within(d.home, realOr(w)) {
+			d.p.Unenforced = append(d.p.Unenforced, fmt.Sprintf("%s is not made writable (it is / , $HOME or above it)", w))
+			continue
+		}
+		if _, err := os.Lstat(w); err == nil {
+			d.addWrite(w, "a path this command's decision lets it write")
+			continue
+		}
+		parent := filepath.Dir(w)
+		if parent == "/" || d.home != "" && within(d.home, realOr(parent)) {
+			d.p.Unenforced = append(d.p.Unenforced, fmt.Sprintf("%s is not there yet and its folder %s is not made writable (it is / , $HOME or above it)", w, parent))
+			continue
+		}
+		d.addWrite(parent, "the folder of a path this command's decision lets it write")
+	}
 	// A worktree's real git folder is written by every commit.
 	if d.project != "" {
 		if gitdir, common := gitDirs(filepath.Join(d.project, ".git")); gitdir != "" {
@@ -247,7 +272,13 @@ func (d *deriver) repo(gitdir string) {
 		if r.Kernel == "repo" {
 			p := filepath.Join(gitdir, r.Path)
 			if _, err := os.Lstat(p); err != nil && r.Path != "hooks" && r.Path != "config" {
-				continue // config.worktree and the like: only when there
+				// A placeholder commondir would stop git itself (it reads
+				// the file whenever it is there); config.worktree counts
+				// only where the read-only config says so.
+				if r.Path == "commondir" {
+					d.missing = append(d.missing, p)
+				}
+				continue
 			}
 			d.protect(p, r.Dir, r.Why+" (built-in protected path)")
 		}
@@ -271,10 +302,17 @@ func (d *deriver) readOnly() {
 		dir := err == nil && info.IsDir() || err != nil && !fileLike(own)
 		d.protect(own, dir, "toolgate's own files (built-in protected path)")
 	}
-	if d.project != "" {
-		if info, err := os.Lstat(filepath.Join(d.project, ".git")); err == nil && info.IsDir() {
-			d.repo(filepath.Join(d.project, ".git"))
+	// Every repository at the top of a write root (the temp directory
+	// excepted: it is everyone's scratch space).
+	for _, w := range d.p.Write {
+		if w.Why == "the temp directory" {
+			continue
 		}
+		if info, err := os.Lstat(filepath.Join(w.Path, ".git")); err == nil && info.IsDir() {
+			d.repo(filepath.Join(w.Path, ".git"))
+		}
+	}
+	if d.project != "" {
 		for _, r := range gates.ArmingTable {
 			if r.Kernel == "root" {
 				d.protect(filepath.Join(d.project, r.Path), r.Dir, r.Why+" (built-in protected path)")
@@ -288,8 +326,12 @@ func (d *deriver) readOnly() {
 			}
 		}
 	}
+	// A PATH folder under a cache or sandboxWrite root stays read-only (a
+	// file written there runs for the next command of that name); one in
+	// the project (node_modules/.bin) is the build's own.
 	for _, dir := range filepath.SplitList(d.in.Getenv("PATH")) {
-		if filepath.IsAbs(dir) && rootOf(d.p.Write, realOr(dir)) != "" && !d.inTemp(realOr(dir)) {
+		real := realOr(dir)
+		if filepath.IsAbs(dir) && rootOf(d.p.Write, real) != "" && !d.inTemp(real) && (d.project == "" || !within(real, d.project)) {
 			if _, err := os.Stat(dir); err == nil {
 				d.protect(dir, true, "a folder on PATH (built-in protected path)")
 			}

@@ -135,3 +135,71 @@ func TestDeriveWalkBoundIsSaid(t *testing.T) {
 		t.Errorf("exit %d, stderr %s", code, stderr)
 	}
 }
+
+// TestDerivePathFolders: a PATH folder under a cache stays read-only, one
+// in the project does not (the build writes node_modules/.bin).
+func TestDerivePathFolders(t *testing.T) {
+	w := newWorld(t)
+	cacheBin := filepath.Join(w.cache, "tool/bin")
+	projBin := filepath.Join(w.proj, "node_modules/.bin")
+	must(t, os.MkdirAll(cacheBin, 0o755))
+	must(t, os.MkdirAll(projBin, 0o755))
+	p, _ := w.derive(w.policy(`{}`), w.proj, map[string]string{"PATH": cacheBin + ":" + projBin + ":/usr/bin"})
+	ro := pathList(p.ReadOnly)
+	if !strings.Contains(ro, cacheBin) || strings.Contains(ro, projBin) {
+		t.Errorf("read-only:\n%s", ro)
+	}
+}
+
+// TestDeriveWorktree: in a git worktree the repository's real git folder
+// is a write root (a commit writes its objects and refs) with its hooks
+// and config read-only.
+func TestDeriveWorktree(t *testing.T) {
+	w := newWorld(t)
+	w.plain("git", "add", "main.txt")
+	w.plain("git", "commit", "-q", "-m", "one")
+	wt := filepath.Join(w.home, "wt")
+	w.plain("git", "worktree", "add", "-q", wt)
+	p, _ := w.derive(w.policy(`{}`), wt, nil)
+	common := filepath.Join(w.proj, ".git")
+	if !strings.Contains(pathList(p.Write)+"\n", common+"\n") {
+		t.Fatalf("write roots lack %s:\n%s", common, pathList(p.Write))
+	}
+	ro := pathList(p.ReadOnly)
+	for _, want := range []string{filepath.Join(common, "hooks"), filepath.Join(common, "config")} {
+		if !strings.Contains(ro, want) {
+			t.Errorf("read-only lacks %s:\n%s", want, ro)
+		}
+	}
+	p.Cwd = wt
+	code, stdout, stderr := w.run(p, "echo two > f && git add f && git commit -q -m two && git log --oneline | wc -l; echo x > "+filepath.Join(common, "hooks/pre-commit"))
+	if code == 0 || !strings.Contains(stdout, "2") || w.exists(filepath.Join(common, "hooks/pre-commit")) {
+		t.Errorf("exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
+	}
+}
+
+// TestDeriveDecidedWrites: the paths a decision lets the command write
+// outside the project become write roots (a missing file as its folder),
+// never / or $HOME; protected paths in them stay read-only.
+func TestDeriveDecidedWrites(t *testing.T) {
+	w := newWorld(t)
+	other := filepath.Join(w.home, "other")
+	must(t, os.MkdirAll(filepath.Join(other, ".git/hooks"), 0o755))
+	w.write(filepath.Join(other, "old.txt"), "old\n")
+	p, _, err := Derive(Input{Cwd: w.proj, Home: w.home, TempDir: w.tmp, Getenv: func(string) string { return "" },
+		Policy: w.policy(`{}`), Writes: []string{filepath.Join(other, "old.txt"), filepath.Join(other, "new.txt"), w.home, "/", filepath.Join(w.home, "x.txt")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	write := pathList(p.Write) + "\n"
+	if !strings.Contains(write, other+"\n") || strings.Contains(write, w.home+"\n") || strings.Contains(write, "/\n/") || strings.HasPrefix(write, "/\n") {
+		t.Errorf("write roots:\n%s", write)
+	}
+	if !strings.Contains(strings.Join(p.Unenforced, "\n"), "x.txt is not there yet") {
+		t.Errorf("unenforced: %v", p.Unenforced)
+	}
+	code, _, stderr := w.run(p, "echo new > "+filepath.Join(other, "new.txt")+" && echo x > "+filepath.Join(other, ".git/hooks/pre-commit"))
+	if code == 0 || w.read(filepath.Join(other, "new.txt")) != "new\n" || w.exists(filepath.Join(other, ".git/hooks/pre-commit")) {
+		t.Errorf("exit %d: %s", code, stderr)
+	}
+}

@@ -10,9 +10,11 @@ import (
 const maxHints = 8
 
 // Hints words what may have stopped a confined command that failed: the
-// read-only and hidden paths of p that its words touch (a word that names
-// one, lies in one or holds one, with $HOME and ~ expanded), or, when no
-// word does, the read-only paths in its working directory. An
+// read-only and hidden paths of p that its words or working directory
+// touch: a word that names one, lies in one or holds one ($HOME and ~
+// expanded), the working directory inside one, git (which writes its own
+// folder whatever its words say) for those in a .git folder, and an
+// archive or patch tool for those in the working directory. An
 // unprivileged process cannot read the kernel's own record of a denial, so
 // this is what the profile says, not what the kernel saw; it is advice,
 // never a decision.
@@ -22,23 +24,28 @@ func Hints(p *Profile, argv []string, home string) []string {
 		e    Entry
 		what string
 	}
-	var byWord, byCwd []hit
+	git, extracts := false, false
+	for _, f := range fields {
+		switch filepath.Base(f) {
+		case "git":
+			git = true
+		case "tar", "unzip", "cpio", "patch", "bsdtar", "7z", "ar":
+			extracts = true
+		}
+	}
+	var hits []hit
 	for _, l := range []struct {
 		es   []Entry
 		what string
 	}{{p.ReadOnly, "being read-only"}, {p.Hidden, "being hidden"}, {p.Sockets, "being hidden"}} {
 		for _, e := range l.es {
-			switch {
-			case touches(p.Cwd, home, fields, e.Path):
-				byWord = append(byWord, hit{e, l.what})
-			case l.what == "being read-only" && within(e.Path, p.Cwd):
-				byCwd = append(byCwd, hit{e, l.what})
+			ro := l.what == "being read-only"
+			if touches(p.Cwd, home, fields, e.Path) ||
+				ro && git && strings.Contains(e.Path+"/", "/.git/") ||
+				ro && extracts && within(e.Path, p.Cwd) {
+				hits = append(hits, hit{e, l.what})
 			}
 		}
-	}
-	hits := byWord
-	if len(hits) == 0 {
-		hits = byCwd
 	}
 	var out []string
 	for i, h := range hits {

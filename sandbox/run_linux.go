@@ -60,12 +60,19 @@ func run(p *Profile, c Command, o options) (int, error) {
 	}
 
 	var created []string
-	defer func() { removePlaceholders(created) }()
+	var held []*os.File
+	defer func() {
+		for _, f := range held {
+			f.Close()
+		}
+		removePlaceholders(created)
+	}()
 	if cfg.Namespaces {
 		var err error
 		if created, err = placeholders(p.ReadOnly); err != nil {
 			return 0, err
 		}
+		held = holdFolders(p.ReadOnly)
 	}
 	code, err := start(cfg, c)
 	if errors.Is(err, errRetryNoPID) {
@@ -227,9 +234,30 @@ func placeholders(ro []Entry) ([]string, error) {
 	return created, nil
 }
 
+// holdFolders takes a shared lock on each read-only folder for the
+// command's lifetime: a placeholder another confined command made (and
+// would remove when it ends) is then left standing while this one's
+// mount sits on it (removing it would undo that mount).
+func holdFolders(ro []Entry) []*os.File {
+	var held []*os.File
+	for _, e := range ro {
+		f, err := os.OpenFile(e.Path, os.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NOFOLLOW, 0)
+		if err != nil {
+			continue
+		}
+		if syscall.Flock(int(f.Fd()), syscall.LOCK_SH) != nil {
+			f.Close()
+			continue
+		}
+		held = append(held, f)
+	}
+	return held
+}
+
 // removePlaceholders removes what placeholders created, deepest first,
 // each only while it is still an empty file or folder (the person may
-// have put something there meanwhile, outside the sandbox).
+// have put something there meanwhile, outside the sandbox) and no other
+// confined command holds it (holdFolders).
 func removePlaceholders(created []string) {
 	sort.SliceStable(created, func(i, j int) bool { return len(created[i]) > len(created[j]) })
 	for _, p := range created {
@@ -237,8 +265,17 @@ func removePlaceholders(created []string) {
 		if err != nil {
 			continue
 		}
-		if info.Mode().IsRegular() && info.Size() == 0 || info.IsDir() {
-			os.Remove(p) // a folder that is not empty stays
+		if info.IsDir() {
+			f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NOFOLLOW, 0)
+			if err != nil {
+				continue
+			}
+			if syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) == nil {
+				os.Remove(p) // a folder that is not empty stays
+			}
+			f.Close()
+		} else if info.Mode().IsRegular() && info.Size() == 0 {
+			os.Remove(p)
 		}
 	}
 }

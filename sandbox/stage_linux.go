@@ -341,13 +341,19 @@ func applyLandlock(cfg *stageConfig) error {
 		llsys.AccessFSReadDir | llsys.AccessFSRemoveDir | llsys.AccessFSRemoveFile | llsys.AccessFSMakeChar |
 		llsys.AccessFSMakeDir | llsys.AccessFSMakeReg | llsys.AccessFSMakeSock | llsys.AccessFSMakeFifo |
 		llsys.AccessFSMakeBlock | llsys.AccessFSMakeSym | llsys.AccessFSTruncate)
-	var roots []string
+	var dirs, files []string
 	for _, w := range p.Write {
-		roots = append(roots, w.Path)
+		if info, err := os.Stat(w.Path); err == nil && !info.IsDir() {
+			files = append(files, w.Path) // a file is a root with file rights only
+		} else {
+			dirs = append(dirs, w.Path)
+		}
 	}
+	fileRights := landlock.AccessFSSet(llsys.AccessFSExecute | llsys.AccessFSWriteFile | llsys.AccessFSReadFile | llsys.AccessFSTruncate)
 	rules := []landlock.Rule{
 		landlock.RODirs("/"),
-		landlock.PathAccess(rw, roots...).WithRefer().IgnoreIfMissing(),
+		landlock.PathAccess(rw, dirs...).WithRefer().IgnoreIfMissing(),
+		landlock.PathAccess(fileRights, files...).IgnoreIfMissing(),
 		landlock.RWFiles("/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/ptmx").WithIoctlDev().IgnoreIfMissing(),
 		landlock.RWDirs("/dev/pts", "/dev/shm").WithIoctlDev().IgnoreIfMissing(),
 	}
