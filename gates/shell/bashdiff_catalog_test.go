@@ -87,4 +87,3 @@ func unitTexts(us []Unit) []string {
 	}
 	return out
 }
-
