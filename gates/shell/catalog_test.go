@@ -43,7 +43,9 @@ var catalogRows = []row{
 	// Wrappers of the catalog: the wrapped command is a unit of its own.
 	{cmd: `logsave /dev/null rm -rf y`, units: us(u(`logsave /dev/null rm -rf y`, ind), u(`rm -rf y`, CtxWrapped)), paths: ps(p(`/dev/null`, `/dev/null`))},
 	{cmd: `perf stat rm -rf y`, units: us(u(`perf stat rm -rf y`, ind), u(`rm -rf y`, CtxWrapped))},
-	{cmd: `npm exec -- rm -rf y`, units: us(u(`npm exec -- rm -rf y`, ind), u(`rm -rf y`, CtxWrapped))},
+	{cmd: `npm exec -- rm -rf y`, units: us(u(`npm exec -- rm -rf y`), u(`rm -rf y`, CtxWrapped))},
+	{cmd: `npm exec -c "rm -rf y"`, units: us(u(`npm exec -c rm -rf y`, opq), u(`rm -rf y`, CtxPayload))},
+	{cmd: `uv run pytest -q`, units: us(u(`uv run pytest -q`), u(`pytest -q`, CtxWrapped))},
 	{cmd: `npm i x`, units: us(u(`npm i x`)), paths: ps(p(`x`, `x`))},
 	{cmd: `eval $(ssh-agent)`, units: us(u(`eval $(ssh-agent)`, opq), u(`$(ssh-agent)`, CtxPayload, dyn), u(`ssh-agent`, CtxCmdSubst), u(`ssh-agent`, CtxCmdSubst))},
 	{cmd: `ssh-agent sh -c x`, units: us(u(`ssh-agent sh -c x`, ind), u(`sh -c x`, CtxWrapped, opq), u(`x`, CtxPayload))},
@@ -123,3 +125,13 @@ func TestCatalogNamesOnce(t *testing.T) {
 	add("shells", keys(shells))
 	add("vimFamily", keys(vimFamily))
 }
+
+var catalogMoreRows = []row{
+	{cmd: `npx tsc --noEmit`, units: us(u(`npx tsc --noEmit`))},
+	{cmd: `npx -c 'rm -rf y'`, units: us(u(`npx -c rm -rf y`, ind), u(`rm -rf y`, CtxPayload))},
+	{cmd: `go test -exec 'sudo -n' ./...`, units: us(u(`go test -exec sudo -n ./...`, ind), u(`sudo -n`, CtxPayload, ind)), paths: ps(p(`./...`, `./...`))},
+	{cmd: `make -f - <<< 'all: ; @true'`, units: us(u(`make -f -`, fgn))},
+	{cmd: `ls | ts`, units: us(u(`ls`), u(`ts`))},
+}
+
+func TestCatalogMoreRows(t *testing.T) { runRows(t, newFixture(t), catalogMoreRows) }

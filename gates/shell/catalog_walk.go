@@ -111,6 +111,10 @@ func (a *analyzer) foreign(i int, base string, c cmd, sc *scope) {
 			a.pathWord(o.value, sc, isFile)
 		case slices.Contains(spec.always, o.name):
 			always = true
+		case spec.lang == langMake && (o.name == "-f" || o.name == "--file" || o.name == "--makefile") && o.value.known &&
+			(o.value.value == "-" || o.value.value == "/dev/stdin"):
+			given = true // make -f -: the makefile is standard input
+			a.foreignCode(i, "", spec.lang, a.stdinText(c, sc))
 		case o.has:
 			a.pathWord(o.value, sc, maybeFile)
 		}
@@ -580,6 +584,11 @@ func (a *analyzer) writeThenRun(i int, base string, k commandKind, c cmd, sc *sc
 		for _, p := range absForms(sc.expandTilde(f).value, sc) {
 			if a.written[p] || a.executable[p] {
 				return true
+			}
+			for w := range a.written { // a directory holding a file it wrote (rustup toolchain link X DIR)
+				if strings.HasPrefix(w, p+"/") {
+					return true
+				}
 			}
 		}
 		return false
