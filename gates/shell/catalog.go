@@ -24,6 +24,25 @@ import (
 	"strings"
 )
 
+// shells run code: a -c string, standard input, or a script file.
+var shells = map[string]bool{
+	"sh": true, "bash": true, "dash": true, "zsh": true, "ksh": true, "mksh": true,
+	"pdksh": true, "oksh": true, "yash": true, "ash": true, "fish": true, "rbash": true,
+	"csh": true, "tcsh": true, "posh": true,
+}
+
+// vim and its kin run ex commands given with -c, --cmd, -S or +CMD, and
+// an ex command starting with ! is shell code.
+var vimFamily = map[string]bool{"vi": true, "vim": true, "nvim": true, "ex": true, "view": true, "vimdiff": true}
+
+// loaders are builtins whose option makes a name run a file of the
+// caller's choosing: "hash -p FILE NAME" works like a PATH change, and
+// "enable -f LIB NAME" loads code into the shell.
+var loaders = map[string]struct{ opt, floor string }{
+	"hash":   {"-p", SentinelIndirection},
+	"enable": {"-f", SentinelOpaque},
+}
+
 // transparent is the floor of the wrappers that add none.
 const transparent = ""
 

@@ -221,14 +221,6 @@ func init() {
 	commandKinds = kinds
 }
 
-// loaders are builtins whose option makes a name run a file of the
-// caller's choosing: "hash -p FILE NAME" works like a PATH change, and
-// "enable -f LIB NAME" loads code into the shell.
-var loaders = map[string]struct{ opt, floor string }{
-	"hash":   {"-p", SentinelIndirection},
-	"enable": {"-f", SentinelOpaque},
-}
-
 func (a *analyzer) loader(i int, base string, c cmd, sc *scope) {
 	l := loaders[base]
 	list, k := parseOpts(opts{arg: l.opt[1:]}, c.args())

@@ -317,10 +317,8 @@ func (a *analyzer) cp(i int, _ string, c cmd, sc *scope) {
 
 var cpOpts = opts{arg: "St", long: []string{"--suffix", "--target-directory"}}
 
-// vim and its kin run ex commands given with -c, --cmd, -S or +CMD, and
-// an ex command starting with ! is shell code.
-var vimFamily = map[string]bool{"vi": true, "vim": true, "nvim": true, "ex": true, "view": true, "vimdiff": true}
-
+// vim and its kin (vimFamily, catalog.go): ex commands given with -c,
+// --cmd, -S or +CMD; one starting with ! is shell code.
 func (a *analyzer) vim(i int, _ string, c cmd, sc *scope) {
 	args := c.args()
 	for k := 0; k < len(args); k++ {
