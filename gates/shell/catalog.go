@@ -501,7 +501,7 @@ var envCatalog = map[string]envRow{
 	"PATH": {kind: envProgram}, "LD_PRELOAD": {kind: envCode}, "LD_LIBRARY_PATH": {kind: envCode}, "LD_AUDIT": {kind: envCode},
 	"BASH_ENV": {kind: envCode}, "ENV": {kind: envCode},
 	"PAGER": pagerRow, "EDITOR": pagerRow, "VISUAL": pagerRow, "MANPAGER": pagerRow, "GIT_PAGER": pagerRow,
-	"GIT_EDITOR": pagerRow, "SYSTEMD_PAGER": pagerRow, "PSQL_PAGER": pagerRow, "BAT_PAGER": pagerRow, "DELTA_PAGER": pagerRow,
+	"GIT_EDITOR": pagerRow, "GIT_SEQUENCE_EDITOR": pagerRow, "SYSTEMD_PAGER": pagerRow, "PSQL_PAGER": pagerRow, "BAT_PAGER": pagerRow, "DELTA_PAGER": pagerRow,
 	"LESSOPEN": {kind: envProgram}, "LESSCLOSE": {kind: envProgram}, "PROMPT_COMMAND": {kind: envCode},
 	"SHELLOPTS": {kind: envCode}, "BASHOPTS": {kind: envCode}, "PS4": {kind: envCode},
 	"HOME": {kind: envConfig}, "XDG_CONFIG_HOME": {kind: envConfig}, "XDG_CONFIG_DIRS": {kind: envConfig}, "ZDOTDIR": {kind: envConfig},
@@ -558,7 +558,7 @@ func injectsEnv(name string) bool {
 		return true
 	}
 	switch {
-	case strings.HasPrefix(name, "GIT_CONFIG_KEY_"), strings.HasPrefix(name, "GIT_CONFIG_VALUE_"):
+	case strings.HasPrefix(name, "GIT_SSH"), strings.HasPrefix(name, "GIT_CONFIG"):
 		return true
 	case strings.HasPrefix(name, "GIT_"):
 		return slices.Contains(gitEnvFloors, name)

@@ -33,6 +33,16 @@ var catalogSpecials = map[string]specialFunc{
 	},
 }
 
+// versionless is a program name without the version it ends in
+// ("python3.12" is python's row, "php8.2" php's), "" when it ends in none.
+func versionless(name string) string {
+	trimmed := strings.TrimRight(name, "0123456789.")
+	if trimmed == name || trimmed == "" {
+		return ""
+	}
+	return trimmed
+}
+
 // subWrapper returns the wrapper row of base's subcommand, if c runs one,
 // and the index of the subcommand's word in c.fields.
 func (a *analyzer) subWrapper(base string, c cmd) (*wrapSpec, int) {
@@ -69,6 +79,9 @@ var globalValueOptions = []string{"-n", "--namespace", "--context", "--cluster",
 // inside that code are bash, parsed as payloads.
 func (a *analyzer) foreign(i int, base string, c cmd, sc *scope) {
 	spec := foreignPrograms[base]
+	if spec == nil {
+		spec = foreignPrograms[versionless(base)]
+	}
 	args := c.args()
 	if len(spec.sub) > 0 {
 		if len(args) == 0 || !args[0].known || !slices.Contains(spec.sub, args[0].value) {

@@ -96,7 +96,10 @@ func (a *analyzer) run(c cmd, sc *scope) branch {
 	if name.value == "" {
 		base = ""
 	}
-	k := commandKinds[base]
+	k, ok := commandKinds[base]
+	if !ok {
+		k = commandKinds[versionless(base)] // python3.12, perl5.36, php8.2
+	}
 	a.readOnly = readOnlyWith(base, k.readOnlyWrites, k.readOnly, c.args())
 	a.writeThenRun(i, base, k, c, sc)
 	defer a.noteWrites(base, c, sc)

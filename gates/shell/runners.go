@@ -212,7 +212,10 @@ type programSpec struct {
 }
 
 func (a *analyzer) programOptions(i int, base string, c cmd, sc *scope) {
-	spec := programSpecs[base]
+	spec, ok := programSpecs[base]
+	if !ok {
+		spec = programSpecs[versionless(base)]
+	}
 	args := c.args()
 	code := func(floor, text string) {
 		a.setFloor(i, floor)
