@@ -138,3 +138,34 @@ var catalogMoreRows = []row{
 }
 
 func TestCatalogMoreRows(t *testing.T) { runRows(t, newFixture(t), catalogMoreRows) }
+
+// Which rule may decide a foreign-code unit: the code option's words,
+// only while every foreign code the unit runs comes from that option.
+func TestForeignCodeRule(t *testing.T) {
+	fx := newFixture(t)
+	for _, c := range []struct {
+		cmd  string
+		rule []string
+	}{
+		{`python3 -c 'print(1)'`, []string{"python3", "-c"}},
+		{`perl -e 'print 1' -e 'print 2'`, []string{"perl", "-e"}},
+		{`perl -ne print f`, []string{"perl", "-e"}},
+		{"python3 - <<'EOF'\nprint(1)\nEOF", nil},
+		{"python3 -c 'print(1)' <<'EOF'\nx\nEOF", []string{"python3", "-c"}}, // -c given: stdin is data
+		{"echo 'x' > s.py; python3 -c 'print(1)' s.py", nil},                 // a file it wrote, run too
+		{`sqlite3 db '.shell ls'`, nil},
+		{`awk 'BEGIN{system("ls")}'`, nil},
+	} {
+		a := Analyze(fx.expand(c.cmd), fx.options())
+		var got []string
+		found := false
+		for _, u := range a.Units {
+			if u.Floor == SentinelForeign {
+				got, found = u.CodeRule, true
+			}
+		}
+		if !found || !slices.Equal(got, c.rule) {
+			t.Errorf("%s: foreign %v, rule %q, want %q", c.cmd, found, got, c.rule)
+		}
+	}
+}

@@ -174,35 +174,37 @@ func (a *analyzer) foreignOption(i int, base string, spec *foreignSpec, name str
 	if name != "" {
 		rule = []string{base, name}
 	}
-	a.foreignCode(i, "", spec.lang, "")
-	if rule != nil && a.units[i].Floor == SentinelForeign && a.units[i].CodeRule == nil {
-		a.units[i].CodeRule = rule
+	a.foreignCodeBy(i, rule, spec.lang, "")
+	if f.known {
+		a.shellEscapes(spec, f.value, sc)
 	}
-	if !f.known {
-		return
-	}
-	a.shellEscapes(spec, f.value, sc)
 }
 
 // foreignCode floors unit i as running code in lang that the analysis
-// cannot check; code, when set, is shown in the prompt (it is not in the
-// unit's text). A unit that runs foreign code from two places (-c and
-// standard input) keeps no rule that lifts the floor.
+// cannot check, from a place no rule can name (standard input, a file
+// written first); code, when set, is shown in the prompt (it is not in
+// the unit's text).
 func (a *analyzer) foreignCode(i int, _ string, lang, code string) {
+	a.foreignCodeBy(i, nil, lang, code)
+}
+
+// foreignCodeBy is foreignCode for code given by the option rule names
+// ("python3", "-c"): a rule starting with those words decides the unit,
+// unless the unit runs foreign code from anywhere else too.
+func (a *analyzer) foreignCodeBy(i int, rule []string, lang, code string) {
 	u := &a.units[i]
 	first := u.Lang == ""
 	a.setFloor(i, SentinelForeign)
-	if u.Lang == "" {
-		u.Lang = lang
+	if first {
+		u.Lang, u.CodeRule = lang, rule
+	} else if !slices.Equal(u.CodeRule, rule) {
+		u.CodeRule = nil
 	}
 	if code != "" {
 		if u.Code != "" {
 			u.Code += "\n"
 		}
 		u.Code += code
-		u.CodeRule = nil
-	} else if !first {
-		u.CodeRule = nil
 	}
 }
 
