@@ -471,6 +471,8 @@ var foreignPrograms = map[string]*foreignSpec{
 	"tex": texFamily, "latex": texFamily, "pdflatex": texFamily, "pdftex": texFamily, "xelatex": texFamily,
 	"lualatex": texFamily, "luatex": texFamily, "xetex": texFamily, "etex": texFamily, "context": texFamily,
 	"mpost": texFamily, "lualatex-dev": texFamily, "pdflatex-dev": texFamily,
+	// dvips -R0 runs the shell commands a DVI file's specials name.
+	"dvips":      {lang: "dvi specials", always: []string{"-R0"}, permute: true},
 	"apache2":    {lang: "apache configuration", opts: opts{arg: "CcdfDk"}, code: []string{"-C", "-c"}},
 	"apache2ctl": {lang: "apache configuration", opts: opts{arg: "CcdfDk"}, code: []string{"-C", "-c"}},
 	"httpd":      {lang: "apache configuration", opts: opts{arg: "CcdfDk"}, code: []string{"-C", "-c"}},

@@ -91,7 +91,9 @@ func (a *analyzer) foreign(i int, base string, c cmd, sc *scope) {
 		args = args[1:]
 	}
 	// Options written with one dash and a long name (gdb -ex, sqlite3
-	// -cmd) are read first: the option reader takes them for clusters.
+	// -cmd, dvips -R0) are read first: the option reader takes them for
+	// clusters.
+	always := slices.ContainsFunc(args, func(f field) bool { return f.known && slices.Contains(spec.always, f.value) })
 	var list []option
 	for k := 0; k < len(args); k++ {
 		if f := args[k]; f.known && len(f.value) > 2 && f.value[1] != '-' && slices.Contains(spec.opts.long, f.value) && k+1 < len(args) {
@@ -110,7 +112,7 @@ func (a *analyzer) foreign(i int, base string, c cmd, sc *scope) {
 		operands = args[k:]
 	}
 	list = append(list, more...)
-	given, always := false, false
+	given := false
 	for _, o := range list {
 		switch {
 		case slices.Contains(spec.code, o.name) && o.has:
@@ -122,8 +124,6 @@ func (a *analyzer) foreign(i int, base string, c cmd, sc *scope) {
 		case slices.Contains(spec.libs, o.name) && o.has:
 			a.setFloor(i, SentinelIndirection)
 			a.pathWord(o.value, sc, isFile)
-		case slices.Contains(spec.always, o.name):
-			always = true
 		case spec.lang == langMake && (o.name == "-f" || o.name == "--file" || o.name == "--makefile") && o.value.known &&
 			(o.value.value == "-" || o.value.value == "/dev/stdin"):
 			given = true // make -f -: the makefile is standard input
