@@ -364,8 +364,8 @@ var (
 	nodeSpec   = &foreignSpec{lang: langJS, opts: opts{arg: "erpC", long: []string{"--eval", "--print", "--require", "--import",
 		"--loader", "--experimental-loader", "--conditions", "--input-type", "--env-file", "--title"}},
 		code: []string{"-e", "--eval", "-p", "--print"}, stdin: true}
-	perlSpec = &foreignSpec{lang: langPerl, opts: opts{arg: "eEIMmxCdDil0", optional: "i"}, code: []string{"-e", "-E"}, stdin: true}
-	rubySpec = &foreignSpec{lang: langRuby, opts: opts{arg: "eIrCEFKTWx"}, code: []string{"-e"}, stdin: true}
+	perlSpec = &foreignSpec{lang: langPerl, opts: opts{arg: "eEI", optional: "ilx0CdDMm"}, code: []string{"-e", "-E"}, stdin: true}
+	rubySpec = &foreignSpec{lang: langRuby, opts: opts{arg: "eIrCE", optional: "FKTWx0"}, code: []string{"-e"}, stdin: true}
 	phpSpec  = &foreignSpec{lang: langPHP, opts: opts{arg: "rBREFfcdzStz", long: []string{"--run", "--process-begin", "--process-code", "--process-end", "--file", "--define"}},
 		code: []string{"-r", "--run", "-B", "-R", "-E", "--process-begin", "--process-code", "--process-end"}, stdin: true}
 	luaSpec   = &foreignSpec{lang: langLua, opts: opts{arg: "el"}, code: []string{"-e"}, stdin: true}
@@ -380,7 +380,7 @@ var (
 		"-iex", "--iex", "-x", "--command", "-ix", "--init-command", "-p", "--pid", "-cd", "--cd", "-init-eval-command", "--init-eval-command"}},
 		code:  []string{"-ex", "--ex", "-eval-command", "--eval-command", "-iex", "--iex", "-init-eval-command", "--init-eval-command"},
 		shell: []string{"!", "shell ", "pipe "}}
-	mysqlSpec = &foreignSpec{lang: langSQL, opts: opts{arg: "eDhuPpSf", long: []string{"--execute", "--database", "--host", "--user",
+	mysqlSpec = &foreignSpec{lang: langSQL, opts: opts{arg: "eDhuPS", optional: "p", long: []string{"--execute", "--database", "--host", "--user",
 		"--port", "--socket", "--default-auth", "--plugin-dir", "--password"}},
 		code: []string{"-e", "--execute"}, stdinAlways: true, escapes: []string{"\\!", "system", "source", "\\.", "tee", "\\T", "pager", "\\P"},
 		shell: []string{"\\!", "system "}, libs: []string{"--default-auth", "--plugin-dir"}, permute: true}

@@ -169,3 +169,13 @@ func TestForeignCodeRule(t *testing.T) {
 		}
 	}
 }
+
+// Options read as the interpreter reads them: a flag glued before the code
+// option does not swallow it.
+var interpreterOptionRows = []row{
+	{cmd: `perl -pi -e 's/foo/bar/' ./f.txt`, units: us(u(`perl -pi -e s/foo/bar/ ./f.txt`, fgn)), paths: ps(p(`./f.txt`, `./f.txt`))},
+	{cmd: `ruby -W -e 'puts 1'`, units: us(u(`ruby -W -e puts 1`, fgn))},
+	{cmd: `mysql -p db -e '\! ls'`, units: us(u(`mysql -p db -e \! ls`, fgn), u(`ls`, CtxPayload))},
+}
+
+func TestInterpreterOptions(t *testing.T) { runRows(t, newFixture(t), interpreterOptionRows) }
