@@ -452,6 +452,22 @@ func init() {
 	} {
 		rtProbes = append(rtProbes, probe{global: rtPaths, tool: "bash", input: bc(c), want: A})
 	}
+	// Everyday commands the program catalog reads (SPEC §4): project
+	// runners, inert environment values, data variables of git, remote
+	// commands, plain awk, sed, sqlite3, mysql, m4 and TeX, build output run
+	// after the build, a written file that is only committed.
+	for _, c := range []string{
+		`uv run pytest -q`, `poetry run pytest`, `bundle exec rspec`, `npm exec -- eslint .`, `PAGER=cat git log -n 3`,
+		`NODE_OPTIONS=--max-old-space-size=4096 npm run build`, `export NODE_OPTIONS=--enable-source-maps && npm test`,
+		`MAKEFLAGS=-j8 make`, `GOFLAGS=-mod=mod go build ./...`, `GIT_AUTHOR_NAME=x git commit -m y`, `ssh host uptime`,
+		`docker run --rm node:20 npm test`, `kubectl -n dev exec pod -- ls /app`, `sqlite3 app.db 'select count(*) from t'`,
+		`mysql -e 'select 1' db`, `awk -F, '{print $2}' src/a.ts`, `awk '{print > "/dev/stderr"}' src/a.ts`,
+		`sed -i 's/a/b/' src/a.ts`, `m4 macros.m4`, `latex doc.tex`, `go build -o bin/app . && ./bin/app`,
+		`tsc && node dist/x.js`, `echo x > notes.txt && git add notes.txt`, `npx tsc --noEmit`, `python3 -m pytest -q`,
+		`ls | ts`, `crontab -l`,
+	} {
+		rtProbes = append(rtProbes, probe{global: rtPaths, tool: "bash", input: bc(c), want: A})
+	}
 	// Inline code in another language is foreign code (SPEC §4): asked
 	// under a catch-all allow, allowed by a rule naming the program with
 	// its code option.

@@ -160,6 +160,9 @@ func unitWhat(u shell.Unit, a *shell.Analysis) string {
 	if u.Context != shell.CtxTop {
 		what += fmt.Sprintf(" (inside %s)", u.Context)
 	}
+	if u.Code != "" { // foreign code the unit's words do not show (a heredoc)
+		what += fmt.Sprintf(", running %s code %s", Visible(u.Lang), quote(u.Code))
+	}
 	return what
 }
 
@@ -226,10 +229,14 @@ func restrictsCommand(r Resolver, args []string) bool {
 // person approved exactly this unit for the session.
 func bashUnit(m *Memo, u shell.Unit, r Resolver) Outcome {
 	res := r.Resolve(policy.Query{Surface: "bash", Values: []string{u.Text}, Args: u.Args})
+	namesCode := u.Floor == shell.SentinelForeign && res.Action == policy.Allow && namesCodeOption(res, u.CodeRule)
 	for _, alt := range u.Alts {
-		if ar := r.Resolve(policy.Query{Surface: "bash", Values: []string{alt}}); moreRestrictive(ar.Action, res.Action) {
+		ar := r.Resolve(policy.Query{Surface: "bash", Values: []string{alt}})
+		if moreRestrictive(ar.Action, res.Action) {
 			res = ar
 		}
+		// /usr/bin/python3 -c is named by "python3 -c *" through its base name.
+		namesCode = namesCode || (u.Floor == shell.SentinelForeign && ar.Action == policy.Allow && namesCodeOption(ar, u.CodeRule))
 	}
 	o := checked(verdict.GateTool, "bash", u.Text, res)
 	if res.Canonical {
@@ -243,7 +250,6 @@ func bashUnit(m *Memo, u shell.Unit, r Resolver) Outcome {
 		return o
 	}
 	exactApproval := res.Session && res.Rule.Exact && res.Rule.Pattern == u.Text
-	namesCode := u.Floor == shell.SentinelForeign && res.Action == policy.Allow && namesCodeOption(res, u.CodeRule)
 	if u.Floor != "" && res.Action == policy.Allow && !exactApproval && !namesCode {
 		o.D.State, o.D.Rule, o.D.Session, o.D.Sentinel = policy.Ask, nil, false, u.Floor
 	}

@@ -24,6 +24,25 @@ import (
 	"strings"
 )
 
+// shells run code: a -c string, standard input, or a script file.
+var shells = map[string]bool{
+	"sh": true, "bash": true, "dash": true, "zsh": true, "ksh": true, "mksh": true,
+	"pdksh": true, "oksh": true, "yash": true, "ash": true, "fish": true, "rbash": true,
+	"csh": true, "tcsh": true, "posh": true,
+}
+
+// vim and its kin run ex commands given with -c, --cmd, -S or +CMD, and
+// an ex command starting with ! is shell code.
+var vimFamily = map[string]bool{"vi": true, "vim": true, "nvim": true, "ex": true, "view": true, "vimdiff": true}
+
+// loaders are builtins whose option makes a name run a file of the
+// caller's choosing: "hash -p FILE NAME" works like a PATH change, and
+// "enable -f LIB NAME" loads code into the shell.
+var loaders = map[string]struct{ opt, floor string }{
+	"hash":   {"-p", SentinelIndirection},
+	"enable": {"-f", SentinelOpaque},
+}
+
 // transparent is the floor of the wrappers that add none.
 const transparent = ""
 
@@ -133,7 +152,6 @@ var wrappers = map[string]*wrapSpec{
 	"grc":       {floor: SentinelIndirection, opts: opts{arg: "c", long: []string{"--config"}}, paths: []string{"-c", "--config"}},
 	"chronic":   {floor: SentinelIndirection},
 	"entr":      {floor: SentinelIndirection},
-	"ts":        {floor: SentinelIndirection},
 	"msgfilter": {floor: SentinelIndirection, opts: opts{arg: "iodDw", long: []string{"--input", "--output-file", "--directory", "--domain", "--width"}},
 		paths: []string{"-i", "--input", "-o", "--output-file"}},
 	"screen": {floor: SentinelIndirection, opts: opts{arg: "SpcehsTtX", long: []string{"-Logfile"}},
@@ -157,20 +175,20 @@ var subWrappers = map[string]map[string]*wrapSpec{
 	"pnpm":   {"exec": npmExec, "dlx": npmExec},
 	"yarn":   {"exec": npmExec, "dlx": npmExec},
 	"bun":    {"x": npmExec},
-	"bundle": {"exec": {floor: SentinelIndirection, opts: opts{long: []string{"--gemfile"}}}},
-	"uv": {"run": {floor: SentinelIndirection, opts: opts{long: []string{"--with", "--python", "--project",
+	"bundle": {"exec": {floor: transparent, opts: opts{long: []string{"--gemfile"}}}},
+	"uv": {"run": {floor: transparent, opts: opts{long: []string{"--with", "--python", "--project",
 		"--directory", "--env-file", "--group", "--extra", "--package", "--index"}}}},
-	"poetry":        {"run": {floor: SentinelIndirection}},
-	"pipenv":        {"run": {floor: SentinelIndirection}},
-	"pdm":           {"run": {floor: SentinelIndirection}},
-	"hatch":         {"run": {floor: SentinelIndirection}},
-	"conda":         {"run": {floor: SentinelIndirection, opts: opts{arg: "np", long: []string{"--name", "--prefix", "--cwd"}}}},
-	"mamba":         {"run": {floor: SentinelIndirection, opts: opts{arg: "np", long: []string{"--name", "--prefix", "--cwd"}}}},
-	"cabal":         {"exec": {floor: SentinelIndirection, opts: opts{long: []string{"--project-file"}}}},
-	"stack":         {"exec": {floor: SentinelIndirection}},
-	"rustup":        {"run": {floor: SentinelIndirection, operands: 1}},
-	"mise":          {"exec": {floor: SentinelIndirection}, "x": {floor: SentinelIndirection}},
-	"direnv":        {"exec": {floor: SentinelIndirection, operands: 1, fileOperand: true}},
+	"poetry":        {"run": {floor: transparent}},
+	"pipenv":        {"run": {floor: transparent}},
+	"pdm":           {"run": {floor: transparent}},
+	"hatch":         {"run": {floor: transparent}},
+	"conda":         {"run": {floor: transparent, opts: opts{arg: "np", long: []string{"--name", "--prefix", "--cwd"}}}},
+	"mamba":         {"run": {floor: transparent, opts: opts{arg: "np", long: []string{"--name", "--prefix", "--cwd"}}}},
+	"cabal":         {"exec": {floor: transparent, opts: opts{long: []string{"--project-file"}}}},
+	"stack":         {"exec": {floor: transparent}},
+	"rustup":        {"run": {floor: transparent, operands: 1}},
+	"mise":          {"exec": {floor: transparent}, "x": {floor: transparent}},
+	"direnv":        {"exec": {floor: transparent, operands: 1, fileOperand: true}},
 	"xdotool":       {"exec": {floor: SentinelIndirection, opts: opts{long: []string{"--args", "--terminator"}}}},
 	"task":          {"execute": {floor: SentinelIndirection, viaShell: true}},
 	"codex":         {"sandbox": {floor: SentinelIndirection, operands: 1}},
@@ -188,7 +206,7 @@ var subWrappers = map[string]map[string]*wrapSpec{
 var (
 	perfSpec = &wrapSpec{floor: SentinelIndirection, opts: opts{arg: "eoCGIprtx", long: []string{"--event", "--output",
 		"--cpu", "--cgroup", "--repeat", "--pid", "--tid", "--delay"}}, paths: []string{"-o", "--output"}}
-	npmExec = &wrapSpec{floor: SentinelIndirection, opts: opts{arg: "pcw", long: []string{"--package", "--call",
+	npmExec = &wrapSpec{floor: transparent, codeOpaque: true, opts: opts{arg: "pcw", long: []string{"--package", "--call",
 		"--workspace", "--prefix"}}, code: []string{"-c", "--call"}}
 	dockerRun = &wrapSpec{floor: transparent, remote: true, operands: 1, paths: []string{"-v", "--volume", "--env-file", "--cidfile", "--mount"}, opts: opts{arg: "aceEhlmpuvwi", long: []string{
 		"--name", "--volume", "--env", "--env-file", "--workdir", "--user", "--entrypoint", "--publish", "--network",
@@ -247,6 +265,8 @@ var programSpecs = map[string]programSpec{
 	"dhclient":       {opts: opts{arg: "s", long: []string{"-sf"}}, codeWords: []string{"-sf"}},
 	"zic":            {opts: opts{arg: "dlLpty"}, code: []string{"-y"}},
 	"genie":          {opts: opts{arg: "c", long: []string{"--command"}}, code: []string{"-c", "--command"}},
+	"npx":            {opts: opts{arg: "cp", long: []string{"--call", "--package"}}, code: []string{"-c", "--call"}},
+	"go":             {codeWords: []string{"-exec", "-toolexec"}, codePrefixes: []string{"-exec=", "-toolexec="}},
 	"perlbug":        {opts: opts{arg: "sresfFcCTd"}, code: []string{"-e"}},
 	"nc":             ncSpec, "netcat": ncSpec, "ncat": ncSpec, "nc.traditional": ncSpec, "nc.openbsd": ncSpec,
 	"socket":  {opts: opts{arg: "p"}, code: []string{"-p"}},
@@ -344,8 +364,8 @@ var (
 	nodeSpec   = &foreignSpec{lang: langJS, opts: opts{arg: "erpC", long: []string{"--eval", "--print", "--require", "--import",
 		"--loader", "--experimental-loader", "--conditions", "--input-type", "--env-file", "--title"}},
 		code: []string{"-e", "--eval", "-p", "--print"}, stdin: true}
-	perlSpec = &foreignSpec{lang: langPerl, opts: opts{arg: "eEIMmxCdDil0", optional: "i"}, code: []string{"-e", "-E"}, stdin: true}
-	rubySpec = &foreignSpec{lang: langRuby, opts: opts{arg: "eIrCEFKTWx"}, code: []string{"-e"}, stdin: true}
+	perlSpec = &foreignSpec{lang: langPerl, opts: opts{arg: "eEI", optional: "ilx0CdDMm"}, code: []string{"-e", "-E"}, stdin: true}
+	rubySpec = &foreignSpec{lang: langRuby, opts: opts{arg: "eIrCE", optional: "FKTWx0"}, code: []string{"-e"}, stdin: true}
 	phpSpec  = &foreignSpec{lang: langPHP, opts: opts{arg: "rBREFfcdzStz", long: []string{"--run", "--process-begin", "--process-code", "--process-end", "--file", "--define"}},
 		code: []string{"-r", "--run", "-B", "-R", "-E", "--process-begin", "--process-code", "--process-end"}, stdin: true}
 	luaSpec   = &foreignSpec{lang: langLua, opts: opts{arg: "el"}, code: []string{"-e"}, stdin: true}
@@ -360,7 +380,7 @@ var (
 		"-iex", "--iex", "-x", "--command", "-ix", "--init-command", "-p", "--pid", "-cd", "--cd", "-init-eval-command", "--init-eval-command"}},
 		code:  []string{"-ex", "--ex", "-eval-command", "--eval-command", "-iex", "--iex", "-init-eval-command", "--init-eval-command"},
 		shell: []string{"!", "shell ", "pipe "}}
-	mysqlSpec = &foreignSpec{lang: langSQL, opts: opts{arg: "eDhuPpSf", long: []string{"--execute", "--database", "--host", "--user",
+	mysqlSpec = &foreignSpec{lang: langSQL, opts: opts{arg: "eDhuPS", optional: "p", long: []string{"--execute", "--database", "--host", "--user",
 		"--port", "--socket", "--default-auth", "--plugin-dir", "--password"}},
 		code: []string{"-e", "--execute"}, stdinAlways: true, escapes: []string{"\\!", "system", "source", "\\.", "tee", "\\T", "pager", "\\P"},
 		shell: []string{"\\!", "system "}, libs: []string{"--default-auth", "--plugin-dir"}, permute: true}
@@ -451,6 +471,8 @@ var foreignPrograms = map[string]*foreignSpec{
 	"tex": texFamily, "latex": texFamily, "pdflatex": texFamily, "pdftex": texFamily, "xelatex": texFamily,
 	"lualatex": texFamily, "luatex": texFamily, "xetex": texFamily, "etex": texFamily, "context": texFamily,
 	"mpost": texFamily, "lualatex-dev": texFamily, "pdflatex-dev": texFamily,
+	// dvips -R0 runs the shell commands a DVI file's specials name.
+	"dvips":      {lang: "dvi specials", always: []string{"-R0"}, permute: true},
 	"apache2":    {lang: "apache configuration", opts: opts{arg: "CcdfDk"}, code: []string{"-C", "-c"}},
 	"apache2ctl": {lang: "apache configuration", opts: opts{arg: "CcdfDk"}, code: []string{"-C", "-c"}},
 	"httpd":      {lang: "apache configuration", opts: opts{arg: "CcdfDk"}, code: []string{"-C", "-c"}},
@@ -481,7 +503,7 @@ var envCatalog = map[string]envRow{
 	"PATH": {kind: envProgram}, "LD_PRELOAD": {kind: envCode}, "LD_LIBRARY_PATH": {kind: envCode}, "LD_AUDIT": {kind: envCode},
 	"BASH_ENV": {kind: envCode}, "ENV": {kind: envCode},
 	"PAGER": pagerRow, "EDITOR": pagerRow, "VISUAL": pagerRow, "MANPAGER": pagerRow, "GIT_PAGER": pagerRow,
-	"GIT_EDITOR": pagerRow, "SYSTEMD_PAGER": pagerRow, "PSQL_PAGER": pagerRow, "BAT_PAGER": pagerRow, "DELTA_PAGER": pagerRow,
+	"GIT_EDITOR": pagerRow, "GIT_SEQUENCE_EDITOR": pagerRow, "SYSTEMD_PAGER": pagerRow, "PSQL_PAGER": pagerRow, "BAT_PAGER": pagerRow, "DELTA_PAGER": pagerRow,
 	"LESSOPEN": {kind: envProgram}, "LESSCLOSE": {kind: envProgram}, "PROMPT_COMMAND": {kind: envCode},
 	"SHELLOPTS": {kind: envCode}, "BASHOPTS": {kind: envCode}, "PS4": {kind: envCode},
 	"HOME": {kind: envConfig}, "XDG_CONFIG_HOME": {kind: envConfig},
@@ -540,7 +562,7 @@ func injectsEnv(name string) bool {
 		return true
 	}
 	switch {
-	case strings.HasPrefix(name, "GIT_CONFIG_KEY_"), strings.HasPrefix(name, "GIT_CONFIG_VALUE_"):
+	case strings.HasPrefix(name, "GIT_SSH"), strings.HasPrefix(name, "GIT_CONFIG"):
 		return true
 	case strings.HasPrefix(name, "GIT_"):
 		return slices.Contains(gitEnvFloors, name)
@@ -628,7 +650,7 @@ var scriptRunners = map[string]bool{
 	"gtester": true, "minicom": true, "crontab": true, "tsx": true, "ts-node": true, "java": true,
 	"dotnet": true, "cargo": true, "swift": true, "kotlin": true, "crystal": true, "nim": true,
 	"zig": true, "v": true, "elixir": true, "erl": true, "escript": true, "runghc": true, "runhaskell": true,
-	"fastfetch": true, "neofetch": true, "easyrsa": true, "kubectl": true, "m4": true,
+	"fastfetch": true, "neofetch": true, "easyrsa": true, "kubectl": true, "m4": true, "rustup": true,
 }
 
 // alwaysFloored are programs that run what a directory, a service name or

@@ -35,6 +35,16 @@ var catalogSpecials = map[string]specialFunc{
 	},
 }
 
+// versionless is a program name without the version it ends in
+// ("python3.12" is python's row, "php8.2" php's), "" when it ends in none.
+func versionless(name string) string {
+	trimmed := strings.TrimRight(name, "0123456789.")
+	if trimmed == name || trimmed == "" {
+		return ""
+	}
+	return trimmed
+}
+
 // subWrapper returns the wrapper row of base's subcommand, if c runs one,
 // and the index of the subcommand's word in c.fields.
 func (a *analyzer) subWrapper(base string, c cmd) (*wrapSpec, int) {
@@ -71,6 +81,9 @@ var globalValueOptions = []string{"-n", "--namespace", "--context", "--cluster",
 // inside that code are bash, parsed as payloads.
 func (a *analyzer) foreign(i int, base string, c cmd, sc *scope) {
 	spec := foreignPrograms[base]
+	if spec == nil {
+		spec = foreignPrograms[versionless(base)]
+	}
 	args := c.args()
 	if len(spec.sub) > 0 {
 		if len(args) == 0 || !args[0].known || !slices.Contains(spec.sub, args[0].value) {
@@ -80,7 +93,9 @@ func (a *analyzer) foreign(i int, base string, c cmd, sc *scope) {
 		args = args[1:]
 	}
 	// Options written with one dash and a long name (gdb -ex, sqlite3
-	// -cmd) are read first: the option reader takes them for clusters.
+	// -cmd, dvips -R0) are read first: the option reader takes them for
+	// clusters.
+	always := slices.ContainsFunc(args, func(f field) bool { return f.known && slices.Contains(spec.always, f.value) })
 	var list []option
 	for k := 0; k < len(args); k++ {
 		if f := args[k]; f.known && len(f.value) > 2 && f.value[1] != '-' && slices.Contains(spec.opts.long, f.value) && k+1 < len(args) {
@@ -99,7 +114,7 @@ func (a *analyzer) foreign(i int, base string, c cmd, sc *scope) {
 		operands = args[k:]
 	}
 	list = append(list, more...)
-	given, always := false, false
+	given := false
 	for _, o := range list {
 		switch {
 		case slices.Contains(spec.code, o.name) && o.has:
@@ -111,8 +126,10 @@ func (a *analyzer) foreign(i int, base string, c cmd, sc *scope) {
 		case slices.Contains(spec.libs, o.name) && o.has:
 			a.setFloor(i, SentinelIndirection)
 			a.pathWord(o.value, sc, isFile)
-		case slices.Contains(spec.always, o.name):
-			always = true
+		case spec.lang == langMake && (o.name == "-f" || o.name == "--file" || o.name == "--makefile") && o.value.known &&
+			(o.value.value == "-" || o.value.value == "/dev/stdin"):
+			given = true // make -f -: the makefile is standard input
+			a.foreignCode(i, "", spec.lang, a.stdinText(c, sc))
 		case o.has:
 			a.pathWord(o.value, sc, maybeFile)
 		}
@@ -159,35 +176,37 @@ func (a *analyzer) foreignOption(i int, base string, spec *foreignSpec, name str
 	if name != "" {
 		rule = []string{base, name}
 	}
-	a.foreignCode(i, "", spec.lang, "")
-	if rule != nil && a.units[i].Floor == SentinelForeign && a.units[i].CodeRule == nil {
-		a.units[i].CodeRule = rule
+	a.foreignCodeBy(i, rule, spec.lang, "")
+	if f.known {
+		a.shellEscapes(spec, f.value, sc)
 	}
-	if !f.known {
-		return
-	}
-	a.shellEscapes(spec, f.value, sc)
 }
 
 // foreignCode floors unit i as running code in lang that the analysis
-// cannot check; code, when set, is shown in the prompt (it is not in the
-// unit's text). A unit that runs foreign code from two places (-c and
-// standard input) keeps no rule that lifts the floor.
+// cannot check, from a place no rule can name (standard input, a file
+// written first); code, when set, is shown in the prompt (it is not in
+// the unit's text).
 func (a *analyzer) foreignCode(i int, _ string, lang, code string) {
+	a.foreignCodeBy(i, nil, lang, code)
+}
+
+// foreignCodeBy is foreignCode for code given by the option rule names
+// ("python3", "-c"): a rule starting with those words decides the unit,
+// unless the unit runs foreign code from anywhere else too.
+func (a *analyzer) foreignCodeBy(i int, rule []string, lang, code string) {
 	u := &a.units[i]
 	first := u.Lang == ""
 	a.setFloor(i, SentinelForeign)
-	if u.Lang == "" {
-		u.Lang = lang
+	if first {
+		u.Lang, u.CodeRule = lang, rule
+	} else if !slices.Equal(u.CodeRule, rule) {
+		u.CodeRule = nil
 	}
 	if code != "" {
 		if u.Code != "" {
 			u.Code += "\n"
 		}
 		u.Code += code
-		u.CodeRule = nil
-	} else if !first {
-		u.CodeRule = nil
 	}
 }
 
@@ -582,6 +601,11 @@ func (a *analyzer) writeThenRun(i int, base string, k commandKind, c cmd, sc *sc
 		for _, p := range absForms(sc.expandTilde(f).value, sc) {
 			if a.written[p] || a.executable[p] {
 				return true
+			}
+			for w := range a.written { // a directory holding a file it wrote (rustup toolchain link X DIR)
+				if strings.HasPrefix(w, p+"/") {
+					return true
+				}
 			}
 		}
 		return false

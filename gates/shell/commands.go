@@ -96,7 +96,10 @@ func (a *analyzer) run(c cmd, sc *scope) branch {
 	if name.value == "" {
 		base = ""
 	}
-	k := commandKinds[base]
+	k, ok := commandKinds[base]
+	if !ok {
+		k = commandKinds[versionless(base)] // python3.12, perl5.36, php8.2
+	}
 	a.readOnly = readOnlyWith(base, k.readOnlyWrites, k.readOnly, c.args())
 	a.writeThenRun(i, base, k, c, sc)
 	defer a.noteWrites(base, c, sc)
@@ -225,14 +228,6 @@ func init() {
 		set(n, func(k *commandKind) { k.readOnly, k.readOnlyWrites = true, writes })
 	}
 	commandKinds = kinds
-}
-
-// loaders are builtins whose option makes a name run a file of the
-// caller's choosing: "hash -p FILE NAME" works like a PATH change, and
-// "enable -f LIB NAME" loads code into the shell.
-var loaders = map[string]struct{ opt, floor string }{
-	"hash":   {"-p", SentinelIndirection},
-	"enable": {"-f", SentinelOpaque},
 }
 
 func (a *analyzer) loader(i int, base string, c cmd, sc *scope) {

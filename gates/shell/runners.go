@@ -212,7 +212,10 @@ type programSpec struct {
 }
 
 func (a *analyzer) programOptions(i int, base string, c cmd, sc *scope) {
-	spec := programSpecs[base]
+	spec, ok := programSpecs[base]
+	if !ok {
+		spec = programSpecs[versionless(base)]
+	}
 	args := c.args()
 	code := func(floor, text string) {
 		a.setFloor(i, floor)
@@ -317,10 +320,8 @@ func (a *analyzer) cp(i int, _ string, c cmd, sc *scope) {
 
 var cpOpts = opts{arg: "St", long: []string{"--suffix", "--target-directory"}}
 
-// vim and its kin run ex commands given with -c, --cmd, -S or +CMD, and
-// an ex command starting with ! is shell code.
-var vimFamily = map[string]bool{"vi": true, "vim": true, "nvim": true, "ex": true, "view": true, "vimdiff": true}
-
+// vim and its kin (vimFamily, catalog.go): ex commands given with -c,
+// --cmd, -S or +CMD; one starting with ! is shell code.
 func (a *analyzer) vim(i int, _ string, c cmd, sc *scope) {
 	args := c.args()
 	for k := 0; k < len(args); k++ {

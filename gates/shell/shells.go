@@ -7,13 +7,6 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 )
 
-// shells run code: a -c string, standard input, or a script file.
-var shells = map[string]bool{
-	"sh": true, "bash": true, "dash": true, "zsh": true, "ksh": true, "mksh": true,
-	"pdksh": true, "oksh": true, "yash": true, "ash": true, "fish": true, "rbash": true,
-	"csh": true, "tcsh": true, "posh": true,
-}
-
 // shellArgs is how a shell invocation gets its script.
 type shellArgs struct {
 	cmode  bool    // -c: the first operand is code

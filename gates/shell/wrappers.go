@@ -42,6 +42,9 @@ func (a *analyzer) wrapper(i int, w *wrapSpec, c cmd, sc *scope) branch {
 	a.units[i].ExactSuggestion = true
 	args := c.args()
 	list, k := parseOpts(w.opts, args)
+	if w.runs != "" {
+		list, k = nil, 0 // every word goes to the program it runs (capsh -- -c CMD)
+	}
 	for n := 0; n < w.operands && k < len(args); n, k = n+1, k+1 {
 		if w.fileOperand {
 			a.pathWord(args[k], sc, isFile)
