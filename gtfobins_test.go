@@ -709,7 +709,6 @@ var gtfoOutOfReach = map[string]string{
 	"java shell":       "runs a compiled class file, like any program runs its own code",
 	"gcore file-read":  "reads a process's memory by pid, which no path rule names",
 	"redis file-write": "the Redis server writes the file, at a path the server chooses",
-	"git file-write":   "git apply writes files the patch names: the writes-the-command-line-does-not-name work covers it",
 }
 
 func TestGTFOBinsCoverage(t *testing.T) {
