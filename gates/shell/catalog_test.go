@@ -179,3 +179,33 @@ var interpreterOptionRows = []row{
 }
 
 func TestInterpreterOptions(t *testing.T) { runRows(t, newFixture(t), interpreterOptionRows) }
+
+// fc runs a history entry the command line does not show, and history -s
+// is where that entry comes from: fc is opaque (but fc -l lists), and the
+// words of history -s are analyzed as a script.
+func TestHistoryAndFc(t *testing.T) {
+	fx := newFixture(t)
+	for _, c := range []struct {
+		cmd   string
+		floor string
+		unit  string // a unit that must be found
+	}{
+		{"fc -s", SentinelOpaque, ""},
+		{"fc -e vi 3", SentinelOpaque, ""},
+		{"fc -l", "", ""},
+		{"history -s 'rm -rf build'; fc -s", SentinelOpaque, "rm -rf build"},
+		{"history -s git status", "", "git status"},
+	} {
+		a := Analyze(fx.expand(c.cmd), fx.options())
+		floor, found := "", c.unit == ""
+		for _, u := range a.Units {
+			if floorRank[u.Floor] > floorRank[floor] {
+				floor = u.Floor
+			}
+			found = found || u.Text == c.unit
+		}
+		if floor != c.floor || !found {
+			t.Errorf("%s: floor %q (want %q), unit %q found %t; units %+v", c.cmd, floor, c.floor, c.unit, found, a.Units)
+		}
+	}
+}

@@ -18,6 +18,8 @@ import (
 // catalogSpecials are the catalog's programs that need a reader of their
 // own.
 var catalogSpecials = map[string]specialFunc{
+	"fc":      (*analyzer).fc,
+	"history": (*analyzer).history,
 	"tmux":  (*analyzer).tmux,
 	"tmate": (*analyzer).tmux,
 	"at":    (*analyzer).atJob,
@@ -703,4 +705,30 @@ func isSelf(name string, sc *scope) bool {
 		}
 	}
 	return false
+}
+
+// fc runs commands from the shell's history (fc -s re-runs one; fc alone
+// edits one with $FCEDIT and runs it): code the command line does not
+// show, so it is opaque. fc -l only lists.
+func (a *analyzer) fc(i int, _ string, c cmd, sc *scope) {
+	list, _ := parseOpts(opts{arg: "e"}, c.args())
+	for _, o := range list {
+		if o.name == "-l" {
+			return
+		}
+	}
+	a.setFloor(i, SentinelOpaque)
+}
+
+// history -s puts its words in the history as a command a later fc runs:
+// they are analyzed as a script, so a deny inside still denies.
+func (a *analyzer) history(i int, _ string, c cmd, sc *scope) {
+	args := c.args()
+	list, k := parseOpts(opts{}, args)
+	for _, o := range list {
+		if o.name == "-s" && len(args) > k {
+			a.payload(joinText(args[k:]), sc, false)
+			return
+		}
+	}
 }
