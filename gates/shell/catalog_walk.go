@@ -20,13 +20,13 @@ import (
 var catalogSpecials = map[string]specialFunc{
 	"fc":      (*analyzer).fc,
 	"history": (*analyzer).history,
-	"tmux":  (*analyzer).tmux,
-	"tmate": (*analyzer).tmux,
-	"at":    (*analyzer).atJob,
-	"batch": (*analyzer).atJob,
-	"socat": (*analyzer).socat,
-	"m4":    (*analyzer).m4,
-	"cpio":  (*analyzer).cpio,
+	"tmux":    (*analyzer).tmux,
+	"tmate":   (*analyzer).tmux,
+	"at":      (*analyzer).atJob,
+	"batch":   (*analyzer).atJob,
+	"socat":   (*analyzer).socat,
+	"m4":      (*analyzer).m4,
+	"cpio":    (*analyzer).cpio,
 	"crontab": func(a *analyzer, i int, _ string, c cmd, sc *scope) {
 		// crontab FILE and crontab - install jobs: commands run later.
 		_, ops := scanArgs(opts{arg: "uTc"}, c.args())
