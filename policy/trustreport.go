@@ -112,9 +112,15 @@ func (l *Loader) ProjectFiles(loc Locations) []ProjectFile {
 }
 
 // loosenings are f's entries that answer less restrictively than base.
-func loosenings(f *File, base *Policy) []Loosening {
+func loosenings(f *File, base *Policy) []Loosening { return looseningsUpTo(f, base, -1) }
+
+// looseningsUpTo is loosenings, stopping after max of them (max < 0: all).
+func looseningsUpTo(f *File, base *Policy, max int) []Loosening {
 	var out []Loosening
 	check := func(line int, surface, pattern string, st State) {
+		if max >= 0 && len(out) >= max {
+			return
+		}
 		q := Query{Surface: surface, Values: []string{pattern}}
 		res := base.Resolve(q)
 		if st.Action < res.Action {
