@@ -455,17 +455,42 @@ func (a *analyzer) cpio(i int, _ string, c cmd, sc *scope) {
 // foreign code. The writes are the redirects and the write table below;
 // what build tools write is not followed.
 
-// noteWrite records that the command writes f.
+// noteWrite records that the command writes f. Only the names are noted
+// at once; where the file is (its absolute forms) is worked out when a
+// later command names a file of that name (see resolveWrites).
 func (a *analyzer) noteWrite(f field, sc *scope) {
 	if !f.known || f.value == "" || isDevice(f.value) {
 		return
 	}
-	if a.written == nil {
-		a.written = map[string]bool{}
+	if a.writtenNames == nil {
+		a.written, a.writtenDirs, a.writtenNames = map[string]bool{}, map[string]bool{}, map[string]bool{}
 	}
-	for _, p := range absForms(sc.expandTilde(f).value, sc) {
-		a.written[p] = true
+	v := sc.expandTilde(f).value
+	for _, part := range strings.Split(v, "/") {
+		if part != "" {
+			a.writtenNames[part] = true // the file's name and its directories'
+		}
 	}
+	a.pendingWrites = append(a.pendingWrites, pendingWrite{v, sc.dirs})
+}
+
+// pendingWrite is a write noted by name, not yet resolved.
+type pendingWrite struct {
+	value string
+	dirs  []string
+}
+
+// resolveWrites works out where the pending writes are.
+func (a *analyzer) resolveWrites() {
+	for _, w := range a.pendingWrites {
+		for _, p := range absForms(w.value, &scope{dirs: w.dirs}) {
+			a.written[p] = true
+			for d := filepath.Dir(p); d != "/" && d != "." && !a.writtenDirs[d]; d = filepath.Dir(d) {
+				a.writtenDirs[d] = true
+			}
+		}
+	}
+	a.pendingWrites = a.pendingWrites[:0]
 }
 
 func isDevice(v string) bool {
@@ -565,8 +590,12 @@ func (a *analyzer) noteExec(f field, sc *scope) {
 	if a.executable == nil {
 		a.executable = map[string]bool{}
 	}
+	if a.writtenNames == nil {
+		a.written, a.writtenDirs, a.writtenNames = map[string]bool{}, map[string]bool{}, map[string]bool{}
+	}
 	for _, p := range absForms(sc.expandTilde(f).value, sc) {
 		a.executable[p] = true
+		a.writtenNames[filepath.Base(p)] = true
 	}
 }
 
@@ -589,62 +618,62 @@ func makesExecutable(mode string) bool {
 // program finds by name (Makefile for make), or a file made executable
 // given to any program.
 func (a *analyzer) writeThenRun(i int, base string, k commandKind, c cmd, sc *scope) {
-	if len(a.written) == 0 && len(a.executable) == 0 {
+	if len(a.writtenNames) == 0 {
 		return
 	}
 	hit := func(f field) bool {
-		if !f.known || f.value == "" {
-			return false
+		if !f.known || f.value == "" || !a.writtenNames[path.Base(strings.TrimRight(f.value, "/"))] {
+			return false // no file or directory of that name was written (the cheap test first)
 		}
+		a.resolveWrites()
 		for _, p := range absForms(sc.expandTilde(f).value, sc) {
-			if a.written[p] || a.executable[p] {
+			// a directory holding a file it wrote counts (rustup toolchain link X DIR)
+			if a.written[p] || a.executable[p] || a.writtenDirs[p] {
 				return true
-			}
-			for w := range a.written { // a directory holding a file it wrote (rustup toolchain link X DIR)
-				if strings.HasPrefix(w, p+"/") {
-					return true
-				}
 			}
 		}
 		return false
 	}
 	floor := func() { a.foreignCode(i, "", "a file this command wrote", "") }
-	if name := c.fields[0]; hit(name) {
+	// A name runs a file only when written with a "/" (a bare name is
+	// looked up on PATH).
+	if name := c.fields[0]; strings.Contains(name.value, "/") && hit(name) {
 		floor()
 		return
 	}
 	for _, n := range configFiles[base] {
-		for p := range a.written {
-			if filepath.Base(p) == n {
-				floor()
-				return
-			}
+		if a.writtenNames[n] {
+			floor()
+			return
 		}
 	}
 	runner := k.shell || k.wrap != nil || scriptRunners[base] || foreignPrograms[base] != nil || subWrappers[base] != nil
+	everyArg := runner || len(a.executable) > 0
 	short := shortConfigOptions[base]
-	for j, f := range c.args() {
+	args := c.args()
+	for j, f := range args {
 		v := f.value
-		name, value, eq := strings.Cut(v, "=")
 		opt := f.known && strings.HasPrefix(v, "-")
+		name, _, eq := strings.Cut(v, "=")
+		config := opt && (slices.Contains(configOptions, name) || slices.Contains(short, name))
 		switch {
-		case opt && eq && (slices.Contains(configOptions, name) || slices.Contains(short, name)):
+		case config && eq:
 			if hit(f.cut(len(name) + 1)) {
 				floor()
 				return
 			}
+		case config:
+			if j+1 < len(args) && hit(args[j+1]) {
+				floor()
+				return
+			}
+		case !everyArg:
 		case opt && eq:
 			if g := f.cut(len(name) + 1); g.known && a.executableHit(g, sc) {
 				floor()
 				return
 			}
-			_ = value
-		case opt && (slices.Contains(configOptions, v) || slices.Contains(short, v)):
-			if j+1 < len(c.args()) && hit(c.args()[j+1]) {
-				floor()
-				return
-			}
-		case hit(f) && (runner || a.executableHit(f, sc)):
+		case !opt && hit(f) && (runner || a.executableHit(f, sc)):
 			floor()
 			return
 		}
