@@ -132,6 +132,8 @@ var catalogMoreRows = []row{
 	{cmd: `go test -exec 'sudo -n' ./...`, units: us(u(`go test -exec sudo -n ./...`, ind), u(`sudo -n`, CtxPayload, ind)), paths: ps(p(`./...`, `./...`))},
 	{cmd: `make -f - <<< 'all: ; @true'`, units: us(u(`make -f -`, fgn))},
 	{cmd: `ls | ts`, units: us(u(`ls`), u(`ts`))},
+	{cmd: `history -s 'rm -rf build'; fc -s`, units: us(u(`history -s rm -rf build`), u(`rm -rf build`, CtxPayload), u(`fc -s`, opq)), paths: ps(p(`build`, `build`))},
+	{cmd: `fc -l`, units: us(u(`fc -l`))},
 	{cmd: `python3.12 -c 'print(1)'`, units: us(u(`python3.12 -c print(1)`, fgn))},
 	{cmd: `GIT_SEQUENCE_EDITOR=: git rebase -i HEAD~2`, units: us(u(`git rebase -i HEAD~2`))},
 	{cmd: `GIT_SSH_VARIANT=ssh git fetch`, units: us(u(`git fetch`, ind))},

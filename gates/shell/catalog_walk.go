@@ -23,6 +23,24 @@ var catalogSpecials = map[string]specialFunc{
 	"socat": (*analyzer).socat,
 	"m4":    (*analyzer).m4,
 	"cpio":  (*analyzer).cpio,
+	// fc re-runs commands from the history (fc -s, or after an editor):
+	// code the command line does not hold. fc -l only lists them.
+	"fc": func(a *analyzer, i int, _ string, c cmd, sc *scope) {
+		list, _ := parseOpts(opts{arg: "e"}, c.args())
+		if !hasOpt(list, "-l") {
+			a.setFloor(i, SentinelOpaque)
+		}
+	},
+	// history -s ARGS puts a command in the history, for fc to run: its
+	// words are code, parsed so that a deny inside holds.
+	"history": func(a *analyzer, i int, _ string, c cmd, sc *scope) {
+		list, k := parseOpts(opts{arg: "d"}, c.args())
+		if hasOpt(list, "-s") && k < len(c.args()) {
+			a.payload(joinText(c.args()[k:]), sc, false)
+			return
+		}
+		a.argPaths(c.args(), sc)
+	},
 	"crontab": func(a *analyzer, i int, _ string, c cmd, sc *scope) {
 		// crontab FILE and crontab - install jobs: commands run later.
 		_, ops := scanArgs(opts{arg: "uTc"}, c.args())
