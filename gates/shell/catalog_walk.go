@@ -165,8 +165,11 @@ func (a *analyzer) foreign(i int, base string, c cmd, sc *scope) {
 			rest = slices.DeleteFunc(slices.Clone(rest), func(g field) bool { return g.raw == f.raw })
 		}
 	}
-	script := len(rest) > 0 && !(rest[0].known && rest[0].value == "-")
+	script := len(rest) > 0 && !readsStdin(rest[0])
 	if spec.stdinAlways || (spec.stdin && !given && !script) {
+		if len(rest) > 0 && !script && !(rest[0].known && rest[0].value == "-") {
+			a.foreignCode(i, "", spec.lang, "") // python3 /dev/stdin, python3 <(curl x), python3 $F
+		}
 		if c.stdin != nil || c.piped {
 			text := a.stdinText(c, sc)
 			if spec.escapes == nil || text == "" || hasEscape(text, spec.escapes) {
