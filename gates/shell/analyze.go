@@ -188,8 +188,11 @@ type analyzer struct {
 	// walked (the later stages of a pipeline).
 	piped bool
 	// written and executable are the files (absolute, cleaned) the
-	// command wrote or made executable so far (see noteWrites).
-	written, executable map[string]bool
+	// command wrote or made executable so far (see noteWrites);
+	// writtenDirs are the directories above the written files, and
+	// writtenNames their base names.
+	written, executable, writtenDirs, writtenNames map[string]bool
+	pendingWrites                                  []pendingWrite
 }
 
 // reader returns a reader of src for the parser, which reads it through

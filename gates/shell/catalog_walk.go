@@ -18,15 +18,31 @@ import (
 // catalogSpecials are the catalog's programs that need a reader of their
 // own.
 var catalogSpecials = map[string]specialFunc{
-	"fc":      (*analyzer).fc,
-	"history": (*analyzer).history,
-	"tmux":    (*analyzer).tmux,
-	"tmate":   (*analyzer).tmux,
-	"at":      (*analyzer).atJob,
-	"batch":   (*analyzer).atJob,
-	"socat":   (*analyzer).socat,
-	"m4":      (*analyzer).m4,
-	"cpio":    (*analyzer).cpio,
+	"tmux":  (*analyzer).tmux,
+	"tmate": (*analyzer).tmux,
+	"at":    (*analyzer).atJob,
+	"batch": (*analyzer).atJob,
+	"socat": (*analyzer).socat,
+	"m4":    (*analyzer).m4,
+	"cpio":  (*analyzer).cpio,
+	// fc re-runs commands from the history (fc -s, or after an editor):
+	// code the command line does not hold. fc -l only lists them.
+	"fc": func(a *analyzer, i int, _ string, c cmd, sc *scope) {
+		list, _ := parseOpts(opts{arg: "e"}, c.args())
+		if !hasOpt(list, "-l") {
+			a.setFloor(i, SentinelOpaque)
+		}
+	},
+	// history -s ARGS puts a command in the history, for fc to run: its
+	// words are code, parsed so that a deny inside holds.
+	"history": func(a *analyzer, i int, _ string, c cmd, sc *scope) {
+		list, k := parseOpts(opts{arg: "d"}, c.args())
+		if hasOpt(list, "-s") && k < len(c.args()) {
+			a.payload(joinText(c.args()[k:]), sc, false)
+			return
+		}
+		a.argPaths(c.args(), sc)
+	},
 	"crontab": func(a *analyzer, i int, _ string, c cmd, sc *scope) {
 		// crontab FILE and crontab - install jobs: commands run later.
 		_, ops := scanArgs(opts{arg: "uTc"}, c.args())
@@ -151,8 +167,11 @@ func (a *analyzer) foreign(i int, base string, c cmd, sc *scope) {
 			rest = slices.DeleteFunc(slices.Clone(rest), func(g field) bool { return g.raw == f.raw })
 		}
 	}
-	script := len(rest) > 0 && !(rest[0].known && rest[0].value == "-")
+	script := len(rest) > 0 && !readsStdin(rest[0])
 	if spec.stdinAlways || (spec.stdin && !given && !script) {
+		if len(rest) > 0 && !script && !(rest[0].known && rest[0].value == "-") {
+			a.foreignCode(i, "", spec.lang, "") // python3 /dev/stdin, python3 <(curl x), python3 $F
+		}
 		if c.stdin != nil || c.piped {
 			text := a.stdinText(c, sc)
 			if spec.escapes == nil || text == "" || hasEscape(text, spec.escapes) {
@@ -459,17 +478,42 @@ func (a *analyzer) cpio(i int, _ string, c cmd, sc *scope) {
 // foreign code. The writes are the redirects and the write table below;
 // what build tools write is not followed.
 
-// noteWrite records that the command writes f.
+// noteWrite records that the command writes f. Only the names are noted
+// at once; where the file is (its absolute forms) is worked out when a
+// later command names a file of that name (see resolveWrites).
 func (a *analyzer) noteWrite(f field, sc *scope) {
 	if !f.known || f.value == "" || isDevice(f.value) {
 		return
 	}
-	if a.written == nil {
-		a.written = map[string]bool{}
+	if a.writtenNames == nil {
+		a.written, a.writtenDirs, a.writtenNames = map[string]bool{}, map[string]bool{}, map[string]bool{}
 	}
-	for _, p := range absForms(sc.expandTilde(f).value, sc) {
-		a.written[p] = true
+	v := sc.expandTilde(f).value
+	for _, part := range strings.Split(v, "/") {
+		if part != "" {
+			a.writtenNames[part] = true // the file's name and its directories'
+		}
 	}
+	a.pendingWrites = append(a.pendingWrites, pendingWrite{v, sc.dirs})
+}
+
+// pendingWrite is a write noted by name, not yet resolved.
+type pendingWrite struct {
+	value string
+	dirs  []string
+}
+
+// resolveWrites works out where the pending writes are.
+func (a *analyzer) resolveWrites() {
+	for _, w := range a.pendingWrites {
+		for _, p := range absForms(w.value, &scope{dirs: w.dirs}) {
+			a.written[p] = true
+			for d := filepath.Dir(p); d != "/" && d != "." && !a.writtenDirs[d]; d = filepath.Dir(d) {
+				a.writtenDirs[d] = true
+			}
+		}
+	}
+	a.pendingWrites = a.pendingWrites[:0]
 }
 
 func isDevice(v string) bool {
@@ -569,8 +613,12 @@ func (a *analyzer) noteExec(f field, sc *scope) {
 	if a.executable == nil {
 		a.executable = map[string]bool{}
 	}
+	if a.writtenNames == nil {
+		a.written, a.writtenDirs, a.writtenNames = map[string]bool{}, map[string]bool{}, map[string]bool{}
+	}
 	for _, p := range absForms(sc.expandTilde(f).value, sc) {
 		a.executable[p] = true
+		a.writtenNames[filepath.Base(p)] = true
 	}
 }
 
@@ -593,62 +641,62 @@ func makesExecutable(mode string) bool {
 // program finds by name (Makefile for make), or a file made executable
 // given to any program.
 func (a *analyzer) writeThenRun(i int, base string, k commandKind, c cmd, sc *scope) {
-	if len(a.written) == 0 && len(a.executable) == 0 {
+	if len(a.writtenNames) == 0 {
 		return
 	}
 	hit := func(f field) bool {
-		if !f.known || f.value == "" {
-			return false
+		if !f.known || f.value == "" || !a.writtenNames[path.Base(strings.TrimRight(f.value, "/"))] {
+			return false // no file or directory of that name was written (the cheap test first)
 		}
+		a.resolveWrites()
 		for _, p := range absForms(sc.expandTilde(f).value, sc) {
-			if a.written[p] || a.executable[p] {
+			// a directory holding a file it wrote counts (rustup toolchain link X DIR)
+			if a.written[p] || a.executable[p] || a.writtenDirs[p] {
 				return true
-			}
-			for w := range a.written { // a directory holding a file it wrote (rustup toolchain link X DIR)
-				if strings.HasPrefix(w, p+"/") {
-					return true
-				}
 			}
 		}
 		return false
 	}
 	floor := func() { a.foreignCode(i, "", "a file this command wrote", "") }
-	if name := c.fields[0]; hit(name) {
+	// A name runs a file only when written with a "/" (a bare name is
+	// looked up on PATH).
+	if name := c.fields[0]; strings.Contains(name.value, "/") && hit(name) {
 		floor()
 		return
 	}
 	for _, n := range configFiles[base] {
-		for p := range a.written {
-			if filepath.Base(p) == n {
-				floor()
-				return
-			}
+		if a.writtenNames[n] {
+			floor()
+			return
 		}
 	}
 	runner := k.shell || k.wrap != nil || scriptRunners[base] || foreignPrograms[base] != nil || subWrappers[base] != nil
+	everyArg := runner || len(a.executable) > 0
 	short := shortConfigOptions[base]
-	for j, f := range c.args() {
+	args := c.args()
+	for j, f := range args {
 		v := f.value
-		name, value, eq := strings.Cut(v, "=")
 		opt := f.known && strings.HasPrefix(v, "-")
+		name, _, eq := strings.Cut(v, "=")
+		config := opt && (slices.Contains(configOptions, name) || slices.Contains(short, name))
 		switch {
-		case opt && eq && (slices.Contains(configOptions, name) || slices.Contains(short, name)):
+		case config && eq:
 			if hit(f.cut(len(name) + 1)) {
 				floor()
 				return
 			}
+		case config:
+			if j+1 < len(args) && hit(args[j+1]) {
+				floor()
+				return
+			}
+		case !everyArg:
 		case opt && eq:
 			if g := f.cut(len(name) + 1); g.known && a.executableHit(g, sc) {
 				floor()
 				return
 			}
-			_ = value
-		case opt && (slices.Contains(configOptions, v) || slices.Contains(short, v)):
-			if j+1 < len(c.args()) && hit(c.args()[j+1]) {
-				floor()
-				return
-			}
-		case hit(f) && (runner || a.executableHit(f, sc)):
+		case !opt && hit(f) && (runner || a.executableHit(f, sc)):
 			floor()
 			return
 		}
@@ -705,30 +753,4 @@ func isSelf(name string, sc *scope) bool {
 		}
 	}
 	return false
-}
-
-// fc runs commands from the shell's history (fc -s re-runs one; fc alone
-// edits one with $FCEDIT and runs it): code the command line does not
-// show, so it is opaque. fc -l only lists.
-func (a *analyzer) fc(i int, _ string, c cmd, sc *scope) {
-	list, _ := parseOpts(opts{arg: "e"}, c.args())
-	for _, o := range list {
-		if o.name == "-l" {
-			return
-		}
-	}
-	a.setFloor(i, SentinelOpaque)
-}
-
-// history -s puts its words in the history as a command a later fc runs:
-// they are analyzed as a script, so a deny inside still denies.
-func (a *analyzer) history(i int, _ string, c cmd, sc *scope) {
-	args := c.args()
-	list, k := parseOpts(opts{}, args)
-	for _, o := range list {
-		if o.name == "-s" && len(args) > k {
-			a.payload(joinText(args[k:]), sc, false)
-			return
-		}
-	}
 }
