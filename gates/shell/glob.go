@@ -1,6 +1,8 @@
 package shell
 
 import (
+	"errors"
+	"io/fs"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -44,6 +46,7 @@ const (
 	opRealDir
 	opArchive // the names an archive file writes (listArchive)
 	opPatch   // the names a patch file names (listPatch)
+	opLinks   // the symbolic links below a directory (treeLinks)
 )
 
 // ask answers r's question from the file system now.
@@ -64,6 +67,8 @@ func (r fsRead) ask() fsRead {
 		out.names, out.found = listArchive(r.path)
 	case opPatch:
 		out.names, out.found = listPatch(r.path)
+	case opLinks:
+		out.names, out.found = treeLinks(r.path)
 	}
 	return out
 }
@@ -381,3 +386,32 @@ var posixNonASCII = map[string]bool{
 	"lower": true, "upper": true, "alpha": true, "alnum": true, "word": true,
 	"punct": true, "graph": true, "print": true,
 }
+
+// maxTreeEntries bounds treeLinks's walk.
+const maxTreeEntries = 4096
+
+// treeLinks lists the symbolic links below dir, sorted, walking without
+// following them; found is false past maxTreeEntries entries. A dir that
+// is no directory has none.
+func treeLinks(dir string) (links []string, found bool) {
+	n := 0
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil // unreadable: grep cannot read it either
+		}
+		if n++; n > maxTreeEntries {
+			return errTreeBudget
+		}
+		if d.Type()&fs.ModeSymlink != 0 && p != dir {
+			links = append(links, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, false
+	}
+	slices.Sort(links)
+	return links, true
+}
+
+var errTreeBudget = errors.New("past the walk's budget")

@@ -449,6 +449,9 @@ type patternSpec struct {
 	scripts  []string // options that give the script, so no operand is one
 	patterns int      // leading operands that are scripts or patterns
 	execs    []string // options that run a command (rg --pre)
+	// deref are options that recurse following every link (grep -R): the
+	// links below each operand are paths read too.
+	deref []string
 }
 
 var patternFirstSpecs = map[string]patternSpec{
@@ -482,7 +485,7 @@ var grepSpec = patternSpec{opts: opts{arg: "efABCmdD", long: []string{"--regexp"
 	"--after-context", "--before-context", "--context", "--max-count", "--directories", "--devices",
 	"--label", "--binary-files", "--exclude", "--include", "--exclude-dir", "--exclude-from"}},
 	files: []string{"-f", "--file", "--exclude-from"}, scripts: []string{"-e", "--regexp", "-f", "--file"},
-	patterns: 1}
+	patterns: 1, deref: []string{"-R", "--dereference-recursive"}}
 
 // patternFirst classifies the operands of a pattern-first command: the
 // leading scripts or patterns are not files, the rest are. i is the unit to
@@ -501,10 +504,50 @@ func (a *analyzer) patternFirst(i int, spec patternSpec, args []field, sc *scope
 			a.setFloor(i, SentinelIndirection)
 		}
 	}
+	deref := false
+	for _, o := range list {
+		deref = deref || slices.Contains(spec.deref, o.name)
+	}
+	files := 0
 	for j, f := range operands {
 		if j >= patterns {
 			a.pathWord(f, sc, maybeFile)
+			files++
+			if deref {
+				a.linksBelow(f, sc)
+			}
 		}
+	}
+	if deref && files == 0 {
+		a.linksBelow(literalField("."), sc) // grep -R with no file searches "."
+	}
+}
+
+// linksBelow adds, as paths read, every symbolic link below the directory
+// f names (grep -R follows them all, wherever they point), found by a
+// walk within a budget; past it, or where f cannot be known, what lies
+// below counts as an unknown path.
+func (a *analyzer) linksBelow(f field, sc *scope) {
+	if !f.known || f.glob {
+		return // judged as an unknown word already
+	}
+	// What lies below, unknown: a path word of unknown location.
+	unknown := PathWord{Raw: f.raw + "/…", Dir: sc.dirs[0]}
+	p := f.value
+	if !filepath.IsAbs(p) {
+		if len(sc.dirs) != 1 || sc.dirs[0] == "" {
+			a.addPath(unknown)
+			return
+		}
+		p = filepath.Join(sc.dirs[0], p)
+	}
+	links, ok := a.fs.list(opLinks, fsName(p))
+	if !ok {
+		a.addPath(unknown)
+		return
+	}
+	for _, l := range links {
+		a.addPaths(l, l, sc, false)
 	}
 }
 
