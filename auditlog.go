@@ -5,7 +5,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/toolgate/toolgate/hook"
+	"github.com/toolgate/toolgate/author"
 	"github.com/toolgate/toolgate/hook/audit"
 )
 
@@ -15,8 +15,8 @@ import (
 // (or no file at all), or one edited since, is an error that says so
 // (exit 2), never "0 calls"; an empty file is a log without records. A log whose tail its head file says was cut
 // off is read, with a note on stderr.
-func readAuditLog(cmd, path string, stderr io.Writer) ([]hook.Recorded, bool) {
-	fail := func(format string, args ...any) ([]hook.Recorded, bool) {
+func readAuditLog(cmd, path string, stderr io.Writer) ([]author.Recorded, bool) {
+	fail := func(format string, args ...any) ([]author.Recorded, bool) {
 		fmt.Fprintf(stderr, "toolgate %s: %s: %s\n", cmd, path, fmt.Sprintf(format, args...))
 		return nil, false
 	}
@@ -44,7 +44,7 @@ func readAuditLog(cmd, path string, stderr io.Writer) ([]hook.Recorded, bool) {
 		return fail("cannot read it: %v", err)
 	}
 	defer f.Close()
-	recs, err := hook.ReadRecorded(f)
+	recs, err := author.ReadRecorded(f)
 	if err != nil {
 		return fail("cannot read it: %v", err)
 	}

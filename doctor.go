@@ -11,6 +11,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/toolgate/toolgate/author"
 	"github.com/toolgate/toolgate/gates"
 	"github.com/toolgate/toolgate/hook"
 	"github.com/toolgate/toolgate/hook/audit"
@@ -47,7 +48,7 @@ func doctor(args []string, stdout, stderr io.Writer) int {
 	}
 	opts := hook.Options{Cwd: dir, ConfigFiles: configs, Home: home, AgentDir: agentDir, ConfigHome: configHome(home),
 		ManagedDir: os.Getenv("TOOLGATE_MANAGED_DIR"), Log: zerolog.Nop()}
-	rep := hook.Doctor(opts, *agent)
+	rep := author.Doctor(opts, *agent)
 	bad := false
 	fmt.Fprintln(stdout, "Policy files (in the order they are read):")
 	for _, f := range rep.Files {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/toolgate/toolgate/author"
 	"github.com/toolgate/toolgate/gates"
 	"github.com/toolgate/toolgate/hook"
 	"github.com/toolgate/toolgate/policy"
@@ -57,7 +58,7 @@ func explain(args []string, stdout, stderr io.Writer) int {
 	}
 	opts := oneShotOptions(*cwd, configs)
 	opts.Host = *host
-	ex, err := hook.ExplainAll(opts, *tool, json.RawMessage(*input), *agent)
+	ex, err := author.ExplainAll(opts, *tool, json.RawMessage(*input), *agent)
 	res := ex.CheckResult
 	if err != nil {
 		fmt.Fprintf(stderr, "toolgate explain: %v\n", err)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/toolgate/toolgate/author"
 	"github.com/toolgate/toolgate/hook"
 	"github.com/toolgate/toolgate/protocol"
 )
@@ -56,7 +57,7 @@ func replay(args []string, stdout, stderr io.Writer) int {
 			was, how = "ask", " (allowed by a session approval)"
 		}
 		opts := hook.Options{Cwd: rec.Cwd, ConfigFiles: configs, Home: home, AgentDir: agentDir, ConfigHome: configHome(home), ManagedDir: os.Getenv("TOOLGATE_MANAGED_DIR"), Host: rec.Host, Log: zerolog.Nop()}
-		res, err := hook.Explain(opts, rec.ToolName, rec.Input, rec.AgentName)
+		res, err := author.Explain(opts, rec.ToolName, rec.Input, rec.AgentName)
 		if err != nil {
 			fmt.Fprintf(stdout, "line %d (%s %s): cannot be decided again: %v\n", rec.Line, rec.ToolCallID, rec.ToolName, err)
 			changed++

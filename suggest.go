@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/toolgate/toolgate/author"
 	"github.com/toolgate/toolgate/hook"
 	"github.com/toolgate/toolgate/internal/textdiff"
 	"github.com/toolgate/toolgate/policy"
@@ -53,14 +54,14 @@ func suggest(args []string, stdout, stderr io.Writer) int {
 	}
 	log := fset.Arg(0)
 	if log == "" {
-		log = hook.DefaultAuditLog(opts)
+		log = author.DefaultAuditLog(opts)
 	}
 	recs, ok := readAuditLog("suggest", log, stderr)
 	if !ok {
 		return 2
 	}
-	so := hook.SuggestOptions{Min: *minimum, Project: projectRoot(target)}
-	rep, err := hook.Suggest(opts, recs, so)
+	so := author.SuggestOptions{Min: *minimum, Project: projectRoot(target)}
+	rep, err := author.Suggest(opts, recs, so)
 	if err != nil {
 		fmt.Fprintf(stderr, "toolgate suggest: %v\n", err)
 		return 1
@@ -147,7 +148,7 @@ func projectOf(target, cwd string) (string, bool) {
 	return "", false
 }
 
-func printSuggestions(w io.Writer, log string, minimum int, rep hook.SuggestReport) {
+func printSuggestions(w io.Writer, log string, minimum int, rep author.SuggestReport) {
 	fmt.Fprintf(w, "%s: %d calls with a prompt answered \"allow\"\n", log, rep.Approved)
 	if len(rep.Suggestions) == 0 {
 		fmt.Fprintf(w, "No rule to suggest (a rule needs %d approvals; --min changes that).\n", minimum)
@@ -199,7 +200,7 @@ func projectRoot(path string) string {
 // usedBySessions reports whether path is one of the policy files a session
 // in the current directory reads.
 func usedBySessions(opts hook.Options, path string) bool {
-	for _, s := range hook.PolicySources(opts).Sources {
+	for _, s := range author.PolicySources(opts).Sources {
 		if s.Path == path {
 			return true
 		}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/toolgate/toolgate/author"
 	"github.com/toolgate/toolgate/hook"
 	"github.com/toolgate/toolgate/policy"
 )
@@ -49,18 +50,18 @@ func testCmd(args []string, stdout, stderr io.Writer) int {
 	files := fs.Args()
 	if len(files) == 0 {
 		var looked []string
-		files, looked = hook.DefaultCaseFiles(opts, *agent)
+		files, looked = author.DefaultCaseFiles(opts, *agent)
 		if len(files) == 0 {
-			fmt.Fprintf(stderr, "toolgate test: no CASES given and no %s beside the policy files; looked in:\n", hook.TestsFileName)
+			fmt.Fprintf(stderr, "toolgate test: no CASES given and no %s beside the policy files; looked in:\n", author.TestsFileName)
 			for _, d := range looked {
 				fmt.Fprintf(stderr, "  %s\n", d)
 			}
 			return 2
 		}
 	}
-	var cases []hook.TestCase
+	var cases []author.TestCase
 	for _, f := range files {
-		cs, err := hook.ReadCasesFile(f)
+		cs, err := author.ReadCasesFile(f)
 		if err != nil {
 			fmt.Fprintf(stderr, "toolgate test: %v\n", err)
 			return 2
@@ -105,11 +106,11 @@ func commandOptions(dir string, configs []string) (hook.Options, error) {
 
 // runCases runs cases and prints each failure (and, verbose, each pass)
 // and a summary; it reports whether all passed.
-func runCases(opts hook.Options, agent string, cases []hook.TestCase, verbose bool, w io.Writer) bool {
-	for _, pw := range hook.PolicySources(opts).Warnings {
+func runCases(opts hook.Options, agent string, cases []author.TestCase, verbose bool, w io.Writer) bool {
+	for _, pw := range author.PolicySources(opts).Warnings {
 		fmt.Fprintf(w, "policy warning: %s\n", warningText(pw.Path, pw.Line, pw.Column, policy.HintTypo(pw.Message)))
 	}
-	cr := hook.NewCaseRunner(opts)
+	cr := author.NewCaseRunner(opts)
 	failed := 0
 	for _, c := range cases {
 		if c.Agent == "" {
@@ -152,7 +153,7 @@ func casesFromAudit(opts hook.Options, log, outFile string, stdout, stderr io.Wr
 		return 2
 	}
 	var out strings.Builder
-	cr := hook.NewCaseRunner(opts)
+	cr := author.NewCaseRunner(opts)
 	n, skipped := 0, 0
 	for _, r := range recs {
 		if !r.Decidable {
@@ -164,7 +165,7 @@ func casesFromAudit(opts hook.Options, log, outFile string, stdout, stderr io.Wr
 			skipped++
 			continue
 		}
-		c := hook.TestCase{Name: fmt.Sprintf("%s line %d (%s)", filepath.Base(log), r.Line, r.ToolCallID), Tool: r.ToolName,
+		c := author.TestCase{Name: fmt.Sprintf("%s line %d (%s)", filepath.Base(log), r.Line, r.ToolCallID), Tool: r.ToolName,
 			Input: r.Input, Cwd: r.Cwd, Agent: r.AgentName, Host: r.Host, Expect: ex.State}
 		line, err := json.Marshal(c)
 		if err != nil {

@@ -9,8 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/toolgate/toolgate/author"
 	"github.com/toolgate/toolgate/gates"
-	"github.com/toolgate/toolgate/hook"
 	"github.com/toolgate/toolgate/policy"
 )
 
@@ -112,13 +112,13 @@ func validate(args []string, stdout, stderr io.Writer) int {
 	var testOut strings.Builder
 	for _, tf := range testsBeside(scopes) {
 		tr := testsReport{File: tf, Failed: []string{}}
-		cases, err := hook.ReadCasesFile(tf)
+		cases, err := author.ReadCasesFile(tf)
 		if err != nil {
 			fmt.Fprintf(&testOut, "%s: error: %v\n", tf, err)
 			tr.Failed = append(tr.Failed, err.Error())
 		} else {
 			tr.Cases = len(cases)
-			cr := hook.NewCaseRunner(opts)
+			cr := author.NewCaseRunner(opts)
 			for _, c := range cases {
 				if c.Agent == "" {
 					c.Agent = *agent
@@ -214,7 +214,7 @@ func testsBeside(scopes []policy.ScopeFile) []string {
 	var out []string
 	seen := map[string]bool{}
 	for _, sf := range scopes {
-		p := filepath.Join(filepath.Dir(sf.Path), hook.TestsFileName)
+		p := filepath.Join(filepath.Dir(sf.Path), author.TestsFileName)
 		if seen[p] {
 			continue
 		}

@@ -1,4 +1,4 @@
-package hook
+package author
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/toolgate/toolgate/export"
+	"github.com/toolgate/toolgate/hook"
 	"github.com/toolgate/toolgate/policy"
 )
 
@@ -30,14 +31,11 @@ type DoctorFile struct {
 }
 
 // Doctor reports on the policy a session with opts (and agent) reads.
-func Doctor(opts Options, agent string) DoctorReport {
-	s := New(opts)
-	st := s.snapshot()
-	st.agentName = agent
-	loc := s.locations(st)
-	p := s.loader.Policy(loc)
+func Doctor(opts hook.Options, agent string) DoctorReport {
+	dr := hook.NewDryRun(opts)
+	p := dr.Policy("", agent)
 	rep := DoctorReport{TrustStore: policy.TrustStorePath(opts.ConfigHome, opts.Home), TrustCommand: p.TrustCommand(),
-		AuditLog: s.auditPath(p)}
+		AuditLog: dr.AuditLog(p)}
 	for _, src := range p.Sources {
 		f := DoctorFile{Scope: src.Scope, Path: src.Path}
 		switch {
@@ -63,7 +61,7 @@ func Doctor(opts Options, agent string) DoctorReport {
 		rep.Warnings = append(rep.Warnings, "a policy file is broken: every allow asks instead until it is fixed")
 	}
 	rep.More = append(rep.More, "Confinement (bash commands run by the kernel's rules):")
-	c := s.confinement(p, st.cwd)
+	c := dr.Confinement(p, opts.Cwd)
 	rep.More = append(rep.More, fmt.Sprintf("  mode %s; available %t; Landlock ABI %d; user and mount namespaces %t", c.Mode, c.Available, c.LandlockABI, c.Namespaces))
 	for _, m := range c.Missing {
 		rep.More = append(rep.More, "  missing: "+m)
