@@ -110,13 +110,9 @@ func runCases(opts hook.Options, agent string, cases []author.TestCase, verbose 
 	for _, pw := range author.PolicySources(opts).Warnings {
 		fmt.Fprintf(w, "policy warning: %s\n", warningText(pw.Path, pw.Line, pw.Column, policy.HintTypo(pw.Message)))
 	}
-	cr := author.NewCaseRunner(opts)
 	failed := 0
-	for _, c := range cases {
-		if c.Agent == "" {
-			c.Agent = agent
-		}
-		res := cr.Run(c)
+	for _, res := range author.RunCases(opts, agent, cases) {
+		c := res.Case
 		if res.Pass {
 			if verbose {
 				fmt.Fprintf(w, "ok   %s: %s %s → %s\n", c.Where(), c.Tool, compactJSON(c.Input), res.Got.State)
@@ -146,27 +142,17 @@ func compactJSON(raw json.RawMessage) string {
 }
 
 // casesFromAudit writes today's decision of every recorded call of an
-// audit log as a case, to pin behavior before an edit.
+// audit log as a case (author.CasesFromAudit), to pin behavior before an
+// edit.
 func casesFromAudit(opts hook.Options, log, outFile string, stdout, stderr io.Writer) int {
 	recs, ok := readAuditLog("test", log, stderr)
 	if !ok {
 		return 2
 	}
+	cases, skipped := author.CasesFromAudit(opts, recs, log)
 	var out strings.Builder
-	cr := author.NewCaseRunner(opts)
-	n, skipped := 0, 0
-	for _, r := range recs {
-		if !r.Decidable {
-			skipped++
-			continue
-		}
-		ex, err := cr.DecideAs(r.Host, r.ToolName, r.Input, r.Cwd, r.AgentName)
-		if err != nil {
-			skipped++
-			continue
-		}
-		c := author.TestCase{Name: fmt.Sprintf("%s line %d (%s)", filepath.Base(log), r.Line, r.ToolCallID), Tool: r.ToolName,
-			Input: r.Input, Cwd: r.Cwd, Agent: r.AgentName, Host: r.Host, Expect: ex.State}
+	n := 0
+	for _, c := range cases {
 		line, err := json.Marshal(c)
 		if err != nil {
 			skipped++

@@ -1,12 +1,15 @@
 package author
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 
 	"github.com/toolgate/toolgate/export"
 	"github.com/toolgate/toolgate/hook"
+	"github.com/toolgate/toolgate/hook/audit"
 	"github.com/toolgate/toolgate/policy"
 )
 
@@ -105,4 +108,27 @@ func repoHookFiles(dir string) []string {
 		out = append(out, m...)
 	}
 	return out
+}
+
+// AuditLogState says what the audit log at path is now (toolgate doctor):
+// not written yet, or its records and an intact chain; an error for a file
+// that is no regular file or whose chain is broken.
+func AuditLogState(path string) (string, error) {
+	info, err := os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "not written yet (it is created, with its folders, at the first call)", nil
+	case err != nil:
+		return "", err
+	case !info.Mode().IsRegular():
+		return "", fmt.Errorf("not a regular file (%s): every call would be blocked", info.Mode().Type())
+	}
+	r, err := audit.VerifyFile(path)
+	switch {
+	case err != nil:
+		return "", err
+	case r.Problem != nil:
+		return "", fmt.Errorf("chain broken at line %d: %s", r.Problem.Line, r.Problem.Message)
+	}
+	return fmt.Sprintf("%d records, chain intact", r.Records), nil
 }

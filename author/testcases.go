@@ -233,3 +233,38 @@ func DefaultAuditLog(opts hook.Options) string {
 	dr := hook.NewDryRun(opts)
 	return dr.AuditLog(dr.Policy("", ""))
 }
+
+// RunCases decides every case against the policy of opts, each case
+// without an agent as agent, and says how each went, in order.
+func RunCases(opts hook.Options, agent string, cases []TestCase) []CaseResult {
+	cr := NewCaseRunner(opts)
+	out := make([]CaseResult, 0, len(cases))
+	for _, c := range cases {
+		if c.Agent == "" {
+			c.Agent = agent
+		}
+		out = append(out, cr.Run(c))
+	}
+	return out
+}
+
+// CasesFromAudit is today's decision of every recorded call of recs (read
+// from the audit log named log) as a case, to pin behavior before an edit;
+// skipped counts the calls that cannot be decided again.
+func CasesFromAudit(opts hook.Options, recs []Recorded, log string) (cases []TestCase, skipped int) {
+	cr := NewCaseRunner(opts)
+	for _, r := range recs {
+		if !r.Decidable {
+			skipped++
+			continue
+		}
+		ex, err := cr.DecideAs(r.Host, r.ToolName, r.Input, r.Cwd, r.AgentName)
+		if err != nil {
+			skipped++
+			continue
+		}
+		cases = append(cases, TestCase{Name: fmt.Sprintf("%s line %d (%s)", filepath.Base(log), r.Line, r.ToolCallID), Tool: r.ToolName,
+			Input: r.Input, Cwd: r.Cwd, Agent: r.AgentName, Host: r.Host, Expect: ex.State})
+	}
+	return cases, skipped
+}
