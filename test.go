@@ -1,16 +1,12 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
-
-	"github.com/rs/zerolog"
 
 	"github.com/toolgate/toolgate/author"
 	"github.com/toolgate/toolgate/hook"
@@ -78,32 +74,6 @@ func testCmd(args []string, stdout, stderr io.Writer) int {
 	return 1
 }
 
-// commandOptions are the hook options of a command-line check in dir
-// (default: the current directory) with extra --config files.
-func commandOptions(dir string, configs []string) (hook.Options, error) {
-	if dir == "" {
-		var err error
-		if dir, err = os.Getwd(); err != nil {
-			return hook.Options{}, fmt.Errorf("cannot read the working directory: %w", err)
-		}
-	} else if err := checkDir("--cwd", dir); err != nil {
-		return hook.Options{}, err
-	}
-	dir, err := filepath.Abs(dir)
-	if err != nil {
-		return hook.Options{}, fmt.Errorf("--cwd: %w", err)
-	}
-	home, agentDir := environment()
-	abs := make([]string, len(configs))
-	for i, c := range configs {
-		abs[i], _ = filepath.Abs(c)
-	}
-	// The files named on the command line are the ones under test: they
-	// are taken as global even inside the working directory.
-	return hook.Options{Cwd: dir, ConfigFiles: abs, NamedConfigs: true, Home: home, AgentDir: agentDir, ConfigHome: configHome(home),
-		ManagedDir: os.Getenv("TOOLGATE_MANAGED_DIR"), Log: zerolog.Nop()}, nil
-}
-
 // runCases runs cases and prints each failure (and, verbose, each pass)
 // and a summary; it reports whether all passed.
 func runCases(opts hook.Options, agent string, cases []author.TestCase, verbose bool, w io.Writer) bool {
@@ -128,17 +98,6 @@ func runCases(opts hook.Options, agent string, cases []author.TestCase, verbose 
 	}
 	fmt.Fprintf(w, "%d cases, %d passed, %d failed\n", len(cases), len(cases)-failed, failed)
 	return failed == 0
-}
-
-func compactJSON(raw json.RawMessage) string {
-	if len(raw) == 0 {
-		return "{}"
-	}
-	var b bytes.Buffer
-	if err := json.Compact(&b, raw); err != nil {
-		return string(raw)
-	}
-	return b.String()
 }
 
 // casesFromAudit writes today's decision of every recorded call of an

@@ -76,16 +76,6 @@ func printValidate(out io.Writer, rep author.ValidateReport) {
 	}
 }
 
-func position(path string, line, col int) string {
-	switch {
-	case line > 0 && col > 0:
-		return fmt.Sprintf("%s:%d:%d", path, line, col)
-	case line > 0:
-		return fmt.Sprintf("%s:%d", path, line)
-	}
-	return path
-}
-
 // printTests says how the cases of each tests file went.
 func printTests(w io.Writer, tests []author.TestsReport) {
 	for _, tr := range tests {
