@@ -36,7 +36,7 @@ type DoctorFile struct {
 // Doctor reports on the policy a session with opts (and agent) reads.
 func Doctor(opts hook.Options, agent string) DoctorReport {
 	dr := hook.NewDryRun(opts)
-	p := dr.Policy("", agent)
+	p := dr.PolicyAt("", agent)
 	rep := DoctorReport{TrustStore: policy.TrustStorePath(opts.ConfigHome, opts.Home), TrustCommand: p.TrustCommand(),
 		AuditLog: dr.AuditLog(p)}
 	for _, src := range p.Sources {

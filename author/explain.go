@@ -144,5 +144,5 @@ func canonicalSpelling(call *gates.Call, res gates.Resolver, e protocol.TraceEnt
 // PolicySources lists the policy files a session in cwd would read.
 func PolicySources(opts hook.Options) protocol.PolicyInfo {
 	dr := hook.NewDryRun(opts)
-	return dr.PolicyInfo(dr.Policy("", ""))
+	return dr.PolicyInfo(dr.PolicyAt("", ""))
 }

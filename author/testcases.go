@@ -155,8 +155,8 @@ func (cr *CaseRunner) DecideAs(host, tool string, input json.RawMessage, cwd, ag
 	return explain(dr, tool, input, cwd, agent)
 }
 
-// Run decides one case and compares.
-func (cr *CaseRunner) Run(c TestCase) CaseResult {
+// RunCase decides one case and compares.
+func (cr *CaseRunner) RunCase(c TestCase) CaseResult {
 	res := CaseResult{Case: c}
 	if c.Problem != "" {
 		res.Reason = c.Problem
@@ -212,7 +212,7 @@ func (cr *CaseRunner) Run(c TestCase) CaseResult {
 // looked in.
 func DefaultCaseFiles(opts hook.Options, agent string) (files, looked []string) {
 	seen := map[string]bool{}
-	for _, src := range hook.NewDryRun(opts).Policy("", agent).Sources {
+	for _, src := range hook.NewDryRun(opts).PolicyAt("", agent).Sources {
 		dir := filepath.Dir(src.Path)
 		if seen[dir] {
 			continue
@@ -231,7 +231,7 @@ func DefaultCaseFiles(opts hook.Options, agent string) (files, looked []string) 
 // --audit-log is given: the policy's auditLog, else the default.
 func DefaultAuditLog(opts hook.Options) string {
 	dr := hook.NewDryRun(opts)
-	return dr.AuditLog(dr.Policy("", ""))
+	return dr.AuditLog(dr.PolicyAt("", ""))
 }
 
 // RunCases decides every case against the policy of opts, each case
@@ -243,7 +243,7 @@ func RunCases(opts hook.Options, agent string, cases []TestCase) []CaseResult {
 		if c.Agent == "" {
 			c.Agent = agent
 		}
-		out = append(out, cr.Run(c))
+		out = append(out, cr.RunCase(c))
 	}
 	return out
 }

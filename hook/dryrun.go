@@ -128,9 +128,9 @@ func (s *Server) decideDry(gc *gatesCall, res gates.Resolver) Decided {
 	return dc
 }
 
-// Policy is the composed policy a session in cwd ("" for the options'
+// PolicyAt is the composed policy a session in cwd ("" for the options'
 // Cwd) by agent reads.
-func (d *DryRun) Policy(cwd, agent string) *policy.Policy {
+func (d *DryRun) PolicyAt(cwd, agent string) *policy.Policy {
 	d.at(cwd, agent)
 	return d.s.currentPolicy()
 }
