@@ -1,19 +1,17 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 
 	"github.com/rs/zerolog"
 
+	"github.com/toolgate/toolgate/author"
 	"github.com/toolgate/toolgate/gates"
 	"github.com/toolgate/toolgate/hook"
-	"github.com/toolgate/toolgate/hook/audit"
 )
 
 // doctor says what this machine and host give toolgate (SPEC §6): the
@@ -47,7 +45,7 @@ func doctor(args []string, stdout, stderr io.Writer) int {
 	}
 	opts := hook.Options{Cwd: dir, ConfigFiles: configs, Home: home, AgentDir: agentDir, ConfigHome: configHome(home),
 		ManagedDir: os.Getenv("TOOLGATE_MANAGED_DIR"), Log: zerolog.Nop()}
-	rep := hook.Doctor(opts, *agent)
+	rep := author.Doctor(opts, *agent)
 	bad := false
 	fmt.Fprintln(stdout, "Policy files (in the order they are read):")
 	for _, f := range rep.Files {
@@ -69,7 +67,7 @@ func doctor(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "  untrusted project files wait for: %s\n", gates.Visible(rep.TrustCommand))
 	}
 	fmt.Fprintln(stdout, "Audit log:")
-	switch st, err := auditState(rep.AuditLog); {
+	switch st, err := author.AuditLogState(rep.AuditLog); {
 	case err != nil:
 		bad = true
 		fmt.Fprintf(stdout, "  %s: %v\n", gates.Visible(rep.AuditLog), err)
@@ -86,25 +84,4 @@ func doctor(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintln(stdout, "Everything toolgate needs is in place.")
 	return 0
-}
-
-// auditState says what the audit log at path is now.
-func auditState(path string) (string, error) {
-	info, err := os.Stat(path)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return "not written yet (it is created, with its folders, at the first call)", nil
-	case err != nil:
-		return "", err
-	case !info.Mode().IsRegular():
-		return "", fmt.Errorf("not a regular file (%s): every call would be blocked", info.Mode().Type())
-	}
-	r, err := audit.VerifyFile(path)
-	switch {
-	case err != nil:
-		return "", err
-	case r.Problem != nil:
-		return "", fmt.Errorf("chain broken at line %d: %s", r.Problem.Line, r.Problem.Message)
-	}
-	return fmt.Sprintf("%d records, chain intact", r.Records), nil
 }

@@ -5,16 +5,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 
-	"github.com/rs/zerolog"
-
+	"github.com/toolgate/toolgate/author"
 	"github.com/toolgate/toolgate/gates"
 	"github.com/toolgate/toolgate/hook"
 	"github.com/toolgate/toolgate/policy"
-	"github.com/toolgate/toolgate/protocol"
 	"github.com/toolgate/toolgate/sandbox"
 )
 
@@ -57,7 +53,7 @@ func explain(args []string, stdout, stderr io.Writer) int {
 	}
 	opts := oneShotOptions(*cwd, configs)
 	opts.Host = *host
-	ex, err := hook.ExplainAll(opts, *tool, json.RawMessage(*input), *agent)
+	ex, err := author.ExplainAll(opts, *tool, json.RawMessage(*input), *agent)
 	res := ex.CheckResult
 	if err != nil {
 		fmt.Fprintf(stderr, "toolgate explain: %v\n", err)
@@ -149,60 +145,4 @@ func stateExit(state string) int {
 		return 3
 	}
 	return 1
-}
-
-func quoteAll(ss []string) []string {
-	out := make([]string, len(ss))
-	for i, s := range ss {
-		out[i] = fmt.Sprintf("%q", s)
-	}
-	return out
-}
-
-func ruleWords(pattern *string, origin *protocol.Origin) string {
-	var b strings.Builder
-	switch {
-	case pattern != nil && strings.HasPrefix(*pattern, "<"):
-		fmt.Fprintf(&b, " (floor %s)", *pattern)
-	case pattern != nil:
-		fmt.Fprintf(&b, " (rule %q", *pattern)
-		if origin != nil {
-			b.WriteString(originWords(origin))
-		}
-		b.WriteString(")")
-	case origin != nil:
-		fmt.Fprintf(&b, " (the fallback \"*\"%s)", originWords(origin))
-	}
-	return b.String()
-}
-
-func originWords(o *protocol.Origin) string {
-	if o.Path != "" {
-		return fmt.Sprintf(", %s %s:%d", o.Scope, gates.Visible(o.Path), o.Line)
-	}
-	return ", " + o.Scope
-}
-
-// warningText is a warning as one line: file:line:col: message.
-func warningText(path string, line, col int, msg string) string {
-	if path == "" {
-		return msg
-	}
-	return position(path, line, col) + ": " + msg
-}
-
-// oneShotOptions are the options of a one-shot command (explain, sandbox)
-// run in cwd (default: the current folder) with the --config files.
-func oneShotOptions(cwd string, configs []string) hook.Options {
-	if cwd == "" {
-		cwd, _ = os.Getwd()
-	}
-	cwd, _ = filepath.Abs(cwd)
-	home, agentDir := environment()
-	abs := make([]string, len(configs))
-	for i, c := range configs {
-		abs[i], _ = filepath.Abs(c)
-	}
-	return hook.Options{Cwd: cwd, ConfigFiles: abs, Home: home, AgentDir: agentDir, ConfigHome: configHome(home),
-		ManagedDir: os.Getenv("TOOLGATE_MANAGED_DIR"), Log: zerolog.Nop()}
 }

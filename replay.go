@@ -9,18 +9,14 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/toolgate/toolgate/author"
 	"github.com/toolgate/toolgate/hook"
-	"github.com/toolgate/toolgate/protocol"
 )
 
 // replay re-decides every recorded tool call of an audit log with today's
-// policy and lists the decisions that would change. Like git diff
-// --exit-code it exits 1 when one would, 0 when none would, and 2 on a
-// usage error or a file that is not an audit log whose chain holds.
-//
-// A call a session approval allowed was an ask of the policy files (an
-// approval never overrides a deny): decided again, without the session,
-// it is compared as the ask it was.
+// policy (author.Replay) and lists the decisions that would change. Like
+// git diff --exit-code it exits 1 when one would, 0 when none would, and 2
+// on a usage error or a file that is not an audit log whose chain holds.
 func replay(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
 	var configs multiFlag
@@ -44,33 +40,24 @@ func replay(args []string, stdout, stderr io.Writer) int {
 	for i, c := range configs {
 		configs[i], _ = filepath.Abs(c)
 	}
-	seen, changed, skipped := 0, 0, 0
-	for _, rec := range recs {
-		if !rec.Decidable || rec.Cwd == "" || rec.State == "" {
-			skipped++
+	base := hook.Options{ConfigFiles: configs, Home: home, AgentDir: agentDir, ConfigHome: configHome(home), ManagedDir: os.Getenv("TOOLGATE_MANAGED_DIR"), Log: zerolog.Nop()}
+	rep := author.Replay(base, recs)
+	for _, ch := range rep.Changes {
+		if ch.Err != nil {
+			fmt.Fprintf(stdout, "line %d (%s %s): cannot be decided again: %v\n", ch.Line, ch.ToolCallID, ch.ToolName, ch.Err)
 			continue
 		}
-		seen++
-		was, how := rec.State, ""
-		if rec.Resolution == protocol.ResSessionApproved {
-			was, how = "ask", " (allowed by a session approval)"
+		how := ""
+		if ch.SessionApproved {
+			how = " (allowed by a session approval)"
 		}
-		opts := hook.Options{Cwd: rec.Cwd, ConfigFiles: configs, Home: home, AgentDir: agentDir, ConfigHome: configHome(home), ManagedDir: os.Getenv("TOOLGATE_MANAGED_DIR"), Host: rec.Host, Log: zerolog.Nop()}
-		res, err := hook.Explain(opts, rec.ToolName, rec.Input, rec.AgentName)
-		if err != nil {
-			fmt.Fprintf(stdout, "line %d (%s %s): cannot be decided again: %v\n", rec.Line, rec.ToolCallID, rec.ToolName, err)
-			changed++
-			continue
+		fmt.Fprintf(stdout, "line %d (%s %s %s): was %s%s, now %s", ch.Line, ch.ToolCallID, ch.ToolName, compactJSON(ch.Input), ch.Was, how, ch.Now.State)
+		if d := ch.Now.Decision; d != nil {
+			fmt.Fprintf(stdout, " (%s gate, %s %q%s)", d.Gate, d.Surface, d.Value, ruleWords(d.MatchedPattern, d.Origin))
 		}
-		if res.State != was {
-			changed++
-			fmt.Fprintf(stdout, "line %d (%s %s %s): was %s%s, now %s", rec.Line, rec.ToolCallID, rec.ToolName, compactJSON(rec.Input), was, how, res.State)
-			if d := res.Decision; d != nil {
-				fmt.Fprintf(stdout, " (%s gate, %s %q%s)", d.Gate, d.Surface, d.Value, ruleWords(d.MatchedPattern, d.Origin))
-			}
-			fmt.Fprintln(stdout)
-		}
+		fmt.Fprintln(stdout)
 	}
+	seen, changed, skipped := rep.Seen, len(rep.Changes), rep.Skipped
 	fmt.Fprintf(stdout, "%d calls decided again, %d would change, %d skipped (no input, cwd or state recorded)\n", seen, changed, skipped)
 	if changed > 0 {
 		return 1

@@ -6,12 +6,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
 	"path/filepath"
-	"strings"
 
-	"github.com/toolgate/toolgate/hook"
+	"github.com/toolgate/toolgate/author"
 	"github.com/toolgate/toolgate/internal/textdiff"
 	"github.com/toolgate/toolgate/policy"
 )
@@ -53,63 +50,41 @@ func suggest(args []string, stdout, stderr io.Writer) int {
 	}
 	log := fset.Arg(0)
 	if log == "" {
-		log = hook.DefaultAuditLog(opts)
+		log = author.DefaultAuditLog(opts)
 	}
 	recs, ok := readAuditLog("suggest", log, stderr)
 	if !ok {
 		return 2
 	}
-	so := hook.SuggestOptions{Min: *minimum, Project: projectRoot(target)}
-	rep, err := hook.Suggest(opts, recs, so)
+	so := author.SuggestOptions{Min: *minimum, Project: author.ProjectRoot(target)}
+	rep, err := author.Suggest(opts, recs, so)
 	if err != nil {
 		fmt.Fprintf(stderr, "toolgate suggest: %v\n", err)
 		return 1
 	}
-	old, err := os.ReadFile(target)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+	edit, err := author.EditFor(target, rep)
+	if err != nil {
 		fmt.Fprintf(stderr, "toolgate suggest: %v\n", err)
+		if errors.Is(err, author.ErrAgentFile) {
+			return 2
+		}
 		return 1
 	}
-	if strings.HasSuffix(target, ".md") {
-		fmt.Fprintf(stderr, "toolgate suggest: %s is an agent file; choose a JSON policy file with --file\n", target)
-		return 2
-	}
-	if len(old) > 0 {
-		if pf := policy.ParseFile(target, old); len(pf.Errors) > 0 {
-			fmt.Fprintf(stderr, "toolgate suggest: %s has errors; fix them first (toolgate validate %s): %s\n", target, target, pf.Errors[0])
-			return 1
-		}
-	}
-	var adds []policy.Addition
-	for _, s := range rep.Suggestions {
-		adds = append(adds, policy.Addition{Surface: s.Surface, Pattern: s.Pattern, Action: policy.Allow})
-	}
-	edited := old
-	if len(adds) > 0 {
-		if edited, err = policy.AddRules(old, adds); err != nil {
-			fmt.Fprintf(stderr, "toolgate suggest: %s: %v\n", target, err)
-			return 1
-		}
-		if pf := policy.ParseFile(target, edited); len(pf.Errors) > 0 {
-			// Cannot happen for a file that parsed; never write one that does not.
-			fmt.Fprintf(stderr, "toolgate suggest: the edited %s would not be valid: %s\n", target, pf.Errors[0])
-			return 1
-		}
-	}
+	old, edited, adds := edit.Old, edit.New, edit.Adds
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		_ = enc.Encode(rep)
 	} else {
 		printSuggestions(stdout, log, *minimum, rep)
-		if len(adds) > 0 {
+		if adds > 0 {
 			fmt.Fprintf(stdout, "\nThe edit to %s:\n\n%s", target, textdiff.Unified(string(old), string(edited), target, target+" (suggested)"))
 		}
 	}
-	if len(adds) == 0 {
+	if adds == 0 {
 		return 0
 	}
-	if !usedBySessions(opts, target) {
+	if !author.UsedBySessions(opts, target) {
 		fmt.Fprintf(stderr, "toolgate suggest: note: %s is not a file sessions here read; pass it with --config, or choose another --file\n", target)
 	}
 	if !*apply {
@@ -118,13 +93,13 @@ func suggest(args []string, stdout, stderr io.Writer) int {
 		}
 		return 0
 	}
-	if err := writeFileAtomic(target, edited); err != nil {
+	if err := author.WriteFileAtomic(target, edited); err != nil {
 		fmt.Fprintf(stderr, "toolgate suggest: %v\n", err)
 		return 1
 	}
 	if !*asJSON {
 		fmt.Fprintf(stdout, "\nWritten: %s (check it with: toolgate validate %s)\n", target, target)
-		if root, ok := projectOf(target, opts.Cwd); ok {
+		if root, ok := author.ProjectOf(target, opts.Cwd); ok {
 			// The edit untrusted the file: its new allows wait for the
 			// person (SPEC §1.1).
 			fmt.Fprintf(stdout, "It is a project file, and an edit untrusts it: its rules loosen nothing until you trust it again:\n  toolgate trust %s\n", root)
@@ -133,21 +108,7 @@ func suggest(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// projectOf reports whether target is one of the project-scope policy
-// files of the project at cwd, and that project's folder.
-func projectOf(target, cwd string) (string, bool) {
-	for _, p := range []string{policy.ProjectPath(cwd), policy.ToolgateProjectPath(cwd), policy.LegacyProjectPath(cwd)} {
-		if filepath.Clean(target) == p {
-			return cwd, true
-		}
-	}
-	if filepath.Dir(filepath.Clean(target)) == filepath.Join(cwd, ".pi", "agents") {
-		return cwd, true
-	}
-	return "", false
-}
-
-func printSuggestions(w io.Writer, log string, minimum int, rep hook.SuggestReport) {
+func printSuggestions(w io.Writer, log string, minimum int, rep author.SuggestReport) {
 	fmt.Fprintf(w, "%s: %d calls with a prompt answered \"allow\"\n", log, rep.Approved)
 	if len(rep.Suggestions) == 0 {
 		fmt.Fprintf(w, "No rule to suggest (a rule needs %d approvals; --min changes that).\n", minimum)
@@ -178,60 +139,4 @@ func joinQuoted(ss []string) string {
 		out += fmt.Sprintf("%q", s)
 	}
 	return out
-}
-
-// projectRoot is the root of the project whose policy file path is (the
-// folder holding its .toolgate or .pi folder), "" when path is no
-// project's policy file. A project's file is shared with the project, so
-// it must hold no absolute path.
-func projectRoot(path string) string {
-	for _, tail := range []string{
-		filepath.Join(".toolgate", "config.json"),
-		filepath.Join(".pi", "extensions", "pi-permission-system", "config.json"),
-	} {
-		if strings.HasSuffix(path, string(filepath.Separator)+tail) {
-			return strings.TrimSuffix(path, string(filepath.Separator)+tail)
-		}
-	}
-	return ""
-}
-
-// usedBySessions reports whether path is one of the policy files a session
-// in the current directory reads.
-func usedBySessions(opts hook.Options, path string) bool {
-	for _, s := range hook.PolicySources(opts).Sources {
-		if s.Path == path {
-			return true
-		}
-	}
-	return false
-}
-
-// writeFileAtomic replaces path with data through a temporary file in the
-// same folder (a reader never sees half a policy), keeping its mode.
-func writeFileAtomic(path string, data []byte) error {
-	mode := fs.FileMode(0o600)
-	if info, err := os.Stat(path); err == nil {
-		mode = info.Mode().Perm()
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".toolgate-suggest-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(mode); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }

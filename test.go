@@ -1,17 +1,14 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 
-	"github.com/rs/zerolog"
-
+	"github.com/toolgate/toolgate/author"
 	"github.com/toolgate/toolgate/hook"
 	"github.com/toolgate/toolgate/policy"
 )
@@ -49,18 +46,18 @@ func testCmd(args []string, stdout, stderr io.Writer) int {
 	files := fs.Args()
 	if len(files) == 0 {
 		var looked []string
-		files, looked = hook.DefaultCaseFiles(opts, *agent)
+		files, looked = author.DefaultCaseFiles(opts, *agent)
 		if len(files) == 0 {
-			fmt.Fprintf(stderr, "toolgate test: no CASES given and no %s beside the policy files; looked in:\n", hook.TestsFileName)
+			fmt.Fprintf(stderr, "toolgate test: no CASES given and no %s beside the policy files; looked in:\n", author.TestsFileName)
 			for _, d := range looked {
 				fmt.Fprintf(stderr, "  %s\n", d)
 			}
 			return 2
 		}
 	}
-	var cases []hook.TestCase
+	var cases []author.TestCase
 	for _, f := range files {
-		cs, err := hook.ReadCasesFile(f)
+		cs, err := author.ReadCasesFile(f)
 		if err != nil {
 			fmt.Fprintf(stderr, "toolgate test: %v\n", err)
 			return 2
@@ -77,45 +74,15 @@ func testCmd(args []string, stdout, stderr io.Writer) int {
 	return 1
 }
 
-// commandOptions are the hook options of a command-line check in dir
-// (default: the current directory) with extra --config files.
-func commandOptions(dir string, configs []string) (hook.Options, error) {
-	if dir == "" {
-		var err error
-		if dir, err = os.Getwd(); err != nil {
-			return hook.Options{}, fmt.Errorf("cannot read the working directory: %w", err)
-		}
-	} else if err := checkDir("--cwd", dir); err != nil {
-		return hook.Options{}, err
-	}
-	dir, err := filepath.Abs(dir)
-	if err != nil {
-		return hook.Options{}, fmt.Errorf("--cwd: %w", err)
-	}
-	home, agentDir := environment()
-	abs := make([]string, len(configs))
-	for i, c := range configs {
-		abs[i], _ = filepath.Abs(c)
-	}
-	// The files named on the command line are the ones under test: they
-	// are taken as global even inside the working directory.
-	return hook.Options{Cwd: dir, ConfigFiles: abs, NamedConfigs: true, Home: home, AgentDir: agentDir, ConfigHome: configHome(home),
-		ManagedDir: os.Getenv("TOOLGATE_MANAGED_DIR"), Log: zerolog.Nop()}, nil
-}
-
 // runCases runs cases and prints each failure (and, verbose, each pass)
 // and a summary; it reports whether all passed.
-func runCases(opts hook.Options, agent string, cases []hook.TestCase, verbose bool, w io.Writer) bool {
-	for _, pw := range hook.PolicySources(opts).Warnings {
+func runCases(opts hook.Options, agent string, cases []author.TestCase, verbose bool, w io.Writer) bool {
+	for _, pw := range author.PolicySources(opts).Warnings {
 		fmt.Fprintf(w, "policy warning: %s\n", warningText(pw.Path, pw.Line, pw.Column, policy.HintTypo(pw.Message)))
 	}
-	cr := hook.NewCaseRunner(opts)
 	failed := 0
-	for _, c := range cases {
-		if c.Agent == "" {
-			c.Agent = agent
-		}
-		res := cr.Run(c)
+	for _, res := range author.RunCases(opts, agent, cases) {
+		c := res.Case
 		if res.Pass {
 			if verbose {
 				fmt.Fprintf(w, "ok   %s: %s %s → %s\n", c.Where(), c.Tool, compactJSON(c.Input), res.Got.State)
@@ -133,39 +100,18 @@ func runCases(opts hook.Options, agent string, cases []hook.TestCase, verbose bo
 	return failed == 0
 }
 
-func compactJSON(raw json.RawMessage) string {
-	if len(raw) == 0 {
-		return "{}"
-	}
-	var b bytes.Buffer
-	if err := json.Compact(&b, raw); err != nil {
-		return string(raw)
-	}
-	return b.String()
-}
-
 // casesFromAudit writes today's decision of every recorded call of an
-// audit log as a case, to pin behavior before an edit.
+// audit log as a case (author.CasesFromAudit), to pin behavior before an
+// edit.
 func casesFromAudit(opts hook.Options, log, outFile string, stdout, stderr io.Writer) int {
 	recs, ok := readAuditLog("test", log, stderr)
 	if !ok {
 		return 2
 	}
+	cases, skipped := author.CasesFromAudit(opts, recs, log)
 	var out strings.Builder
-	cr := hook.NewCaseRunner(opts)
-	n, skipped := 0, 0
-	for _, r := range recs {
-		if !r.Decidable {
-			skipped++
-			continue
-		}
-		ex, err := cr.DecideAs(r.Host, r.ToolName, r.Input, r.Cwd, r.AgentName)
-		if err != nil {
-			skipped++
-			continue
-		}
-		c := hook.TestCase{Name: fmt.Sprintf("%s line %d (%s)", filepath.Base(log), r.Line, r.ToolCallID), Tool: r.ToolName,
-			Input: r.Input, Cwd: r.Cwd, Agent: r.AgentName, Host: r.Host, Expect: ex.State}
+	n := 0
+	for _, c := range cases {
 		line, err := json.Marshal(c)
 		if err != nil {
 			skipped++

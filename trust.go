@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/toolgate/toolgate/author"
 	"github.com/toolgate/toolgate/gates"
 	"github.com/toolgate/toolgate/policy"
 )
@@ -52,30 +53,23 @@ func trustCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "toolgate trust: %s: %v\n", dir, err)
 		return 2
 	}
-	ts, err := policy.LoadTrustStore(store)
-	if err != nil && !*revoke {
-		fmt.Fprintf(stderr, "toolgate trust: %v\n(it is written anew when you trust a project)\n", err)
-		ts = &policy.TrustStore{Version: 1}
-	} else if err != nil {
-		fmt.Fprintf(stderr, "toolgate trust: %v\n", err)
-		return 1
-	}
 	if *revoke {
-		root, err := filepath.EvalSymlinks(dir)
+		root, n, err := author.Revoke(store, dir)
 		if err != nil {
-			root = dir
-		}
-		n := ts.Revoke(root)
-		if err := policy.SaveTrustStore(store, ts); err != nil {
 			fmt.Fprintf(stderr, "toolgate trust: %v\n", err)
 			return 1
 		}
 		fmt.Fprintf(stdout, "%s: %d project file(s) no longer trusted\n", root, n)
 		return 0
 	}
+	ts, err := policy.LoadTrustStore(store)
+	if err != nil {
+		fmt.Fprintf(stderr, "toolgate trust: %v\n(it is written anew when you trust a project)\n", err)
+		ts = &policy.TrustStore{Version: 1}
+	}
 	loc := policy.Locations{AgentDir: agentDir, Home: home, ConfigHome: configHome(home), Cwd: dir,
 		ProjectTrusted: true, ManagedDir: os.Getenv("TOOLGATE_MANAGED_DIR")}
-	files := policy.NewOneShotLoader().ProjectFiles(loc)
+	files := author.ProjectFiles(loc)
 	if len(files) == 0 {
 		fmt.Fprintf(stdout, "%s has no project policy file: nothing to trust\n", dir)
 		return 0
@@ -115,10 +109,7 @@ func trustCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return 1
 		}
 	}
-	for _, f := range take {
-		ts.Trust(policy.TrustEntry{Root: f.Root, Path: f.Rel, RealPath: f.Real, SHA256: f.SHA256})
-	}
-	if err := policy.SaveTrustStore(store, ts); err != nil {
+	if err := author.TrustFiles(store, ts, take); err != nil {
 		fmt.Fprintf(stderr, "toolgate trust: %v\n", err)
 		return 1
 	}
@@ -129,24 +120,17 @@ func trustCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // trustList prints the trust store, saying of each file whether it is
 // still as it was trusted.
 func trustList(store string, stdout, stderr io.Writer) int {
-	ts, err := policy.LoadTrustStore(store)
+	files, err := author.TrustList(store)
 	if err != nil {
 		fmt.Fprintf(stderr, "toolgate trust: %v\n", err)
 		return 1
 	}
-	if len(ts.Files) == 0 {
+	if len(files) == 0 {
 		fmt.Fprintf(stdout, "no project file is trusted (%s)\n", store)
 		return 0
 	}
-	for _, e := range ts.Files {
-		state := "as trusted"
-		switch data, err := policy.ReadFile(e.RealPath); {
-		case err != nil:
-			state = "cannot be read: " + err.Error()
-		case policy.ContentHash(data) != e.SHA256:
-			state = "changed since: not trusted until trusted again"
-		}
-		fmt.Fprintf(stdout, "%s  %s  (trusted %s; %s)\n", gates.Visible(e.Root), gates.Visible(e.Path), e.TrustedAt, state)
+	for _, e := range files {
+		fmt.Fprintf(stdout, "%s  %s  (trusted %s; %s)\n", gates.Visible(e.Root), gates.Visible(e.Path), e.TrustedAt, e.State)
 	}
 	return 0
 }

@@ -87,7 +87,7 @@ func TestExplainAsEveryHost(t *testing.T) {
 		}
 		opts := e.opts
 		opts.Host = c.host
-		ex, err := ExplainAll(opts, c.tool, json.RawMessage(c.input), "")
+		ex, err := NewDryRun(opts).Decide(c.tool, json.RawMessage(c.input), "", "")
 		if err != nil {
 			t.Errorf("%s %s %s: %v", c.host, c.tool, c.input, err)
 			continue

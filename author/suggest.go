@@ -1,4 +1,4 @@
-package hook
+package author
 
 import (
 	"encoding/json"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/toolgate/toolgate/gates"
 	"github.com/toolgate/toolgate/gates/shell"
+	"github.com/toolgate/toolgate/hook"
 	"github.com/toolgate/toolgate/policy"
 	"github.com/toolgate/toolgate/protocol"
 )
@@ -87,13 +88,13 @@ type SuggestOptions struct {
 // person refused, falls back to the exact value (or is dropped); floored
 // units (wrappers, inline scripts, dynamic commands) and values with a
 // literal * or ? are never suggested.
-func Suggest(opts Options, recs []Recorded, so SuggestOptions) (SuggestReport, error) {
+func Suggest(opts hook.Options, recs []Recorded, so SuggestOptions) (SuggestReport, error) {
 	min := so.Min
 	if min < 1 {
 		min = 1
 	}
 	rep := SuggestReport{Suggestions: []Suggestion{}, NotSuggested: []NotSuggested{}}
-	s := New(opts)
+	dr := hook.NewDryRun(opts)
 	notes := map[string]*NotSuggested{}
 	note := func(surface, value, why string) {
 		k := surface + "\x00" + value + "\x00" + why
@@ -122,7 +123,7 @@ func Suggest(opts Options, recs []Recorded, so SuggestOptions) (SuggestReport, e
 		if len(approved) == 0 && len(refused) == 0 {
 			continue
 		}
-		cands, skipped, err := s.candidates(r)
+		cands, skipped, err := candidates(dr, opts, r)
 		if err != nil {
 			continue // cannot be decided again: nothing to learn from it
 		}
@@ -182,7 +183,7 @@ func Suggest(opts Options, recs []Recorded, so SuggestOptions) (SuggestReport, e
 				}
 			}
 			if so.Project != "" && policy.IsPathSurface(c.surface) {
-				rel, ok := projectRelative(pattern, so.Project, s.opts.Home)
+				rel, ok := projectRelative(pattern, so.Project, opts.Home)
 				if !ok {
 					note(c.surface, c.value, fmt.Sprintf("not suggested: %q lies outside the project, and a project file holds no absolute path", pattern))
 					continue
@@ -308,29 +309,23 @@ func contains(ss []string, s string) bool {
 // candidates decides a recorded call again and returns, per gate that
 // asks today, the patterns its approval suggests and the values that
 // cannot become a rule.
-func (s *Server) candidates(r Recorded) (map[string][]candidate, map[string][]NotSuggested, error) {
+func candidates(dr *hook.DryRun, opts hook.Options, r Recorded) (map[string][]candidate, map[string][]NotSuggested, error) {
 	if r.Cwd == "" {
-		r.Cwd = s.opts.Cwd
+		r.Cwd = opts.Cwd
 	}
-	s.st.cwd, s.st.agentName = r.Cwd, r.AgentName
-	params := map[string]any{"toolCallId": "suggest", "toolName": r.ToolName, "input": r.Input}
-	raw, err := json.Marshal(params)
+	pc, err := dr.Read(r.ToolName, r.Input, r.Cwd, r.AgentName)
 	if err != nil {
 		return nil, nil, err
 	}
-	gc, _, err := s.decodeCall(raw)
-	if err != nil {
-		return nil, nil, err
-	}
-	res := resolver{p: gc.policy}
-	outcomes, _, err := gates.Evaluate(gates.Request{Call: gc.call, Gates: gates.ToolGates, Resolver: res})
+	call, res := pc.Call, pc.Resolver
+	outcomes, _, err := gates.Evaluate(gates.Request{Call: call, Gates: gates.ToolGates, Resolver: res})
 	if err != nil {
 		return nil, nil, err
 	}
 	cands := map[string][]candidate{}
 	skipped := map[string][]NotSuggested{}
 	add := func(gate string, c candidate) {
-		c.pol, c.cwd = gc.policy, r.Cwd
+		c.pol, c.cwd = pc.Policy, r.Cwd
 		if strings.ContainsAny(c.pattern, "*?") && c.pattern == c.exact {
 			skipped[gate] = append(skipped[gate], NotSuggested{Surface: c.surface, Value: c.value,
 				Why: "not suggested: it contains a literal * or ?, which a policy pattern would read as a wildcard"})
@@ -345,8 +340,8 @@ func (s *Server) candidates(r Recorded) (map[string][]candidate, map[string][]No
 		if o.Kind != gates.Checked || o.D.State != policy.Ask {
 			continue
 		}
-		if o.Gate == protocol.GateTool && gc.call.Shell != nil && !gc.call.Shell.Analysis.Unparseable && len(gc.call.Shell.Analysis.Units) > 0 {
-			units := gates.ShellUnits(gc.call, res)
+		if o.Gate == protocol.GateTool && call.Shell != nil && !call.Shell.Analysis.Unparseable && len(call.Shell.Analysis.Units) > 0 {
+			units := gates.ShellUnits(call, res)
 			floored := false
 			for _, u := range units {
 				floored = floored || u.Unit.Floor != ""
@@ -393,7 +388,7 @@ func (s *Server) candidates(r Recorded) (map[string][]candidate, map[string][]No
 				c.exact = o.D.Value
 			case policy.IsPathSurface(sp.Surface) && len(o.D.SessionPatterns) == 1 && o.Gate != protocol.GateBashExternalDirectory:
 				// The path as spelled, absolute: what the person saw.
-				c.exact = spelledAbs(o.D.Value, r.Cwd, s.opts.Home)
+				c.exact = spelledAbs(o.D.Value, r.Cwd, opts.Home)
 			}
 			add(o.Gate, c)
 		}
@@ -521,7 +516,7 @@ func beforeOptions(prefix string) string {
 // simulate decides the calls again with the suggestions added as a last
 // policy file and returns how many approved calls are allowed and which
 // refused calls would be.
-func simulate(opts Options, sugs []Suggestion, approved, refused []Recorded) (int, []Recorded, error) {
+func simulate(opts hook.Options, sugs []Suggestion, approved, refused []Recorded) (int, []Recorded, error) {
 	perm := map[string]map[string]string{}
 	var surfaces []string
 	for _, sg := range sugs {

@@ -1,4 +1,4 @@
-package hook
+package author
 
 import (
 	"bufio"
@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/toolgate/toolgate/hook"
 	"github.com/toolgate/toolgate/protocol"
 )
 
@@ -98,11 +99,11 @@ func caseProblem(c TestCase) string {
 	if len(c.Input) == 0 {
 		return ""
 	}
-	if err := CheckInputJSON(c.Input); err != nil {
+	if err := hook.CheckInputJSON(c.Input); err != nil {
 		return `"input" ` + err.Error()
 	}
-	if c.Host != "" && !KnownHost(c.Host) {
-		return fmt.Sprintf(`"host" %q is not a host toolgate knows (%s)`, c.Host, strings.Join(HostNames, ", "))
+	if c.Host != "" && !hook.KnownHost(c.Host) {
+		return fmt.Sprintf(`"host" %q is not a host toolgate knows (%s)`, c.Host, strings.Join(hook.HostNames, ", "))
 	}
 	return ""
 }
@@ -120,16 +121,16 @@ func ReadCasesFile(path string) ([]TestCase, error) {
 // CaseRunner decides cases against the composed policy, like explain: no
 // prompt, no session, no audit record.
 type CaseRunner struct {
-	opts Options
-	s    *Server
+	opts hook.Options
+	dr   *hook.DryRun
 	// hosts are the runners of cases that name a hook host.
-	hosts map[string]*Server
+	hosts map[string]*hook.DryRun
 }
 
 // NewCaseRunner decides with opts; opts.Cwd is the working directory of
 // cases that name none.
-func NewCaseRunner(opts Options) *CaseRunner {
-	return &CaseRunner{opts: opts, s: New(opts)}
+func NewCaseRunner(opts hook.Options) *CaseRunner {
+	return &CaseRunner{opts: opts, dr: hook.NewDryRun(opts)}
 }
 
 // Decide decides one call (what explain prints).
@@ -139,27 +140,23 @@ func (cr *CaseRunner) Decide(tool string, input json.RawMessage, cwd, agent stri
 
 // DecideAs decides one call as the hook host names it ("" for none).
 func (cr *CaseRunner) DecideAs(host, tool string, input json.RawMessage, cwd, agent string) (Explanation, error) {
-	if cwd == "" {
-		cwd = cr.opts.Cwd
-	}
-	s := cr.s
+	dr := cr.dr
 	if host != "" && host != cr.opts.Host {
-		if s = cr.hosts[host]; s == nil {
+		if dr = cr.hosts[host]; dr == nil {
 			opts := cr.opts
 			opts.Host = host
-			s = New(opts)
+			dr = hook.NewDryRun(opts)
 			if cr.hosts == nil {
-				cr.hosts = map[string]*Server{}
+				cr.hosts = map[string]*hook.DryRun{}
 			}
-			cr.hosts[host] = s
+			cr.hosts[host] = dr
 		}
 	}
-	s.st.cwd, s.st.agentName = cwd, agent
-	return s.explain(tool, input)
+	return explain(dr, tool, input, cwd, agent)
 }
 
-// Run decides one case and compares.
-func (cr *CaseRunner) Run(c TestCase) CaseResult {
+// RunCase decides one case and compares.
+func (cr *CaseRunner) RunCase(c TestCase) CaseResult {
 	res := CaseResult{Case: c}
 	if c.Problem != "" {
 		res.Reason = c.Problem
@@ -213,11 +210,9 @@ func (cr *CaseRunner) Run(c TestCase) CaseResult {
 // DefaultCaseFiles are the toolgate-tests.jsonl files beside the policy
 // files a session with opts reads (those that exist), and the folders
 // looked in.
-func DefaultCaseFiles(opts Options, agent string) (files, looked []string) {
-	s := New(opts)
-	s.st.agentName = agent
+func DefaultCaseFiles(opts hook.Options, agent string) (files, looked []string) {
 	seen := map[string]bool{}
-	for _, src := range s.currentPolicy().Sources {
+	for _, src := range hook.NewDryRun(opts).PolicyAt("", agent).Sources {
 		dir := filepath.Dir(src.Path)
 		if seen[dir] {
 			continue
@@ -234,7 +229,42 @@ func DefaultCaseFiles(opts Options, agent string) (files, looked []string) {
 
 // DefaultAuditLog is the audit log a session with opts writes when no
 // --audit-log is given: the policy's auditLog, else the default.
-func DefaultAuditLog(opts Options) string {
-	s := New(opts)
-	return s.auditPath(s.currentPolicy())
+func DefaultAuditLog(opts hook.Options) string {
+	dr := hook.NewDryRun(opts)
+	return dr.AuditLog(dr.PolicyAt("", ""))
+}
+
+// RunCases decides every case against the policy of opts, each case
+// without an agent as agent, and says how each went, in order.
+func RunCases(opts hook.Options, agent string, cases []TestCase) []CaseResult {
+	cr := NewCaseRunner(opts)
+	out := make([]CaseResult, 0, len(cases))
+	for _, c := range cases {
+		if c.Agent == "" {
+			c.Agent = agent
+		}
+		out = append(out, cr.RunCase(c))
+	}
+	return out
+}
+
+// CasesFromAudit is today's decision of every recorded call of recs (read
+// from the audit log named log) as a case, to pin behavior before an edit;
+// skipped counts the calls that cannot be decided again.
+func CasesFromAudit(opts hook.Options, recs []Recorded, log string) (cases []TestCase, skipped int) {
+	cr := NewCaseRunner(opts)
+	for _, r := range recs {
+		if !r.Decidable {
+			skipped++
+			continue
+		}
+		ex, err := cr.DecideAs(r.Host, r.ToolName, r.Input, r.Cwd, r.AgentName)
+		if err != nil {
+			skipped++
+			continue
+		}
+		cases = append(cases, TestCase{Name: fmt.Sprintf("%s line %d (%s)", filepath.Base(log), r.Line, r.ToolCallID), Tool: r.ToolName,
+			Input: r.Input, Cwd: r.Cwd, Agent: r.AgentName, Host: r.Host, Expect: ex.State})
+	}
+	return cases, skipped
 }

@@ -1,11 +1,15 @@
-package hook
+package author
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 
 	"github.com/toolgate/toolgate/export"
+	"github.com/toolgate/toolgate/hook"
+	"github.com/toolgate/toolgate/hook/audit"
 	"github.com/toolgate/toolgate/policy"
 )
 
@@ -30,14 +34,11 @@ type DoctorFile struct {
 }
 
 // Doctor reports on the policy a session with opts (and agent) reads.
-func Doctor(opts Options, agent string) DoctorReport {
-	s := New(opts)
-	st := s.snapshot()
-	st.agentName = agent
-	loc := s.locations(st)
-	p := s.loader.Policy(loc)
+func Doctor(opts hook.Options, agent string) DoctorReport {
+	dr := hook.NewDryRun(opts)
+	p := dr.PolicyAt("", agent)
 	rep := DoctorReport{TrustStore: policy.TrustStorePath(opts.ConfigHome, opts.Home), TrustCommand: p.TrustCommand(),
-		AuditLog: s.auditPath(p)}
+		AuditLog: dr.AuditLog(p)}
 	for _, src := range p.Sources {
 		f := DoctorFile{Scope: src.Scope, Path: src.Path}
 		switch {
@@ -63,7 +64,7 @@ func Doctor(opts Options, agent string) DoctorReport {
 		rep.Warnings = append(rep.Warnings, "a policy file is broken: every allow asks instead until it is fixed")
 	}
 	rep.More = append(rep.More, "Confinement (bash commands run by the kernel's rules):")
-	c := s.confinement(p, st.cwd)
+	c := dr.Confinement(p, opts.Cwd)
 	rep.More = append(rep.More, fmt.Sprintf("  mode %s; available %t; Landlock ABI %d; user and mount namespaces %t", c.Mode, c.Available, c.LandlockABI, c.Namespaces))
 	for _, m := range c.Missing {
 		rep.More = append(rep.More, "  missing: "+m)
@@ -107,4 +108,27 @@ func repoHookFiles(dir string) []string {
 		out = append(out, m...)
 	}
 	return out
+}
+
+// AuditLogState says what the audit log at path is now (toolgate doctor):
+// not written yet, or its records and an intact chain; an error for a file
+// that is no regular file or whose chain is broken.
+func AuditLogState(path string) (string, error) {
+	info, err := os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "not written yet (it is created, with its folders, at the first call)", nil
+	case err != nil:
+		return "", err
+	case !info.Mode().IsRegular():
+		return "", fmt.Errorf("not a regular file (%s): every call would be blocked", info.Mode().Type())
+	}
+	r, err := audit.VerifyFile(path)
+	switch {
+	case err != nil:
+		return "", err
+	case r.Problem != nil:
+		return "", fmt.Errorf("chain broken at line %d: %s", r.Problem.Line, r.Problem.Message)
+	}
+	return fmt.Sprintf("%d records, chain intact", r.Records), nil
 }

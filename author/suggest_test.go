@@ -1,4 +1,4 @@
-package hook
+package author
 
 import (
 	"encoding/json"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/toolgate/toolgate/hook"
 	"github.com/toolgate/toolgate/policy"
 )
 
@@ -57,7 +58,7 @@ func TestSuggestSurfaces(t *testing.T) {
 	if err := os.WriteFile(cfg, []byte(`{"permission": {"*": "ask", "mcp": {"*": "ask", "github:delete_repo": "deny"}}}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	opts := Options{Cwd: project, ConfigFiles: []string{cfg}, Home: filepath.Join(dir, "home"), AgentDir: filepath.Join(dir, "agent"), Log: zerolog.Nop()}
+	opts := hook.Options{Cwd: project, ConfigFiles: []string{cfg}, Home: filepath.Join(dir, "home"), AgentDir: filepath.Join(dir, "agent"), Log: zerolog.Nop()}
 	line := 0
 	rec := func(tool, input string, answers ...RecordedAnswer) Recorded {
 		line++
@@ -135,7 +136,7 @@ func TestSuggestNarrowsPathsPastADeny(t *testing.T) {
 	if err := os.WriteFile(cfg, []byte(`{"permission": {"*": "ask", "read": {"*": "ask", "*.secret": "deny"}}}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	opts := Options{Cwd: project, ConfigFiles: []string{cfg}, Home: filepath.Join(dir, "home"), AgentDir: filepath.Join(dir, "agent"), Log: zerolog.Nop()}
+	opts := hook.Options{Cwd: project, ConfigFiles: []string{cfg}, Home: filepath.Join(dir, "home"), AgentDir: filepath.Join(dir, "agent"), Log: zerolog.Nop()}
 	var recs []Recorded
 	for i := range 3 {
 		recs = append(recs, Recorded{Line: i + 1, SessionID: "s", ToolCallID: fmt.Sprint("c", i), ToolName: "read", State: "ask", Cwd: project,

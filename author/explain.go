@@ -1,12 +1,14 @@
-package hook
+// Package author holds the policy authors' tools (explain, test, suggest,
+// replay, validate, doctor): they decide calls through a dry run of the
+// session (hook.DryRun) and say why, apart from the code that serves a
+// host.
+package author
 
 import (
 	"encoding/json"
-	"errors"
-	"fmt"
-	"os"
 
 	"github.com/toolgate/toolgate/gates"
+	"github.com/toolgate/toolgate/hook"
 	"github.com/toolgate/toolgate/policy"
 	"github.com/toolgate/toolgate/protocol"
 	"github.com/toolgate/toolgate/sandbox"
@@ -48,89 +50,32 @@ type Explanation struct {
 	Profile *sandbox.Profile `json:"profile,omitempty"`
 }
 
-// CheckInputJSON says what is wrong with a tool input given as JSON text
-// (explain --input, a test case): not JSON, or not an object.
-func CheckInputJSON(data []byte) error {
-	var v any
-	if err := json.Unmarshal(data, &v); err != nil {
-		var se *json.SyntaxError
-		if errors.As(err, &se) {
-			return fmt.Errorf("not valid JSON: %v (at byte %d)", err, se.Offset)
-		}
-		return fmt.Errorf("not valid JSON: %v", err)
-	}
-	if _, ok := v.(map[string]any); !ok {
-		return fmt.Errorf("must be a JSON object (the tool's input), not %s", jsonKind(v))
-	}
-	return nil
-}
-
 // Explain decides one call as a dry run (the check method) without a
 // connection: what `toolgate explain` prints.
-func Explain(opts Options, tool string, input json.RawMessage, agent string) (protocol.CheckResult, error) {
+func Explain(opts hook.Options, tool string, input json.RawMessage, agent string) (protocol.CheckResult, error) {
 	ex, err := ExplainAll(opts, tool, input, agent)
 	return ex.CheckResult, err
 }
 
 // ExplainAll is Explain with, for every applied gate, each rule that
 // matched its value in evaluation order.
-func ExplainAll(opts Options, tool string, input json.RawMessage, agent string) (Explanation, error) {
-	s := New(opts)
-	s.st.agentName = agent
-	return s.explain(tool, input)
+func ExplainAll(opts hook.Options, tool string, input json.RawMessage, agent string) (Explanation, error) {
+	return explain(hook.NewDryRun(opts), tool, input, "", agent)
 }
 
-// explain decides one call with the server's state as a dry run.
-func (s *Server) explain(tool string, input json.RawMessage) (Explanation, error) {
-	if prof, ok := profileFor(s.opts.Host); ok {
-		// A host's call, as its adapter maps it: the engine calls, with
-		// the host's values and built-in allows; the most restrictive
-		// decides, as it answers the host.
-		calls, err := prof.calls(tool, input)
-		if err != nil {
-			return Explanation{}, err
-		}
-		rank := map[string]int{"allow": 0, "ask": 1, "deny": 2}
-		var best Explanation
-		for i, ec := range calls {
-			gc, err := s.prepareEngineCall(prof, "explain", ec)
-			if err != nil {
-				return Explanation{}, err
-			}
-			ex := s.explainCall(gc, hostResolver{Resolver: resolver{p: gc.policy}, pol: gc.policy, builtin: prof.builtinAllow})
-			if i == 0 || rank[ex.State] > rank[best.State] {
-				best = ex
-			}
-		}
-		return best, nil
-	}
-	params := map[string]any{"toolCallId": "explain", "toolName": tool, "input": input}
-	raw, err := json.Marshal(params)
+// explain decides one call with dr and lists the rules that matched.
+func explain(dr *hook.DryRun, tool string, input json.RawMessage, cwd, agent string) (Explanation, error) {
+	dc, err := dr.Decide(tool, input, cwd, agent)
 	if err != nil {
 		return Explanation{}, err
 	}
-	gc, _, err := s.decodeCall(raw)
-	if err != nil {
-		return Explanation{}, fmt.Errorf("the call cannot be read: %w", err)
-	}
-	return s.explainCall(gc, resolver{p: gc.policy}), nil
+	return explanation(dc), nil
 }
 
-// explainCall decides one decoded call with res and lists, for every
-// applied gate, the rules that matched its value.
-func (s *Server) explainCall(gc *gatesCall, res gates.Resolver) Explanation {
-	req := gates.Request{Call: gc.call, Gates: gates.ToolGates, Resolver: res}
-	info := s.policyInfo(gc.policy)
-	ex := Explanation{CheckResult: gates.Check(req), Matches: []GateMatches{}, Warnings: info.Warnings, Confinement: info.Confinement}
-	if gc.call.Shell != nil && gc.policy.Sandbox.Mode == policy.SandboxRequired {
-		r := s.unconfinedResult(gc)
-		ex.State, ex.Reason, ex.Decision = "deny", r.Reason, r.Decision
-	}
-	if gc.call.Shell != nil && gc.policy.Sandbox.Mode != policy.SandboxOff {
-		if prof, _, err := s.deriveProfile(gc.policy, gc.call.Cwd, os.Getenv, shellWrites(gc)); err == nil {
-			ex.Profile = prof
-		}
-	}
+// explanation is a decided call with, for every applied gate, the rules
+// that matched its value.
+func explanation(dc hook.Decided) Explanation {
+	ex := Explanation{CheckResult: dc.CheckResult, Matches: []GateMatches{}, Warnings: dc.Warnings, Confinement: dc.Confinement, Profile: dc.Profile}
 	for _, e := range ex.Trace {
 		if !e.Applied || e.Surface == "" {
 			continue
@@ -140,9 +85,9 @@ func (s *Server) explainCall(gc *gatesCall, res gates.Resolver) Explanation {
 			values = []string{e.Value}
 		}
 		gm := GateMatches{Gate: e.Gate, Surface: e.Surface, Values: values, Rules: []Match{}}
-		canon := canonicalSpelling(gc, res, e)
+		canon := canonicalSpelling(dc.Call, dc.Resolver, e)
 		ps := policy.IsPathSurface(e.Surface)
-		for _, r := range gc.policy.SurfaceRules(e.Surface) {
+		for _, r := range dc.Policy.SurfaceRules(e.Surface) {
 			wins := decided(r, e)
 			matches := false
 			for _, v := range values {
@@ -181,11 +126,11 @@ func decided(r *policy.Rule, e protocol.TraceEntry) bool {
 
 // canonicalSpelling is the spelling the tool gate's bash unit e was
 // decided in when that is the canonical spelling of its options, else "".
-func canonicalSpelling(gc *gatesCall, res gates.Resolver, e protocol.TraceEntry) string {
-	if e.Gate != protocol.GateTool || e.Surface != "bash" || gc.call.Shell == nil {
+func canonicalSpelling(call *gates.Call, res gates.Resolver, e protocol.TraceEntry) string {
+	if e.Gate != protocol.GateTool || e.Surface != "bash" || call.Shell == nil {
 		return ""
 	}
-	for _, u := range gc.call.Shell.Analysis.Units {
+	for _, u := range call.Shell.Analysis.Units {
 		if u.Text != e.Value {
 			continue
 		}
@@ -197,7 +142,7 @@ func canonicalSpelling(gc *gatesCall, res gates.Resolver, e protocol.TraceEntry)
 }
 
 // PolicySources lists the policy files a session in cwd would read.
-func PolicySources(opts Options) protocol.PolicyInfo {
-	s := New(opts)
-	return s.policyInfo(s.currentPolicy())
+func PolicySources(opts hook.Options) protocol.PolicyInfo {
+	dr := hook.NewDryRun(opts)
+	return dr.PolicyInfo(dr.PolicyAt("", ""))
 }
