@@ -3,6 +3,7 @@ package hook
 import (
 	"encoding/base64"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -174,7 +175,7 @@ func (s *Server) unconfinedResult(gc *gatesCall) protocol.ToolCallResult {
 	if !rep.ProtectedEnforced() {
 		why = fmt.Sprintf("this machine cannot confine it: %s (%s)", sandbox.NotEnforced, strings.Join(rep.Missing, "; "))
 	} else {
-		why = "this host does not run bash commands through toolgate sandbox, so it would run unconfined"
+		why = "this host does not run this tool's command through toolgate sandbox, so it would run unconfined"
 	}
 	reason := fmt.Sprintf("toolgate: \"sandbox\": \"required\" (%s) and %s; the bash call is blocked", from, why)
 	return blockResult(protocol.GateTool, "bash", protocol.ResSandboxUnavailable, reason)
@@ -201,4 +202,65 @@ func (s *Server) sandboxAutoAllowed(d hostDecision) bool {
 		}
 	}
 	return true
+}
+
+// hostConfines reports whether the engine call ec of a hook host runs
+// confined when the policy's sandbox is on: the host takes the rewritten
+// input of its shell tool, and this machine enforces protected paths.
+func (s *Server) hostConfines(prof hostProfile, ec engineCall) bool {
+	return prof.confines && ec.rewrite && s.machine.get().ProtectedEnforced()
+}
+
+// confine prepares the bash decision d of a hook host, answered action,
+// for running when the policy's sandbox is on (before it is audited): the
+// command line that runs it confined (its profile written), or, where the
+// host or machine cannot confine it, the mark that it runs unconfined. A
+// profile that cannot be written turns the decision into a deny: a
+// command the policy would have confined never runs unconfined.
+func (s *Server) confine(prof hostProfile, d *hostDecision, action string) {
+	if d.gc == nil || d.gc.call.Shell == nil || d.gc.policy.Sandbox.Mode == policy.SandboxOff ||
+		action != "allow" && action != "ask" {
+		return
+	}
+	if !s.hostConfines(prof, d.call) {
+		d.unconfined = true
+		return
+	}
+	text, ok := d.call.input["command"].(string)
+	var err error
+	if !ok {
+		err = fmt.Errorf("the %s input has no command", d.call.tool)
+	} else {
+		d.confined, err = s.confinedCommand(d.gc, text)
+	}
+	if err != nil {
+		d.res.State = "deny"
+		d.res.Reason = "toolgate: the bash command cannot be run confined (\"sandbox\" is " + d.gc.policy.Sandbox.Mode + "): " + err.Error()
+	}
+}
+
+// confinedOf is the confined command line of the decisions of one host
+// event ("" when none runs confined).
+func confinedOf(ds []hostDecision) string {
+	for _, d := range ds {
+		if d.confined != "" {
+			return d.confined
+		}
+	}
+	return ""
+}
+
+// withCommand is a shell tool's input with its field (the command)
+// replaced by cmd, the rest kept.
+func withCommand(in map[string]any, field, cmd string) map[string]any {
+	out := maps.Clone(in)
+	out[field] = cmd
+	return out
+}
+
+// asWritten ends the reason of an ask whose host shows the rewritten
+// input: the command as the model wrote it.
+func asWritten(d hostDecision) string {
+	text, _ := d.call.input["command"].(string)
+	return " (command as written: " + gates.VisibleText(text) + "; it runs confined by toolgate sandbox)"
 }
