@@ -69,9 +69,15 @@ func shellWrites(gc *gatesCall) []string {
 // re-quoted). The profile goes under $XDG_RUNTIME_DIR/toolgate/, else
 // beside the audit log, readable by its owner only.
 func (s *Server) confinedCommand(gc *gatesCall, text string) (string, error) {
+	cmd, _, err := s.writeConfined(gc, text)
+	return cmd, err
+}
+
+// writeConfined is confinedCommand, with the profile file's path.
+func (s *Server) writeConfined(gc *gatesCall, text string) (cmd, path string, err error) {
 	prof, _, err := s.deriveProfile(gc.policy, gc.call.Cwd, os.Getenv, shellWrites(gc))
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	dir := ""
 	if rt := os.Getenv("XDG_RUNTIME_DIR"); filepath.IsAbs(rt) {
@@ -80,24 +86,61 @@ func (s *Server) confinedCommand(gc *gatesCall, text string) (string, error) {
 		dir = filepath.Join(filepath.Dir(s.auditPath(gc.policy)), "sandbox")
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return "", fmt.Errorf("profile folder: %w", err)
+		return "", "", fmt.Errorf("profile folder: %w", err)
 	}
 	f, err := os.CreateTemp(dir, "profile-*.json")
 	if err != nil {
-		return "", fmt.Errorf("profile: %w", err)
+		return "", "", fmt.Errorf("profile: %w", err)
 	}
-	path := f.Name()
+	path = f.Name()
 	f.Close()
 	os.Remove(path) // WriteFile creates it anew, exclusively, mode 0600
 	if err := prof.WriteFile(path); err != nil {
-		return "", err
+		return "", "", err
 	}
 	exe, err := os.Executable()
 	if err != nil {
-		return "", fmt.Errorf("toolgate's own path: %w", err)
+		os.Remove(path)
+		return "", "", fmt.Errorf("toolgate's own path: %w", err)
 	}
 	return fmt.Sprintf("%s sandbox --profile=%s --command-b64=%s", shellQuote(exe), shellQuote(path),
-		base64.StdEncoding.EncodeToString([]byte(text))), nil
+		base64.StdEncoding.EncodeToString([]byte(text))), path, nil
+}
+
+// decideConfined decides a bash call of a protocol session whose policy's
+// sandbox is on. Where the host runs confine.command (it said so at
+// initialize) and the machine enforces protected paths, the profile is
+// written before the decision and an allowed call is answered with the
+// command that runs it confined; a denied one's profile is removed.
+// Elsewhere "required" blocks the call, and "on" decides it as usual,
+// its decision record marked unconfined.
+func (s *Server) decideConfined(gc *gatesCall, req gates.Request) answer {
+	if !s.snapshot().confines || !s.machine.get().ProtectedEnforced() {
+		if gc.policy.Sandbox.Mode == policy.SandboxRequired {
+			return answer{result: s.refuseUnconfined(gc)}
+		}
+		req.Unconfined = true
+		run := newCallRun(s, gc.policy)
+		return answer{result: run.rn.Run(s.decideCtx(), req), notes: run.notes}
+	}
+	cmd, path, err := s.writeConfined(gc, gc.call.Shell.Command)
+	if err != nil {
+		res := blockResult(protocol.GateTool, "bash", protocol.ResGateError,
+			"toolgate: the bash command cannot be run confined (\"sandbox\" is "+gc.policy.Sandbox.Mode+"), so it is blocked: "+err.Error())
+		if aerr := (reporter{s: s}).Audit(gates.AuditRecord{Event: "decision", ToolCallID: gc.call.ToolCallID, ToolName: gc.call.ToolName,
+			Action: res.Action, Reason: res.Reason, Resolution: res.Decision.Resolution, Gate: protocol.GateTool, State: "deny"}); aerr != nil {
+			s.log.Error().Err(aerr).Msg("audit")
+		}
+		return answer{result: res}
+	}
+	run := newCallRun(s, gc.policy)
+	res := run.rn.Run(s.decideCtx(), req)
+	if res.Action == protocol.ActionAllow {
+		res.Confine = &protocol.Confine{Command: cmd}
+	} else {
+		os.Remove(path)
+	}
+	return answer{result: res, notes: run.notes}
 }
 
 // shellQuote quotes s for a POSIX shell.
@@ -129,8 +172,8 @@ func (s *Server) confinement(p *policy.Policy, cwd string) *protocol.Confinement
 	if sb := p.Sandbox; sb.AutoAllow && (sb.Mode == policy.SandboxOff || !sb.NetworkOff || !rep.Full()) {
 		c.Missing = append(c.Missing, "\"sandboxAutoAllow\" is ignored: it needs \"sandbox\" on, \"sandboxNetwork\": \"off\" and every part of confinement on this machine")
 	}
-	if prof, _ := profileFor(s.opts.Host); p.Sandbox.Mode != policy.SandboxOff && !prof.confines {
-		c.Missing = append(c.Missing, "this host's bash commands are not run confined by toolgate yet (no input rewrite); \"required\" blocks them")
+	if p.Sandbox.Mode != policy.SandboxOff && !s.runsConfined() {
+		c.Missing = append(c.Missing, "this host does not run bash commands through toolgate sandbox (a hook host without an input rewrite, or a protocol host that did not send \"confines\": true at initialize); \"required\" blocks them, \"on\" records them as unconfined")
 	}
 	return c
 }
@@ -263,4 +306,14 @@ func withCommand(in map[string]any, field, cmd string) map[string]any {
 func asWritten(d hostDecision) string {
 	text, _ := d.call.input["command"].(string)
 	return " (command as written: " + gates.VisibleText(text) + "; it runs confined by toolgate sandbox)"
+}
+
+// runsConfined reports whether this session's host runs its bash
+// commands through toolgate sandbox: a hook host by its adapter, a
+// protocol host by what it said at initialize.
+func (s *Server) runsConfined() bool {
+	if prof, ok := profileFor(s.opts.Host); ok && s.opts.Host != HostOpenCode {
+		return prof.confines // a hook process
+	}
+	return s.snapshot().confines
 }

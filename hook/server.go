@@ -70,6 +70,8 @@ type state struct {
 	infraDirs      []string
 	projectTrusted bool
 	host           protocol.HostInfo
+	// confines: the host runs a bash call's confine.command (initialize).
+	confines bool
 }
 
 // Server is one toolgate session on one connection.
@@ -559,6 +561,9 @@ func (s *Server) initialize(raw []byte) (any, error) {
 	}
 	if p.Host != nil {
 		st.host = *p.Host
+	}
+	if p.Confines != nil {
+		st.confines = *p.Confines
 	}
 	if p.Skills != nil {
 		st.skills = p.Skills
@@ -1100,8 +1105,8 @@ func (s *Server) decideCall(ctx context.Context, gc *gatesCall, id string, err e
 	if isLate(ctx) {
 		return answer{result: s.refuseShuttingDown(gc)}
 	}
-	if gc.call.Shell != nil && gc.policy.Sandbox.Mode == policy.SandboxRequired {
-		return answer{result: s.refuseUnconfined(gc)}
+	if gc.call.Shell != nil && gc.policy.Sandbox.Mode != policy.SandboxOff {
+		return s.decideConfined(gc, req)
 	}
 	run := newCallRun(s, gc.policy)
 	res := run.rn.Run(s.decideCtx(), req)
