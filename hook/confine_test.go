@@ -3,9 +3,12 @@ package hook
 import (
 	"bytes"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/toolgate/toolgate/sandbox"
 )
 
 // TestHookRecordsUnconfined: with "sandbox": "on" a bash-surface call the
@@ -47,5 +50,38 @@ func TestHookRecordsUnconfined(t *testing.T) {
 		t.Errorf("the confined Bash call is recorded unconfined: %v", marks)
 	} else if !enforced && marks["b1"] != true {
 		t.Errorf("the Bash call on a machine that cannot confine is not recorded unconfined: %v", marks)
+	}
+}
+
+// TestDoctorConfinement: doctor says how each host runs bash confined,
+// and lists the socket folders a confined command is kept from, as open
+// when there are no namespaces to hide them.
+func TestDoctorConfinement(t *testing.T) {
+	run := filepath.Join(t.TempDir(), "run")
+	if err := os.MkdirAll(run, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("XDG_RUNTIME_DIR", run)
+	e := newHookEnv(t, `{"sandbox": "on"}`)
+	for _, tc := range []struct{ pretend, want string }{
+		{"", "sockets hidden from a confined command"},
+		{"no-userns", "sockets OPEN to a confined command"},
+	} {
+		t.Setenv("TOOLGATE_SANDBOX_PRETEND", tc.pretend)
+		if tc.pretend == "" && !sandbox.Probe().Has("mount") {
+			continue // this machine has no namespaces: only the second case applies
+		}
+		text := strings.Join(Doctor(e.opts, "").More, "\n")
+		for _, h := range HostNames {
+			if !strings.Contains(text, "host "+h+": runs ") {
+				t.Errorf("doctor does not say how %s runs bash:\n%s", h, text)
+			}
+		}
+		if !strings.Contains(text, tc.want) || !strings.Contains(text, run) {
+			t.Errorf("pretend %q: doctor does not say %q of %s:\n%s", tc.pretend, tc.want, run, text)
+		}
+		if strings.Contains(text, "this host does not run bash commands") {
+			t.Errorf("doctor, with no host, says the host does not confine:\n%s", text)
+		}
 	}
 }

@@ -172,7 +172,8 @@ func (s *Server) confinement(p *policy.Policy, cwd string) *protocol.Confinement
 	if sb := p.Sandbox; sb.AutoAllow && (sb.Mode == policy.SandboxOff || !sb.NetworkOff || !rep.Full()) {
 		c.Missing = append(c.Missing, "\"sandboxAutoAllow\" is ignored: it needs \"sandbox\" on, \"sandboxNetwork\": \"off\" and every part of confinement on this machine")
 	}
-	if p.Sandbox.Mode != policy.SandboxOff && !s.runsConfined() {
+	// (doctor, with no host, lists each host's way instead)
+	if p.Sandbox.Mode != policy.SandboxOff && (s.opts.Host != "" || s.initializedOnce.Load()) && !s.runsConfined() {
 		c.Missing = append(c.Missing, "this host does not run bash commands through toolgate sandbox (a hook host without an input rewrite, or a protocol host that did not send \"confines\": true at initialize); \"required\" blocks them, \"on\" records them as unconfined")
 	}
 	return c
@@ -316,4 +317,44 @@ func (s *Server) runsConfined() bool {
 		return prof.confines // a hook process
 	}
 	return s.snapshot().confines
+}
+
+// hostConfinement says how each host runs its bash commands when the
+// policy's sandbox is on (doctor; SPEC §9 "Every host").
+var hostConfinement = []struct{ host, how string }{
+	{"pi", "runs bash confined: the bridge runs the tool_call result's confine.command (it sends \"confines\": true)"},
+	{HostClaudeCode, "runs Bash confined (the hook's updatedInput); Monitor's watched command and PowerShell run as they are (\"required\" blocks them)"},
+	{HostGeminiCLI, "runs run_shell_command confined (BeforeTool's hookSpecificOutput.tool_input)"},
+	{HostOpenCode, "runs bash confined: the plugin rewrites the call's arguments to the result's confine.command"},
+	{HostCodex, "runs a shell command PreToolUse allows confined (updatedInput); one carrying apply_patch, which Codex applies itself, runs as it is (\"required\" blocks it)"},
+	{HostCopilotCLI, "runs bash confined (preToolUse's modifiedArgs)"},
+	{HostQwenCode, "runs run_shell_command confined (updatedInput); monitor and a shell command called through tool_call run as they are (\"required\" blocks them)"},
+}
+
+// doctorConfinement are doctor's lines on confinement beyond the machine's
+// parts: how each host runs bash confined, and the ways out through other
+// processes (sockets) that the sandbox hides, or leaves open where it
+// cannot (no mount namespace).
+func (s *Server) doctorConfinement(p *policy.Policy, cwd string, c *protocol.Confinement) []string {
+	var out []string
+	for _, h := range hostConfinement {
+		out = append(out, fmt.Sprintf("  host %s: %s", h.host, h.how))
+	}
+	prof, _, err := s.deriveProfile(p, cwd, os.Getenv, nil)
+	if err != nil {
+		return append(out, "  sockets: cannot be listed: "+err.Error())
+	}
+	var socks []string
+	for _, e := range prof.Sockets {
+		socks = append(socks, e.Path)
+	}
+	switch {
+	case len(socks) == 0:
+		out = append(out, "  sockets: none found to hide (runtime folder, docker socket, tmux/screen and ssh-agent folders)")
+	case !c.Namespaces:
+		out = append(out, "  sockets OPEN to a confined command (no user and mount namespaces to hide them): "+strings.Join(socks, ", "))
+	default:
+		out = append(out, "  sockets hidden from a confined command (sandboxSockets keeps one open): "+strings.Join(socks, ", "))
+	}
+	return out
 }
