@@ -309,6 +309,46 @@ func TestHookHostsRunBashConfined(t *testing.T) {
 	}
 }
 
+// TestGitConfigWriteAskedAndWritable: with the sandbox on, a git unit that
+// writes .git/config by design is asked, naming the file, and the command
+// the person approves runs with that file writable (the remote is added);
+// with the sandbox off it is decided as before, unasked.
+func TestGitConfigWriteAskedAndWritable(t *testing.T) {
+	w := newSandboxWorld(t)
+	w.env = append(w.env, "XDG_RUNTIME_DIR="+filepath.Join(w.home, "run"))
+	cfg := filepath.Join(w.home, ".config/toolgate/config.json")
+	const add = "git remote add origin https://example.invalid/x.git"
+	if err := os.WriteFile(cfg, []byte(`{"sandbox": "on", "permission": {"*": "ask", "bash": {"*": "allow"}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	decision, input, out := w.claudeBash(t, map[string]any{"command": add})
+	rewritten, _ := input["command"].(string)
+	if decision != "ask" || !strings.Contains(string(out), ".git/config") || !strings.Contains(rewritten, " sandbox --profile=") {
+		t.Fatalf("answer: %s", out)
+	}
+	run := exec.Command("bash", "-c", rewritten)
+	run.Env, run.Dir = w.env, w.proj
+	if stderr, err := run.CombinedOutput(); err != nil {
+		t.Fatalf("the approved git remote add failed: %v: %s", err, stderr)
+	}
+	if b, _ := os.ReadFile(filepath.Join(w.proj, ".git/config")); !strings.Contains(string(b), "example.invalid/x.git") {
+		t.Errorf("the remote was not added:\n%s", b)
+	}
+	// Confined without that approval, the same write is refused.
+	if code, _, _ := w.run(t, "sandbox", "--", "git", "remote", "add", "z", "https://example.invalid/z.git"); code == 0 {
+		t.Errorf("an unapproved git remote add ran with .git/config writable")
+	}
+	if b, _ := os.ReadFile(filepath.Join(w.proj, ".git/config")); strings.Contains(string(b), "example.invalid/z.git") {
+		t.Errorf("an unapproved remote was added:\n%s", b)
+	}
+	if err := os.WriteFile(cfg, []byte(`{"permission": {"*": "ask", "bash": {"*": "allow"}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if decision, _, out := w.claudeBash(t, map[string]any{"command": "git remote add other https://example.invalid/y.git"}); decision != "allow" {
+		t.Errorf("with the sandbox off: %s", out)
+	}
+}
+
 // TestSandboxAutoAllow: a bash call only the fallback asks about runs
 // without a prompt, confined; an explicit ask rule and a path outside the
 // project still ask, and without the network off the knob does nothing.

@@ -30,13 +30,33 @@ func SandboxProfile(opts Options, getenv func(string) string) (*sandbox.Profile,
 // deriveProfile is the confinement profile of a bash command run in cwd
 // under pol.
 func (s *Server) deriveProfile(pol *policy.Policy, cwd string, getenv func(string) string, writes []string) (*sandbox.Profile, []string, error) {
+	return s.deriveWith(pol, cwd, getenv, writes, nil)
+}
+
+// deriveWith is deriveProfile with the protected paths left writable.
+func (s *Server) deriveWith(pol *policy.Policy, cwd string, getenv func(string) string, writes, writable []string) (*sandbox.Profile, []string, error) {
 	own := s.protectedFor(cwd, s.auditPath(pol))
 	for _, src := range pol.Sources {
 		own = append(own, src.Path)
 	}
 	own = gates.OwnFiles(own, s.opts.AgentDir, cwd)
 	return sandbox.Derive(sandbox.Input{Cwd: cwd, Home: s.opts.Home, TempDir: os.TempDir(),
-		Getenv: getenv, Policy: pol, Own: own, Writes: writes})
+		Getenv: getenv, Policy: pol, Own: own, Writes: writes, Writable: writable})
+}
+
+// repoConfigs are the repository configuration files (.git/config) among
+// a call's write paths. The analysis names one where a git unit writes it
+// by design (git remote add, git config user.email …), and toolgate's
+// floor asks about every write of it, naming it: the profile of a call the
+// person approved leaves that file writable.
+func repoConfigs(writes []string) []string {
+	var out []string
+	for _, w := range writes {
+		if filepath.Base(w) == "config" && filepath.Base(filepath.Dir(w)) == ".git" {
+			out = append(out, w)
+		}
+	}
+	return out
 }
 
 // shellWrites are the paths a bash call's words write (redirect targets,
@@ -68,14 +88,15 @@ func shellWrites(gc *gatesCall) []string {
 // sandbox with the profile and the model's text, base64-encoded (never
 // re-quoted). The profile goes under $XDG_RUNTIME_DIR/toolgate/, else
 // beside the audit log, readable by its owner only.
-func (s *Server) confinedCommand(gc *gatesCall, text string) (string, error) {
-	cmd, _, err := s.writeConfined(gc, text)
+func (s *Server) confinedCommand(gc *gatesCall, text string, writable []string) (string, error) {
+	cmd, _, err := s.writeConfined(gc, text, writable, "")
 	return cmd, err
 }
 
-// writeConfined is confinedCommand, with the profile file's path.
-func (s *Server) writeConfined(gc *gatesCall, text string) (cmd, path string, err error) {
-	prof, _, err := s.deriveProfile(gc.policy, gc.call.Cwd, os.Getenv, shellWrites(gc))
+// writeConfined is confinedCommand, with the profile file's path; at is
+// the path of a profile to write again ("" for a new one).
+func (s *Server) writeConfined(gc *gatesCall, text string, writable []string, at string) (cmd, path string, err error) {
+	prof, _, err := s.deriveWith(gc.policy, gc.call.Cwd, os.Getenv, shellWrites(gc), writable)
 	if err != nil {
 		return "", "", err
 	}
@@ -88,12 +109,15 @@ func (s *Server) writeConfined(gc *gatesCall, text string) (cmd, path string, er
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", "", fmt.Errorf("profile folder: %w", err)
 	}
-	f, err := os.CreateTemp(dir, "profile-*.json")
-	if err != nil {
-		return "", "", fmt.Errorf("profile: %w", err)
+	path = at
+	if path == "" {
+		f, err := os.CreateTemp(dir, "profile-*.json")
+		if err != nil {
+			return "", "", fmt.Errorf("profile: %w", err)
+		}
+		path = f.Name()
+		f.Close()
 	}
-	path = f.Name()
-	f.Close()
 	os.Remove(path) // WriteFile creates it anew, exclusively, mode 0600
 	if err := prof.WriteFile(path); err != nil {
 		return "", "", err
@@ -123,7 +147,7 @@ func (s *Server) decideConfined(gc *gatesCall, req gates.Request) answer {
 		run := newCallRun(s, gc.policy)
 		return answer{result: run.rn.Run(s.decideCtx(), req), notes: run.notes}
 	}
-	cmd, path, err := s.writeConfined(gc, gc.call.Shell.Command)
+	cmd, path, err := s.writeConfined(gc, gc.call.Shell.Command, nil, "")
 	if err != nil {
 		res := blockResult(protocol.GateTool, "bash", protocol.ResGateError,
 			"toolgate: the bash command cannot be run confined (\"sandbox\" is "+gc.policy.Sandbox.Mode+"), so it is blocked: "+err.Error())
@@ -135,11 +159,21 @@ func (s *Server) decideConfined(gc *gatesCall, req gates.Request) answer {
 	}
 	run := newCallRun(s, gc.policy)
 	res := run.rn.Run(s.decideCtx(), req)
-	if res.Action == protocol.ActionAllow {
-		res.Confine = &protocol.Confine{Command: cmd}
-	} else {
+	if res.Action != protocol.ActionAllow {
 		os.Remove(path)
+		return answer{result: res, notes: run.notes}
 	}
+	if w := repoConfigs(shellWrites(gc)); len(w) > 0 && res.Decision != nil && personApproved(res.Decision.Resolution) {
+		// The person approved the prompt that named .git/config: the
+		// profile is written again with it writable.
+		if _, _, err := s.writeConfined(gc, gc.call.Shell.Command, w, path); err != nil {
+			os.Remove(path)
+			s.log.Error().Err(err).Msg("profile")
+			return answer{result: blockResult(protocol.GateTool, "bash", protocol.ResGateError,
+				"toolgate: the approved bash command cannot be run confined, so it is blocked: "+err.Error()), notes: run.notes}
+		}
+	}
+	res.Confine = &protocol.Confine{Command: cmd}
 	return answer{result: res, notes: run.notes}
 }
 
@@ -275,7 +309,13 @@ func (s *Server) confine(prof hostProfile, d *hostDecision, action string) {
 	if !ok {
 		err = fmt.Errorf("the %s input has no command", d.call.tool)
 	} else {
-		d.confined, err = s.confinedCommand(d.gc, text)
+		var writable []string
+		if action == "ask" {
+			// The host asks the person, naming what the floor names: the
+			// approved command may write the .git/config it names.
+			writable = repoConfigs(shellWrites(d.gc))
+		}
+		d.confined, err = s.confinedCommand(d.gc, text, writable)
 	}
 	if err != nil {
 		d.res.State = "deny"
@@ -357,4 +397,14 @@ func (s *Server) doctorConfinement(p *policy.Policy, cwd string, c *protocol.Con
 		out = append(out, "  sockets hidden from a confined command (sandboxSockets keeps one open): "+strings.Join(socks, ", "))
 	}
 	return out
+}
+
+// personApproved reports whether a resolution is the person's yes (or a
+// session approval they gave).
+func personApproved(resolution string) bool {
+	switch resolution {
+	case protocol.ResUserApproved, protocol.ResUserApprovedForSession, protocol.ResSessionApproved:
+		return true
+	}
+	return false
 }

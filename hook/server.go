@@ -916,6 +916,7 @@ func (s *Server) decodeFields(cp callParams, inputRaw []byte, scanned bool) (*ga
 	c.Protected = s.protectedFor(st.cwd, s.auditPath(pol))
 	if in.isShell {
 		c.Shell = analyzeShellInto(&gc.shell, &s.shells, in.cmd, in.workdir, st.cwd, s.opts.Home)
+		c.Confined = pol.Sandbox.Mode != policy.SandboxOff
 	} else {
 		c.Value = in.value
 	}
