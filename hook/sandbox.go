@@ -163,7 +163,7 @@ func (s *Server) decideConfined(gc *gatesCall, req gates.Request) answer {
 		os.Remove(path)
 		return answer{result: res, notes: run.notes}
 	}
-	if w := repoConfigs(shellWrites(gc)); len(w) > 0 && res.Decision != nil && personApproved(res.Decision.Resolution) {
+	if w := repoConfigs(shellWrites(gc)); len(w) > 0 && personApproved(res.Trace) {
 		// The person approved the prompt that named .git/config: the
 		// profile is written again with it writable.
 		if _, _, err := s.writeConfined(gc, gc.call.Shell.Command, w, path); err != nil {
@@ -399,12 +399,18 @@ func (s *Server) doctorConfinement(p *policy.Policy, cwd string, c *protocol.Con
 	return out
 }
 
-// personApproved reports whether a resolution is the person's yes (or a
-// session approval they gave).
-func personApproved(resolution string) bool {
-	switch resolution {
-	case protocol.ResUserApproved, protocol.ResUserApprovedForSession, protocol.ResSessionApproved:
-		return true
+// personApproved reports whether the person said yes to a path gate's
+// question of this call (the prompt that named the file), or a session
+// approval they gave answered it.
+func personApproved(trace []protocol.TraceEntry) bool {
+	for _, e := range trace {
+		if e.Gate != protocol.GateBashPath {
+			continue
+		}
+		switch e.Resolution {
+		case protocol.ResUserApproved, protocol.ResUserApprovedForSession, protocol.ResSessionApproved:
+			return true
+		}
 	}
 	return false
 }
