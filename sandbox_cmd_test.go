@@ -201,13 +201,151 @@ func TestClaudeHookRunsBashConfined(t *testing.T) {
 	if err := os.WriteFile(cfg, []byte(`{"sandbox": "required", "permission": {"*": "ask", "bash": {"*": "allow"}}}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	gemini, _ := json.Marshal(map[string]any{"hook_event_name": "BeforeTool", "cwd": w.proj, "tool_name": "run_shell_command",
-		"tool_input": map[string]any{"command": "ls"}})
-	cmd := exec.Command(w.bin, "gemini-hook")
-	cmd.Env, cmd.Dir, cmd.Stdin = w.env, w.proj, bytes.NewReader(gemini)
+	// Claude Code's Monitor runs its watched command itself: toolgate
+	// cannot rewrite it, so "required" blocks it.
+	monitor, _ := json.Marshal(map[string]any{"hook_event_name": "PreToolUse", "cwd": w.proj, "tool_name": "Monitor",
+		"tool_input": map[string]any{"command": "tail -f log"}})
+	cmd := exec.Command(w.bin, "claude-hook")
+	cmd.Env, cmd.Dir, cmd.Stdin = w.env, w.proj, bytes.NewReader(monitor)
 	out, _ = cmd.Output()
-	if !strings.Contains(string(out), "deny") || !strings.Contains(string(out), "does not run bash commands through toolgate sandbox") {
-		t.Errorf("gemini-hook with required: %s", out)
+	if !strings.Contains(string(out), "deny") || !strings.Contains(string(out), "does not run this tool's command through toolgate sandbox") {
+		t.Errorf("Monitor with required: %s", out)
+	}
+}
+
+// TestHookHostsRunBashConfined: with "sandbox": "on" every hook host's
+// answer to an allowed shell call carries the command rewritten to run
+// under toolgate sandbox, in the field that host runs (Codex's and Qwen's
+// updatedInput, Copilot's modifiedArgs, Gemini's hookSpecificOutput.
+// tool_input); run as the host would, the everyday part runs and the
+// write to .git/config does not. With the sandbox off nothing is
+// rewritten.
+func TestHookHostsRunBashConfined(t *testing.T) {
+	w := newSandboxWorld(t)
+	w.env = append(w.env, "XDG_RUNTIME_DIR="+filepath.Join(w.home, "run"))
+	cfg := filepath.Join(w.home, ".config/toolgate/config.json")
+	// A project script the analysis cannot see into writes .git/config.
+	if err := os.WriteFile(filepath.Join(w.proj, "setup.sh"), []byte("#!/bin/sh\necho '[alias] x = !touch marker' >> .git/config\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	script := "echo hi > out.txt; ./setup.sh"
+	type host struct {
+		name, sub string
+		event     map[string]any
+		// command digs the rewritten command out of the answer.
+		command func(answer map[string]any) string
+	}
+	dig := func(a map[string]any, keys ...string) string {
+		var v any = a
+		for _, k := range keys {
+			m, _ := v.(map[string]any)
+			v = m[k]
+		}
+		s, _ := v.(string)
+		return s
+	}
+	hosts := []host{
+		{"codex", "codex-hook", map[string]any{"hook_event_name": "PreToolUse", "cwd": w.proj, "tool_name": "Bash", "tool_input": map[string]any{"command": script}},
+			func(a map[string]any) string { return dig(a, "hookSpecificOutput", "updatedInput", "command") }},
+		{"copilot", "copilot-hook", map[string]any{"cwd": w.proj, "toolName": "bash", "toolArgs": map[string]any{"command": script, "description": "d"}},
+			func(a map[string]any) string { return dig(a, "modifiedArgs", "command") }},
+		{"qwen", "qwen-hook", map[string]any{"hook_event_name": "PreToolUse", "cwd": w.proj, "tool_name": "run_shell_command", "tool_input": map[string]any{"command": script}},
+			func(a map[string]any) string { return dig(a, "hookSpecificOutput", "updatedInput", "command") }},
+		{"gemini", "gemini-hook", map[string]any{"hook_event_name": "BeforeTool", "cwd": w.proj, "tool_name": "run_shell_command", "tool_input": map[string]any{"command": script}},
+			func(a map[string]any) string { return dig(a, "hookSpecificOutput", "tool_input", "command") }},
+	}
+	for _, mode := range []string{"on", "off"} {
+		if err := os.WriteFile(cfg, []byte(`{"sandbox": "`+mode+`", "permission": {"*": "ask", "bash": {"*": "allow"}}}`), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, h := range hosts {
+			event, _ := json.Marshal(h.event)
+			cmd := exec.Command(w.bin, h.sub)
+			cmd.Env, cmd.Dir, cmd.Stdin = w.env, w.proj, bytes.NewReader(event)
+			out, err := cmd.Output()
+			if err != nil {
+				t.Fatalf("%s: %v: %s", h.sub, err, out)
+			}
+			var answer map[string]any
+			if len(out) == 0 && h.name == "codex" {
+				// Codex: no answer is how an allow without a rewrite is said.
+			} else if err := json.Unmarshal(out, &answer); err != nil {
+				t.Fatalf("%s: %v: %s", h.sub, err, out)
+			}
+			rewritten := h.command(answer)
+			if mode == "off" {
+				if rewritten != "" {
+					t.Errorf("%s with the sandbox off rewrote the command: %s", h.name, out)
+				}
+				if h.name == "codex" {
+					// Unconfined, the script does change .git/config.
+					gitConfig := filepath.Join(w.proj, ".git/config")
+					before, _ := os.ReadFile(gitConfig)
+					plain := exec.Command("bash", "-c", script)
+					plain.Env, plain.Dir = w.env, w.proj
+					plain.Run()
+					if after, _ := os.ReadFile(gitConfig); bytes.Equal(before, after) {
+						t.Errorf("the payload did not change .git/config unconfined")
+					}
+				}
+				continue
+			}
+			if !strings.Contains(rewritten, " sandbox --profile=") || strings.Contains(string(out), "deny") {
+				t.Errorf("%s: no confined command: %s", h.name, out)
+				continue
+			}
+			os.Remove(filepath.Join(w.proj, "out.txt"))
+			before, _ := os.ReadFile(filepath.Join(w.proj, ".git/config"))
+			run := exec.Command("bash", "-c", rewritten)
+			run.Env, run.Dir = w.env, w.proj
+			stderr, _ := run.CombinedOutput()
+			if b, _ := os.ReadFile(filepath.Join(w.proj, "out.txt")); string(b) != "hi\n" {
+				t.Errorf("%s: the everyday part did not run: %s", h.name, stderr)
+			}
+			if after, _ := os.ReadFile(filepath.Join(w.proj, ".git/config")); !bytes.Equal(before, after) {
+				t.Errorf("%s: .git/config was changed: %s", h.name, stderr)
+			}
+		}
+	}
+}
+
+// TestGitConfigWriteAskedAndWritable: with the sandbox on, a git unit that
+// writes .git/config by design is asked, naming the file, and the command
+// the person approves runs with that file writable (the remote is added);
+// with the sandbox off it is decided as before, unasked.
+func TestGitConfigWriteAskedAndWritable(t *testing.T) {
+	w := newSandboxWorld(t)
+	w.env = append(w.env, "XDG_RUNTIME_DIR="+filepath.Join(w.home, "run"))
+	cfg := filepath.Join(w.home, ".config/toolgate/config.json")
+	const add = "git remote add origin https://example.invalid/x.git"
+	if err := os.WriteFile(cfg, []byte(`{"sandbox": "on", "permission": {"*": "ask", "bash": {"*": "allow"}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	decision, input, out := w.claudeBash(t, map[string]any{"command": add})
+	rewritten, _ := input["command"].(string)
+	if decision != "ask" || !strings.Contains(string(out), ".git/config") || !strings.Contains(rewritten, " sandbox --profile=") {
+		t.Fatalf("answer: %s", out)
+	}
+	run := exec.Command("bash", "-c", rewritten)
+	run.Env, run.Dir = w.env, w.proj
+	if stderr, err := run.CombinedOutput(); err != nil {
+		t.Fatalf("the approved git remote add failed: %v: %s", err, stderr)
+	}
+	if b, _ := os.ReadFile(filepath.Join(w.proj, ".git/config")); !strings.Contains(string(b), "example.invalid/x.git") {
+		t.Errorf("the remote was not added:\n%s", b)
+	}
+	// Confined without that approval, the same write is refused.
+	if code, _, _ := w.run(t, "sandbox", "--", "git", "remote", "add", "z", "https://example.invalid/z.git"); code == 0 {
+		t.Errorf("an unapproved git remote add ran with .git/config writable")
+	}
+	if b, _ := os.ReadFile(filepath.Join(w.proj, ".git/config")); strings.Contains(string(b), "example.invalid/z.git") {
+		t.Errorf("an unapproved remote was added:\n%s", b)
+	}
+	if err := os.WriteFile(cfg, []byte(`{"permission": {"*": "ask", "bash": {"*": "allow"}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if decision, _, out := w.claudeBash(t, map[string]any{"command": "git remote add other https://example.invalid/y.git"}); decision != "allow" {
+		t.Errorf("with the sandbox off: %s", out)
 	}
 }
 

@@ -41,6 +41,8 @@ func newWordPaths(c *Call) []bashPath {
 	out := make([]bashPath, 0, len(c.Shell.Analysis.Paths))
 	for _, w := range c.Shell.Analysis.Paths {
 		switch {
+		case w.ByDesign && !c.Confined:
+			continue // asked about only where the kernel would keep it read-only
 		case !w.Known:
 			out = append(out, bashPath{word: w, path: paths.LiteralOnly(w.Raw, c.Home)})
 		case w.Dir == "" && !strings.HasPrefix(w.Value, "/"):

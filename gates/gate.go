@@ -46,6 +46,10 @@ type Call struct {
 	// Shell is set when the call carries a shell command (bash or a
 	// configured shellTools alias).
 	Shell *ShellCommand
+	// Confined is set when the call runs confined (the policy's sandbox is
+	// on): a file a command writes by design (PathWord.ByDesign) is then a
+	// path word, asked about, so that an approved call may write it.
+	Confined bool
 	// Value is the subject of a tool with no pi counterpart, as the host's
 	// adapter names it (Claude Code's WebFetch: its URL); empty: "*".
 	Value string

@@ -64,6 +64,9 @@ type AuditRecord struct {
 	Input          any
 	Choice         string
 	Cwd            string
+	// Unconfined marks a bash call that runs although the policy's
+	// sandbox is on and it cannot run confined here (SPEC §9).
+	Unconfined bool
 }
 
 // Runner turns gate outcomes into allow or block. It is the only place with
@@ -84,6 +87,10 @@ type Request struct {
 	HasUI    bool
 	// Input is what the audit log records of the call's input.
 	Input any
+	// Unconfined is set for a bash call that would run unconfined although
+	// the policy's sandbox is on: the decision record says so when it is
+	// allowed.
+	Unconfined bool
 	// AllowAction is the answer's action when allowed ("allow" if empty;
 	// "continue" for an input event).
 	AllowAction string
@@ -473,7 +480,8 @@ func (rn *Runner) finish(ctx context.Context, req Request, trace []verdict.Trace
 	rec := AuditRecord{Event: "decision", ToolCallID: req.Call.ToolCallID, ToolName: req.Call.ToolName, AgentName: req.Call.AgentName,
 		Action: res.Action, Reason: firstNonEmpty(res.Reason, detail), Resolution: final.resolution, Gate: final.o.Gate,
 		Surface: final.o.D.Surface, Value: final.o.D.Value, State: res.Decision.State,
-		MatchedPattern: res.Decision.MatchedPattern, Origin: res.Decision.Origin, Trace: trace, Input: req.Input, Cwd: req.Call.Cwd}
+		MatchedPattern: res.Decision.MatchedPattern, Origin: res.Decision.Origin, Trace: trace, Input: req.Input, Cwd: req.Call.Cwd,
+		Unconfined: req.Unconfined && allowed}
 	if err := rn.Reporter.Audit(rec); err != nil {
 		final = decided{o: final.o, resolution: verdict.ResGateError,
 			reason: "toolgate: the audit log cannot be written, so the call is blocked: " + err.Error()}

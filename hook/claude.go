@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/toolgate/toolgate/gates"
-	"github.com/toolgate/toolgate/policy"
 	"github.com/toolgate/toolgate/protocol"
 )
 
@@ -159,6 +158,8 @@ func (s *Server) claudePreToolUse(ev claudeEvent, out io.Writer) error {
 			d.res.State, d.res.Decision = "allow", &dec
 			d.res.Reason = ""
 		}
+		decision, _ := claudeDecision(d.res.State, d.res.Reason, ev.PermissionMode)
+		s.confine(claudeProfile, &d, decision)
 		ds = append(ds, d)
 	}
 	for _, d := range ds {
@@ -173,42 +174,15 @@ func (s *Server) claudePreToolUse(ev claudeEvent, out io.Writer) error {
 		return nil // no answer: Claude Code's own permission flow decides
 	}
 	answer := map[string]any{"hookEventName": "PreToolUse", "permissionDecision": decision, "permissionDecisionReason": reason}
-	if in, err := s.claudeConfined(ev.ToolName, d, decision); err != nil {
-		// A command the policy would have confined never runs unconfined.
-		answer["permissionDecision"] = "deny"
-		answer["permissionDecisionReason"] = "toolgate: the bash command cannot be run confined (\"sandbox\" is on): " + err.Error()
-	} else if in != nil {
-		answer["updatedInput"] = in
+	if cmd := confinedOf(ds); cmd != "" && decision != "deny" {
+		answer["updatedInput"] = withCommand(d.call.input, "command", cmd)
 		if decision == "ask" {
 			// Claude Code shows the rewritten input; the person reads the
 			// command as the model wrote it here.
-			text, _ := d.call.input["command"].(string)
-			answer["permissionDecisionReason"] = reason + " (command as written: " + gates.VisibleText(text) + "; it runs confined by toolgate sandbox)"
+			answer["permissionDecisionReason"] = reason + asWritten(d)
 		}
 	}
 	return json.NewEncoder(out).Encode(map[string]any{"hookSpecificOutput": answer})
-}
-
-// claudeConfined is the Bash input that runs the model's command confined
-// (SPEC §9) when the policy's sandbox is on, the decision lets it run and
-// the machine enforces it; nil when it is to run as it is (Monitor's
-// watched command is not rewritten).
-func (s *Server) claudeConfined(tool string, d hostDecision, decision string) (map[string]any, error) {
-	if tool != "Bash" || d.gc == nil || d.gc.call.Shell == nil || d.gc.policy.Sandbox.Mode == policy.SandboxOff ||
-		decision != "allow" && decision != "ask" || !s.machine.get().ProtectedEnforced() {
-		return nil, nil
-	}
-	text, ok := d.call.input["command"].(string)
-	if !ok {
-		return nil, fmt.Errorf("the Bash input has no command")
-	}
-	cmd, err := s.confinedCommand(d.gc, text)
-	if err != nil {
-		return nil, err
-	}
-	in := maps.Clone(d.call.input)
-	in["command"] = cmd
-	return in, nil
 }
 
 // claudeDecision is Claude Code's answer for toolgate's state in a
@@ -289,7 +263,7 @@ func claudeCall(name string, rawInput json.RawMessage) (engineCall, error) {
 	}
 	switch name {
 	case "Bash":
-		return engineCall{tool: "bash", input: input}, nil
+		return engineCall{tool: "bash", input: input, rewrite: true}, nil
 	case "ExitWorktree":
 		// Removing the worktree deletes it, its uncommitted work with it:
 		// an edit of the directory the session is in.

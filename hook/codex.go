@@ -54,6 +54,7 @@ var codexProfile = hostProfile{
 		"spawn_agent": true, "send_input": true, "resume_agent": true, "wait_agent": true, "close_agent": true,
 	},
 	projectSettings: []string{".codex"},
+	confines:        true,
 	userSettings:    []string{".codex/hooks.json", ".codex/config.toml", ".codex/requirements.toml"},
 }
 
@@ -95,6 +96,19 @@ func CodexHook(opts Options, in io.Reader, out io.Writer) error {
 	action, reason := answer(d.res.State, d.res.Reason)
 	var reply any
 	switch {
+	case pre && action == "allow" && d.confined != "":
+		// A PreToolUse allow counts only with a rewritten input: the
+		// command, run confined (the field keeps the name Codex gave it).
+		in, err := objectInput(ev.ToolName, ev.ToolInput)
+		if err != nil {
+			return err
+		}
+		field := "command"
+		if _, ok := in["cmd"]; ok {
+			field = "cmd"
+		}
+		reply = map[string]any{"hookSpecificOutput": map[string]any{"hookEventName": "PreToolUse",
+			"permissionDecision": "allow", "updatedInput": withCommand(in, field, d.confined)}}
 	case pre && action == "deny":
 		reply = map[string]any{"hookSpecificOutput": map[string]any{"hookEventName": "PreToolUse",
 			"permissionDecision": "deny", "permissionDecisionReason": reason}}
@@ -145,7 +159,7 @@ func codexCalls(name string, rawInput json.RawMessage) ([]engineCall, error) {
 		if err != nil {
 			return nil, err
 		}
-		calls := []engineCall{{tool: "bash", input: input, workdir: wd}}
+		calls := []engineCall{{tool: "bash", input: input, workdir: wd, rewrite: true}}
 		cmd, _, err := object(input).str("command", "tool_input.")
 		if err != nil {
 			return nil, err
@@ -153,6 +167,11 @@ func codexCalls(name string, rawInput json.RawMessage) ([]engineCall, error) {
 		patches, err := codexShellPatches(cmd, wd)
 		if err != nil {
 			return nil, err
+		}
+		if len(patches) > 0 {
+			// Codex applies the patch itself, outside the shell: a
+			// rewritten command would lose it, so this one runs as it is.
+			calls[0].rewrite = false
 		}
 		for _, pt := range patches {
 			pc, err := patchCalls("apply_patch", pt.text)

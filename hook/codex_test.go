@@ -38,9 +38,9 @@ func TestCodexCallMapping(t *testing.T) {
 		name, input string
 		want        []engineCall
 	}{
-		{"Bash", `{"command":"ls -l"}`, []engineCall{{tool: "bash", input: map[string]any{"command": "ls -l"}}}},
-		{"Bash", `{"command":"make","workdir":"sub"}`, []engineCall{{tool: "bash", input: map[string]any{"command": "make", "workdir": "sub"}, workdir: "sub"}}},
-		{"exec_command", `{"cmd":"ls"}`, []engineCall{{tool: "bash", input: map[string]any{"command": "ls"}}}},
+		{"Bash", `{"command":"ls -l"}`, []engineCall{{tool: "bash", input: map[string]any{"command": "ls -l"}, rewrite: true}}},
+		{"Bash", `{"command":"make","workdir":"sub"}`, []engineCall{{tool: "bash", input: map[string]any{"command": "make", "workdir": "sub"}, workdir: "sub", rewrite: true}}},
+		{"exec_command", `{"cmd":"ls"}`, []engineCall{{tool: "bash", input: map[string]any{"command": "ls"}, rewrite: true}}},
 		{"apply_patch", `{"command":"*** Begin Patch\n*** Add File: new.txt\n+hi\n*** Update File: a.go\n*** Move to: b.go\n@@\n-x\n+y\n*** Delete File: old.txt\n*** End Patch\n"}`,
 			[]engineCall{
 				{tool: "write", input: map[string]any{"path": "new.txt"}},

@@ -51,6 +51,7 @@ var copilotProfile = hostProfile{
 		"report_intent": true, "update_todo": true,
 	},
 	projectSettings: []string{".github/hooks", ".copilot"},
+	confines:        true,
 	userSettings:    []string{".copilot"},
 }
 
@@ -145,7 +146,24 @@ func copilotDecide(opts Options, in io.Reader, out io.Writer) error {
 	if action == "allow" {
 		reason = ""
 	}
-	_, err = out.Write(copilotAnswer(action, reason))
+	if d.confined == "" || action == "deny" {
+		_, err = out.Write(copilotAnswer(action, reason))
+		return err
+	}
+	// modifiedArgs are the arguments Copilot runs the tool with: the
+	// command runs confined.
+	if action == "ask" {
+		reason += asWritten(d)
+	}
+	reply := map[string]any{"permissionDecision": action, "modifiedArgs": withCommand(d.call.input, "command", d.confined)}
+	if reason != "" {
+		reply["permissionDecisionReason"] = reason
+	}
+	b, err := json.Marshal(reply)
+	if err != nil {
+		return err
+	}
+	_, err = out.Write(append(b, '\n'))
 	return err
 }
 
@@ -199,7 +217,7 @@ func copilotCalls(name string, raw json.RawMessage) ([]engineCall, error) {
 	}
 	switch name {
 	case "bash":
-		return one(engineCall{tool: "bash", input: input})
+		return one(engineCall{tool: "bash", input: input, rewrite: true})
 	case "grep", "glob":
 		tool := map[string]string{"grep": "grep", "glob": "find"}[name]
 		return perPath(name, tool, input)

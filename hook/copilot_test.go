@@ -29,9 +29,9 @@ func TestCopilotCallMapping(t *testing.T) {
 		name, args string
 		want       []engineCall
 	}{
-		{"bash", `{"command":"ls","description":"d"}`, []engineCall{{tool: "bash", input: map[string]any{"command": "ls", "description": "d"}}}},
+		{"bash", `{"command":"ls","description":"d"}`, []engineCall{{tool: "bash", input: map[string]any{"command": "ls", "description": "d"}, rewrite: true}}},
 		// toolArgs as a JSON string holding the object.
-		{"bash", `"{\"command\":\"ls\",\"description\":\"d\"}"`, []engineCall{{tool: "bash", input: map[string]any{"command": "ls", "description": "d"}}}},
+		{"bash", `"{\"command\":\"ls\",\"description\":\"d\"}"`, []engineCall{{tool: "bash", input: map[string]any{"command": "ls", "description": "d"}, rewrite: true}}},
 		{"view", `{"path":"/p/a","view_range":[1,2]}`, []engineCall{{tool: "read", input: map[string]any{"path": "/p/a", "view_range": []any{json.Number("1"), json.Number("2")}}}}},
 		{"create", `{"path":"n.txt","file_text":"x"}`, []engineCall{{tool: "write", input: map[string]any{"path": "n.txt", "file_text": "x"}}}},
 		{"edit", `{"path":"a","old_str":"x","new_str":"y"}`, []engineCall{{tool: "edit", input: map[string]any{"path": "a", "old_str": "x", "new_str": "y"}}}},

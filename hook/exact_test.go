@@ -87,7 +87,7 @@ func TestExactKeysEverywhere(t *testing.T) {
 		{protocol.MethodInitialize, reflect.TypeFor[protocol.InitializeParams](), map[string]any{
 			"protocolVersion": 1, "cwd": dir, "hasUI": false, "agentName": "build", "sessionId": "s1",
 			"skills":     []any{map[string]any{"name": "pdf", "path": filepath.Join(dir, "skills", "pdf", "SKILL.md")}},
-			"mcpServers": []any{"github"}, "infrastructureDirs": []any{filepath.Join(dir, "infra")}, "projectTrusted": true,
+			"mcpServers": []any{"github"}, "infrastructureDirs": []any{filepath.Join(dir, "infra")}, "projectTrusted": true, "confines": false,
 			"host": map[string]any{"name": "pi", "version": "1.0"}}, invalidParams},
 		{protocol.MethodToolCall, reflect.TypeFor[protocol.ToolCallParams](), toolCall("bash", map[string]any{"command": "ls"}), blockedInvalid},
 		{protocol.MethodCheck, reflect.TypeFor[protocol.ToolCallParams](), toolCall("bash", map[string]any{"command": "ls"}), invalidParams},

@@ -44,6 +44,7 @@ var geminiProfile = hostProfile{
 		return geminiCalls(geminiEvent{ToolName: tool, ToolInput: input})
 	},
 	projectSettings: []string{".gemini"},
+	confines:        true,
 	userSettings:    []string{".gemini/settings.json", ".gemini/policies"},
 	values: map[string]func(map[string]any) string{
 		"web_fetch":         strField("url"), // set per URL of the prompt by geminiCalls
@@ -98,6 +99,8 @@ func GeminiHook(opts Options, gopts GeminiOptions, in io.Reader, out io.Writer) 
 		if err != nil {
 			return err
 		}
+		action, _ := geminiDecision(d.res.State, d.res.Reason, gopts.Ask)
+		s.confine(geminiProfile, &d, action)
 		ds = append(ds, d)
 	}
 	for _, d := range ds {
@@ -108,9 +111,17 @@ func GeminiHook(opts Options, gopts GeminiOptions, in io.Reader, out io.Writer) 
 	}
 	best := mostRestrictive(ds)
 	action, reason := geminiDecision(best.res.State, best.res.Reason, gopts.Ask)
-	reply := map[string]string{"decision": action}
+	reply := map[string]any{"decision": action}
 	if action != "allow" {
 		reply["reason"] = reason
+	}
+	if cmd := confinedOf(ds); cmd != "" && action != "deny" {
+		// BeforeTool's tool_input merges with the model's arguments and
+		// overrides them: the command runs confined.
+		reply["hookSpecificOutput"] = map[string]any{"hookEventName": "BeforeTool", "tool_input": map[string]any{"command": cmd}}
+		if action == "ask" {
+			reply["reason"] = reason + asWritten(best)
+		}
 	}
 	if err := json.NewEncoder(out).Encode(reply); err != nil {
 		return err
@@ -158,7 +169,7 @@ func geminiCalls(ev geminiEvent) ([]engineCall, error) {
 		if err != nil {
 			return nil, err
 		}
-		return one(engineCall{tool: "bash", input: input, workdir: wd})
+		return one(engineCall{tool: "bash", input: input, workdir: wd, rewrite: true})
 	case "activate_skill":
 		return one(engineCall{tool: "skill", input: input})
 	case "read_many_files":

@@ -28,6 +28,12 @@ type engineCall struct {
 	// workdir is a shell tool's own working directory (Gemini's dir_path):
 	// the command is analyzed as if it started with `cd workdir`.
 	workdir string
+	// rewrite is set for a host's shell tool whose input's "command" the
+	// host runs with bash and takes back rewritten from the hook: the
+	// call that runs confined (SPEC §9). A bash-surface call without it
+	// (a watched command, foreign code, a command Codex applies a patch
+	// from) runs as it is.
+	rewrite bool
 }
 
 // hostProfile is what the engine needs to know of a host beyond the
@@ -143,6 +149,12 @@ type hostDecision struct {
 	id   string
 	res  protocol.CheckResult
 	gc   *gatesCall
+	// confined is the command line that runs the call confined (set by
+	// confine); unconfined is set for a bash call that runs without
+	// confinement although the policy's sandbox is on (the audit log
+	// says so).
+	confined   string
+	unconfined bool
 }
 
 // decideEngineCall decides one engine call of a host, as a dry run: a hook
@@ -161,7 +173,7 @@ func (s *Server) decideEngineCall(prof hostProfile, id string, ec engineCall) (h
 		res.Reason = fmt.Sprintf("toolgate: the %s call is blocked (fail-closed): no gate gave a reason", ec.tool)
 	}
 	if gc.call.Shell != nil && gc.policy.Sandbox.Mode == policy.SandboxRequired && res.State != "deny" &&
-		!(prof.confines && s.machine.get().ProtectedEnforced()) {
+		!s.hostConfines(prof, ec) {
 		r := s.unconfinedResult(gc)
 		res.State, res.Reason, res.Decision = "deny", r.Reason, r.Decision
 	}
@@ -177,7 +189,8 @@ func (s *Server) auditHostDecision(d hostDecision, action, reason string) error 
 	}
 	return (reporter{s: s}).Audit(gates.AuditRecord{Event: "decision", ToolCallID: d.id, ToolName: d.call.tool,
 		Action: action, Reason: reason, Resolution: dec.Resolution, Gate: dec.Gate, Surface: dec.Surface, Value: dec.Value,
-		State: d.res.State, MatchedPattern: dec.MatchedPattern, Origin: dec.Origin, Trace: d.res.Trace, Input: d.gc.input, Cwd: d.gc.call.Cwd})
+		State: d.res.State, MatchedPattern: dec.MatchedPattern, Origin: dec.Origin, Trace: d.res.Trace, Input: d.gc.input, Cwd: d.gc.call.Cwd,
+		Unconfined: d.unconfined && action != "deny"})
 }
 
 // prepareEngineCall decodes an engine call like a tool_call and applies
@@ -306,7 +319,10 @@ func (s *Server) decideAll(prof hostProfile, id string, calls []engineCall, answ
 	if len(ds) == 0 {
 		return hostDecision{}, fmt.Errorf("the tool call maps to nothing toolgate can decide")
 	}
-	for _, d := range ds {
+	for i := range ds {
+		action, _ := answer(ds[i].res.State, ds[i].res.Reason)
+		s.confine(prof, &ds[i], action)
+		d := ds[i]
 		action, reason := answer(d.res.State, d.res.Reason)
 		if err := s.auditHostDecision(d, action, reason); err != nil {
 			return hostDecision{}, err

@@ -76,8 +76,8 @@ func (s *Server) keptOf(pre *prechecked) *gates.Kept {
 	if s.noKept || pre.err != nil || pre.gc == nil || isLate(s.ctx) {
 		return nil
 	}
-	if pre.gc.call.Shell != nil && pre.gc.policy.Sandbox.Mode == policy.SandboxRequired {
-		return nil // decideCall refuses it (refuseUnconfined)
+	if pre.gc.call.Shell != nil && pre.gc.policy.Sandbox.Mode != policy.SandboxOff {
+		return nil // decideConfined: each call its own profile (or refusal)
 	}
 	return pre.req.Kept()
 }

@@ -53,6 +53,7 @@ var qwenProfile = hostProfile{
 		"exit_worktree": true, "cron_list": true,
 	},
 	projectSettings: []string{".qwen"},
+	confines:        true,
 	userSettings:    []string{".qwen/settings.json"},
 }
 
@@ -106,8 +107,15 @@ func QwenHook(opts Options, qopts QwenOptions, in io.Reader, out io.Writer) erro
 		return err
 	}
 	decision, reason := answer(d.res.State, d.res.Reason)
-	return json.NewEncoder(out).Encode(map[string]any{"hookSpecificOutput": map[string]any{
-		"hookEventName": "PreToolUse", "permissionDecision": decision, "permissionDecisionReason": reason}})
+	answerOut := map[string]any{"hookEventName": "PreToolUse", "permissionDecision": decision, "permissionDecisionReason": reason}
+	if d.confined != "" && decision != "deny" {
+		// Claude Code's format: updatedInput replaces the tool's input.
+		answerOut["updatedInput"] = withCommand(d.call.input, "command", d.confined)
+		if decision == "ask" {
+			answerOut["permissionDecisionReason"] = reason + asWritten(d)
+		}
+	}
+	return json.NewEncoder(out).Encode(map[string]any{"hookSpecificOutput": answerOut})
 }
 
 // qwenDecision is Qwen's answer for toolgate's state: the same word, an
@@ -148,7 +156,7 @@ func qwenCallsDepth(name string, raw json.RawMessage, depth int) ([]engineCall, 
 		if err != nil {
 			return nil, err
 		}
-		return one(engineCall{tool: "bash", input: input, workdir: wd})
+		return one(engineCall{tool: "bash", input: input, workdir: wd, rewrite: true})
 	case "monitor":
 		// Monitor watches a shell command's output: decided as bash.
 		if cmd, ok := input["command"]; ok && cmd != "" {
@@ -203,7 +211,13 @@ func qwenCallsDepth(name string, raw json.RawMessage, depth int) ([]engineCall, 
 		if err != nil {
 			return nil, err
 		}
-		return qwenCallsDepth(target, args, depth+1)
+		calls, err := qwenCallsDepth(target, args, depth+1)
+		for i := range calls {
+			// The rewrite would be of tool_call's own input: the
+			// deferred shell command runs as it is.
+			calls[i].rewrite = false
+		}
+		return calls, err
 	}
 	m, ok := qwenPathTools[name]
 	if !ok {

@@ -29,8 +29,8 @@ func TestQwenCallMapping(t *testing.T) {
 		name, input string
 		want        []engineCall
 	}{
-		{"run_shell_command", `{"command":"ls","description":"d"}`, []engineCall{{tool: "bash", input: map[string]any{"command": "ls", "description": "d"}}}},
-		{"run_shell_command", `{"command":"make","directory":"sub"}`, []engineCall{{tool: "bash", input: map[string]any{"command": "make", "directory": "sub"}, workdir: "sub"}}},
+		{"run_shell_command", `{"command":"ls","description":"d"}`, []engineCall{{tool: "bash", input: map[string]any{"command": "ls", "description": "d"}, rewrite: true}}},
+		{"run_shell_command", `{"command":"make","directory":"sub"}`, []engineCall{{tool: "bash", input: map[string]any{"command": "make", "directory": "sub"}, workdir: "sub", rewrite: true}}},
 		{"read_file", `{"file_path":"/p/a","offset":1}`, []engineCall{{tool: "read", input: map[string]any{"path": "/p/a", "offset": json.Number("1")}}}},
 		{"write_file", `{"file_path":"a","content":"x"}`, []engineCall{{tool: "write", input: map[string]any{"path": "a", "content": "x"}}}},
 		{"edit", `{"file_path":"a","old_string":"x","new_string":"y"}`, []engineCall{{tool: "edit", input: map[string]any{"path": "a", "old_string": "x", "new_string": "y"}}}},

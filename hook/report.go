@@ -130,6 +130,10 @@ func appendAuditRest(e *audit.Enc, host string, rec *gates.AuditRecord) {
 	if rec.Cwd != "" {
 		e.Str("cwd", rec.Cwd)
 	}
+	if rec.Unconfined {
+		e.Field("unconfined")
+		e.SetBuf(append(e.Buf(), "true"...))
+	}
 	if rec.Input != nil {
 		e.Field("input")
 		raw, ok := rec.Input.(stdjson.RawMessage)

@@ -3,6 +3,7 @@ package hook
 import (
 	"encoding/base64"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -29,13 +30,33 @@ func SandboxProfile(opts Options, getenv func(string) string) (*sandbox.Profile,
 // deriveProfile is the confinement profile of a bash command run in cwd
 // under pol.
 func (s *Server) deriveProfile(pol *policy.Policy, cwd string, getenv func(string) string, writes []string) (*sandbox.Profile, []string, error) {
+	return s.deriveWith(pol, cwd, getenv, writes, nil)
+}
+
+// deriveWith is deriveProfile with the protected paths left writable.
+func (s *Server) deriveWith(pol *policy.Policy, cwd string, getenv func(string) string, writes, writable []string) (*sandbox.Profile, []string, error) {
 	own := s.protectedFor(cwd, s.auditPath(pol))
 	for _, src := range pol.Sources {
 		own = append(own, src.Path)
 	}
 	own = gates.OwnFiles(own, s.opts.AgentDir, cwd)
 	return sandbox.Derive(sandbox.Input{Cwd: cwd, Home: s.opts.Home, TempDir: os.TempDir(),
-		Getenv: getenv, Policy: pol, Own: own, Writes: writes})
+		Getenv: getenv, Policy: pol, Own: own, Writes: writes, Writable: writable})
+}
+
+// repoConfigs are the repository configuration files (.git/config) among
+// a call's write paths. The analysis names one where a git unit writes it
+// by design (git remote add, git config user.email …), and toolgate's
+// floor asks about every write of it, naming it: the profile of a call the
+// person approved leaves that file writable.
+func repoConfigs(writes []string) []string {
+	var out []string
+	for _, w := range writes {
+		if filepath.Base(w) == "config" && filepath.Base(filepath.Dir(w)) == ".git" {
+			out = append(out, w)
+		}
+	}
+	return out
 }
 
 // shellWrites are the paths a bash call's words write (redirect targets,
@@ -67,10 +88,17 @@ func shellWrites(gc *gatesCall) []string {
 // sandbox with the profile and the model's text, base64-encoded (never
 // re-quoted). The profile goes under $XDG_RUNTIME_DIR/toolgate/, else
 // beside the audit log, readable by its owner only.
-func (s *Server) confinedCommand(gc *gatesCall, text string) (string, error) {
-	prof, _, err := s.deriveProfile(gc.policy, gc.call.Cwd, os.Getenv, shellWrites(gc))
+func (s *Server) confinedCommand(gc *gatesCall, text string, writable []string) (string, error) {
+	cmd, _, err := s.writeConfined(gc, text, writable, "")
+	return cmd, err
+}
+
+// writeConfined is confinedCommand, with the profile file's path; at is
+// the path of a profile to write again ("" for a new one).
+func (s *Server) writeConfined(gc *gatesCall, text string, writable []string, at string) (cmd, path string, err error) {
+	prof, _, err := s.deriveWith(gc.policy, gc.call.Cwd, os.Getenv, shellWrites(gc), writable)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	dir := ""
 	if rt := os.Getenv("XDG_RUNTIME_DIR"); filepath.IsAbs(rt) {
@@ -79,24 +107,74 @@ func (s *Server) confinedCommand(gc *gatesCall, text string) (string, error) {
 		dir = filepath.Join(filepath.Dir(s.auditPath(gc.policy)), "sandbox")
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return "", fmt.Errorf("profile folder: %w", err)
+		return "", "", fmt.Errorf("profile folder: %w", err)
 	}
-	f, err := os.CreateTemp(dir, "profile-*.json")
-	if err != nil {
-		return "", fmt.Errorf("profile: %w", err)
+	path = at
+	if path == "" {
+		f, err := os.CreateTemp(dir, "profile-*.json")
+		if err != nil {
+			return "", "", fmt.Errorf("profile: %w", err)
+		}
+		path = f.Name()
+		f.Close()
 	}
-	path := f.Name()
-	f.Close()
 	os.Remove(path) // WriteFile creates it anew, exclusively, mode 0600
 	if err := prof.WriteFile(path); err != nil {
-		return "", err
+		return "", "", err
 	}
 	exe, err := os.Executable()
 	if err != nil {
-		return "", fmt.Errorf("toolgate's own path: %w", err)
+		os.Remove(path)
+		return "", "", fmt.Errorf("toolgate's own path: %w", err)
 	}
 	return fmt.Sprintf("%s sandbox --profile=%s --command-b64=%s", shellQuote(exe), shellQuote(path),
-		base64.StdEncoding.EncodeToString([]byte(text))), nil
+		base64.StdEncoding.EncodeToString([]byte(text))), path, nil
+}
+
+// decideConfined decides a bash call of a protocol session whose policy's
+// sandbox is on. Where the host runs confine.command (it said so at
+// initialize) and the machine enforces protected paths, the profile is
+// written before the decision and an allowed call is answered with the
+// command that runs it confined; a denied one's profile is removed.
+// Elsewhere "required" blocks the call, and "on" decides it as usual,
+// its decision record marked unconfined.
+func (s *Server) decideConfined(gc *gatesCall, req gates.Request) answer {
+	if !s.snapshot().confines || !s.machine.get().ProtectedEnforced() {
+		if gc.policy.Sandbox.Mode == policy.SandboxRequired {
+			return answer{result: s.refuseUnconfined(gc)}
+		}
+		req.Unconfined = true
+		run := newCallRun(s, gc.policy)
+		return answer{result: run.rn.Run(s.decideCtx(), req), notes: run.notes}
+	}
+	cmd, path, err := s.writeConfined(gc, gc.call.Shell.Command, nil, "")
+	if err != nil {
+		res := blockResult(protocol.GateTool, "bash", protocol.ResGateError,
+			"toolgate: the bash command cannot be run confined (\"sandbox\" is "+gc.policy.Sandbox.Mode+"), so it is blocked: "+err.Error())
+		if aerr := (reporter{s: s}).Audit(gates.AuditRecord{Event: "decision", ToolCallID: gc.call.ToolCallID, ToolName: gc.call.ToolName,
+			Action: res.Action, Reason: res.Reason, Resolution: res.Decision.Resolution, Gate: protocol.GateTool, State: "deny"}); aerr != nil {
+			s.log.Error().Err(aerr).Msg("audit")
+		}
+		return answer{result: res}
+	}
+	run := newCallRun(s, gc.policy)
+	res := run.rn.Run(s.decideCtx(), req)
+	if res.Action != protocol.ActionAllow {
+		os.Remove(path)
+		return answer{result: res, notes: run.notes}
+	}
+	if w := repoConfigs(shellWrites(gc)); len(w) > 0 && personApproved(res.Trace) {
+		// The person approved the prompt that named .git/config: the
+		// profile is written again with it writable.
+		if _, _, err := s.writeConfined(gc, gc.call.Shell.Command, w, path); err != nil {
+			os.Remove(path)
+			s.log.Error().Err(err).Msg("profile")
+			return answer{result: blockResult(protocol.GateTool, "bash", protocol.ResGateError,
+				"toolgate: the approved bash command cannot be run confined, so it is blocked: "+err.Error()), notes: run.notes}
+		}
+	}
+	res.Confine = &protocol.Confine{Command: cmd}
+	return answer{result: res, notes: run.notes}
 }
 
 // shellQuote quotes s for a POSIX shell.
@@ -128,8 +206,9 @@ func (s *Server) confinement(p *policy.Policy, cwd string) *protocol.Confinement
 	if sb := p.Sandbox; sb.AutoAllow && (sb.Mode == policy.SandboxOff || !sb.NetworkOff || !rep.Full()) {
 		c.Missing = append(c.Missing, "\"sandboxAutoAllow\" is ignored: it needs \"sandbox\" on, \"sandboxNetwork\": \"off\" and every part of confinement on this machine")
 	}
-	if prof, _ := profileFor(s.opts.Host); p.Sandbox.Mode != policy.SandboxOff && !prof.confines {
-		c.Missing = append(c.Missing, "this host's bash commands are not run confined by toolgate yet (no input rewrite); \"required\" blocks them")
+	// (doctor, with no host, lists each host's way instead)
+	if p.Sandbox.Mode != policy.SandboxOff && (s.opts.Host != "" || s.initializedOnce.Load()) && !s.runsConfined() {
+		c.Missing = append(c.Missing, "this host does not run bash commands through toolgate sandbox (a hook host without an input rewrite, or a protocol host that did not send \"confines\": true at initialize); \"required\" blocks them, \"on\" records them as unconfined")
 	}
 	return c
 }
@@ -174,7 +253,7 @@ func (s *Server) unconfinedResult(gc *gatesCall) protocol.ToolCallResult {
 	if !rep.ProtectedEnforced() {
 		why = fmt.Sprintf("this machine cannot confine it: %s (%s)", sandbox.NotEnforced, strings.Join(rep.Missing, "; "))
 	} else {
-		why = "this host does not run bash commands through toolgate sandbox, so it would run unconfined"
+		why = "this host does not run this tool's command through toolgate sandbox, so it would run unconfined"
 	}
 	reason := fmt.Sprintf("toolgate: \"sandbox\": \"required\" (%s) and %s; the bash call is blocked", from, why)
 	return blockResult(protocol.GateTool, "bash", protocol.ResSandboxUnavailable, reason)
@@ -201,4 +280,137 @@ func (s *Server) sandboxAutoAllowed(d hostDecision) bool {
 		}
 	}
 	return true
+}
+
+// hostConfines reports whether the engine call ec of a hook host runs
+// confined when the policy's sandbox is on: the host takes the rewritten
+// input of its shell tool, and this machine enforces protected paths.
+func (s *Server) hostConfines(prof hostProfile, ec engineCall) bool {
+	return prof.confines && ec.rewrite && s.machine.get().ProtectedEnforced()
+}
+
+// confine prepares the bash decision d of a hook host, answered action,
+// for running when the policy's sandbox is on (before it is audited): the
+// command line that runs it confined (its profile written), or, where the
+// host or machine cannot confine it, the mark that it runs unconfined. A
+// profile that cannot be written turns the decision into a deny: a
+// command the policy would have confined never runs unconfined.
+func (s *Server) confine(prof hostProfile, d *hostDecision, action string) {
+	if d.gc == nil || d.gc.call.Shell == nil || d.gc.policy.Sandbox.Mode == policy.SandboxOff ||
+		action != "allow" && action != "ask" {
+		return
+	}
+	if !s.hostConfines(prof, d.call) {
+		d.unconfined = true
+		return
+	}
+	text, ok := d.call.input["command"].(string)
+	var err error
+	if !ok {
+		err = fmt.Errorf("the %s input has no command", d.call.tool)
+	} else {
+		var writable []string
+		if action == "ask" {
+			// The host asks the person, naming what the floor names: the
+			// approved command may write the .git/config it names.
+			writable = repoConfigs(shellWrites(d.gc))
+		}
+		d.confined, err = s.confinedCommand(d.gc, text, writable)
+	}
+	if err != nil {
+		d.res.State = "deny"
+		d.res.Reason = "toolgate: the bash command cannot be run confined (\"sandbox\" is " + d.gc.policy.Sandbox.Mode + "): " + err.Error()
+	}
+}
+
+// confinedOf is the confined command line of the decisions of one host
+// event ("" when none runs confined).
+func confinedOf(ds []hostDecision) string {
+	for _, d := range ds {
+		if d.confined != "" {
+			return d.confined
+		}
+	}
+	return ""
+}
+
+// withCommand is a shell tool's input with its field (the command)
+// replaced by cmd, the rest kept.
+func withCommand(in map[string]any, field, cmd string) map[string]any {
+	out := maps.Clone(in)
+	out[field] = cmd
+	return out
+}
+
+// asWritten ends the reason of an ask whose host shows the rewritten
+// input: the command as the model wrote it.
+func asWritten(d hostDecision) string {
+	text, _ := d.call.input["command"].(string)
+	return " (command as written: " + gates.VisibleText(text) + "; it runs confined by toolgate sandbox)"
+}
+
+// runsConfined reports whether this session's host runs its bash
+// commands through toolgate sandbox: a hook host by its adapter, a
+// protocol host by what it said at initialize.
+func (s *Server) runsConfined() bool {
+	if prof, ok := profileFor(s.opts.Host); ok && s.opts.Host != HostOpenCode {
+		return prof.confines // a hook process
+	}
+	return s.snapshot().confines
+}
+
+// hostConfinement says how each host runs its bash commands when the
+// policy's sandbox is on (doctor; SPEC §9 "Every host").
+var hostConfinement = []struct{ host, how string }{
+	{"pi", "runs bash confined: the bridge runs the tool_call result's confine.command (it sends \"confines\": true)"},
+	{HostClaudeCode, "runs Bash confined (the hook's updatedInput); Monitor's watched command and PowerShell run as they are (\"required\" blocks them)"},
+	{HostGeminiCLI, "runs run_shell_command confined (BeforeTool's hookSpecificOutput.tool_input)"},
+	{HostOpenCode, "runs bash confined: the plugin rewrites the call's arguments to the result's confine.command"},
+	{HostCodex, "runs a shell command PreToolUse allows confined (updatedInput); one carrying apply_patch, which Codex applies itself, runs as it is (\"required\" blocks it)"},
+	{HostCopilotCLI, "runs bash confined (preToolUse's modifiedArgs)"},
+	{HostQwenCode, "runs run_shell_command confined (updatedInput); monitor and a shell command called through tool_call run as they are (\"required\" blocks them)"},
+}
+
+// doctorConfinement are doctor's lines on confinement beyond the machine's
+// parts: how each host runs bash confined, and the ways out through other
+// processes (sockets) that the sandbox hides, or leaves open where it
+// cannot (no mount namespace).
+func (s *Server) doctorConfinement(p *policy.Policy, cwd string, c *protocol.Confinement) []string {
+	var out []string
+	for _, h := range hostConfinement {
+		out = append(out, fmt.Sprintf("  host %s: %s", h.host, h.how))
+	}
+	prof, _, err := s.deriveProfile(p, cwd, os.Getenv, nil)
+	if err != nil {
+		return append(out, "  sockets: cannot be listed: "+err.Error())
+	}
+	var socks []string
+	for _, e := range prof.Sockets {
+		socks = append(socks, e.Path)
+	}
+	switch {
+	case len(socks) == 0:
+		out = append(out, "  sockets: none found to hide (runtime folder, docker socket, tmux/screen and ssh-agent folders)")
+	case !c.Namespaces:
+		out = append(out, "  sockets OPEN to a confined command (no user and mount namespaces to hide them): "+strings.Join(socks, ", "))
+	default:
+		out = append(out, "  sockets hidden from a confined command (sandboxSockets keeps one open): "+strings.Join(socks, ", "))
+	}
+	return out
+}
+
+// personApproved reports whether the person said yes to a path gate's
+// question of this call (the prompt that named the file), or a session
+// approval they gave answered it.
+func personApproved(trace []protocol.TraceEntry) bool {
+	for _, e := range trace {
+		if e.Gate != protocol.GateBashPath {
+			continue
+		}
+		switch e.Resolution {
+		case protocol.ResUserApproved, protocol.ResUserApprovedForSession, protocol.ResSessionApproved:
+			return true
+		}
+	}
+	return false
 }

@@ -70,6 +70,8 @@ type state struct {
 	infraDirs      []string
 	projectTrusted bool
 	host           protocol.HostInfo
+	// confines: the host runs a bash call's confine.command (initialize).
+	confines bool
 }
 
 // Server is one toolgate session on one connection.
@@ -560,6 +562,9 @@ func (s *Server) initialize(raw []byte) (any, error) {
 	if p.Host != nil {
 		st.host = *p.Host
 	}
+	if p.Confines != nil {
+		st.confines = *p.Confines
+	}
 	if p.Skills != nil {
 		st.skills = p.Skills
 	}
@@ -911,6 +916,7 @@ func (s *Server) decodeFields(cp callParams, inputRaw []byte, scanned bool) (*ga
 	c.Protected = s.protectedFor(st.cwd, s.auditPath(pol))
 	if in.isShell {
 		c.Shell = analyzeShellInto(&gc.shell, &s.shells, in.cmd, in.workdir, st.cwd, s.opts.Home)
+		c.Confined = pol.Sandbox.Mode != policy.SandboxOff
 	} else {
 		c.Value = in.value
 	}
@@ -1100,8 +1106,8 @@ func (s *Server) decideCall(ctx context.Context, gc *gatesCall, id string, err e
 	if isLate(ctx) {
 		return answer{result: s.refuseShuttingDown(gc)}
 	}
-	if gc.call.Shell != nil && gc.policy.Sandbox.Mode == policy.SandboxRequired {
-		return answer{result: s.refuseUnconfined(gc)}
+	if gc.call.Shell != nil && gc.policy.Sandbox.Mode != policy.SandboxOff {
+		return s.decideConfined(gc, req)
 	}
 	run := newCallRun(s, gc.policy)
 	res := run.rn.Run(s.decideCtx(), req)

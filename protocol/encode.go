@@ -234,6 +234,10 @@ func AppendToolCallResult(dst []byte, r *ToolCallResult) []byte {
 		}
 		dst = append(dst, ']')
 	}
+	if r.Confine != nil {
+		dst = append(appendKey(dst, &first, "confine"), `{"command":`...)
+		dst = append(AppendString(dst, r.Confine.Command), '}')
+	}
 	return append(dst, '}')
 }
 

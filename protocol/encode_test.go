@@ -84,6 +84,9 @@ func randResult(r *rand.Rand) ToolCallResult {
 			res.Trace = append(res.Trace, e)
 		}
 	}
+	if r.Intn(3) == 0 {
+		res.Confine = &Confine{Command: randString(r)}
+	}
 	return res
 }
 

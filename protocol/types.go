@@ -53,6 +53,10 @@ type InitializeParams struct {
 	InfrastructureDirs []string  `json:"infrastructureDirs"`
 	ProjectTrusted     *bool     `json:"projectTrusted"`
 	Host               *HostInfo `json:"host"`
+	// Confines says the host runs an allowed bash call's confine.command
+	// in place of the model's command (SPEC §9): an addition to
+	// PROTOCOL.md.
+	Confines *bool `json:"confines"`
 }
 
 // ServerInfo names toolgate in the initialize result.
@@ -193,6 +197,7 @@ type (
 	Decision       = verdict.Decision
 	TraceEntry     = verdict.TraceEntry
 	ToolCallResult = verdict.ToolCallResult
+	Confine        = verdict.Confine
 	CheckResult    = verdict.CheckResult
 	PromptOption   = verdict.PromptOption
 	SessionPattern = verdict.SessionPattern

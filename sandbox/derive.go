@@ -38,7 +38,11 @@ type Input struct {
 	// (redirect targets, destinations) and its decision allowed or the
 	// person approved: each is a write root, an existing one as itself, a
 	// missing one as its folder (never $HOME or a folder above it).
-	Writes      []string
+	Writes []string
+	// Writable are protected paths this command may write because the
+	// person approved a prompt that named them (a git unit that writes
+	// .git/config by design): they are not made read-only.
+	Writable    []string
 	WalkEntries int
 	WalkTime    time.Duration
 }
@@ -62,6 +66,10 @@ func Derive(in Input) (*Profile, []string, error) {
 	}
 	home := realOr(in.Home)
 	d := &deriver{in: in, home: home, cwd: cwd, seen: map[string]bool{}}
+	for _, w := range in.Writable {
+		// Marked seen, a path is never listed read-only.
+		d.seen[filepath.Clean(w)], d.seen[realOr(w)] = true, true
+	}
 	d.p = &Profile{Version: ProfileVersion, Mode: "on", Cwd: cwd}
 	if in.Policy != nil {
 		if in.Policy.Sandbox.Mode == policy.SandboxRequired {

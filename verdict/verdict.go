@@ -94,6 +94,17 @@ type ToolCallResult struct {
 	Reason   string       `json:"reason,omitempty"`
 	Decision *Decision    `json:"decision,omitempty"`
 	Trace    []TraceEntry `json:"trace,omitempty"`
+	// Confine is set on an allowed bash call that must run confined (SPEC
+	// §9), for a host that said at initialize it runs it: an addition to
+	// PROTOCOL.md.
+	Confine *Confine `json:"confine,omitempty"`
+}
+
+// Confine is how a host runs an allowed bash call confined: Command in
+// place of the model's command (toolgate sandbox with the profile the
+// decision wrote and the model's text, base64-encoded).
+type Confine struct {
+	Command string `json:"command"`
 }
 
 // CheckResult is the result of check.

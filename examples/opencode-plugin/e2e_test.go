@@ -64,6 +64,7 @@ func TestOpenCodeE2E(t *testing.T) {
 		e.testBroken(t, "exec cat >/dev/null", "TOOLGATE_TIMEOUT_MS=1500")
 	})
 	t.Run("serve", func(t *testing.T) { t.Parallel(); e.testServe(t) })
+	t.Run("confine", func(t *testing.T) { t.Parallel(); e.testConfine(t) })
 }
 
 // nativeBinary is the platform package's OpenCode binary (npm ci runs no
@@ -230,6 +231,34 @@ func (e *ocEnv) testRun(t *testing.T) {
 	}
 	checkAudit(t, p, map[string]string{"call_0": "policy_allow", "call_1": "policy_deny", "call_2": "policy_deny",
 		"call_3": "confirmation_unavailable", "call_4": "policy_deny", "call_5#normalized": "policy_deny"})
+}
+
+// testConfine: with "sandbox": "on" the plugin runs an allowed bash call
+// as the confined command toolgate's answer carries: a project script
+// that writes .git/config does the everyday part and not that one.
+func (e *ocEnv) testConfine(t *testing.T) {
+	p := e.setup(t, nil, `{"*": "ask", "read": "allow", "bash": {"*": "allow"}}`, "")
+	hoste2e.WriteFile(t, filepath.Join(p.home, ".config", "toolgate", "config.json"),
+		fmt.Sprintf(`{"sandbox": "on", "auditLog": %q, "permission": {"*": "ask", "read": "allow", "bash": {"*": "allow"}}}`, p.audit))
+	git := exec.Command("git", "init", "-q", p.proj)
+	git.Env = p.env
+	if out, err := git.CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v\n%s", err, out)
+	}
+	if err := os.WriteFile(filepath.Join(p.proj, "setup.sh"), []byte("#!/bin/sh\necho '[alias] x = !touch marker' >> .git/config\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	gitConfig := filepath.Join(p.proj, ".git", "config")
+	before, _ := os.ReadFile(gitConfig)
+	p.fake.setScript([]step{bash("echo hi > out.txt; ./setup.sh"), {Text: "done"}})
+	out := e.run(t, p)
+	if b, _ := os.ReadFile(filepath.Join(p.proj, "out.txt")); string(b) != "hi\n" {
+		t.Errorf("the everyday part did not run\n%s", p.diagnostics(out))
+	}
+	if after, _ := os.ReadFile(gitConfig); !bytes.Equal(before, after) {
+		t.Errorf(".git/config was changed: the call did not run confined\n%s", p.diagnostics(out))
+	}
+	checkAudit(t, p, map[string]string{"call_0": "policy_allow"})
 }
 
 func (e *ocEnv) testMissing(t *testing.T) {

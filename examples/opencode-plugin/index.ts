@@ -37,6 +37,7 @@ import * as path from "node:path";
 import type { Plugin } from "@opencode-ai/plugin";
 import {
 	Connection,
+	confinedCommand,
 	type DebugLog,
 	debugLogger,
 	errorText,
@@ -300,6 +301,11 @@ interface AskedCall {
 	prompted: Promise<void>;
 	markPrompted(): void;
 	isPrompted: boolean;
+	/** The call's OpenCode tool and arguments (OpenCode runs what they hold when it runs). */
+	tool: string;
+	args: unknown;
+	/** Set once toolgate's allow rewrote a bash call to run confined, or said it runs as written. */
+	settled?: boolean;
 	/** toolgate's final answer, once known: true = allow. */
 	allowed?: boolean;
 }
@@ -320,6 +326,8 @@ class Gate {
 	private mcpServers: string[] = [];
 	/** Calls toolgate allowed: their OpenCode questions are answered "once". */
 	private readonly approved = new Set<string>();
+	/** The policy's sandbox is on (initialize): an allowed bash call may come back to run confined. */
+	private confining = false;
 	/** Calls a person decides, by call id. */
 	private readonly asked = new Map<string, AskedCall>();
 	/** OpenCode permission request id → call id, for the person's calls. */
@@ -337,6 +345,7 @@ class Gate {
 			cwd: path.resolve(ctx.directory),
 			hasUI: interactive,
 			host: { name: "opencode", version: oc?.version },
+			confines: true,
 		};
 		if (oc) this.init.infrastructureDirs = [oc.root];
 		this.spawn();
@@ -386,7 +395,7 @@ class Gate {
 		if (personCanAnswer) {
 			let markPrompted = () => {};
 			const prompted = new Promise<void>((resolve) => (markPrompted = resolve));
-			asked = { requests: new Set(), waiters: [], prompted, markPrompted, isPrompted: false };
+			asked = { requests: new Set(), waiters: [], prompted, markPrompted, isPrompted: false, tool, args };
 			const a = asked;
 			a.markPrompted = () => {
 				a.isPrompted = true;
@@ -414,6 +423,7 @@ class Gate {
 		this.asked.delete(callID);
 		const r = first.result;
 		if (isObject(r) && r.action === "allow") {
+			confine(tool, args, r);
 			this.approved.add(callID);
 			return;
 		}
@@ -497,6 +507,15 @@ class Gate {
 		const a = this.asked.get(callID);
 		if (!a) return;
 		a.allowed = err === undefined && isObject(r) && r.action === "allow";
+		if (a.allowed) {
+			try {
+				confine(a.tool, a.args, r);
+				a.settled = true;
+			} catch (cerr) {
+				a.allowed = false;
+				err = cerr;
+			}
+		}
 		this.debug("person_decided", { callID, allowed: a.allowed, error: err === undefined ? undefined : errorText(err) });
 		if (a.allowed) return;
 		// toolgate blocked (its prompt timed out, it died…): an OpenCode
@@ -579,6 +598,11 @@ class Gate {
 		if (a && a.reply !== "once" && a.reply !== "always") {
 			throw new Error("toolgate: this command needs a person's approval, and it has none, so it is blocked.");
 		}
+		if (a && this.confining && !a.settled) {
+			// toolgate's answer (which may rewrite the command to run
+			// confined) has not come: the command must not run as written.
+			throw new Error("toolgate: this command's approval has not reached toolgate yet, so it is blocked.");
+		}
 	}
 
 	/** tool.execute.after: forget the call. */
@@ -640,6 +664,8 @@ class Gate {
 		conn.ready = conn.request("initialize", init).then((r) => {
 			if (!isObject(r)) throw new Unavailable("malformed answer to initialize");
 			this.debug("initialized", { result: r });
+			const c = isObject(r.policy) && isObject(r.policy.confinement) ? r.policy.confinement : {};
+			this.confining = c.mode === "on" || c.mode === "required";
 			return r;
 		});
 		conn.ready.catch((err) => this.debug("initialize_failed", { error: errorText(err) }));
@@ -693,3 +719,16 @@ export const ToolgatePlugin: Plugin = async (ctx) => {
 		},
 	};
 };
+
+/**
+ * Rewrites an allowed bash call's arguments to run toolgate's confined
+ * command (the result's confine.command) in place of the model's; OpenCode
+ * runs the arguments it handed tool.execute.before, and shows the person
+ * the call as the model wrote it.
+ */
+function confine(tool: string, args: unknown, result: unknown): void {
+	const confined = confinedCommand(result);
+	if (confined === undefined) return;
+	if (tool !== "bash" || !isObject(args)) throw new Unavailable("confine on a call that is not bash");
+	args.command = confined;
+}

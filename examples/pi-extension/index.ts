@@ -25,6 +25,7 @@ import * as path from "node:path";
 import type { ExtensionAPI, ExtensionContext } from "@mariozechner/pi-coding-agent";
 import {
 	Connection,
+	confinedCommand,
 	type DebugLog,
 	debugLogger,
 	errorText,
@@ -49,6 +50,8 @@ interface InitializeParams {
 	skills: Array<{ name: string; path: string }>;
 	infrastructureDirs?: string[];
 	host: { name: string; version?: string };
+	/** This bridge runs a bash call's confine.command (SPEC §9). */
+	confines: boolean;
 }
 
 /** Where pi itself is installed (read-only infrastructure for toolgate) and its version. */
@@ -260,6 +263,7 @@ export default function toolgateBridge(pi: ExtensionAPI): void {
 			hasUI: ctx.hasUI,
 			skills,
 			host: { name: "pi", version: piPackage?.version },
+			confines: true,
 		};
 		const agent = safe(() => activeAgent(ctx));
 		if (agent) params.agentName = agent;
@@ -293,7 +297,16 @@ export default function toolgateBridge(pi: ExtensionAPI): void {
 			const agent = safe(() => activeAgent(ctx));
 			if (agent) params.agentName = agent;
 			const result = await gate.call("tool_call", params);
-			if (isObject(result) && result.action === "allow") return undefined;
+			if (isObject(result) && result.action === "allow") {
+				// Run confined: pi's tool_call input is mutable in place, and
+				// what pi shows the person was drawn from the model's text.
+				const confined = confinedCommand(result);
+				if (confined !== undefined) {
+					if (event.toolName !== "bash" || !isObject(event.input)) throw new Unavailable("confine on a call that is not bash");
+					(event.input as Record<string, unknown>).command = confined;
+				}
+				return undefined;
+			}
 			if (isObject(result) && result.action === "block") {
 				const reason = typeof result.reason === "string" && result.reason.trim() ? result.reason : "toolgate blocked this tool call.";
 				return { block: true, reason };

@@ -330,3 +330,16 @@ export class Connection {
 	}
 }
 
+
+/**
+ * The command a tool_call result says to run in place of a bash call's own
+ * (`confine.command`: toolgate sandbox with the decision's profile), or
+ * undefined when the call runs as written. A `confine` that is there but
+ * not a command is a malformed answer, which blocks.
+ */
+export function confinedCommand(result: unknown): string | undefined {
+	if (!isObject(result) || result.confine === undefined) return undefined;
+	const c = isObject(result.confine) ? result.confine.command : undefined;
+	if (typeof c !== "string" || c.trim() === "") throw new Unavailable("malformed confine in the answer to tool_call");
+	return c;
+}

@@ -30,6 +30,7 @@ type pathWant struct {
 	dir        string
 	redirect   bool
 	into       bool
+	byDesign   bool
 }
 
 type row struct {
@@ -86,6 +87,12 @@ type intoFlag struct{}
 
 var into intoFlag
 
+// byDesign marks an expected path word the command writes by design
+// (PathWord.ByDesign).
+type byDesignFlag struct{}
+
+var byDesign byDesignFlag
+
 // p builds an expected known path word; opts are in(dir) and redir.
 func p(raw, value string, opts ...any) pathWant {
 	return pathOpts(pathWant{raw: raw, value: value, known: true, dir: "@CWD@"}, opts)
@@ -105,6 +112,8 @@ func pathOpts(w pathWant, opts []any) pathWant {
 			w.redirect = true
 		case intoFlag:
 			w.into = true
+		case byDesignFlag:
+			w.byDesign = true
 		default:
 			panic(fmt.Sprintf("p(%q): unexpected option %v", w.raw, o))
 		}
@@ -161,9 +170,16 @@ func (fx fixture) showWantUnits(units []unitWant) []string {
 func (fx fixture) showPaths(paths []PathWord) []string {
 	out := make([]string, len(paths))
 	for i, p := range paths {
-		out[i] = fx.unexpand(fmt.Sprintf("%s=%s known=%v in=%s redir=%v", p.Raw, p.Value, p.Known, p.Dir, p.Redirect)) + intoMark(p.Into)
+		out[i] = fx.unexpand(fmt.Sprintf("%s=%s known=%v in=%s redir=%v", p.Raw, p.Value, p.Known, p.Dir, p.Redirect)) + intoMark(p.Into) + byDesignMark(p.ByDesign)
 	}
 	return out
+}
+
+func byDesignMark(b bool) string {
+	if b {
+		return " by-design"
+	}
+	return ""
 }
 
 func intoMark(into bool) string {
@@ -176,7 +192,7 @@ func intoMark(into bool) string {
 func (fx fixture) showWantPaths(paths []pathWant) []string {
 	out := make([]string, len(paths))
 	for i, p := range paths {
-		out[i] = fmt.Sprintf("%s=%s known=%v in=%s redir=%v", p.raw, p.value, p.known, p.dir, p.redirect) + intoMark(p.into)
+		out[i] = fmt.Sprintf("%s=%s known=%v in=%s redir=%v", p.raw, p.value, p.known, p.dir, p.redirect) + intoMark(p.into) + byDesignMark(p.byDesign)
 	}
 	return out
 }

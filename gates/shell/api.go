@@ -127,6 +127,12 @@ type PathWord struct {
 	// copied, moved or checked out into it; SPEC §4): any path below
 	// Value may be written. Write is set too.
 	Into bool
+	// ByDesign is set for a file the command writes by design rather than
+	// by a word naming it: the repository's configuration that git remote
+	// add or git config user.email changes. The path gates see it only for
+	// a call that runs confined (gates.Call.Confined), where the kernel
+	// keeps the file read-only unless the person approves the write.
+	ByDesign bool
 }
 
 // Options configure an analysis.

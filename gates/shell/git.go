@@ -288,6 +288,9 @@ func (a *analyzer) gitSubcommand(i int, args []field, c cmd, sc *scope) {
 			a.setFloor(i, SentinelIndirection)
 		}
 	}
+	if gitWritesConfig(args[0].value, rest) {
+		a.writesByDesign(".git/config", sc)
+	}
 	switch args[0].value {
 	case "config":
 		a.gitConfig(i, rest, sc)
@@ -436,6 +439,11 @@ func (a *analyzer) gitConfig(i int, args []field, sc *scope) {
 			reading = true
 		}
 	}
+	if !editing && !reading && (setting || len(operands) >= 2) &&
+		!slices.ContainsFunc(list, func(o option) bool { return gitConfigElsewhere[o.name] }) {
+		// It sets a key of the repository's own configuration.
+		a.writesByDesign(".git/config", sc)
+	}
 	switch {
 	case editing:
 		a.setFloor(i, SentinelArming)
@@ -477,3 +485,51 @@ func gitProgramSection(name string) bool {
 
 var gitConfigOpts = opts{arg: "f", long: []string{"--file", "--blob", "--type", "--default", "--comment",
 	"--value", "--get-color"}}
+
+// gitConfigElsewhere are git config's options that set another file than
+// the repository's own configuration.
+var gitConfigElsewhere = map[string]bool{"--global": true, "--system": true, "-f": true, "--file": true, "--blob": true, "--worktree": true}
+
+// gitWritesConfig reports whether a git subcommand writes the repository's
+// configuration (.git/config) by design: a remote added, renamed, removed
+// or pointed elsewhere, an upstream set, a submodule registered (git
+// config itself is gitConfig's).
+func gitWritesConfig(sub string, args []field) bool {
+	op := ""
+	has := func(names ...string) bool {
+		for _, f := range args {
+			for _, n := range names {
+				if f.value == n || strings.HasPrefix(f.value, n+"=") {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	for _, f := range args {
+		if !strings.HasPrefix(f.value, "-") {
+			op = f.value
+			break
+		}
+	}
+	switch sub {
+	case "remote":
+		return slices.Contains([]string{"add", "rename", "rm", "remove", "set-url", "set-branches"}, op)
+	case "push":
+		return has("-u", "--set-upstream")
+	case "branch":
+		return has("-u", "--set-upstream-to", "--unset-upstream", "-m", "-M", "--move")
+	case "submodule":
+		return slices.Contains([]string{"init", "add", "deinit", "set-branch", "set-url", "sync"}, op) || op == "update" && has("--init")
+	}
+	return false
+}
+
+// writesByDesign records a file the command writes by design (relative to
+// each effective directory): a path word the gates see only for a call
+// that runs confined (PathWord.ByDesign).
+func (a *analyzer) writesByDesign(value string, sc *scope) {
+	for _, d := range sc.dirs {
+		a.addPath(PathWord{Raw: value, Value: value, Known: true, Dir: d, Write: true, ByDesign: true})
+	}
+}

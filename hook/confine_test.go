@@ -1,0 +1,87 @@
+package hook
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/toolgate/toolgate/sandbox"
+)
+
+// TestHookRecordsUnconfined: with "sandbox": "on" a bash-surface call the
+// host runs as it is (Claude Code's Monitor) is allowed and its decision
+// record says unconfined; a Bash call, rewritten to run confined, is not
+// marked.
+func TestHookRecordsUnconfined(t *testing.T) {
+	t.Setenv("XDG_RUNTIME_DIR", filepath.Join(t.TempDir(), "run"))
+	e := newHookEnv(t, `{"sandbox": "on", "permission": {"*": "allow"}}`)
+	s := New(e.opts)
+	enforced := s.machine.get().ProtectedEnforced()
+	for _, ev := range []map[string]any{
+		{"hook_event_name": "PreToolUse", "tool_name": "Monitor", "tool_use_id": "m1", "tool_input": map[string]any{"command": "tail -f log"}},
+		{"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_use_id": "b1", "tool_input": map[string]any{"command": "ls"}},
+	} {
+		var out bytes.Buffer
+		if err := ClaudeHook(e.opts, strings.NewReader(e.event(ev)), &out); err != nil {
+			t.Fatal(err)
+		}
+		var answer struct {
+			Out map[string]any `json:"hookSpecificOutput"`
+		}
+		if err := json.Unmarshal(out.Bytes(), &answer); err != nil {
+			t.Fatalf("%v: %s", err, out.Bytes())
+		}
+		_, rewritten := answer.Out["updatedInput"]
+		if want := ev["tool_name"] == "Bash" && enforced; rewritten != want {
+			t.Errorf("%s: rewritten %v, want %v: %s", ev["tool_name"], rewritten, want, out.Bytes())
+		}
+	}
+	marks := map[string]any{}
+	for _, rec := range e.auditRecords() {
+		marks[rec["toolCallId"].(string)] = rec["unconfined"]
+	}
+	if marks["m1"] != true {
+		t.Errorf("the Monitor call is not recorded unconfined: %v", marks)
+	}
+	if want := any(nil); enforced && marks["b1"] != want {
+		t.Errorf("the confined Bash call is recorded unconfined: %v", marks)
+	} else if !enforced && marks["b1"] != true {
+		t.Errorf("the Bash call on a machine that cannot confine is not recorded unconfined: %v", marks)
+	}
+}
+
+// TestDoctorConfinement: doctor says how each host runs bash confined,
+// and lists the socket folders a confined command is kept from, as open
+// when there are no namespaces to hide them.
+func TestDoctorConfinement(t *testing.T) {
+	run := filepath.Join(t.TempDir(), "run")
+	if err := os.MkdirAll(run, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("XDG_RUNTIME_DIR", run)
+	e := newHookEnv(t, `{"sandbox": "on"}`)
+	for _, tc := range []struct{ pretend, want string }{
+		{"", "sockets hidden from a confined command"},
+		{"no-userns", "sockets OPEN to a confined command"},
+	} {
+		t.Setenv("TOOLGATE_SANDBOX_PRETEND", tc.pretend)
+		if tc.pretend == "" && !sandbox.Probe().Has("mount") {
+			continue // this machine has no namespaces: only the second case applies
+		}
+		text := strings.Join(Doctor(e.opts, "").More, "\n")
+		for _, h := range HostNames {
+			if !strings.Contains(text, "host "+h+": runs ") {
+				t.Errorf("doctor does not say how %s runs bash:\n%s", h, text)
+			}
+		}
+		if !strings.Contains(text, tc.want) || !strings.Contains(text, run) {
+			t.Errorf("pretend %q: doctor does not say %q of %s:\n%s", tc.pretend, tc.want, run, text)
+		}
+		if strings.Contains(text, "this host does not run bash commands") {
+			t.Errorf("doctor, with no host, says the host does not confine:\n%s", text)
+		}
+	}
+}
