@@ -69,7 +69,7 @@ func Doctor(opts hook.Options, agent string) DoctorReport {
 	for _, m := range c.Missing {
 		rep.More = append(rep.More, "  missing: "+m)
 	}
-	rep.More = append(rep.More, s.doctorConfinement(p, st.cwd, c)...)
+	rep.More = append(rep.More, dr.DoctorConfinement(p, opts.Cwd, c)...)
 	if c.Mode == policy.SandboxRequired && !c.Available {
 		// Required and not there: every bash call blocks.
 		rep.MoreBad = true

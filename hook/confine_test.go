@@ -71,7 +71,9 @@ func TestDoctorConfinement(t *testing.T) {
 		if tc.pretend == "" && !sandbox.Probe().Has("mount") {
 			continue // this machine has no namespaces: only the second case applies
 		}
-		text := strings.Join(Doctor(e.opts, "").More, "\n")
+		d := NewDryRun(e.opts)
+		p := d.PolicyAt(e.opts.Cwd, "")
+		text := strings.Join(d.DoctorConfinement(p, e.opts.Cwd, d.Confinement(p, e.opts.Cwd)), "\n")
 		for _, h := range HostNames {
 			if !strings.Contains(text, "host "+h+": runs ") {
 				t.Errorf("doctor does not say how %s runs bash:\n%s", h, text)

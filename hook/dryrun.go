@@ -149,6 +149,13 @@ func (d *DryRun) Confinement(p *policy.Policy, cwd string) *protocol.Confinement
 	return d.s.confinement(p, cwd)
 }
 
+// DoctorConfinement are doctor's lines on confinement beyond the
+// machine's report c: how each host runs bash confined, and the socket
+// folders a confined command is kept from (or not).
+func (d *DryRun) DoctorConfinement(p *policy.Policy, cwd string, c *protocol.Confinement) []string {
+	return d.s.doctorConfinement(p, cwd, c)
+}
+
 // CheckInputJSON says what is wrong with a tool input given as JSON text
 // (explain --input, a test case): not JSON, or not an object.
 func CheckInputJSON(data []byte) error {
