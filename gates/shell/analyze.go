@@ -190,6 +190,10 @@ type analyzer struct {
 	// written and executable are the files (absolute, cleaned) the
 	// command wrote or made executable so far (see noteWrites).
 	written, executable map[string]bool
+	// names are their base names (nameWritten, nameExecutable), so that a
+	// word that cannot name one of them is passed over without joining it
+	// to every directory (see mayNameWritten).
+	names map[string]uint8
 }
 
 // reader returns a reader of src for the parser, which reads it through

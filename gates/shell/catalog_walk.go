@@ -448,7 +448,31 @@ func (a *analyzer) noteWrite(f field, sc *scope) {
 	}
 	for _, p := range absForms(sc.expandTilde(f).value, sc) {
 		a.written[p] = true
+		a.noteName(p, nameWritten)
 	}
+}
+
+// The kinds of analyzer.names.
+const (
+	nameWritten uint8 = 1 << iota
+	nameExecutable
+)
+
+// noteName records the base name of a written or executable path p.
+func (a *analyzer) noteName(p string, kind uint8) {
+	if a.names == nil {
+		a.names = map[string]uint8{}
+	}
+	a.names[filepath.Base(p)] |= kind
+}
+
+// mayNameWritten reports whether v (tilde expanded) may name a file the
+// command wrote or made executable: the last element of every absolute
+// form of v is v's own, unless that is "." or "..", so a word whose base
+// name is none of theirs names none of them.
+func (a *analyzer) mayNameWritten(v string) bool {
+	b := filepath.Base(v)
+	return b == "." || b == ".." || b == "/" || a.names[b] != 0
 }
 
 func isDevice(v string) bool {
@@ -550,6 +574,7 @@ func (a *analyzer) noteExec(f field, sc *scope) {
 	}
 	for _, p := range absForms(sc.expandTilde(f).value, sc) {
 		a.executable[p] = true
+		a.noteName(p, nameExecutable)
 	}
 }
 
@@ -579,7 +604,11 @@ func (a *analyzer) writeThenRun(i int, base string, k commandKind, c cmd, sc *sc
 		if !f.known || f.value == "" {
 			return false
 		}
-		for _, p := range absForms(sc.expandTilde(f).value, sc) {
+		v := sc.expandTilde(f).value
+		if !a.mayNameWritten(v) {
+			return false
+		}
+		for _, p := range absForms(v, sc) {
 			if a.written[p] || a.executable[p] {
 				return true
 			}
@@ -592,11 +621,9 @@ func (a *analyzer) writeThenRun(i int, base string, k commandKind, c cmd, sc *sc
 		return
 	}
 	for _, n := range configFiles[base] {
-		for p := range a.written {
-			if filepath.Base(p) == n {
-				floor()
-				return
-			}
+		if a.names[n]&nameWritten != 0 {
+			floor()
+			return
 		}
 	}
 	runner := k.shell || k.wrap != nil || scriptRunners[base] || foreignPrograms[base] != nil || subWrappers[base] != nil
@@ -632,7 +659,11 @@ func (a *analyzer) writeThenRun(i int, base string, k commandKind, c cmd, sc *sc
 // executableHit reports whether f names a file the command made
 // executable.
 func (a *analyzer) executableHit(f field, sc *scope) bool {
-	for _, p := range absForms(sc.expandTilde(f).value, sc) {
+	v := sc.expandTilde(f).value
+	if !a.mayNameWritten(v) {
+		return false
+	}
+	for _, p := range absForms(v, sc) {
 		if a.executable[p] {
 			return true
 		}
