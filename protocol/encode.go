@@ -343,7 +343,8 @@ func (s *Stream) AppendKeptAnswer(dst []byte, idJSON []byte, toolCallID string, 
 
 // AppendToolCallAnswer appends a tool_call's answer, framed: the decision
 // notifications, then the response to the request whose id is idJSON (the
-// id as JSON: a number or a string), as Frame writes them.
+// id as JSON: a number or a string), as Frame writes them
+// (TestAppendToolCallAnswerMatchesFrame).
 func (s *Stream) AppendToolCallAnswer(dst []byte, idJSON []byte, notes []DecisionParams, r *ToolCallResult) []byte {
 	for i := range notes {
 		d := &notes[i]

@@ -11,6 +11,8 @@ import (
 // zerolog's Event methods of the same name write (zerolog stays the
 // definition of the format: its field order, its escaping); it only
 // builds them directly into the record, without an event or a writer.
+// TestEncWritesWhatZerologWrites and TestRecordsAreTheZerologRecords keep
+// it equal to zerolog.
 type Enc struct {
 	b []byte
 }
