@@ -53,7 +53,12 @@ func analyzeWith(command string, opt Options, reads *[]fsRead, peek func(string)
 	a := newAnalyzer(opt)
 	a.fs.reads = reads
 	a.fs.peek = peek
-	defer parsers.Put(a.parser)
+	defer func() {
+		if cap(a.fieldStack) <= maxKeptFields {
+			a.parser.fields = a.fieldStack[:0]
+		}
+		parsers.Put(a.parser)
+	}()
 	out := a.analyze(command)
 	if a.cr {
 		restoreCR(&out)
@@ -69,7 +74,10 @@ func (a *analyzer) analyze(command string) Analysis {
 	sc := a.topScope(command, f)
 	// Wrapped commands and inline scripts add units of their own.
 	a.units = make([]Unit, 0, sc.facts.commands+sc.facts.commands/4+4)
-	a.fieldStack = make([]field, 0, 8) // most commands have fewer words
+	a.fieldStack = a.parser.fields[:0]
+	if cap(a.fieldStack) == 0 {
+		a.fieldStack = make([]field, 0, 8) // most commands have fewer words
+	}
 	a.stmts(f.Stmts, CtxTop, sc)
 	if a.tooDeep {
 		return Analysis{Unparseable: true, Error: fmt.Sprintf(
@@ -208,7 +216,15 @@ func (a *analyzer) reader(src string) *strings.Reader {
 type pooledParser struct {
 	*syntax.Parser
 	rd strings.Reader
+	// fields is the last analysis's field stack (analyzer.fieldStack),
+	// kept for the next one: a field is large, and a command's words are
+	// only ever read while it is walked (call truncates the stack after
+	// each command), so no analysis keeps a slice of it.
+	fields []field
 }
+
+// maxKeptFields bounds the field stack a pooled parser keeps.
+const maxKeptFields = 64
 
 func newAnalyzer(opt Options) *analyzer {
 	depth := opt.MaxDepth
