@@ -202,6 +202,8 @@ type analyzer struct {
 	// word that cannot name one of them is passed over without joining it
 	// to every directory (see mayNameWritten).
 	names map[string]uint8
+	// keyBuf is namesNoted's scratch buffer.
+	keyBuf []byte
 }
 
 // reader returns a reader of src for the parser, which reads it through

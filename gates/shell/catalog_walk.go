@@ -605,15 +605,7 @@ func (a *analyzer) writeThenRun(i int, base string, k commandKind, c cmd, sc *sc
 			return false
 		}
 		v := sc.expandTilde(f).value
-		if !a.mayNameWritten(v) {
-			return false
-		}
-		for _, p := range absForms(v, sc) {
-			if a.written[p] || a.executable[p] {
-				return true
-			}
-		}
-		return false
+		return a.mayNameWritten(v) && a.namesNoted(v, sc, true)
 	}
 	floor := func() { a.foreignCode(i, "", "a file this command wrote", "") }
 	if name := c.fields[0]; hit(name) {
@@ -660,15 +652,52 @@ func (a *analyzer) writeThenRun(i int, base string, k commandKind, c cmd, sc *sc
 // executable.
 func (a *analyzer) executableHit(f field, sc *scope) bool {
 	v := sc.expandTilde(f).value
-	if !a.mayNameWritten(v) {
+	return a.mayNameWritten(v) && a.namesNoted(v, sc, false)
+}
+
+// namesNoted reports whether an absolute form of v (absForms) is a file
+// the command made executable or, when written is set, wrote. A clean
+// relative v in a clean directory is looked up as the directory, "/" and
+// v in a scratch buffer, without making the string (it is what
+// filepath.Join makes of them).
+func (a *analyzer) namesNoted(v string, sc *scope, written bool) bool {
+	noted := func(p []byte) bool {
+		return written && a.written[string(p)] || a.executable[string(p)]
+	}
+	if filepath.IsAbs(v) || !cleanRelative(v) {
+		for _, p := range absForms(v, sc) {
+			if written && a.written[p] || a.executable[p] {
+				return true
+			}
+		}
 		return false
 	}
-	for _, p := range absForms(v, sc) {
-		if a.executable[p] {
+	for _, d := range sc.dirs {
+		if d == "" {
+			continue
+		}
+		if !filepath.IsAbs(d) || filepath.Clean(d) != d {
+			if p := filepath.Join(d, v); written && a.written[p] || a.executable[p] {
+				return true
+			}
+			continue
+		}
+		a.keyBuf = append(a.keyBuf[:0], d...)
+		if d != "/" {
+			a.keyBuf = append(a.keyBuf, '/')
+		}
+		a.keyBuf = append(a.keyBuf, v...)
+		if noted(a.keyBuf) {
 			return true
 		}
 	}
 	return false
+}
+
+// cleanRelative reports whether v is a relative path filepath.Clean
+// leaves as it is and that does not climb ("..").
+func cleanRelative(v string) bool {
+	return v != "" && v != "." && v != ".." && !strings.HasPrefix(v, "../") && filepath.Clean(v) == v
 }
 
 // selfPath is the running binary's real path ("" when unknown): a unit
