@@ -23,7 +23,8 @@ func VisibleText(s string) string { return visible(s, true) }
 
 func visible(s string, keepNewline bool) string {
 	// Printable ASCII (and a kept newline) needs no escape: checked byte
-	// by byte, the usual text is returned without decoding a rune.
+	// by byte, the usual text is returned without decoding a rune
+	// (TestVisibleFastPathIsPlain).
 	i := 0
 	for ; i < len(s); i++ {
 		if c := s[i]; (c < 0x20 || c >= 0x7f) && !(c == '\n' && keepNewline) {

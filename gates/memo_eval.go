@@ -37,7 +37,8 @@ import (
 // never remembered. Outcomes carry nothing of the call they came from (no
 // id, no time): the runner builds the answer and the audit record of each
 // call afresh from them. Evals is safe for concurrent use; the zero value
-// is ready; a nil *Evals remembers nothing.
+// is ready; a nil *Evals remembers nothing. TestEvalsDecideAsEvaluate and
+// TestEvalsSeeEveryChange keep it equal to Evaluate.
 type Evals struct {
 	mu sync.Mutex
 	m  map[string]*evalEntry

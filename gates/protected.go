@@ -50,7 +50,7 @@ func OwnFiles(protected []string, agentDir, cwd string) []string {
 }
 
 // joinClean is filepath.Join(dir, rel) for a clean relative rel, without
-// the cleaning pass when dir is clean already.
+// the cleaning pass when dir is clean already (TestJoinCleanIsJoin).
 func joinClean(dir, rel string) string {
 	if dir != "/" && dir != "." && paths.IsClean(dir) {
 		return dir + "/" + rel
@@ -60,6 +60,7 @@ func joinClean(dir, rel string) string {
 
 // guardSet is protectedPaths cleaned, with the real paths of those that
 // resolve elsewhere, worked out once per evaluation rather than per path.
+// TestFastGuardIsPlain keeps guard with it equal to the plain guard.
 type guardSet struct {
 	dirs  []string // protectedPaths, cleaned
 	reals []string // their real paths where those differ

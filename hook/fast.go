@@ -23,6 +23,10 @@ import (
 // end of input began (it is refused there), a call that needs a prompt (a
 // worker must ask while the host's answer is read), and a call whose
 // decoding or evaluation panicked.
+//
+// Guarded by TestFastPathAnswersAsBefore (every answer, notification and
+// audit record the same as the general path's), TestAnswerIDAsBefore and
+// TestFastPathPanics.
 func (s *Server) fastToolCall(msg []byte) bool {
 	if s.closing.Load() {
 		return false

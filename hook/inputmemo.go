@@ -58,6 +58,7 @@ var errNotFast = errors.New("not a call for the fast path")
 // holds the entries of one policy and host (another starts it over).
 // What it gives is shared by every call given it, which reads it and
 // changes nothing. The zero value is ready; it is safe for concurrent use.
+// TestInputMemoReadsAsBefore keeps what it gives equal to a fresh decode.
 type inputMemo struct {
 	mu    sync.Mutex
 	pol   *policy.Policy

@@ -25,6 +25,8 @@ import (
 // them).
 
 // keptAnswer is what Run makes of one remembered evaluation, encoded.
+// TestKeptAnswersAsFresh and TestKeptAuditFailureAsFresh keep a kept
+// answer (and its audit record) byte for byte what a fresh Run writes.
 type keptAnswer struct {
 	// What it was made for besides the outcomes.
 	toolName, agentName, cwd, host string

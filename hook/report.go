@@ -72,7 +72,7 @@ func (r reporter) Audit(rec gates.AuditRecord) error {
 // appendAuditFields appends the fields of an audit record. The bytes are
 // the ones of zerolog's Str for the strings and of goccy/go-json's Marshal
 // for origin, trace and input (RawJSON), built by hand: the record format
-// does not change (report_test.go compares the two).
+// does not change (TestAuditFieldsAreTheOldFields compares the two).
 func appendAuditFields(e *audit.Enc, sessionID, host string, rec *gates.AuditRecord) {
 	appendAuditHead(e, sessionID, rec)
 	appendAuditRest(e, host, rec)

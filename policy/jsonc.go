@@ -184,7 +184,8 @@ func fromHujson(v *hujson.Value) jval {
 // other bytes as they are), and a literal is a JSON number, true, false
 // or null, and objects and arrays nest at most maxNesting deep. kids sizes
 // the block every object's and array's values are cut from (a short count
-// only costs a new block).
+// only costs a new block). TestFastJSONCMatchesHujson keeps it equal to
+// hujson.
 func fastJSONC(data []byte, kids int) (*jval, bool) { return fastJSONCText(data, string(data), kids) }
 
 // fastJSONCText is fastJSONC with data as a string already (text).

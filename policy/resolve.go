@@ -139,8 +139,18 @@ func (p *Policy) resolveFiles(set *surfaceRules, surface string, values, args []
 	}
 	res := Result{Action: r.Action, Rule: r, Value: v}
 	if p.floor && res.Action != Deny {
-		if t, tv := Evaluate(surface, values, p.trustedRules()); t != nil && t.Action == Deny {
-			res = Result{Action: Deny, Rule: t, Value: tv, Floored: true}
+		// The trusted rules of this surface, indexed once like its own
+		// (canonOf): a 10,000-rule policy is not scanned on every call
+		// while an untrusted project file is present.
+		tr := p.canonOf(surface, set).trusted
+		tat, tv := -1, ""
+		if tr.plain != nil {
+			tat, tv = tr.plain.evaluateAt(surface, values, tr.rules)
+		} else {
+			tat, tv = evaluateOnAt(surface, values, tr.rules)
+		}
+		if tat >= 0 && tr.rules[tat].Action == Deny {
+			res = Result{Action: Deny, Rule: tr.rules[tat], Value: tv, Floored: true}
 		}
 	}
 	// The canonical spelling can only add restriction.

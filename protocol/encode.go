@@ -11,25 +11,59 @@ import (
 
 const hexDigits = "0123456789abcdef"
 
-// plainByte marks the ASCII bytes a JSON string holds as they are (never
-// changed after it is built).
-var plainByte = func() (t [utf8.RuneSelf]bool) {
+// Escaping names one way of writing a JSON string. Both ways share one
+// escaper (appendEscaped), with a table each (escapings).
+type Escaping uint8
+
+const (
+	// JSONEscaping is how encoding/json (and goccy/go-json) write a
+	// string, the answers' way: '"', '\\', the control characters, '<',
+	// '>', '&', U+2028 and U+2029 escaped, invalid UTF-8 as U+FFFD
+	// (TestAppendStringMatchesEncoder).
+	JSONEscaping Escaping = iota
+	// ZerologEscaping is how rs/zerolog writes a string, the audit log's
+	// way: '"', '\\', the control characters and DEL escaped, no HTML
+	// escapes, U+2028 and U+2029 as they are, invalid UTF-8 as U+FFFD
+	// (audit's TestEncWritesWhatZerologWrites).
+	ZerologEscaping
+)
+
+// escaping is an Escaping's table: the bytes written as they are (none
+// from 0x80 up), and whether U+2028 and U+2029 are escaped.
+type escaping struct {
+	plain    [256]bool
+	lineSeps bool
+}
+
+// escapings are the tables of JSONEscaping and ZerologEscaping (never
+// changed after they are built).
+var escapings = func() (t [2]escaping) {
 	for c := 0x20; c < utf8.RuneSelf; c++ {
-		t[c] = c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
+		t[JSONEscaping].plain[c] = c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
+		t[ZerologEscaping].plain[c] = c != '"' && c != '\\' && c != 0x7f
 	}
+	t[JSONEscaping].lineSeps = true
 	return t
 }()
 
 // AppendString appends s as a JSON string, escaped as encoding/json (and
-// goccy/go-json) escape it: '<', '>', '&', U+2028 and U+2029 as \u
-// escapes, invalid UTF-8 as U+FFFD.
+// goccy/go-json) escape it (JSONEscaping).
 func AppendString(dst []byte, s string) []byte {
+	return appendEscaped(dst, s, &escapings[JSONEscaping])
+}
+
+// AppendStringAs appends s as a JSON string escaped the way e says.
+func AppendStringAs(dst []byte, s string, e Escaping) []byte {
+	return appendEscaped(dst, s, &escapings[e])
+}
+
+func appendEscaped(dst []byte, s string, e *escaping) []byte {
 	dst = append(dst, '"')
 	i := 0
 	for i+8 <= len(s) && !needsEscape8(s, i) {
 		i += 8
 	}
-	for i < len(s) && plainASCII[s[i]] {
+	for i < len(s) && e.plain[s[i]] {
 		i++
 	}
 	if i == len(s) { // the common case: nothing to escape
@@ -39,7 +73,7 @@ func AppendString(dst []byte, s string) []byte {
 	start := 0
 	for i < len(s) {
 		if b := s[i]; b < utf8.RuneSelf {
-			if plainByte[b] {
+			if e.plain[b] {
 				i++
 				continue
 			}
@@ -72,7 +106,7 @@ func AppendString(dst []byte, s string) []byte {
 			start = i
 			continue
 		}
-		if r == '\u2028' || r == '\u2029' {
+		if e.lineSeps && (r == '\u2028' || r == '\u2029') {
 			dst = append(dst, s[start:i]...)
 			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
 			i += size
@@ -91,10 +125,11 @@ const (
 	highs = 0x8080808080808080
 )
 
-// needsEscape8 reports whether any of the 8 bytes s[i:i+8] is not
-// plainASCII: a control character, '"', '\\', '<', '>', '&' or a byte from
-// 0x80 up. It is exact in the direction that matters (a byte that is not
-// plain always reports true), so the scan may skip 8 bytes at a time.
+// needsEscape8 reports whether any of the 8 bytes s[i:i+8] is plain in
+// neither Escaping: a control character, '"', '\\', '<', '>', '&', DEL or
+// a byte from 0x80 up. It is exact in the direction that matters (a byte
+// that is not plain always reports true), so the scan may skip 8 bytes at
+// a time.
 func needsEscape8(s string, i int) bool {
 	x := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
 		uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
@@ -105,18 +140,12 @@ func needsEscape8(s string, i int) bool {
 	m |= hasZero((x ^ 0x22*ones) &^ (0x04 * ones))
 	m |= hasZero((x ^ 0x3c*ones) &^ (0x02 * ones))
 	m |= hasZero(x ^ '\\'*ones)
+	m |= hasZero(x ^ 0x7f*ones)
 	return m != 0
 }
 
 // hasZero is non-zero exactly when some byte of v is zero.
 func hasZero(v uint64) uint64 { return (v - ones) &^ v & highs }
-
-// plainASCII is plainByte over every byte value (none from 0x80 up), for
-// the first scan of a string.
-var plainASCII = func() (t [256]bool) {
-	copy(t[:], plainByte[:])
-	return t
-}()
 
 func appendKey(dst []byte, first *bool, key string) []byte {
 	if !*first {
@@ -318,7 +347,8 @@ func (s *Stream) AppendKeptAnswer(dst []byte, idJSON []byte, toolCallID string, 
 
 // AppendToolCallAnswer appends a tool_call's answer, framed: the decision
 // notifications, then the response to the request whose id is idJSON (the
-// id as JSON: a number or a string), as Frame writes them.
+// id as JSON: a number or a string), as Frame writes them
+// (TestAppendToolCallAnswerMatchesFrame).
 func (s *Stream) AppendToolCallAnswer(dst []byte, idJSON []byte, notes []DecisionParams, r *ToolCallResult) []byte {
 	for i := range notes {
 		d := &notes[i]

@@ -79,6 +79,10 @@ const fastMaxKeys = 32
 // surrogate escapes, nesting within fastMaxDepth. It reports false for anything else,
 // which the general path reads and answers as before: a false is never an
 // answer, only "not the common case".
+//
+// Its plain twin is the general path's jsonrpc2 and encoding/json read;
+// TestDecodeToolCallReadsAsTheGeneralPath and TestCheckCallKeysIsCheckKeys
+// (hook) and TestKnownValuesDecodeAsStrings keep them equal.
 func DecodeToolCall(line []byte) (FastCall, bool) { return decodeToolCall(line, false) }
 
 // ScanToolCall is DecodeToolCall without decoding the input: it takes

@@ -16,6 +16,8 @@ import (
 // answer analyzes the command afresh. So a hit decides exactly what
 // Analyze decides now, without the parse. The zero Cache is ready; it is
 // safe for concurrent use and holds at most maxCached commands.
+// TestCacheIsAnalyze and TestCacheSeesFileSystemChange keep it equal to
+// Analyze.
 type Cache struct {
 	// Known, when set, answers for a path what an lstat would, when it
 	// knows without asking (the session's directory cache, under its

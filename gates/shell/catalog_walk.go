@@ -748,9 +748,27 @@ func isSelf(name string, sc *scope) bool {
 		if filepath.Clean(n) == selfPath() {
 			return true
 		}
-		if real, err := filepath.EvalSymlinks(n); err == nil && real == selfPath() {
-			return true
+		// One stat (links followed) rather than an lstat of every
+		// component: the same file as the binary is toolgate, whether
+		// reached through a link or another hard link of it.
+		if info, err := os.Stat(n); err == nil {
+			if self := selfInfo(); self != nil && os.SameFile(info, self) {
+				return true
+			}
 		}
 	}
 	return false
 }
+
+// selfInfo is the running binary's file information (nil when unknown),
+// to compare a command name with (isSelf).
+var selfInfo = sync.OnceValue(func() os.FileInfo {
+	if selfPath() == "" {
+		return nil
+	}
+	info, err := os.Stat(selfPath())
+	if err != nil {
+		return nil
+	}
+	return info
+})

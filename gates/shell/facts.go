@@ -62,7 +62,9 @@ func (f *facts) apply(t *varTable) {
 }
 
 // scan gathers the facts of a script and the offset where it may first set
-// an injection variable (see injectAt), in one walk of its tree.
+// an injection variable (see injectAt), in one walk of its tree. It
+// stands for the separate passes it replaced: TestScanMatchesOldPasses and
+// TestAnalyzeMatchesOldPasses keep it equal to them.
 func scan(src string, file *syntax.File) (*facts, int) {
 	f := &facts{assigns: map[string]int{}}
 	inj := injectScan{src: src, at: noInjection}
@@ -434,7 +436,8 @@ func isArithAssign(op syntax.BinAritOperator) bool {
 }
 
 // quickLit returns a word's text when it has no expansion, for the pre-pass
-// that only needs to recognize command and variable names.
+// that only needs to recognize command and variable names
+// (TestQuickLitMatchesOld keeps it equal to the general word reader).
 func quickLit(w *syntax.Word) (string, bool) {
 	if w == nil {
 		return "", false

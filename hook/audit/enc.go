@@ -11,6 +11,8 @@ import (
 // zerolog's Event methods of the same name write (zerolog stays the
 // definition of the format: its field order, its escaping); it only
 // builds them directly into the record, without an event or a writer.
+// TestEncWritesWhatZerologWrites and TestRecordsAreTheZerologRecords keep
+// it equal to zerolog.
 type Enc struct {
 	b []byte
 }
@@ -73,74 +75,13 @@ func (e *Enc) Buf() []byte { return e.b }
 // SetBuf sets the record being built to b (Buf with a value appended).
 func (e *Enc) SetBuf(b []byte) { e.b = b }
 
-const hexDigits = "0123456789abcdef"
-
-// zerologPlain is whether a byte is written as it is by zerolog (its
-// noEscapeTable): printable ASCII but '"' and '\\'; DEL is escaped.
-var zerologPlain = func() (t [256]bool) {
-	for i := 0x20; i <= 0x7e; i++ {
-		t[i] = i != '\\' && i != '"'
-	}
-	return t
-}()
-
 // AppendZerologString appends s as a JSON string exactly as zerolog's
-// encoder does: '"', '\\' and the control characters (and DEL) escaped,
-// \b \f \n \r \t by their short escapes, every byte of invalid UTF-8
-// replaced by \ufffd, and the rest as it is (no HTML escapes).
+// encoder does (protocol.ZerologEscaping): '"', '\\' and the control
+// characters (and DEL) escaped, \b \f \n \r \t by their short escapes,
+// every byte of invalid UTF-8 replaced by \ufffd, and the rest as it is
+// (no HTML escapes).
 func AppendZerologString(dst []byte, s string) []byte {
-	dst = append(dst, '"')
-	for i := 0; i < len(s); i++ {
-		if !zerologPlain[s[i]] {
-			dst = appendZerologComplex(dst, s, i)
-			return append(dst, '"')
-		}
-	}
-	dst = append(dst, s...)
-	return append(dst, '"')
-}
-
-func appendZerologComplex(dst []byte, s string, i int) []byte {
-	start := 0
-	for i < len(s) {
-		b := s[i]
-		if b >= utf8.RuneSelf {
-			r, size := utf8.DecodeRuneInString(s[i:])
-			if r == utf8.RuneError && size == 1 {
-				dst = append(dst, s[start:i]...)
-				dst = append(dst, `\ufffd`...)
-				i++
-				start = i
-				continue
-			}
-			i += size
-			continue
-		}
-		if zerologPlain[b] {
-			i++
-			continue
-		}
-		dst = append(dst, s[start:i]...)
-		switch b {
-		case '"', '\\':
-			dst = append(dst, '\\', b)
-		case '\b':
-			dst = append(dst, '\\', 'b')
-		case '\f':
-			dst = append(dst, '\\', 'f')
-		case '\n':
-			dst = append(dst, '\\', 'n')
-		case '\r':
-			dst = append(dst, '\\', 'r')
-		case '\t':
-			dst = append(dst, '\\', 't')
-		default:
-			dst = append(dst, '\\', 'u', '0', '0', hexDigits[b>>4], hexDigits[b&0xF])
-		}
-		i++
-		start = i
-	}
-	return append(dst, s[start:]...)
+	return protocol.AppendStringAs(dst, s, protocol.ZerologEscaping)
 }
 
 // AppendJSONString appends s as a JSON string exactly as encoding/json's
@@ -159,6 +100,7 @@ func AppendJSONString(dst []byte, s string) []byte { return protocol.AppendStrin
 // (control characters, invalid UTF-8): it is conservative, and a value
 // it refuses is written by the marshaler instead.
 func AppendCompactJSON(dst, b []byte) ([]byte, bool) {
+	const hexDigits = "0123456789abcdef"
 	i, ok := plainValue(b, 0, 0)
 	if !ok || i != len(b) {
 		return dst, false

@@ -287,3 +287,21 @@ func BenchmarkAppendTime(b *testing.B) {
 		}
 	})
 }
+
+// TestZerologStringLongRuns: the escaper's 8-byte skip must stop at every
+// byte zerolog escapes and the answers' way does not (DEL), and pass what
+// zerolog leaves (U+2028, '<') as it is, wherever it falls in a run.
+func TestZerologStringLongRuns(t *testing.T) {
+	for _, special := range []string{"\x7f", "\u2028", "<", "&", "\x00", "\xff"} {
+		for pre := 0; pre < 17; pre++ {
+			s := strings.Repeat("a", pre) + special + strings.Repeat("b", 9)
+			want := zerologFields(func(e *zerolog.Event) { e.Str("k", s) })
+			var e Enc
+			e.b = append(e.b, '{')
+			e.Str("k", s)
+			if got := string(e.Bytes()[1:]); got != want {
+				t.Errorf("%q:\n got %s\nwant %s", s, got, want)
+			}
+		}
+	}
+}

@@ -42,6 +42,7 @@ import (
 // inotify does not report (network, FUSE) is not watched. Events are
 // queued before the call that made the change returns, so a change made
 // before a record took the lock is seen by that record.
+// TestWatchDecidesAsTheStat keeps it equal to the stat it stands for.
 type pathWatch struct {
 	in, ep, mounts int // inotify, epoll and mountinfo descriptors; -1: closed
 	armed          bool

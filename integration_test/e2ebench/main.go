@@ -7,6 +7,12 @@
 //
 //	go run ./integration_test/e2ebench                # the README's table
 //	go run ./integration_test/e2ebench -calls 5000 -rules 200
+//	go run ./integration_test/e2ebench -distinct -untrusted
+//
+// -untrusted writes an untrusted project file (.toolgate/config.json,
+// never trusted) into the benchmark's project: every gate then runs on
+// both sides of the policy, with and without it (SPEC §8 asks the budgets
+// hold with and without one).
 //
 // It prints p50/p90/p99 round trips, the ratios to the echo, CPU time per
 // call of each process (user + system, from the kernel's accounting of the
@@ -46,14 +52,15 @@ func main() {
 	starts := flag.Int("starts", 30, "process starts measured for start-up and claude-hook")
 	keep := flag.Bool("keep", false, "keep the temporary directory (binaries, policies, audit logs)")
 	distinct := flag.Bool("distinct", false, "make every call's input differ (a counter in it), so that no call repeats an earlier one")
+	untrusted := flag.Bool("untrusted", false, "write an untrusted project file (.toolgate/config.json) into the benchmark's project")
 	flag.Parse()
-	if err := run(*calls, *rulesFlag, *starts, *keep, *distinct); err != nil {
+	if err := run(*calls, *rulesFlag, *starts, *keep, *distinct, *untrusted); err != nil {
 		fmt.Fprintln(os.Stderr, "e2ebench:", err)
 		os.Exit(1)
 	}
 }
 
-func run(calls int, rulesFlag string, starts int, keep, distinct bool) error {
+func run(calls int, rulesFlag string, starts int, keep, distinct, untrusted bool) error {
 	root, err := modroot.Find()
 	if err != nil {
 		return err
@@ -80,7 +87,7 @@ func run(calls int, rulesFlag string, starts int, keep, distinct bool) error {
 		if err != nil || n < 0 {
 			return fmt.Errorf("-rules: %q is not a number of rules", f)
 		}
-		if err := measure(tmp, tg, echo, n, calls, starts, distinct); err != nil {
+		if err := measure(tmp, tg, echo, n, calls, starts, distinct, untrusted); err != nil {
 			return err
 		}
 	}
@@ -105,11 +112,14 @@ func build(root, pkg, out string) error {
 // project with files the corpus touches, and the audit log.
 type sandbox struct{ dir, home, work, audit string }
 
-func newSandbox(tmp string, rules int) (sandbox, error) {
+func newSandbox(tmp string, rules int, untrusted bool) (sandbox, error) {
 	s := sandbox{dir: filepath.Join(tmp, fmt.Sprintf("r%d", rules))}
 	s.home, s.work, s.audit = filepath.Join(s.dir, "home"), filepath.Join(s.dir, "work"), filepath.Join(s.dir, "audit.jsonl")
 	files := e2ecorpus.Files(s.home, s.work)
 	files[filepath.Join(s.home, ".pi", "agent", "extensions", "pi-permission-system", "config.json")] = e2ecorpus.PolicyText(rules)
+	if untrusted {
+		files[filepath.Join(s.work, ".toolgate", "config.json")] = e2ecorpus.UntrustedProjectText
+	}
 	for p, c := range files {
 		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
 			return s, err
@@ -216,8 +226,8 @@ func initLine(s sandbox) []byte {
 	return []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"cwd":%q,"hasUI":false}}`+"\n", s.work))
 }
 
-func measure(tmp, tg, echo string, rules, calls, starts int, distinct bool) error {
-	s, err := newSandbox(tmp, rules)
+func measure(tmp, tg, echo string, rules, calls, starts int, distinct, untrusted bool) error {
+	s, err := newSandbox(tmp, rules, untrusted)
 	if err != nil {
 		return err
 	}
@@ -308,6 +318,9 @@ func measure(tmp, tg, echo string, rules, calls, starts int, distinct bool) erro
 	kind := "each repeated as the corpus cycles"
 	if distinct {
 		kind = "every call's input distinct (-distinct)"
+	}
+	if untrusted {
+		kind += ", with an untrusted project file (-untrusted)"
 	}
 	fmt.Printf("## %d rules, %d calls measured (%d warm-up), one in flight; corpus of %d calls, %s; decisions of one pass: %v\n\n", rules, calls, warm, len(lines), kind, decisions)
 	fmt.Println("| what | echo | toolgate | ratio | budget |")

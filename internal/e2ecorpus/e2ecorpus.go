@@ -123,6 +123,19 @@ func Files(home, work string) map[string]string {
 	}
 }
 
+// UntrustedProjectText is a project file (.toolgate/config.json) as a
+// cloned repository might carry it, never trusted: it loosens (allows that
+// wait for trust) and tightens (denies that hold at once), so that every
+// gate runs on both sides of the policy.
+const UntrustedProjectText = `{"permission": {
+  "bash": {"*": "allow", "npm publish *": "deny", "curl *": "deny"},
+  "edit": {"*": "allow", "docs/*": "deny"},
+  "write": {"*": "allow"},
+  "path": {"*.pem": "deny"},
+  "mcp": {"*": "allow"}
+}}
+`
+
 // BashCommands are the corpus's bash commands, in order.
 func BashCommands() []string {
 	var out []string
