@@ -328,7 +328,7 @@ func TestTestShowsABrokenPolicyFirst(t *testing.T) {
 	code := run([]string{"test", "--config", pol, cases}, nil, &out, &out)
 	got := out.String()
 	first, _, _ := strings.Cut(got, "\n")
-	// "dney" denies at its position (SPEC §1.3): the cases still pass.
+	// "dney" denies at its position: the cases still pass.
 	if code != 0 || !strings.HasPrefix(first, "policy warning: "+pol+":17:") || !strings.Contains(first, `(did you mean "deny"?)`) {
 		t.Fatalf("exit %d:\n%s", code, got)
 	}
@@ -336,7 +336,7 @@ func TestTestShowsABrokenPolicyFirst(t *testing.T) {
 
 // A policy file in a directory whose name holds bidi and control
 // characters (a cloned project's name) is named escaped by validate and
-// explain, its warnings included (SPEC §5).
+// explain, its warnings included.
 func TestPolicyWarningsEscapedForAPerson(t *testing.T) {
 	dir := isolatedHome(t)
 	sub := filepath.Join(dir, "proj\u202e\x1b[2J")

@@ -14,7 +14,7 @@ import (
 	"github.com/toolgate/toolgate/hook"
 )
 
-// doctor says what this machine and host give toolgate (SPEC §6): the
+// doctor says what this machine and host give toolgate: the
 // policy files found and their state, the audit log, and what else a
 // session needs; it exits 1 when something needed is missing or broken.
 func doctor(args []string, stdout, stderr io.Writer) int {

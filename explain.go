@@ -67,11 +67,11 @@ func explain(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	// The words are for a person: control, bidi and invisible characters
-	// in any value are shown escaped (SPEC §5).
+	// in any value are shown escaped.
 	var text strings.Builder
 	defer func(w io.Writer) { _, _ = io.WriteString(w, gates.VisibleText(text.String())) }(stdout)
 	stdout = &text
-	// The policy's warnings first (SPEC §1.3): a broken file is the first
+	// The policy's warnings first: a broken file is the first
 	// thing to know about a decision.
 	for _, w := range ex.Warnings {
 		fmt.Fprintf(stdout, "policy warning: %s\n", warningText(w.Path, w.Line, w.Column, policy.HintTypo(w.Message)))

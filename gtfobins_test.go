@@ -1,6 +1,6 @@
 package main
 
-// The GTFOBins coverage table (SPEC §4, "Programs that run code"): for
+// The GTFOBins coverage table: for
 // every program that GTFOBins lists with a shell, command, reverse-shell,
 // bind-shell, library-load, file-read, file-write, upload or download
 // function in its unprivileged context, a command line of our own that a

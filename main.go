@@ -35,7 +35,7 @@ const usage = `usage: toolgate [serve] [flags]          the JSON-RPC plugin on s
        toolgate doctor                    the policy files found and their state, the audit log, confinement
        toolgate claude-hook               a Claude Code PreToolUse / UserPromptSubmit command hook
        toolgate gemini-hook [--ask]       a Gemini CLI BeforeTool command hook (--ask: interactive sessions only)
-       toolgate sandbox [--cwd D] [--config F] -- CMD ARG…  run CMD confined by the policy (SPEC §9)
+       toolgate sandbox [--cwd D] [--config F] -- CMD ARG…  run CMD confined by the policy
        toolgate export --drain            send what the audit log holds past the export cursor, then exit
        toolgate codex-hook                a Codex CLI PreToolUse / PermissionRequest command hook
        toolgate copilot-hook [--deadline D]  a GitHub Copilot CLI preToolUse command hook
@@ -161,7 +161,7 @@ type multiFlag []string
 func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
 func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 
-// environment returns the home and agent directories (SPEC §1.1).
+// environment returns the home and agent directories.
 func environment() (home, agentDir string) {
 	home = os.Getenv("HOME")
 	if home == "" {
@@ -226,7 +226,7 @@ func wantsHelp(args []string) bool {
 }
 
 // configHome is $XDG_CONFIG_HOME, else ~/.config: the folder of toolgate's
-// own policy file (SPEC §7).
+// own policy file.
 func configHome(home string) string {
 	if d := os.Getenv("XDG_CONFIG_HOME"); filepath.IsAbs(d) {
 		return d

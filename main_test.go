@@ -208,7 +208,7 @@ func isolatedHome(t *testing.T) string {
 }
 
 // TestExplainPrintsPolicyWarningsFirst: a broken file is the first thing
-// explain says (SPEC §1.3), and the reason carries the note too.
+// explain says, and the reason carries the note too.
 func TestExplainPrintsPolicyWarningsFirst(t *testing.T) {
 	dir := isolatedHome(t)
 	cfg := filepath.Join(dir, "p.json")

@@ -452,7 +452,7 @@ func init() {
 	} {
 		rtProbes = append(rtProbes, probe{global: rtPaths, tool: "bash", input: bc(c), want: A})
 	}
-	// Everyday commands the program catalog reads (SPEC §4): project
+	// Everyday commands the program catalog reads: project
 	// runners, inert environment values, data variables of git, remote
 	// commands, plain awk, sed, sqlite3, mysql, m4 and TeX, build output run
 	// after the build, a written file that is only committed.
@@ -468,7 +468,7 @@ func init() {
 	} {
 		rtProbes = append(rtProbes, probe{global: rtPaths, tool: "bash", input: bc(c), want: A})
 	}
-	// Inline code in another language is foreign code (SPEC §4): asked
+	// Inline code in another language is foreign code: asked
 	// under a catch-all allow, allowed by a rule naming the program with
 	// its code option.
 	rtProbes = append(rtProbes,

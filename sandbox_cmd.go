@@ -11,7 +11,7 @@ import (
 	"github.com/toolgate/toolgate/sandbox"
 )
 
-// sandboxCmd runs a command confined (SPEC §9): `-- CMD ARG…` by the
+// sandboxCmd runs a command confined: `-- CMD ARG…` by the
 // policy that applies in --cwd, or, for hosts, the model's bash text
 // (--command-b64) by a profile the decision wrote (--profile). It exits
 // with the command's status; 126 when the command could not be run

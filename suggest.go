@@ -15,7 +15,7 @@ import (
 
 // suggest prints the allow rules that would have spared the prompts a
 // person answered "allow" again and again, as an edit to a policy file,
-// and with --apply makes it (SPEC §6).
+// and with --apply makes it.
 func suggest(args []string, stdout, stderr io.Writer) int {
 	fset := flag.NewFlagSet("suggest", flag.ContinueOnError)
 	minimum := fset.Int("min", 2, "approvals needed before a rule is suggested")
@@ -101,7 +101,7 @@ func suggest(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "\nWritten: %s (check it with: toolgate validate %s)\n", target, target)
 		if root, ok := author.ProjectOf(target, opts.Cwd); ok {
 			// The edit untrusted the file: its new allows wait for the
-			// person (SPEC §1.1).
+			// person.
 			fmt.Fprintf(stdout, "It is a project file, and an edit untrusts it: its rules loosen nothing until you trust it again:\n  toolgate trust %s\n", root)
 		}
 	}

@@ -13,7 +13,7 @@ import (
 	"github.com/toolgate/toolgate/policy"
 )
 
-// testCmd runs policy tests (SPEC §6): exit 0 when every case passes, 1
+// testCmd runs policy tests: exit 0 when every case passes, 1
 // when one fails, 2 for a usage error.
 func testCmd(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("test", flag.ContinueOnError)

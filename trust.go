@@ -15,7 +15,7 @@ import (
 )
 
 // trustCmd lists what a project's policy files would loosen and, on the
-// person's confirmation, trusts their exact content (SPEC §1.1); --list
+// person's confirmation, trusts their exact content; --list
 // shows the trust store, --revoke forgets a project.
 func trustCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("trust", flag.ContinueOnError)

@@ -10,7 +10,7 @@ import (
 
 // toolgate trust lists what a project file would loosen (file:line),
 // trusts nothing without confirmation, records the content with --yes,
-// notices an edit in --list, and forgets with --revoke (SPEC §1.1, §6).
+// notices an edit in --list, and forgets with --revoke.
 func TestTrustCommand(t *testing.T) {
 	home := isolatedHome(t)
 	proj := filepath.Join(home, "proj")

@@ -47,7 +47,7 @@ func validate(args []string, stdout, stderr io.Writer) int {
 
 func printValidate(out io.Writer, rep author.ValidateReport) {
 	// For a person: control, bidi and invisible characters in a path (a
-	// project directory's name) or a message are shown escaped (SPEC §5).
+	// project directory's name) or a message are shown escaped.
 	var text strings.Builder
 	defer func() { _, _ = io.WriteString(out, gates.VisibleText(text.String())) }()
 	w := &text

@@ -94,7 +94,7 @@ func Doctor(opts hook.Options, agent string) DoctorReport {
 }
 
 // repoHookFiles are the host hook configurations a repository at dir
-// carries (SPEC §7: hooks are installed by the person, never by a
+// carries (hooks are installed by the person, never by a
 // repository).
 func repoHookFiles(dir string) []string {
 	var out []string

@@ -43,7 +43,7 @@ type Explanation struct {
 	// Warnings are the composed policy's warnings (broken files, ignored
 	// knobs), which explain shows first.
 	Warnings []protocol.Warning `json:"warnings"`
-	// Confinement is what SPEC §9's confinement can do here.
+	// Confinement is what confinement can do here.
 	Confinement *protocol.Confinement `json:"confinement"`
 	// Profile is, for a bash call under "sandbox" on or required, what
 	// confinement would give it (and what it would not enforce).

@@ -82,8 +82,8 @@ type SuggestOptions struct {
 }
 
 // Suggest learns allow rules from the prompts of recs that the person
-// answered "allow" at least min times (SPEC §6). Patterns are those "allow
-// for this session" offers (SPEC §4), never broader: a pattern that would
+// answered "allow" at least min times. Patterns are those "allow
+// for this session" offers, never broader: a pattern that would
 // also reach a deny or a narrower ask of today's policy, or a call the
 // person refused, falls back to the exact value (or is dropped); floored
 // units (wrappers, inline scripts, dynamic commands) and values with a
@@ -488,7 +488,7 @@ func mayMeet(surface, p, r string) bool {
 		// or a bare "*": any rule that is not the one answered may meet.
 		return true
 	case surface == "bash":
-		// Options match wherever they stand (SPEC §4, option identity):
+		// Options match wherever they stand (option identity):
 		// compare only the words before the first option.
 		return policy.PrefixesMeet(beforeOptions(lp), beforeOptions(rp))
 	}

@@ -15,7 +15,7 @@ import (
 )
 
 // TestsFileName is the file of policy tests that runs by default: the one
-// beside a policy file (SPEC §6, toolgate test).
+// beside a policy file (toolgate test).
 const TestsFileName = "toolgate-tests.jsonl"
 
 // TestCase is one policy test: a call and the decision it must get.

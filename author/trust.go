@@ -7,7 +7,7 @@ import (
 )
 
 // ProjectFiles are the project policy files of a session at loc (its Cwd),
-// each with what it would loosen once trusted (SPEC §1.1).
+// each with what it would loosen once trusted.
 func ProjectFiles(loc policy.Locations) []policy.ProjectFile {
 	return policy.NewOneShotLoader().ProjectFiles(loc)
 }

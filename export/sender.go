@@ -1,5 +1,5 @@
 // Package export sends the audit log's records to an organization's
-// OpenTelemetry collector over OTLP/HTTP (SPEC §5, "Export"). The audit log
+// OpenTelemetry collector over OTLP/HTTP. The audit log
 // is the spool: a cursor beside it (<log>.export.cursor) says what the
 // collector acknowledged, and whatever follows it is sent, in order, in
 // batches, until it is acknowledged (delivery at least once; each record

@@ -69,7 +69,7 @@ func (b bashPath) shown() string {
 }
 
 // BashExternalDirectory checks every path a shell command touches outside
-// the working directory on external_directory (SPEC §3 gate 3). Paths an
+// the working directory on external_directory. Paths an
 // allow rule or a session approval covers are skipped; one prompt lists the
 // rest, and "allow for this session" records one pattern per path.
 func BashExternalDirectory(c *Call, r Resolver) Outcome {
@@ -129,7 +129,7 @@ func BashExternalDirectory(c *Call, r Resolver) Outcome {
 }
 
 // unknownOutside decides a path word whose location is only known when
-// the command runs (SPEC §4: it counts as outside and then follows the
+// the command runs (it counts as outside and then follows the
 // external_directory rules): a deny or ask of its literal holds; an allow
 // holds only when it covers every path ("*") and no narrower deny or ask
 // rule on external_directory could be the one that path meets.
@@ -156,7 +156,7 @@ func appendPattern(ps []verdict.SessionPattern, p verdict.SessionPattern) []verd
 }
 
 // BashPath checks every path word of a shell command on the path surface
-// (SPEC §3 gate 4); only explicit path rules count. A word whose location
+// ; only explicit path rules count. A word whose location
 // is unknown asks whenever the path surface has any deny or ask rule: it
 // could be that path.
 func BashPath(c *Call, r Resolver) Outcome {

@@ -7,7 +7,7 @@ import (
 	"unicode/utf8"
 )
 
-// Visible returns s as a person may safely read it (SPEC §5): every
+// Visible returns s as a person may safely read it: every
 // control character (C0, DEL, C1; newline and tab included), every
 // bidirectional control, zero-width, format, private-use, unassigned or
 // otherwise invisible character and every Unicode space other than the

@@ -16,7 +16,7 @@ var readOnlyTools = map[string]bool{"read": true, "grep": true, "find": true, "l
 
 // ExternalDirectory checks a non-bash tool whose path lies outside the
 // working directory (spelled outside, or really outside once symlinks are
-// followed) on the external_directory surface (SPEC §3 gate 2).
+// followed) on the external_directory surface.
 func ExternalDirectory(c *Call, r Resolver) Outcome {
 	o := externalToolPath(c, r)
 	glob, _ := toolGlob(c)
@@ -134,7 +134,7 @@ func infraDirs(c *Call) []string {
 	if c.AgentDir != "" {
 		dirs = append(dirs, c.AgentDir)
 	}
-	// <cwd>/.pi/npm and <cwd>/.pi/git (anchor §6.3) are the project's own:
+	// <cwd>/.pi/npm and <cwd>/.pi/git are the project's own:
 	// never infrastructure (issue 12.8).
 	return append(dirs, c.InfraDirs...)
 }

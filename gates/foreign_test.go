@@ -8,7 +8,7 @@ import (
 	"github.com/toolgate/toolgate/policy"
 )
 
-// Foreign code (SPEC §4): a unit that runs code in another language is
+// Foreign code: a unit that runs code in another language is
 // asked, with the code in the prompt, unless a rule names the program
 // with its code option; a wildcard that merely covers it, the fallback and
 // yolo do not lift the floor; an exact session approval does; a deny

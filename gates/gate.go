@@ -2,7 +2,7 @@
 // (and the policy lookups it needs, through a Resolver) to "does not apply",
 // a bypass, or a descriptor; the runner (runner.go) is the one place that
 // turns descriptors into allow or block with side effects: prompts, session
-// approvals, decision notifications and the audit record (SPEC §3).
+// approvals, decision notifications and the audit record.
 package gates
 
 import (
@@ -180,14 +180,14 @@ type Descriptor struct {
 	Prompt          PromptText
 	Text            Texts
 	// Unshowable is the block reason when the prompt would be too long to
-	// show whole: such an ask is never put to a person (SPEC §5).
+	// show whole: such an ask is never put to a person.
 	Unshowable string
 	// Command is the full shell command, when there is one (trace, audit).
 	Command string
 	// Forms are the path forms that were matched (trace).
 	Forms []string
 	// MatchedAs is the canonical option spelling of a bash unit when that
-	// spelling decided (SPEC §4), for the reasons and the trace.
+	// spelling decided, for the reasons and the trace.
 	MatchedAs string
 }
 
@@ -236,7 +236,7 @@ type Gate struct {
 	Check func(c *Call, r Resolver) Outcome
 }
 
-// ToolGates are the gates of a tool_call, in order (SPEC §3).
+// ToolGates are the gates of a tool_call, in order.
 var ToolGates = []Gate{
 	{verdict.GateSkillRead, SkillRead},
 	{verdict.GateExternalDirectory, ExternalDirectory},

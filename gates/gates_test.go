@@ -365,7 +365,7 @@ func TestBashPathGates(t *testing.T) {
 }
 
 // TestBashOptionIdentity: the tool gate matches each unit's words in
-// their canonical option spelling (SPEC §4): quotes are removed, env
+// their canonical option spelling: quotes are removed, env
 // prefixes dropped, a word holding spaces stays one operand, and a
 // wrapped command is a unit of its own.
 func TestBashOptionIdentity(t *testing.T) {

@@ -382,7 +382,7 @@ func (w *globWalk) walk(dir, rel string, depth int) {
 // each selected path goes through check, the gate's own test of a path.
 // An incomplete selection asks whenever the path surface has an explicit
 // deny or ask rule (a path it missed could be one of them), as an unknown
-// bash path word does (SPEC §4).
+// bash path word does.
 func withGlob(c *Call, r Resolver, o Outcome, gate string, check func(p paths.Path) (Outcome, bool)) Outcome {
 	sel, ok := selectGlob(c)
 	if !ok {

@@ -101,7 +101,7 @@ func TestGlobSelectionBudget(t *testing.T) {
 }
 
 // A path tool's directory spelled with a no-break space is opened by the
-// host with a plain space (SPEC §2): its glob selects below that directory
+// host with a plain space: its glob selects below that directory
 // too.
 func TestGlobBelowHostSpelling(t *testing.T) {
 	s := newSandbox(t)

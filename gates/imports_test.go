@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// The engine decides in its own terms (SPEC §7): the gates, the runner and
+// The engine decides in its own terms: the gates, the runner and
 // everything they import know no host's wire — not the JSON-RPC protocol,
 // not a hook's JSON, not the session.
 func TestEngineImportsNoWire(t *testing.T) {

@@ -9,8 +9,8 @@ import (
 	"unicode/utf8"
 )
 
-// MCPTargets derives the ordered candidate names of an mcp call (anchor
-// §4.4): exactly one branch applies (tool, connect, describe, search,
+// MCPTargets derives the ordered candidate names of an mcp call
+// exactly one branch applies (tool, connect, describe, search,
 // server, nothing), candidates are de-duplicated, and "mcp" comes last.
 func MCPTargets(input map[string]any, servers []string) []string {
 	field := func(k string) string {

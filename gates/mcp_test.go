@@ -7,8 +7,8 @@ import (
 	"github.com/toolgate/toolgate/policy"
 )
 
-// TestMCPTargets covers every MCP row of anchor §11.4 and the examples of
-// anchor §4.4.
+// TestMCPTargets covers every MCP row of the original extension's behavior and the examples of
+// the original extension's behavior
 func TestMCPTargets(t *testing.T) {
 	exa := []string{"exa"}
 	for _, c := range []struct {
@@ -17,7 +17,7 @@ func TestMCPTargets(t *testing.T) {
 		servers []string
 		want    string // comma-separated
 	}{
-		// §4.4 examples.
+		// The original extension's MCP target examples.
 		{"qualified tool", map[string]any{"tool": "exa:search"}, nil, "exa_search,exa:search,exa,search,mcp_call,mcp"},
 		{"tool with server", map[string]any{"tool": "search", "server": "exa"}, nil, "exa_search,exa:search,exa,search,mcp_call,mcp"},
 		{"suffix heuristic", map[string]any{"tool": "get_code_context_exa"}, exa, "exa_get_code_context_exa,exa:get_code_context_exa,exa,get_code_context_exa,mcp_call,mcp"},
@@ -26,7 +26,7 @@ func TestMCPTargets(t *testing.T) {
 		{"empty input", map[string]any{}, nil, "mcp_status,mcp"},
 		{"nil input", nil, nil, "mcp_status,mcp"},
 		{"unrelated input", map[string]any{"unrelated": 1}, nil, "mcp_status,mcp"},
-		// §11.4 rows.
+		// The original extension's MCP rows.
 		{"row 45", map[string]any{"tool": "research:query-docs"}, nil, "research_query-docs,research:query-docs,research,query-docs,mcp_call,mcp"},
 		{"row 46", map[string]any{"tool": "research:resolve-context"}, nil, "research_resolve-context,research:resolve-context,research,resolve-context,mcp_call,mcp"},
 		{"row 47", map[string]any{"tool": "search:provider"}, nil, "search_provider,search:provider,search,provider,mcp_call,mcp"},
@@ -76,7 +76,7 @@ func TestMCPTargets(t *testing.T) {
 	}
 }
 
-// TestMCPRowsResolve runs anchor §11.4 rows end to end: targets derived
+// TestMCPRowsResolve runs the original extension's behavior rows end to end: targets derived
 // here, decided by the policy with FirstCandidate.
 func TestMCPRowsResolve(t *testing.T) {
 	compose := func(t *testing.T, global, agent string) *policy.Policy {
@@ -120,7 +120,7 @@ func TestMCPRowsResolve(t *testing.T) {
 		{"row 55", `{"permission": {"*": "ask", "mcp": {"exa:*": "allow"}}}`, "", nil, map[string]any{}, policy.Allow, "mcp_status", policy.LayerBaseline, "mcp_status", false},
 		{"row 56", `{"permission": {"*": "ask", "mcp": {"*": "ask", "exa:*": "allow"}}}`, "", nil, map[string]any{}, policy.Ask, "*", policy.LayerConfig, "mcp_status", false},
 		// Anchor row 57 asked (first candidate); candidates are forms of one
-		// target (SPEC §2), so the later server rule wins.
+		// target, so the later server rule wins.
 		{"row 57", `{"permission": {"mcp": {"*": "ask", "exa": "allow"}}}`, "", nil, map[string]any{"tool": "exa:search"}, policy.Allow, "exa", policy.LayerConfig, "exa", false},
 		{"catch-all then delete deny", `{"permission": {"mcp": {"*": "ask", "github:delete_repo": "deny"}}}`, "", nil, map[string]any{"tool": "github:delete_repo"}, policy.Deny, "github:delete_repo", policy.LayerConfig, "github:delete_repo", false},
 		{"catch-all then delete deny, server field", `{"permission": {"mcp": {"*": "ask", "github:delete_repo": "deny"}}}`, "", nil, map[string]any{"tool": "delete_repo", "server": "github"}, policy.Deny, "github:delete_repo", policy.LayerConfig, "github:delete_repo", false},

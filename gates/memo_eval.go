@@ -96,7 +96,7 @@ type generationer interface{ Generation() uint64 }
 // or entries of maxEvalPolicy policies it starts over; a call whose key
 // is longer than maxEvalKey, whose input is longer than maxEvalInput or
 // whose entry would take more than maxEvalEntry is not kept. They keep it
-// within the resident-memory budget (SPEC §8, runtimecfg.MemoryLimit):
+// within the resident-memory budget (runtimecfg.MemoryLimit):
 // the size is estimated high (an entry of an edit takes about 5.6 KB, of
 // a read 3.1 KB, estimated 8.9 and 6.4), and a replaced policy (about 2
 // MB of 10,000 rules) is kept alive by at most one other policy's

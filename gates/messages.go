@@ -14,7 +14,7 @@ const promptTitle = "Permission required"
 
 // maxMessage bounds a prompt message. A message that would be longer
 // (after long data is elided) cannot be shown whole, so its ask cannot be
-// approved: the call is blocked instead (SPEC §5).
+// approved: the call is blocked instead.
 const maxMessage = 16 * 1024
 
 // maxReasonPart bounds what a block reason quotes of a value; a reason
@@ -166,7 +166,7 @@ type brokenNoter interface{ BrokenNote() string }
 
 // noteBroken appends to an outcome's prompt and block texts which policy
 // file is broken while one is: a broken file could have decided any call
-// (SPEC §1.3). Allows are never shown, so they get nothing.
+// . Allows are never shown, so they get nothing.
 func noteBroken(o *Outcome, res Resolver) {
 	bn, ok := res.(brokenNoter)
 	if !ok || o.Kind != Checked || o.D.State == policy.Allow {
@@ -184,7 +184,7 @@ func noteBroken(o *Outcome, res Resolver) {
 // noteUntrusted tells, in every text a person or the model reads of o,
 // that an untrusted project file would have answered the call otherwise
 // (with, the gate's outcome on the side with the file), and how to trust
-// it (SPEC §1.1).
+// it.
 func noteUntrusted(o *Outcome, with Outcome, trust string) {
 	what := "allow this"
 	if strictness(with) == policy.Ask {

@@ -9,7 +9,7 @@ import (
 	"github.com/toolgate/toolgate/verdict"
 )
 
-// resolvePath decides a path on surface (SPEC §2): the spelled identity
+// resolvePath decides a path on surface: the spelled identity
 // and the real identity are each matched last-rule-wins, and the more
 // restrictive of the two decides, so a symlink or a ".." can only make a
 // path more restricted. A path whose real form is unknown (a loop, a
@@ -17,7 +17,7 @@ import (
 func resolvePath(r Resolver, surface string, p paths.Path) (policy.Result, bool) {
 	res, known := resolveIdentities(r, surface, p)
 	if h, ok := p.Host(); ok {
-		// The path as the host opens it is checked too (SPEC §2).
+		// The path as the host opens it is checked too.
 		hres, hknown := resolveIdentities(r, surface, h)
 		if moreRestrictive(hres.Action, res.Action) {
 			res = hres
@@ -83,7 +83,7 @@ func allForms(p paths.Path) []string {
 }
 
 // pathSessionPatterns is what "allow for this session" records for a path
-// on surface: its parent directory "DIR/*" (SPEC §5), unless that would be
+// on surface: its parent directory "DIR/*", unless that would be
 // broader than the path the prompt names allows: a path (or parent) that
 // holds a wildcard character, or a parent directory that covers "/" or the
 // parent of home, is recorded as an exact rule for the path itself. A path

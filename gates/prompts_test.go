@@ -26,7 +26,7 @@ func runAll(c *Call, r Resolver) []Outcome {
 	return out
 }
 
-// A prompt shows everything its answer allows (SPEC §5).
+// A prompt shows everything its answer allows.
 func TestPromptShowsEverything(t *testing.T) {
 	s := newSandbox(t)
 	long := strings.Repeat("x", 3000)
@@ -184,7 +184,7 @@ func TestInvisibleCharactersEscapedEverywhere(t *testing.T) {
 }
 
 // A bash path spelled with a no-break space is checked as the host opens
-// it (SPEC §2): a rule on the plain spelling decides.
+// it: a rule on the plain spelling decides.
 func TestHostSpellingDecides(t *testing.T) {
 	s := newSandbox(t)
 	r := compose(t, s.home, s.expand(`{"permission": {"*": "allow", "read": {"*": "allow", "$WORK/secret file": "deny"}}}`))
@@ -206,7 +206,7 @@ func (brokenResolver) BrokenNote() string {
 }
 
 // The broken-file note a prompt and a block reason carry is shown escaped
-// like every other text a person reads (SPEC §5).
+// like every other text a person reads.
 func TestBrokenNoteEscaped(t *testing.T) {
 	for _, state := range []policy.Action{policy.Ask, policy.Deny} {
 		o := checked("tool", "bash", "ls", policy.Result{Action: state})

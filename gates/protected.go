@@ -29,7 +29,7 @@ func protectedPaths(c *Call) []string {
 // OwnFiles is protected (the host's and the session's own files: --config
 // files, the audit log, toolgate's policy folders) with pi's policy files
 // of agentDir and cwd: every path no call may change unasked, and that
-// confinement keeps read-only (SPEC §9).
+// confinement keeps read-only.
 func OwnFiles(protected []string, agentDir, cwd string) []string {
 	out := make([]string, 0, len(protected)+7)
 	out = append(out, protected...)
@@ -173,7 +173,7 @@ type ArmingRow struct {
 	Name  string
 	Match string
 	// Kernel says where confinement keeps the row read-only inside its
-	// write roots (SPEC §9): "repo" below each repository's git folder
+	// write roots: "repo" below each repository's git folder
 	// (Path, even before it exists), "root" at the top of each write root
 	// (Path, when it exists), "home" below $HOME (Path); "" for none (the
 	// analysis floors it; a system folder is no write root).

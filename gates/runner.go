@@ -28,7 +28,7 @@ type Answer struct {
 	Failed string
 	// NotAsked: the prompt was never shown (the session was shutting down
 	// before it was sent); the call is blocked as gate_error, not
-	// prompt_failed (PROTOCOL.md, end of session).
+	// prompt_failed (docs/protocol.md, end of session).
 	NotAsked bool
 }
 
@@ -65,7 +65,7 @@ type AuditRecord struct {
 	Choice         string
 	Cwd            string
 	// Unconfined marks a bash call that runs although the policy's
-	// sandbox is on and it cannot run confined here (SPEC §9).
+	// sandbox is on and it cannot run confined here.
 	Unconfined bool
 }
 
@@ -99,7 +99,7 @@ type Request struct {
 	// Current returns the resolver of this moment (the policy as reloaded
 	// since, and the session approvals recorded since). When set, a call
 	// that was asked about is decided again with it once the answers are
-	// in, so a deny added while a prompt was open still wins (SPEC §5).
+	// in, so a deny added while a prompt was open still wins.
 	Current func() Resolver
 	// Evaluated, when set, are the gates' outcomes of this request already
 	// evaluated (by Evaluate, with nothing in between): Run starts from
@@ -187,7 +187,7 @@ func runGate(g Gate, req Request) (o Outcome, err error) {
 		if w := s.Without(); w != nil {
 			// The gate's whole state on the side without the untrusted
 			// project files; the more restrictive side decides (on a tie,
-			// the side with them is reported) (SPEC §1.1).
+			// the side with them is reported).
 			ow := g.Check(req.Call, w)
 			noteBroken(&ow, w)
 			if strictness(ow) > strictness(o) {
@@ -198,14 +198,14 @@ func runGate(g Gate, req Request) (o Outcome, err error) {
 	}
 	if o.Kind == Checked && policy.IsManaged(o.D.Rule) {
 		// A session approval cannot outvote the managed file: its asks
-		// offer no session option (SPEC §1.1).
+		// offer no session option.
 		o.D.SessionPatterns = nil
 	}
 	return o, nil
 }
 
-// Sided is a Resolver of a policy with untrusted project files (SPEC
-// §1.1): Without resolves on the policy composed without them (nil when
+// Sided is a Resolver of a policy with untrusted project files
+// Without resolves on the policy composed without them (nil when
 // every project file is trusted), and TrustCommand is what trusts them.
 type Sided interface {
 	Without() Resolver
@@ -289,7 +289,7 @@ func (rn *Runner) Run(ctx context.Context, req Request) verdict.ToolCallResult {
 const maxRedecide = 4
 
 // redecide checks the answers against the policy of the moment they
-// arrived (SPEC §5): the call's gates run again with the current resolver;
+// arrived: the call's gates run again with the current resolver;
 // a deny blocks (it wins over the person's yes); an ask the person already
 // approved in this call stands; a new ask (a rule added or an allow removed
 // while the prompt was open) is put to the person in turn.
@@ -376,7 +376,7 @@ func (rn *Runner) resolve(ctx context.Context, req Request, o Outcome) decided {
 		return d
 	}
 	if o.D.Unshowable != "" {
-		// What cannot be shown cannot be allowed (SPEC §5).
+		// What cannot be shown cannot be allowed.
 		d.resolution, d.reason = verdict.ResConfirmationUnavailable, o.D.Unshowable
 		return d
 	}

@@ -222,7 +222,7 @@ type notingResolver struct {
 func (n notingResolver) BrokenNote() string { return n.note }
 
 // TestRunnerNotesBrokenFile: while a policy file is broken, every prompt
-// and block reason says so (SPEC §1.3); an allow says nothing.
+// and block reason says so; an allow says nothing.
 func TestRunnerNotesBrokenFile(t *testing.T) {
 	const note = " (note: policy file /g.json:2 is broken: x; its rules are not applied, so every allow asks)"
 	res := notingResolver{note: note}
@@ -266,7 +266,7 @@ func TestRunnerNotesBrokenFile(t *testing.T) {
 }
 
 // An answer is applied against the policy of the moment it arrives
-// (SPEC §5): a prompter that swaps the policy while its prompt is open.
+// a prompter that swaps the policy while its prompt is open.
 type reloadingPrompter struct {
 	answer Answer
 	asked  []verdict.PromptParams

@@ -24,8 +24,8 @@ func SkillName(text string) (string, bool) {
 	return name, name != ""
 }
 
-// SkillInput checks a "/skill:NAME" input on the skill surface (SPEC §3,
-// anchor §8). The text is in Input["text"]. Skills get no session option.
+// SkillInput checks a "/skill:NAME" input on the skill surface (the design,
+// the original extension's behavior). The text is in Input["text"]. Skills get no session option.
 func SkillInput(c *Call, r Resolver) Outcome {
 	text, _ := c.Input["text"].(string)
 	name, ok := SkillName(text)

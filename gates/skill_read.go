@@ -10,7 +10,7 @@ import (
 )
 
 // SkillRead checks a read of an active skill's SKILL.md, or of a file in its
-// folder, on the skill surface with the skill's name (SPEC §3 gate 1). Both
+// folder, on the skill surface with the skill's name. Both
 // identities of the path are compared with the skill folder, so a symlink
 // cannot hide a skill file.
 func SkillRead(c *Call, r Resolver) Outcome {

@@ -7,7 +7,7 @@ import (
 )
 
 // UnitDecision is one command unit of a shell call decided on its own, with
-// the pattern "allow for this session" records for it (SPEC §4).
+// the pattern "allow for this session" records for it.
 type UnitDecision struct {
 	Unit    shell.Unit
 	State   policy.Action

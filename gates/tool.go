@@ -14,7 +14,7 @@ import (
 // pathTools are the built-in tools whose input.path is their subject.
 var pathTools = map[string]bool{"read": true, "write": true, "edit": true, "grep": true, "find": true, "ls": true}
 
-// Tool is the last gate: the call's own rule (SPEC §3 gate 5).
+// Tool is the last gate: the call's own rule.
 func Tool(c *Call, r Resolver) Outcome {
 	switch {
 	case c.Shell != nil:
@@ -119,7 +119,7 @@ func bashTool(c *Call, r Resolver) Outcome {
 	}
 	// One prompt names every unit that asks, and "allow for this session"
 	// records a pattern for each of them: one answer covers exactly what
-	// the person read (SPEC §5).
+	// the person read.
 	var lines []string
 	var patterns []verdict.SessionPattern
 	noSession := false // a unit asked every time (arming, own files): no session option at all
@@ -269,7 +269,7 @@ func bashUnit(m *Memo, u shell.Unit, r Resolver) Outcome {
 }
 
 // namesCodeOption reports whether the rule that decided is an explicit
-// rule naming the program together with its code option (SPEC §4,
+// rule naming the program together with its code option (the design,
 // foreign code): its pattern, canonicalized, starts with those words
 // literally ("python3 -c *" for python3 -c CODE). A wildcard that merely
 // covers the unit ("*", "python3 *", "python* -c *"), the fallback, a
@@ -328,7 +328,7 @@ func mcpTool(c *Call, r Resolver) Outcome {
 		targets = all
 	}
 	o := checked(verdict.GateTool, "mcp", res.Value, res)
-	o.D.Forms = targets // the candidates are forms of one target (SPEC §2)
+	o.D.Forms = targets // the candidates are forms of one target
 	o.D.SessionPatterns = mcpSessionPatterns(c.Input, c.MCPServers)
 	what := "MCP target " + quote(res.Value)
 	if p, ok := toolPath(c); ok {
@@ -357,7 +357,7 @@ func withPathRule(c *Call, r Resolver, o Outcome, p paths.Path) Outcome {
 }
 
 // mcpSessionPatterns is what "allow for this session" records for an mcp
-// call: never more than the target the prompt names (SPEC §5). A tool call
+// call: never more than the target the prompt names. A tool call
 // on a known server records that server's own form "server:*" (which no
 // other server's targets match: "github:*" does not cover
 // "github_enterprise:x"); a tool call with no known server records the tool
@@ -579,7 +579,7 @@ func resolvesTo(p paths.Path) string {
 		where = " (resolves to " + quote(p.Abs) + ")"
 	}
 	if h, ok := p.Host(); ok && h.Abs != "" && h.Abs != p.Abs {
-		// The host opens the path in its own spelling (SPEC §2).
+		// The host opens the path in its own spelling.
 		where += " (the host opens it as " + quote(h.Abs)
 		if h.Real != "" && h.Real != h.Abs {
 			where += ", which resolves to " + quote(h.Real)

@@ -8,7 +8,7 @@ import (
 	"github.com/toolgate/toolgate/gates/paths"
 )
 
-// Writes the command line does not name (SPEC §4): a path word with Into
+// Writes the command line does not name: a path word with Into
 // set is a directory below which a command writes files it does not name
 // (an archive extracted there, a tree checked out or copied into it). It
 // is judged by what could lie below it, with the one table of protected

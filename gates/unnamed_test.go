@@ -15,7 +15,7 @@ import (
 
 // TestIntoGuard: a directory below which a command writes files it does
 // not name asks as a write to the protected path that could be there,
-// naming it; anywhere else it is an ordinary write (SPEC §4).
+// naming it; anywhere else it is an ordinary write.
 func TestIntoGuard(t *testing.T) {
 	s := newSandbox(t)
 	for _, d := range []string{".git/hooks", "sub/.git", "build", "vendor/lib", "stuff/.pi/agents"} {

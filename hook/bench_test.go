@@ -118,7 +118,7 @@ func BenchmarkToolCall200(b *testing.B) { benchToolCall(b, 200) }
 // BenchmarkToolCall10000 is the same with 10,000 rules.
 func BenchmarkToolCall10000(b *testing.B) { benchToolCall(b, 10000) }
 
-// BenchmarkEcho is the baseline of SPEC §8: a bare JSON-RPC echo round trip
+// BenchmarkEcho is the baseline of the design: a bare JSON-RPC echo round trip
 // over the same kind of pipe with the same library.
 func BenchmarkEcho(b *testing.B) {
 	toolgateRuntime(b)

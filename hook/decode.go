@@ -18,7 +18,7 @@ const maxDepth = 256
 
 // checkUnambiguous rejects params that the host could read differently
 // from toolgate: invalid UTF-8, and any key repeated in one object, exactly
-// or in another letter case (SPEC §3). It scans the raw bytes, because a
+// or in another letter case. It scans the raw bytes, because a
 // decoded map has already dropped the repeats; keys are compared after
 // unescaping, so "comm\u0061nd" is "command".
 //

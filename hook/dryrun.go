@@ -38,7 +38,7 @@ type Decided struct {
 	// Warnings are the composed policy's warnings (broken files, ignored
 	// knobs).
 	Warnings []protocol.Warning
-	// Confinement is what SPEC §9's confinement can do here.
+	// Confinement is what confinement can do here.
 	Confinement *protocol.Confinement
 	// Profile is, for a bash call under "sandbox" on or required, what
 	// confinement would give it (and what it would not enforce).
@@ -143,7 +143,7 @@ func (d *DryRun) PolicyInfo(p *policy.Policy) protocol.PolicyInfo { return d.s.p
 // the policy's auditLog, else the default.
 func (d *DryRun) AuditLog(p *policy.Policy) string { return d.s.auditPath(p) }
 
-// Confinement is what SPEC §9's confinement can do for a session under p
+// Confinement is what confinement can do for a session under p
 // in cwd.
 func (d *DryRun) Confinement(p *policy.Policy, cwd string) *protocol.Confinement {
 	return d.s.confinement(p, cwd)

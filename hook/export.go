@@ -10,7 +10,7 @@ import (
 )
 
 // exportRun is the server's background sender of its audit log to the
-// policy's collector (SPEC §5, "Export"), and what it was started for.
+// policy's collector, and what it was started for.
 type exportRun struct {
 	key string // the log, endpoint and headers
 	r   *export.Runner

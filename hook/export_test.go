@@ -180,7 +180,7 @@ func waitFor(t *testing.T, cond func() bool) {
 }
 
 // BenchmarkToolCallExportHung is BenchmarkToolCall200 with export to a
-// collector that accepts connections and never answers (SPEC §8: an
+// collector that accepts connections and never answers (an
 // unreachable collector adds at most 5 ms to an answer; compare the two).
 func BenchmarkToolCallExportHung(b *testing.B) {
 	toolgateRuntime(b)

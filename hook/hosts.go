@@ -30,7 +30,7 @@ type engineCall struct {
 	workdir string
 	// rewrite is set for a host's shell tool whose input's "command" the
 	// host runs with bash and takes back rewritten from the hook: the
-	// call that runs confined (SPEC §9). A bash-surface call without it
+	// call that runs confined. A bash-surface call without it
 	// (a watched command, foreign code, a command Codex applies a patch
 	// from) runs as it is.
 	rewrite bool
@@ -57,7 +57,7 @@ type hostProfile struct {
 	// no call may change them unasked.
 	projectSettings, userSettings []string
 	// confines is set for a host whose adapter runs an allowed bash
-	// command through toolgate sandbox (SPEC §9).
+	// command through toolgate sandbox.
 	confines bool
 }
 
@@ -114,7 +114,7 @@ type hostResolver struct {
 func (r hostResolver) BrokenNote() string { return r.pol.BrokenNote() }
 
 func (r hostResolver) Resolve(q policy.Query) policy.Result {
-	// MCP targets are forms of one target (SPEC §2): the last rule that
+	// MCP targets are forms of one target: the last rule that
 	// matches any of them wins, so "github:delete_repo": "deny" holds
 	// after an "*" that asks.
 	q.FirstCandidate = false

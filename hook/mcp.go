@@ -2,7 +2,7 @@ package hook
 
 // The MCP server names of AGENT_DIR/mcp.json are read by the policy
 // loader (policy.ParseMCPFile): the file is checked and, when broken, fails
-// closed like a policy file (SPEC §1.3).
+// closed like a policy file.
 
 // mergeNames joins the host's names and the file's, without repeats.
 func mergeNames(a, b []string) []string {

@@ -260,8 +260,7 @@ func (s *Server) unconfinedResult(gc *gatesCall) protocol.ToolCallResult {
 }
 
 // sandboxAutoAllowed reports whether a bash call that only the fallback
-// asks about runs without a prompt, confined ("sandboxAutoAllow", SPEC
-// §9): the knob is set with the sandbox on and the network off, the
+// asks about runs without a prompt, confined ("sandboxAutoAllow"): the knob is set with the sandbox on and the network off, the
 // machine gives every part of confinement, and no gate but the tool gate
 // asks, and that one by the fallback (no explicit ask rule, no floor, no
 // path outside the project, which the path gates ask about).
@@ -360,7 +359,7 @@ func (s *Server) runsConfined() bool {
 }
 
 // hostConfinement says how each host runs its bash commands when the
-// policy's sandbox is on (doctor; SPEC §9 "Every host").
+// policy's sandbox is on (doctor).
 var hostConfinement = []struct{ host, how string }{
 	{"pi", "runs bash confined: the bridge runs the tool_call result's confine.command (it sends \"confines\": true)"},
 	{HostClaudeCode, "runs Bash confined (the hook's updatedInput); Monitor's watched command and PowerShell run as they are (\"required\" blocks them)"},

@@ -51,7 +51,7 @@ type Options struct {
 	// NamedConfigs: the ConfigFiles are the files a policy author's tool
 	// (test, validate) was asked about, global wherever they lie; a
 	// session's --config file inside the working directory is project
-	// scope (SPEC §1.1).
+	// scope.
 	NamedConfigs bool
 	// Executable is toolgate's own binary, which a hook process starts as
 	// `export --drain` after its answer when the policy exports; empty:
@@ -170,7 +170,7 @@ func (s *Server) protectedFor(cwd, logPath string) []string {
 	}
 	// Also the managed file, the export cursor and lock beside the log,
 	// and (in the folder of toolgate's own global file, hostProtected) the
-	// trust store (SPEC §4, protected paths).
+	// trust store (protected paths).
 	managed := policy.DefaultManagedDir
 	if s.opts.ManagedDir != "" {
 		managed = s.opts.ManagedDir
@@ -271,7 +271,7 @@ func (z zerologPrinter) Printf(format string, v ...any) { z.l.Debug().Msgf(forma
 // initialize changes the session every later request depends on, so it is
 // handled in order, before the next message is read; it never calls the
 // host. shutdown is handled in order too, so that exactly the calls read
-// before it are decided as usual (PROTOCOL.md, end of session) and those
+// before it are decided as usual (docs/protocol.md, end of session) and those
 // read after it are refused, whatever the goroutines' timing.
 type orderedAsync struct {
 	h    jsonrpc2.Handler
@@ -530,7 +530,7 @@ func (s *Server) currentPolicy() *policy.Policy { return s.loader.Policy(s.locat
 func (s *Server) initialize(raw []byte) (any, error) {
 	var p protocol.InitializeParams
 	if len(raw) > 0 {
-		// Exact keys (SPEC §3): {"HasUI": true} is not hasUI, and it is an
+		// Exact keys: {"HasUI": true} is not hasUI, and it is an
 		// error rather than ignored.
 		if err := protocol.Unmarshal(raw, &p, ""); err != nil {
 			return nil, &jsonrpc2.Error{Code: protocol.CodeInvalidParams, Message: "invalid initialize params: " + err.Error()}
@@ -542,7 +542,7 @@ func (s *Server) initialize(raw []byte) (any, error) {
 	s.mu.Lock()
 	old := s.st
 	// A repeated initialize replaces the fields it carries and keeps the
-	// others (PROTOCOL.md: "its fields replace the earlier ones").
+	// others (docs/protocol.md: "its fields replace the earlier ones").
 	st := old
 	if p.Cwd != "" {
 		st.cwd = filepath.Clean(p.Cwd)
@@ -597,7 +597,7 @@ func (s *Server) initialize(raw []byte) (any, error) {
 }
 
 // reportWarnings writes a policy's warnings to stderr and the audit log
-// (SPEC §1.3) when the policy is new: at initialize, and when an edited
+// when the policy is new: at initialize, and when an edited
 // file was re-read before a call.
 func (s *Server) reportWarnings(p *policy.Policy, always bool) {
 	if !always {
@@ -751,7 +751,7 @@ type gatesCall struct {
 	pre     prechecked
 }
 
-// decodeCall reads tool_call/check params strictly (SPEC §3: a call toolgate
+// decodeCall reads tool_call/check params strictly (a call toolgate
 // cannot read unambiguously is invalid).
 func (s *Server) decodeCall(raw []byte) (*gatesCall, string, error) {
 	inputRaw, err := checkUnambiguous(raw)

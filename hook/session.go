@@ -75,7 +75,7 @@ func (r resolver) Resolve(q policy.Query) policy.Result {
 func (r resolver) HasExplicitPathRule(a policy.Action) bool { return r.p.HasExplicitPathRule(a) }
 
 // BrokenNote says which policy file is broken, for every prompt and block
-// reason (gates.noteBroken; SPEC §1.3).
+// reason (gates.noteBroken).
 func (r resolver) BrokenNote() string { return r.p.BrokenNote() }
 
 // HasCommandRule reports whether a bash rule of the policy files names the

@@ -7,7 +7,7 @@ import (
 	"github.com/toolgate/toolgate/policy"
 )
 
-// Input shape (SPEC §3): a call whose input lacks the field its tool acts
+// Input shape: a call whose input lacks the field its tool acts
 // on, or carries it with the wrong type, is never decided as if the field
 // were empty: it blocks as invalid_request with a reason naming the field.
 
@@ -18,7 +18,7 @@ var pathAliases = [...]string{"file_path", "filePath"}
 // requiredField is the field tool acts on and must carry ("" for none):
 // bash runs its command, read/write/edit act on their path. grep, find and
 // ls without a path act on the working directory; MCP calls without a
-// target ask for the status (anchor §4.4); other tools are judged on
+// target ask for the status; other tools are judged on
 // their name.
 func requiredField(tool string) string {
 	switch tool {

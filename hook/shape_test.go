@@ -9,7 +9,7 @@ import (
 
 // TestInputShape: a call without the field its tool acts on, or with it
 // of the wrong type, is refused naming the field; a host's alias of path
-// is read as path, and an alias beside the field is refused (SPEC §3).
+// is read as path, and an alias beside the field is refused.
 func TestInputShape(t *testing.T) {
 	cases := []struct {
 		tool, input string

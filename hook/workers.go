@@ -55,7 +55,7 @@ func (w *workers) run(f func()) {
 // Stop lets the idle workers end; handlers still running finish first.
 func (w *workers) Stop() { close(w.done) }
 
-// maxInFlight is how many requests toolgate holds at once (PROTOCOL.md,
+// maxInFlight is how many requests toolgate holds at once (docs/protocol.md,
 // flow control: at least 1,024). A request holds its slot from the moment
 // it is read until its answer is written, so when the host stops reading
 // stdout toolgate stops reading stdin.

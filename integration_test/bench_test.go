@@ -62,7 +62,7 @@ func benchPlugin(b *testing.B, rules int) (*benchProc, time.Duration) {
 }
 
 // BenchmarkStartupToInitialize: process start to initialize answered
-// (SPEC §8 budget: under 10 ms), with a 200-rule policy.
+// (the design budget: under 10 ms), with a 200-rule policy.
 func BenchmarkStartupToInitialize(b *testing.B) {
 	var total time.Duration
 	for i := 0; i < b.N; i++ {
@@ -73,7 +73,7 @@ func BenchmarkStartupToInitialize(b *testing.B) {
 }
 
 // BenchmarkResidentMemory10000Rules: resident memory once a 10,000-rule
-// policy is loaded (SPEC §8 budget: under 30 MB).
+// policy is loaded (the design budget: under 30 MB).
 func BenchmarkResidentMemory10000Rules(b *testing.B) {
 	var worst float64
 	for i := 0; i < b.N; i++ {
@@ -102,7 +102,7 @@ func residentMB(pid int) float64 {
 
 // BenchmarkToolCall64KiBBash: a tool_call whose bash command is 64 KiB of
 // everyday statements (about 2,700 commands), decided by the binary with a
-// 200-rule policy: the bash analysis of SPEC §8 inside a whole decision
+// 200-rule policy: the bash analysis of the design inside a whole decision
 // (decoding, every unit matched against the policy, the audit record).
 func BenchmarkToolCall64KiBBash(b *testing.B) {
 	p, _ := benchPlugin(b, 200)

@@ -15,7 +15,7 @@ import (
 
 // benchClaudeHook runs the built binary as Claude Code does, one process
 // per call, and reports the wall and CPU time (user + system) of a whole
-// process, start to exit: SPEC §8's hook budget. export names the policy's
+// process, start to exit: the design's hook budget. export names the policy's
 // export knob ("" for none); prepare sets up the export's state first.
 func benchClaudeHook(b *testing.B, export string, prepare func(b *testing.B, log string)) {
 	if buildErr != nil {

@@ -159,7 +159,7 @@ func auditDecisions(t *testing.T, path string) map[string]int {
 
 // TestThousandConcurrentCalls sends 1,000 pipelined tool_calls, a tenth of
 // them prompting, answers every prompt, and checks that every call got
-// exactly one answer and exactly one audit record (SPEC §8, issue 6).
+// exactly one answer and exactly one audit record (issue 6).
 func TestThousandConcurrentCalls(t *testing.T) {
 	const n = 1000
 	p := startLive(t, `{"permission": {"*": "ask", "bash": {"*": "allow", "make *": "ask"}}}`)

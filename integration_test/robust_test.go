@@ -27,7 +27,7 @@ var unreadCalls = flag.Int("unread-calls", 5000, "calls written by TestUnreadHos
 // TestUnreadHostBoundsMemory: a host writes many calls and reads none of the
 // answers. toolgate stops reading stdin (the host's writes stall) and its
 // resident memory stays under 64 MB; once the host reads, every call is
-// answered exactly once and has exactly one audit record (PROTOCOL.md,
+// answered exactly once and has exactly one audit record (docs/protocol.md,
 // flow control).
 func TestUnreadHostBoundsMemory(t *testing.T) {
 	n := *unreadCalls

@@ -5,7 +5,7 @@ package integration_test
 // it says so at the spot:
 //   - stdout purity: every line the plugin writes to stdout, including lines
 //     no step reads and blank lines, must be a JSON object with
-//     "jsonrpc": "2.0" (PROTOCOL.md "Transport": stdout carries protocol
+//     "jsonrpc": "2.0" (docs/protocol.md "Transport": stdout carries protocol
 //     messages and nothing else);
 //   - a write to the plugin's stdin that blocks for the default wait fails
 //     instead of hanging.
@@ -460,7 +460,7 @@ func replay(bin, name string, data []byte) error {
 	sort.Strings(envList)
 	for _, dir := range trust {
 		// The person trusts these projects' policy files as they are now
-		// (TRANSCRIPTS.md setup.trust, SPEC §1.1).
+		// (TRANSCRIPTS.md setup.trust).
 		cmd := exec.Command(bin, "trust", "--yes", dir)
 		cmd.Dir, cmd.Env = dir, envList
 		if out, err := cmd.CombinedOutput(); err != nil {

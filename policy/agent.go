@@ -20,7 +20,7 @@ func ValidAgentName(name string) bool {
 // as real YAML, so quoted keys may contain ':'; key order is kept. A file
 // without front matter or without a permission key contributes nothing.
 // Unlike the anchor, a malformed entry is never silently dropped: it
-// becomes a deny at its position, with a warning (SPEC §1.3).
+// becomes a deny at its position, with a warning.
 func ParseAgentFile(path string, data []byte) *File {
 	f := &File{Path: path, keyLines: map[string][2]int{}}
 	data = bytes.ReplaceAll(bytes.TrimPrefix(data, byteOrderMark), []byte("\r\n"), []byte("\n"))
@@ -120,7 +120,7 @@ func keyProblem(k *yaml.Node, seen map[string]bool, where string) string {
 }
 
 // permission reads the permission mapping like the JSON parser: a bad
-// entry is a deny at its own position (SPEC §1.3); only a permission that
+// entry is a deny at its own position; only a permission that
 // is not a mapping breaks the file.
 func (p *yamlParser) permission(n *yaml.Node) {
 	if n.Kind != yaml.MappingNode {

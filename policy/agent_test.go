@@ -136,7 +136,7 @@ func TestLoaderAgentFiles(t *testing.T) {
 	}
 
 	// The host distrusts the project: the project agent file is read as
-	// untrusted, so its allow does not loosen the ask (SPEC §1.1).
+	// untrusted, so its allow does not loosen the ask.
 	loc.ProjectTrusted = false
 	u := l.Policy(loc)
 	if r := u.ResolveSides(Query{Surface: "bash", Values: []string{"ls"}}); r.Action != Ask {

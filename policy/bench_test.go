@@ -161,7 +161,7 @@ func BenchmarkCanonicalize(b *testing.B) {
 }
 
 // BenchmarkParseCompose10000: what a start with a 10,000-rule policy costs
-// before initialize can be answered (SPEC §8: start to initialize under 15 ms).
+// before initialize can be answered (start to initialize under 15 ms).
 func BenchmarkParseCompose10000(b *testing.B) {
 	data := []byte(benchPolicyText(10000))
 	b.SetBytes(int64(len(data)))

@@ -7,7 +7,7 @@ import (
 	"sync/atomic"
 )
 
-// The canonical pass of a bash unit (SPEC §4, option identity): besides its
+// The canonical pass of a bash unit (option identity): besides its
 // text, a unit is matched in its canonical option spelling. A rule matches
 // it there when the rule, read as a command the same way, names the same
 // command words, has no option the unit lacks (extra options do not escape

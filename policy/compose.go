@@ -29,14 +29,14 @@ type ScopeFile struct {
 	SkipReason string
 	File       *File // nil when missing or skipped
 	// Stale is set when the file as it is now has file-level errors and
-	// File is its last good version from this process (SPEC §1.3): the
+	// File is its last good version from this process: the
 	// errors are reported, the last good rules still apply.
 	Stale []Warning
 	// Project is set for a file of the project's scopes (project,
 	// project-agent, or a file read as one): its trust is by content.
 	Project bool
 	// Untrusted is set for an existing project file whose content the
-	// person has not trusted (SPEC §1.1): it may tighten, never loosen.
+	// person has not trusted: it may tighten, never loosen.
 	// UntrustedWhy says why; Root is the project it belongs to.
 	Untrusted    bool
 	UntrustedWhy string
@@ -101,7 +101,7 @@ type Policy struct {
 
 	// managed is the managed file's policy, evaluated on its own (its
 	// fallback has no opinion); managedBroken, when set, denies every
-	// call: the managed file has no good version (SPEC §1.1).
+	// call: the managed file has no good version.
 	managed       *Policy
 	managedBroken *Rule
 	// final are the knobs the managed file set: no other file changes them.
@@ -118,7 +118,7 @@ type Policy struct {
 
 	// without is the policy composed without the untrusted project files
 	// (nil when there are none): every gate's answer is the more
-	// restrictive of the answer with them and without them (SPEC §1.1).
+	// restrictive of the answer with them and without them.
 	without *Policy
 	// trustCommand is the command that trusts the untrusted files.
 	trustCommand string
@@ -133,7 +133,7 @@ type Policy struct {
 }
 
 // BrokenNote is what every prompt and block reason appends while a file
-// is broken (SPEC §1.3: a broken file could have decided it): which file,
+// is broken (a broken file could have decided it): which file,
 // where, what is wrong, and what toolgate does instead. Empty when no file
 // is broken.
 func (p *Policy) BrokenNote() string { return p.brokenNote }
@@ -464,7 +464,7 @@ func configRule(sp *Pattern, surface, pattern string, action Action, reason stri
 		Trusted: trusted, surface: sp, pattern: CompilePattern(pattern, home).matcher}
 }
 
-// mcpBaselineTargets are allowed when any mcp rule allows (anchor §2.5).
+// mcpBaselineTargets are allowed when any mcp rule allows.
 var mcpBaselineTargets = []string{"mcp_status", "mcp_list", "mcp_search", "mcp_describe", "mcp_connect"}
 
 // ComposeSides composes the policy from the files and, when some project
@@ -662,7 +662,7 @@ func composeFiles(files []ScopeFile, home string, managed *ScopeFile) *Policy {
 			p.Warnings = append(p.Warnings, sf.File.Errors...)
 			if sf.Scope == scopeMCPFile {
 				// It names MCP servers only, so it clamps only what MCP
-				// targets decide: every MCP allow asks (SPEC §1.3).
+				// targets decide: every MCP allow asks.
 				p.mcpClamp = true
 				p.Warnings = append(p.Warnings, Warning{Path: sf.Path, Message: "mcp.json gives no MCP server names until it is fixed; every allow of an MCP call asks instead (fail-closed)"})
 				notes = append(notes, brokenNote(sf.Scope, sf.Path, sf.File.Errors[0], "its MCP server names are not used, so every MCP allow asks"))
@@ -761,7 +761,7 @@ func composeFiles(files []ScopeFile, home string, managed *ScopeFile) *Policy {
 }
 
 // applyKnobs takes a file's settings, honoring which scopes may set the
-// knobs that loosen or blind the gates (SPEC §1.1, §1.2): the global scope
+// knobs that loosen or blind the gates: the global scope
 // and --config files set every knob; the managed file's knobs are final
 // (read first, nothing after it changes them); agent and project files
 // carry none.

@@ -33,7 +33,7 @@ func hasWarning(p *Policy, path string, line, col int, text string) bool {
 	return false
 }
 
-// ---- anchor §11.2 (SPEC where it differs) --------------------------------
+// ---- the original extension's behavior (toolgate where it differs) --------------------------------
 
 func TestAnchorRuleModelRows(t *testing.T) {
 	none := composeOK(t)
@@ -68,9 +68,9 @@ func TestAnchorRuleModelRows(t *testing.T) {
 		{"row 22 other tool", row22, "another_extension_tool", vals("*"), false, nil, fallback(Deny, ScopeGlobal)},
 		{"row 23 find", row23, "find", vals("*"), false, nil, allowed(ScopeGlobal, "*")},
 		{"row 23 ls", row23, "ls", vals("*"), false, nil, denied(ScopeGlobal, "*")},
-		// SPEC §1.1 differs from the anchor: the project cannot loosen the
+		// the design differs from the anchor: the project cannot loosen the
 		// global deny; the answer reports the global rule.
-		{"row 24 build (SPEC: floored)", row24, "bash", vals("rm -rf build"), false, nil, floored},
+		{"row 24 build (toolgate: floored)", row24, "bash", vals("rm -rf build"), false, nil, floored},
 		{"row 24 node_modules", row24, "bash", vals("rm -rf node_modules"), false, nil, denied(ScopeGlobal, "rm -rf *")},
 		{"row 24 other", row24, "bash", vals("ls"), false, nil, asked(ScopeGlobal, "*")},
 		{"row 25", row25, "bash", vals("anything"), false, nil, allowed(ScopeProject, "*")},
@@ -78,7 +78,7 @@ func TestAnchorRuleModelRows(t *testing.T) {
 		{"row 26", row26, "read", vals("*"), false, nil, allowed(ScopeProject, "*")},
 		{"row 29 read", row29, "read", vals("*"), false, nil, fallback(Ask, ScopeBuiltin)},
 		{"row 29 bash", row29, "bash", vals("ls"), false, nil, fallback(Ask, ScopeBuiltin)},
-		// SPEC §1.3 differs from the anchor (which rejects the file, so
+		// the design differs from the anchor (which rejects the file, so
 		// the fallback asks): the bad entry is a deny at its position.
 		{"row 30", row30, "bash", vals("npm install"), false, nil, withReason(denied(ScopeGlobal, "npm *"),
 			"the policy entry at /cfg/global.json:1 is broken (the reason of bash pattern \"npm *\" must be a string, not a number), so it denies until it is fixed")},
@@ -125,7 +125,7 @@ func TestAdviceBashInheritsAllow(t *testing.T) {
 	}
 }
 
-// ---- merge order and provenance (anchor §1.5, SPEC §1.2) ------------------
+// ---- merge order and provenance ------------------
 
 func TestMergeOrder(t *testing.T) {
 	g := scopeFile(t, ScopeGlobal, `{"permission": {
@@ -251,7 +251,7 @@ func TestFallbackOrigin(t *testing.T) {
 	}
 }
 
-// ---- MCP baseline (anchor §2.5) --------------------------------------------
+// ---- MCP baseline --------------------------------------------
 
 func TestMCPBaseline(t *testing.T) {
 	baseline := []string{
@@ -337,7 +337,7 @@ func TestYolo(t *testing.T) {
 	checkResult(t, "yolo and floor", q, f.Resolve(q), w)
 }
 
-// ---- fail closed (SPEC §1.3) ----------------------------------------------
+// ---- fail closed ----------------------------------------------
 
 func TestFailClosed(t *testing.T) {
 	g := `{"permission": {"*": "allow", "bash": {"ls": "allow", "rm *": "deny", "git *": "ask"}, "mcp": {"exa:*": "allow"}}}`
@@ -392,7 +392,7 @@ func TestFailClosed(t *testing.T) {
 	}
 }
 
-// ---- trust floor (SPEC §1.1) ------------------------------------------------
+// ---- trust floor ------------------------------------------------
 
 func TestTrustFloor(t *testing.T) {
 	gp := func(g, pr string) *Policy {
@@ -476,7 +476,7 @@ func TestTrustFloorFirstCandidate(t *testing.T) {
 		{"server deny", server, "mcp", candExaSearch, true, nil, fl(denied(ScopeGlobal, "exa"), "exa")},
 		{"qualified deny", qualified, "mcp", candExaSearch, true, nil, fl(denied(ScopeGlobal, "exa:*"), "exa:search")},
 		// The global file's own decision for the target is its last rule
-		// matching any form (exa:* deny), so the floor holds (SPEC §2).
+		// matching any form (exa:* deny), so the floor holds.
 		{"trusted earlier allow on the first form", globalAllowsFirst, "mcp", candExaSearch, true, nil, fl(denied(ScopeGlobal, "exa:*"), "exa:search")},
 		{"other server", other, "mcp", candSearchProvider, true, nil, allowed(ScopeProject, "*")},
 		{"floor and session", server, "mcp", candExaSearch, true, []*Rule{sessionRule("mcp", "exa_*")}, fl(denied(ScopeGlobal, "exa"), "exa")},
@@ -508,7 +508,7 @@ func TestKnobScopes(t *testing.T) {
 	if p.ShellTools["run"] != (ShellTool{"run", "cmd", ""}) || len(p.ShellTools) != 1 {
 		t.Errorf("shellTools = %+v", p.ShellTools)
 	}
-	// A project file sets no knob but sandbox (SPEC §1.2).
+	// A project file sets no knob but sandbox.
 	if p.PromptTimeout != time.Second {
 		t.Errorf("PromptTimeout = %v, want the global 1s", p.PromptTimeout)
 	}

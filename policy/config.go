@@ -79,7 +79,7 @@ type Knobs struct {
 }
 
 // Export is the export knob: where every audit record is also sent
-// (SPEC §5). Only OTLP over HTTP is defined.
+// . Only OTLP over HTTP is defined.
 type Export struct {
 	OTLP OTLPExport
 }
@@ -101,7 +101,7 @@ type File struct {
 	Knobs      Knobs
 	// Errors are file-level problems (it cannot be parsed, a top-level
 	// key is unknown, permission is not an object, …): the file then
-	// contributes nothing, or its last good version (SPEC §1.3).
+	// contributes nothing, or its last good version.
 	Errors []Warning
 	// Problems are schema errors inside one entry of permission: that
 	// entry is a deny at its own position, the rest of the file applies.
@@ -202,7 +202,7 @@ func parseJSONC(path string, data []byte, what string, owned bool) (*File, *pars
 
 // maxNesting bounds how deeply objects and arrays may nest: the JSONC
 // parser recurses once per level, and a file of a million "[" would
-// otherwise overflow the stack and crash the process (SPEC §1.3).
+// otherwise overflow the stack and crash the process.
 const maxNesting = 1000
 
 // tooDeep returns the offset of the first "{" or "[" that nests deeper than
@@ -546,7 +546,7 @@ func (p *parser) shellTools(v *jval) {
 // (a bad state, a wrong type for one surface or pattern, a repeated or
 // empty key) breaks that entry only: it becomes a deny at its own position
 // — the pattern it was written for, or for a bad surface value the whole
-// surface — whose reason names file:line and the problem (SPEC §1.3).
+// surface — whose reason names file:line and the problem.
 func (p *parser) permission(v *jval) {
 	obj, ok := v.Object()
 	if !ok {
@@ -589,7 +589,7 @@ func (p *parser) permission(v *jval) {
 // "external_directroy"): besides applying to the surface as written (an
 // extension tool may have that name), they apply at the same position to
 // the surface meant, with a warning, so that a typo never drops a deny
-// (SPEC §1.3). Its allows are not copied: a typo never loosens.
+// . Its allows are not copied: a typo never loosens.
 func (p *parser) misspeltSurface(e SurfaceEntry, offset int) {
 	meant := misspeltSurfaceOf(e.Surface)
 	if meant == "" {
@@ -642,7 +642,7 @@ func misspeltSurfaceOf(key string) string {
 }
 
 // isObjectState reports whether a surface's object value is a state
-// ({"action": "deny", "reason": "…"}, SPEC §1.2) rather than a pattern
+// ({"action": "deny", "reason": "…"}) rather than a pattern
 // map: its keys are only action and reason, and action is "deny" or the
 // reason is no state (so the object cannot be meant as patterns).
 func isObjectState(v *jval) bool {

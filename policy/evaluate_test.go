@@ -252,7 +252,7 @@ func TestActions(t *testing.T) {
 	}
 }
 
-// ---- anchor §11.1 at the policy level --------------------------------------
+// ---- the original extension's behavior at the policy level --------------------------------------
 
 func TestAnchorWildcardPolicyRows(t *testing.T) {
 	gitAny := global(t, `{"permission": {"bash": {"git *": "allow"}}}`)
@@ -307,7 +307,7 @@ func TestAnchorWildcardPolicyRows(t *testing.T) {
 	})
 }
 
-// ---- sessions (anchor §11.3, with SPEC §2: a session approval never
+// ---- sessions (with the design: a session approval never
 // overrides a policy-file deny) --------------------------------------------------
 
 func TestSessionRows(t *testing.T) {
@@ -325,9 +325,9 @@ func TestSessionRows(t *testing.T) {
 		{"row 36", none, "bash", vals("git push origin main"), false, gitStatus, fallback(Ask, ScopeBuiltin)},
 		{"row 37 push", none, "bash", vals("git push origin main"), false, gitAny, sess("git *")},
 		{"row 37 status", none, "bash", vals("git status"), false, gitAny, sess("git *")},
-		// SPEC §2 differs from anchor rows 38/39: the file's deny stands.
-		{"row 38 (SPEC)", readEnv, "read", vals(".env"), false, []*Rule{sessionRule("read", ".env")}, denied(ScopeGlobal, "*.env")},
-		{"row 39 (SPEC)", pathEnv, "path", vals("/project/.env"), false, []*Rule{sessionRule("path", "/project/.env")}, denied(ScopeGlobal, "*.env")},
+		// the design differs from anchor rows 38/39: the file's deny stands.
+		{"row 38 (toolgate)", readEnv, "read", vals(".env"), false, []*Rule{sessionRule("read", ".env")}, denied(ScopeGlobal, "*.env")},
+		{"row 39 (toolgate)", pathEnv, "path", vals("/project/.env"), false, []*Rule{sessionRule("path", "/project/.env")}, denied(ScopeGlobal, "*.env")},
 		{"row 40", none, "mcp", vals("x_y", "x:y", "x", "y", "mcp_call", "mcp"), true, []*Rule{sessionRule("bash", "*")}, want{action: Ask, layer: LayerFallback, scope: ScopeBuiltin, value: "x_y"}},
 		{"session beats ask rule", asks, "bash", vals("ls -l"), false, []*Rule{sessionRule("bash", "ls *")}, sess("ls *")},
 		{"session beats fallback ask", asks, "task", vals("*"), false, []*Rule{sessionRule("task", "*")}, sess("*")},
@@ -340,9 +340,9 @@ func TestSessionRows(t *testing.T) {
 	})
 }
 
-// ---- MCP: Resolve with FirstCandidate (anchor §11.4, §4.4) ----------------
+// ---- MCP: Resolve with FirstCandidate ----------------
 
-// The candidate lists are those anchor §4.4 derives (gates.MCPTargets is
+// The candidate lists are those the original extension's behavior derives (gates.MCPTargets is
 // tested against the same lists in gates/mcp_test.go).
 var (
 	candResearchQueryDocs = vals("research_query-docs", "research:query-docs", "research", "query-docs", "mcp_call", "mcp")
@@ -393,7 +393,7 @@ func TestMCPFirstCandidateRows(t *testing.T) {
 		{"row 55", baseline, "mcp", candStatus, true, nil, base("mcp_status")},
 		{"row 56", shadowed, "mcp", candStatus, true, nil, asked(ScopeGlobal, "*")},
 		// Anchor row 57 (derived, not pinned) asked: its first candidate hit
-		// the catch-all. Candidates are forms of one target (SPEC §2): the
+		// the catch-all. Candidates are forms of one target: the
 		// later server rule wins.
 		{"row 57", catchAll, "mcp", candExaSearch, true, nil, withValue(allowed(ScopeGlobal, "exa"), "exa")},
 		{"server-level rule without catch-all", serverLevel, "mcp", candExaSearch, true, nil, withValue(denied(ScopeGlobal, "exa"), "exa")},
@@ -404,7 +404,7 @@ func TestMCPFirstCandidateRows(t *testing.T) {
 
 // TestFirstCandidateSessionNeverBeatsFileDeny: a session approval that
 // matches an earlier candidate must not override the deny the files reach
-// through a later candidate (SPEC §2).
+// through a later candidate.
 func TestFirstCandidateSessionNeverBeatsFileDeny(t *testing.T) {
 	p := global(t, `{"permission": {"mcp": {"exa:delete_*": "deny"}}}`)
 	exaAll := []*Rule{sessionRule("mcp", "exa_*")}
@@ -417,7 +417,7 @@ func TestFirstCandidateSessionNeverBeatsFileDeny(t *testing.T) {
 	runResolveRows(t, []resolveRow{
 		{"file deny via a later candidate", p, "mcp", del, true, exaAll, want{action: Deny, layer: LayerConfig, scope: ScopeGlobal, pattern: "exa:delete_*", value: "exa:delete_all"}},
 		{"session still allows what the files only ask", p, "mcp", candExaSearch, true, exaAll, sess},
-		// Candidates are forms (SPEC §2): a session approval of any form
+		// Candidates are forms: a session approval of any form
 		// approves what the files only ask.
 		{"session on a later candidate", catchAsk, "mcp", candExaSearch, true, []*Rule{sessionRule("mcp", "exa")}, want{action: Allow, layer: LayerSession, scope: ScopeSession, pattern: "exa", value: "exa", session: true}},
 		{"catch-all first, a later form denies", ghDelete, "mcp", ghDeleteRepo, true, nil, withForm(denied(ScopeGlobal, "github:delete_repo"), "github:delete_repo")},

@@ -16,7 +16,7 @@ import (
 
 // A file toolgate is configured by that is no regular file, or is too
 // large, is a broken file with a warning that says what it is; reading it
-// never hangs, never crashes and never reads it whole (SPEC §1.3).
+// never hangs, never crashes and never reads it whole.
 
 // fileKind makes something other than a readable policy file at path.
 type fileKind struct {
@@ -165,7 +165,7 @@ func TestLoaderFileKinds(t *testing.T) {
 			p := withTimeout(t, name, func() *Policy { return NewLoader().Policy(e.loc) })
 			clamped := p.Clamped
 			if s.name == "mcp.json" {
-				// It clamps MCP decisions only (SPEC §1.3).
+				// It clamps MCP decisions only.
 				clamped = p.MCPClamped() && !p.Clamped
 			}
 			if !clamped || !hasWarning(p, path, 0, 0, k.words) {

@@ -17,12 +17,12 @@ func inode(info fs.FileInfo) uint64 {
 }
 
 // openNoBlock opens without blocking, so a FIFO put where a policy file
-// should be never hangs the process (SPEC §1.3).
+// should be never hangs the process.
 const openNoBlock = syscall.O_NONBLOCK
 
 // managedDirProblem says why dir cannot hold the managed file, or "": it
 // must be an absolute path to a folder owned by root that no one else may
-// write (SPEC §1.1), so that no user process can put a policy there.
+// write, so that no user process can put a policy there.
 func managedDirProblem(dir string) string {
 	if !filepath.IsAbs(dir) {
 		return "not an absolute path"

@@ -69,7 +69,7 @@ func (p *parser) legacyMap(v *jval, where string) []PatternEntry {
 	return out
 }
 
-// finishLegacy translates a legacy policy to the flat format (anchor §1.3):
+// finishLegacy translates a legacy policy to the flat format:
 // defaultPolicy.tools → "*"; the other categories' defaults become their
 // surface's "*"; tools.X → X (tools.bash and tools.mcp become the "*" of
 // their maps, ahead of the category default); skills → skill;

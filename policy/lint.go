@@ -22,7 +22,7 @@ var builtinSurfaces = map[string]bool{
 }
 
 // hostSurfaces are the surfaces of hook hosts' tools that keep their own
-// name (SPEC §7): Claude Code's and Gemini CLI's.
+// name: Claude Code's and Gemini CLI's.
 var hostSurfaces = map[string]bool{
 	"WebFetch": true, "WebSearch": true, "SlashCommand": true, "ListMcpResourcesTool": true, "ReadMcpResourceTool": true,
 	"TodoWrite": true, "ExitPlanMode": true, "EnterPlanMode": true, "Task": true, "Agent": true, "BashOutput": true,
@@ -250,10 +250,10 @@ func subsumes(a, b string) bool {
 }
 
 // shadowingForm returns a form that every MCP call matching pattern b
-// also has (SPEC §2: a target's candidates are forms of it) and that
+// also has (a target's candidates are forms of it) and that
 // pattern a matches: "mcp" is a form of every call, and a tool (or
 // describe) call of "server:tool" is also named "server_tool", "server"
-// and "tool" (anchor §4.4; a search or connect whose text is
+// and "tool" (a search or connect whose text is
 // "server:tool" is not a call of that tool and is not considered).
 func shadowingForm(a, b string) (string, bool) {
 	for _, f := range mcpForms(b) {

@@ -35,7 +35,7 @@ type Locations struct {
 	AgentName string
 	// NamedConfigs: ConfigFiles are global wherever they lie (the files a
 	// policy author's tool was asked about); otherwise one inside the
-	// working directory is project scope (SPEC §1.1).
+	// working directory is project scope.
 	NamedConfigs bool
 }
 
@@ -49,7 +49,7 @@ func GlobalPath(agentDir string) string {
 }
 
 // ToolgateGlobalPath is toolgate's own global file, for hosts without pi
-// (SPEC §7): configHome/toolgate/config.json, configHome defaulting to
+// configHome/toolgate/config.json, configHome defaulting to
 // home/.config.
 func ToolgateGlobalPath(configHome, home string) string {
 	if configHome == "" {
@@ -239,7 +239,7 @@ func (l Locations) Equal(o Locations) bool {
 // compose reads what changed and composes the policy for loc.
 func (l *Loader) compose(loc Locations) *Policy {
 	// The managed file comes first: it is evaluated on its own, and its
-	// knobs are final (SPEC §1.1).
+	// knobs are final.
 	var scopes []ScopeFile
 	managedDir, managedWarn := managedDirOf(loc.ManagedDir)
 	managed := l.read(ScopeManaged, ManagedPath(managedDir), true, false, parseFileOwned)
@@ -253,7 +253,7 @@ func (l *Loader) compose(loc Locations) *Policy {
 		scopes = append(scopes, legacy)
 	}
 	scopes = append(scopes, l.read(ScopeGlobal, GlobalPath(loc.AgentDir), true, false, parseFileOwned))
-	// toolgate's own files (SPEC §7), listed found or not; the legacy
+	// toolgate's own files, listed found or not; the legacy
 	// files only when they exist.
 	if loc.Home != "" || loc.ConfigHome != "" {
 		scopes = append(scopes, l.read(ScopeGlobal, ToolgateGlobalPath(loc.ConfigHome, loc.Home), true, false, parseFileOwned))
@@ -281,7 +281,7 @@ func (l *Loader) compose(loc Locations) *Policy {
 	}
 	// mcp.json names MCP servers: not a policy file, but what is missing
 	// from it can let an mcp call miss a rule, so it is read and checked
-	// like one (SPEC §1.3).
+	// like one.
 	scopes = append(scopes, l.read(scopeMCPFile, MCPPath(loc.AgentDir), false, false, ParseMCPFile))
 	store := TrustStorePath(loc.ConfigHome, loc.Home)
 	l.readTrust(store)
@@ -346,7 +346,7 @@ func (l *Loader) readTrust(path string) {
 	l.trust, l.trustErr = LoadTrustStore(path)
 }
 
-// judge says of each file whose trust matters what it is (SPEC §1.1): a
+// judge says of each file whose trust matters what it is: a
 // project file is trusted only for the exact content the person trusted
 // (and never while the host distrusts the project); a global, managed or
 // trust-store location whose real path lies inside the working directory
@@ -355,7 +355,7 @@ func (l *Loader) readTrust(path string) {
 func (l *Loader) judge(loc Locations, scopes []ScopeFile, store string) []ScopeFile {
 	cwdReal, cwdErr := filepath.EvalSymlinks(loc.Cwd)
 	if cwdErr == nil && !isProjectRoot(cwdReal, loc.Home) {
-		// "/", $HOME and the folders above it are no project (SPEC §9):
+		// "/", $HOME and the folders above it are no project:
 		// toolgate's own files live there by design.
 		cwdErr = errNoProject
 	}
@@ -393,7 +393,7 @@ func (l *Loader) judge(loc Locations, scopes []ScopeFile, store string) []ScopeF
 			sf.Untrusted = true
 			// The content judged is the version in use: a file broken by
 			// an edit keeps its last good version, and that version's
-			// trust (SPEC §1.3).
+			// trust.
 			sum := l.files[sf.Path].sum
 			if len(sf.Stale) > 0 {
 				sum = l.goodSum[sf.Path]
@@ -468,7 +468,7 @@ func appendStamp(b []byte, path string, st stamp) []byte {
 // read stats path and parses it again when it changed. required files
 // (--config) that are missing count as broken: their rules were expected.
 // A file broken by an edit keeps its last good version from this process
-// (SPEC §1.3): the ScopeFile then carries that version and, in Stale, what
+// the ScopeFile then carries that version and, in Stale, what
 // is wrong with the file as it is now.
 func (l *Loader) read(scope, path string, trusted, required bool, parse func(string, []byte) *File) ScopeFile {
 	sf := ScopeFile{Scope: scope, Path: path, Trusted: trusted}
@@ -514,7 +514,7 @@ func readAndParse(path string, st stamp, required, hash bool, parse func(string,
 	}
 	sum := ""
 	if hash {
-		// Of the bytes parsed, in the one read (SPEC §1.1).
+		// Of the bytes parsed, in the one read.
 		sum = ContentHash(data)
 	}
 	return parse(path, data), sum

@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// toolgate's own files (SPEC §7): the global one under $XDG_CONFIG_HOME
+// toolgate's own files: the global one under $XDG_CONFIG_HOME
 // (default ~/.config) after the pi global file, the project one after the
 // pi project file, with the same trust rules.
 func TestLoaderToolgateFiles(t *testing.T) {

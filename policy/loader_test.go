@@ -160,7 +160,7 @@ func TestLoaderProjectFile(t *testing.T) {
 		t.Fatalf("project trust is part of the cache key")
 	}
 	// Distrusted by the host, the project file still tightens (curl is
-	// denied) and loosens nothing (ls asks as globally) (SPEC §1.1).
+	// denied) and loosens nothing (ls asks as globally).
 	if a, s := decide(p, "bash", "curl x"); a != Deny || s != ScopeProject {
 		t.Errorf("untrusted project: curl = %v from %s, want the project's deny", a, s)
 	}
@@ -186,7 +186,7 @@ func TestLoaderProjectFile(t *testing.T) {
 		t.Errorf("an untrusted broken project does not clamp")
 	}
 	// Read, it was good before in this process: its last good version
-	// applies (SPEC §1.3), reported as not loaded, with the error.
+	// applies, reported as not loaded, with the error.
 	if p := l.Policy(e.loc); p.Clamped || listed(p)[1].Loaded || !hasWarning(p, e.project, 1, 2, "Unrecognized config key 'permision'.") {
 		t.Errorf("a broken project with a good version: clamped %t %+v %v", p.Clamped, listed(p), p.Warnings)
 	} else if a, s := decide(p, "bash", "curl x"); a != Deny || s != ScopeProject {

@@ -7,7 +7,7 @@ import (
 	"sync"
 )
 
-// Option identity (SPEC §4): a command's words are also read as
+// Option identity: a command's words are also read as
 // {command words, set of options, operands in order}, so that every
 // spelling of the same options — clusters split or merged, any order, long
 // or short, before or after the operands where the command permutes them —

@@ -8,7 +8,7 @@ import (
 )
 
 // MaxFileBytes bounds a policy file (and an agent file or mcp.json); a
-// larger one is a broken file (SPEC §1.3).
+// larger one is a broken file.
 const MaxFileBytes = 4 << 20
 
 // ReadFile reads a file toolgate is configured by: a policy file, an agent

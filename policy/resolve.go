@@ -14,7 +14,7 @@ type Query struct {
 	Surface string
 	// Values are the forms of the value: the last rule matching any of
 	// them wins (path aliases; MCP targets, whose candidates are forms of
-	// one target, SPEC §2; a single value is the common case).
+	// one target, the design; a single value is the common case).
 	Values []string
 	// FirstCandidate marks the values as MCP candidates. They are forms
 	// like any others (the anchor let the first candidate decide, which
@@ -22,7 +22,7 @@ type Query struct {
 	FirstCandidate bool
 	// Args, on the bash surface, are the words of the unit whose text is
 	// Values[0] (after quote removal, env prefixes dropped): the unit is
-	// also matched in its canonical option spelling (SPEC §4).
+	// also matched in its canonical option spelling.
 	Args []string
 	// Session are the session approvals to consult (nil for none).
 	Session []*Rule
@@ -90,7 +90,7 @@ func (p *Policy) resolveSet(surface string, values, args []string, session []*Ru
 	}
 	// The managed file, evaluated on its own, holds its deny and ask over
 	// every other answer, session approvals included; its allow loosens
-	// nothing (SPEC §1.1).
+	// nothing.
 	if m := p.managed; m != nil && res.Action != Deny {
 		if mr := m.resolveOwn(surface, values, args, nil, nil); mr.Action > res.Action && mr.Rule.Layer != LayerFallback {
 			res = mr

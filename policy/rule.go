@@ -1,6 +1,6 @@
 package policy
 
-// Scopes a rule can come from (PROTOCOL.md origin.scope).
+// Scopes a rule can come from (docs/protocol.md origin.scope).
 const (
 	ScopeBuiltin      = "builtin"
 	ScopeGlobal       = "global"
@@ -45,7 +45,7 @@ type Rule struct {
 	Layer   Layer
 	Origin  Origin
 	// Trusted is true for rules from the global, --config and agent scopes:
-	// their denies form the trust floor (SPEC §1.1).
+	// their denies form the trust floor.
 	Trusted bool
 	// Exact rules match their pattern and surface literally (no wildcards):
 	// a session approval of a tool named "a*" covers that tool only.
@@ -100,7 +100,7 @@ func IsPathSurface(surface string) bool { return pathSurfaces[surface] }
 
 // Evaluate returns the last rule of rules whose surface matches surface and
 // whose pattern matches any of values, and the value it matched; nil when
-// none does. It is pure: last match wins (SPEC §2).
+// none does. It is pure: last match wins.
 func Evaluate(surface string, values []string, rules []*Rule) (*Rule, string) {
 	ps := IsPathSurface(surface)
 	for i := len(rules) - 1; i >= 0; i-- {

@@ -2,7 +2,7 @@ package policy
 
 import "fmt"
 
-// Sandbox modes (SPEC §9), in the order a project file may raise them.
+// Sandbox modes, in the order a project file may raise them.
 const (
 	SandboxOff      = "off"
 	SandboxOn       = "on"
@@ -24,7 +24,7 @@ type SandboxKnobs struct {
 	AutoAllow  *bool
 }
 
-// Sandbox is the composed confinement settings (SPEC §9).
+// Sandbox is the composed confinement settings.
 type Sandbox struct {
 	// Mode is "off", "on" or "required".
 	Mode string

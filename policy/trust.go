@@ -15,7 +15,7 @@ import (
 
 // A project's policy files come with the repository, so they are trusted
 // to loosen anything only once the person has trusted their exact content
-// (SPEC §1.1): the trust store, a global file that no project can name,
+// the trust store, a global file that no project can name,
 // records each trusted file's project root, its path in the root, its real
 // path and the SHA-256 of the bytes toolgate parsed. An edit untrusts it.
 

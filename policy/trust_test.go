@@ -10,7 +10,7 @@ import (
 
 // A cloned repository's project file that allows everything changes no
 // answer until its content is trusted; then it does; one byte changed and
-// it no longer does (SPEC §1.1).
+// it no longer does.
 func TestTrustByContent(t *testing.T) {
 	e := newLoaderEnv(t)
 	t0 := time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC)
@@ -136,7 +136,7 @@ func managedEnv(t *testing.T) (*loaderEnv, string) {
 
 // The managed file's deny and ask hold over every other scope, yolo and
 // session approvals; its allow loosens nothing; its "*" only replaces the
-// built-in fallback; its knobs are final (SPEC §1.1).
+// built-in fallback; its knobs are final.
 func TestManagedScope(t *testing.T) {
 	e, managed := managedEnv(t)
 	t0 := time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC)

@@ -7,7 +7,7 @@ import (
 )
 
 // ProjectFile is one existing project-scope policy file of a project, as
-// `toolgate trust` shows it before the person trusts it (SPEC §1.1).
+// `toolgate trust` shows it before the person trusts it.
 type ProjectFile struct {
 	Path string
 	// Root, Rel and Real are what the trust store records of it; OK is
@@ -76,7 +76,7 @@ func (l *Loader) ProjectFiles(loc Locations) []ProjectFile {
 	}
 	base := Compose(without, loc.Home)
 	// Every agent file of the project with a permission key, whichever
-	// agent a session selects (SPEC §1.1).
+	// agent a session selects.
 	agents, _ := filepath.Glob(filepath.Join(loc.Cwd, ".pi", "agents", "*.md"))
 	for _, path := range agents {
 		if slices.ContainsFunc(scopes, func(sf ScopeFile) bool { return sf.Path == path }) {

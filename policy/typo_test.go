@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-// ---- SPEC §1.3: a bad entry breaks only itself ----------------------------
+// ---- the design: a bad entry breaks only itself ----------------------------
 
 // TestEntryProblems puts one bad entry between good ones: the file is not
 // rejected, every other rule applies, and the bad entry denies at its own
@@ -141,7 +141,7 @@ func TestEntryProblemKeepsPosition(t *testing.T) {
 	checkDump(t, "merged", m, []string{"*|*|ask|builtin|0|1", "bash|*|ask|global|1|3", "bash|cat *|deny|project|1|3", "bash|cat README.md|allow|global|1|3"})
 }
 
-// TestObjectStateAsSurfaceValue: SPEC §1.2 lets a surface map to a state,
+// TestObjectStateAsSurfaceValue: the design lets a surface map to a state,
 // and a state may be {"action": "deny", "reason": "…"}.
 func TestObjectStateAsSurfaceValue(t *testing.T) {
 	p := global(t, `{"permission": {"bash": {"action": "deny", "reason": "no shell here"}, "read": {"action": "ask", "reason": "allow"}}}`)
@@ -463,7 +463,7 @@ func (e *loaderEnv) remove(path string) {
 func hasPathWarning(p *Policy, path string, withLine bool) bool {
 	for _, w := range p.Warnings {
 		if strings.Contains(w.Message, "this project file is not trusted") {
-			continue // not about the file being broken (SPEC §1.1)
+			continue // not about the file being broken
 		}
 		if w.Path == path && (w.Line > 0) == withLine {
 			return true
@@ -506,7 +506,7 @@ func TestBrokenNote(t *testing.T) {
 
 // TestMisspeltSurfaceKeepsDenies: a surface key that is a likely typo of a
 // surface toolgate uses keeps its denies and asks on the surface meant (a
-// typo never drops a deny, SPEC §1.3), never its allows, and warns; a key
+// typo never drops a deny), never its allows, and warns; a key
 // that is no near miss (an extension tool) is left alone.
 func TestMisspeltSurfaceKeepsDenies(t *testing.T) {
 	rows := []struct {

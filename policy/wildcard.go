@@ -6,7 +6,7 @@ import (
 	"unicode/utf8"
 )
 
-// Pattern is a compiled wildcard (SPEC §2, anchor §3): '*' is any run of
+// Pattern is a compiled wildcard: '*' is any run of
 // characters including '/' and newlines, '?' exactly one character,
 // everything else literal; the whole value must match; a trailing " *" also
 // matches the bare prefix; "~" and "$HOME" at the start are expanded. There
@@ -161,7 +161,7 @@ func globMatch(pat, val string) bool {
 }
 
 // ExpandHome expands a pattern or value that is exactly "~" or "$HOME", or
-// starts with "~/" or "$HOME/", against home (anchor §3.4). Other forms are
+// starts with "~/" or "$HOME/", against home. Other forms are
 // returned unchanged.
 func ExpandHome(s, home string) string {
 	if home == "" {

@@ -31,7 +31,7 @@ func runMatchRows(t *testing.T, home string, rows []matchRow) {
 	}
 }
 
-// TestMatchAnchorRows is every row of anchor §11.1 at the matcher level
+// TestMatchAnchorRows is every row of the original extension's behavior at the matcher level
 // (rows 11 and 12 are about rule order: see TestAnchorWildcardPolicyRows).
 // Rows 18 and 19 are win32-only in the anchor: the POSIX behavior is
 // asserted.
@@ -175,7 +175,7 @@ func TestMatchTrailingSpaceStar(t *testing.T) {
 		{"star no space not optional", "git*", "gi", false, false},
 		{"double space star", "git  *", "git ", false, true},
 		{"double space star needs a space", "git  *", "git", false, false},
-		// The bare prefix is itself a wildcard pattern (anchor §3.1 step 4:
+		// The bare prefix is itself a wildcard pattern (the original extension's behavior step 4:
 		// the regex tail " .*" becomes "( .*)?").
 		{"wildcard prefix: star", "* *", "x", false, true},
 		{"wildcard prefix: ?", "a? *", "ab", false, true},
@@ -385,7 +385,7 @@ func refMatch(pattern, value string, pathSurface bool) bool {
 	return false
 }
 
-// anchorRegexp builds the anchor's regular expression (anchor §3.1) for a
+// anchorRegexp builds the anchor's regular expression for a
 // valid UTF-8 pattern: a second, independent oracle.
 func anchorRegexp(pattern string) *regexp.Regexp {
 	pieces := strings.Split(pattern, "*")

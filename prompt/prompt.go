@@ -68,7 +68,7 @@ func (p *Prompter) closedReason() string {
 // key identifies identical asks: calls in flight share one prompt only
 // when everything it shows is equal (gate, surface, value, title, message,
 // options, session patterns) and they are the same call (tool, full input,
-// working directory: the Subject), whatever their toolCallId (SPEC §5).
+// working directory: the Subject), whatever their toolCallId.
 func key(pp protocol.PromptParams) string {
 	b, _ := json.Marshal(struct {
 		G, S, V, T, M, Sub string

@@ -51,7 +51,7 @@ func ParseFraming(s string) (Framing, error) {
 // is still handed on by its id, with its params refused (ParamsError). The
 // top-level keys are read exactly; a response is never answered.
 //
-// With LimitInFlight, Stream is also the flow control of PROTOCOL.md: it
+// With LimitInFlight, Stream is also the flow control of docs/protocol.md: it
 // reads no further while that many requests are held (not Released).
 type Stream struct {
 	in      *bufio.Reader
@@ -260,7 +260,7 @@ func (s *Stream) Close() error {
 
 // LimitInFlight bounds the requests handed out and not yet Released: when n
 // are held, ReadObject waits for one to be released before it reads on
-// (PROTOCOL.md, flow control). Call it before the first ReadObject.
+// (docs/protocol.md, flow control). Call it before the first ReadObject.
 func (s *Stream) LimitInFlight(n int) {
 	if n > 0 {
 		s.slots = make(chan struct{}, n)
@@ -295,7 +295,7 @@ func (s *Stream) release() { s.Release() }
 // has taken every message the host has written so far (it waits in read,
 // or for a free slot) and nothing arrived meanwhile. A prompt waits for
 // this, so that a shutdown the host already wrote is seen before a person
-// is asked (PROTOCOL.md: a call that would need a prompt is blocked as
+// is asked (docs/protocol.md: a call that would need a prompt is blocked as
 // shutting down). It gives up waiting after longest (a host that never
 // pauses must still get its prompts), and returns false when stop is
 // closed first.
@@ -688,7 +688,7 @@ func (s *Stream) envelope(env map[string]json.RawMessage, perr error) ([]byte, b
 		_, hasResult := env["result"]
 		_, hasError := env["error"]
 		if hasResult || hasError || strings.Contains(near, `"result"`) || strings.Contains(near, `"error"`) {
-			// A response: never answered (PROTOCOL.md). One toolgate cannot
+			// A response: never answered (docs/protocol.md). One toolgate cannot
 			// match to a request of its own is dropped.
 			id, idOK := validID(rawID)
 			if idOK && id != nil && hasResult && hasError && near == "" {

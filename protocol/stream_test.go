@@ -108,7 +108,7 @@ func TestStreamNewline(t *testing.T) {
 		{"wrong version", `{"jsonrpc":"1.0","id":1,"method":"x"}` + "\n", 0, []float64{CodeInvalidRequest}, false},
 		{"response passes", `{"jsonrpc":"2.0","id":"tg-1","result":{"choice":"deny"}}` + "\n", 1, nil, false},
 		{"error response passes", `{"jsonrpc":"2.0","id":"tg-1","error":{"code":1,"message":"no"}}` + "\n", 1, nil, false},
-		// A response is never answered (PROTOCOL.md), whatever its id.
+		// A response is never answered (docs/protocol.md), whatever its id.
 		{"response with null id gets no reply", `{"jsonrpc":"2.0","id":null,"result":{"choice":"deny"}}` + "\n", 0, nil, false},
 		{"error response with null id gets no reply", `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"x"}}` + "\n", 0, nil, false},
 		{"response without id gets no reply", `{"jsonrpc":"2.0","result":1}` + "\n", 0, nil, false},

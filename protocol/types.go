@@ -1,4 +1,4 @@
-// Package protocol holds the wire types of PROTOCOL.md (JSON-RPC 2.0 between
+// Package protocol holds the wire types of docs/protocol.md (JSON-RPC 2.0 between
 // an agent host and toolgate), the error codes, and the line framing. It
 // imports nothing of toolgate's own but the engine's vocabulary (verdict),
 // which it carries as it is.
@@ -54,8 +54,8 @@ type InitializeParams struct {
 	ProjectTrusted     *bool     `json:"projectTrusted"`
 	Host               *HostInfo `json:"host"`
 	// Confines says the host runs an allowed bash call's confine.command
-	// in place of the model's command (SPEC §9): an addition to
-	// PROTOCOL.md.
+	// in place of the model's command: an addition to
+	// docs/protocol.md.
 	Confines *bool `json:"confines"`
 }
 
@@ -72,7 +72,7 @@ type Source struct {
 	Exists bool   `json:"exists"`
 	Loaded bool   `json:"loaded"`
 	// Trusted is present for project-scope files: the person trusted this
-	// exact content (SPEC §1.1).
+	// exact content.
 	Trusted *bool `json:"trusted,omitempty"`
 }
 
@@ -91,7 +91,7 @@ type PolicyInfo struct {
 	Confinement *Confinement `json:"confinement,omitempty"`
 }
 
-// Confinement is policy.confinement: what SPEC §9's confinement can do
+// Confinement is policy.confinement: what confinement can do
 // here. Available is true when protected paths are enforced by the kernel
 // (Landlock ABI 2 or later, user and mount namespaces); Missing says in
 // words what is not there and what that leaves open.
@@ -109,7 +109,7 @@ const ResSandboxUnavailable = "sandbox_unavailable"
 
 // ResSandboxAutoAllowed is the resolution of a bash call that only the
 // fallback asked about, run without a prompt because it runs confined
-// ("sandboxAutoAllow", SPEC §9).
+// ("sandboxAutoAllow").
 const ResSandboxAutoAllowed = "sandbox_auto_allowed"
 
 // InitializeResult is the result of initialize.

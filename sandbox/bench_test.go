@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// BenchmarkStartTrue measures SPEC §8's confinement budget: starting
+// BenchmarkStartTrue measures confinement budget: starting
 // `true` confined by a profile like the one a decision writes, against
 // starting it plain. It reports each one's p50 (ns) besides the mean; the
 // budget (under 5 ms extra at p50) is read from the numbers, never

@@ -48,7 +48,7 @@ type Input struct {
 }
 
 // Derive computes the profile for a command run in in.Cwd by in.Policy
-// (SPEC §9). notes are what the person should know about it (no project
+// . notes are what the person should know about it (no project
 // write root, a walk cut short), in words.
 func Derive(in Input) (*Profile, []string, error) {
 	if in.Getenv == nil {

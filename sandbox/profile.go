@@ -1,4 +1,4 @@
-// Package sandbox runs a command confined by the kernel (SPEC §9): a
+// Package sandbox runs a command confined by the kernel: a
 // Profile says where the command may write, what stays read-only inside
 // those places, what is hidden from it and whether it has a network; Run
 // builds that file-system view in a user and mount namespace, applies

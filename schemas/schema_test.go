@@ -93,7 +93,7 @@ func TestSchemaAgreesWithParser(t *testing.T) {
 			t.Fatal(err)
 		}
 		schemaOK := sch.Validate(load(t, []byte(c.doc))) == nil
-		// A bad entry does not reject the file (it denies, SPEC §1.3), but
+		// A bad entry does not reject the file (it denies), but
 		// it is an error all the same: validate reports it.
 		pf := policy.ParseFile("/x.json", []byte(c.doc))
 		parserOK := len(pf.Errors)+len(pf.Problems) == 0

@@ -94,9 +94,9 @@ type ToolCallResult struct {
 	Reason   string       `json:"reason,omitempty"`
 	Decision *Decision    `json:"decision,omitempty"`
 	Trace    []TraceEntry `json:"trace,omitempty"`
-	// Confine is set on an allowed bash call that must run confined (SPEC
-	// §9), for a host that said at initialize it runs it: an addition to
-	// PROTOCOL.md.
+	// Confine is set on an allowed bash call that must run confined
+	//, for a host that said at initialize it runs it: an addition to
+	// docs/protocol.md.
 	Confine *Confine `json:"confine,omitempty"`
 }
 
@@ -113,7 +113,7 @@ type CheckResult struct {
 	Decision *Decision    `json:"decision"`
 	Trace    []TraceEntry `json:"trace"`
 	// Reason is what a block (deny) would say, or what a prompt (ask)
-	// would ask; absent for allow. An addition to PROTOCOL.md.
+	// would ask; absent for allow. An addition to docs/protocol.md.
 	Reason string `json:"reason,omitempty"`
 }
 

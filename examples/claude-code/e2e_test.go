@@ -52,7 +52,7 @@ func TestClaudeCodeE2E(t *testing.T) {
 	e := &claudeEnv{t: t, claude: filepath.Join(dir, native), home: home, tmp: tmp, proj: proj,
 		audit: filepath.Join(home, "toolgate-audit.jsonl"), without: hoste2e.SystemPath(node)}
 	e.withTG = bin + string(os.PathListSeparator) + e.without
-	// toolgate's own global file (SPEC §7): no .pi folder anywhere.
+	// toolgate's own global file: no .pi folder anywhere.
 	hoste2e.WriteFile(t, filepath.Join(home, ".config", "toolgate", "config.json"), fmt.Sprintf(`{
   "auditLog": %q,
   "permission": {

@@ -1,7 +1,7 @@
 /**
  * toolgate for OpenCode: before every tool call OpenCode runs, this plugin
  * asks a long-lived toolgate process "may this run?" over JSON-RPC 2.0
- * (toolgate's PROTOCOL.md, the same protocol as the pi extension) and obeys
+ * (toolgate's docs/protocol.md, the same protocol as the pi extension) and obeys
  * the answer. A block is a thrown Error: OpenCode does not run the tool and
  * the model sees toolgate's reason.
  *

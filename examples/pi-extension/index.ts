@@ -1,7 +1,7 @@
 /**
  * toolgate bridge for pi: before every tool call (and every `/skill:` input)
  * pi asks the toolgate permission plugin "may this run?" over JSON-RPC 2.0
- * (newline-framed, see toolgate's PROTOCOL.md) and obeys the answer.
+ * (newline-framed, see toolgate's docs/protocol.md) and obeys the answer.
  *
  * The bridge is deliberately thin: toolgate reads the policy files, decides,
  * prompts through us, remembers session approvals and writes the audit log.
@@ -50,7 +50,7 @@ interface InitializeParams {
 	skills: Array<{ name: string; path: string }>;
 	infrastructureDirs?: string[];
 	host: { name: string; version?: string };
-	/** This bridge runs a bash call's confine.command (SPEC §9). */
+	/** This bridge runs a bash call's confine.command. */
 	confines: boolean;
 }
 

@@ -1,5 +1,5 @@
 /**
- * The host side of toolgate's wire protocol (PROTOCOL.md), shared by the
+ * The host side of toolgate's wire protocol (docs/protocol.md), shared by the
  * pi extension (../pi-extension/index.ts) and the OpenCode plugin
  * (../opencode-plugin/index.ts): spawning one toolgate process, newline
  * framing, request/response matching, the time bound, serving toolgate's

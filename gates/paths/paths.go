@@ -9,7 +9,7 @@ import (
 // Path is one path value with every form rules are matched against.
 //
 // The spelled identity is Literal, Abs and Rel; the real identity is Real and
-// RealRel (SPEC.md §2). A symlink or a ".." can only move the real identity
+// RealRel. A symlink or a ".." can only move the real identity
 // away from the spelled one, and Outside uses both.
 type Path struct {
 	Input     string // exactly as given
@@ -76,7 +76,7 @@ func hostSpace(r rune) bool { return r != ' ' && r > 0x7f && unicode.Is(unicode.
 // NewForHost is New for a path a host opens itself (a tool's input.path):
 // when the host would spell it otherwise (HostSpelling), that spelling is
 // a further identity of the path, with its own real form; the gates match
-// every identity and the most restrictive result decides (SPEC §2), and
+// every identity and the most restrictive result decides, and
 // the path is outside when any identity is.
 func NewForHost(input, base, cwd, home string) Path {
 	return (*View)(nil).NewForHost(input, base, cwd, home)
@@ -275,7 +275,7 @@ func (p Path) Outside(cwd string) bool {
 
 // IsSafeDevice reports whether abs is, after cleaning, exactly /dev/null,
 // /dev/stdin, /dev/stdout or /dev/stderr: the devices that are never outside
-// the working directory (anchor §5.6).
+// the working directory.
 func IsSafeDevice(abs string) bool {
 	if abs == "" {
 		return false
@@ -371,7 +371,7 @@ func IsClean(p string) bool {
 }
 
 // ParentPattern is the "allow for this session" pattern for a path: the
-// parent directory followed by "/*" (anchor §11.9 #122). A trailing slash
+// parent directory followed by "/*". A trailing slash
 // names the directory itself, whose contents the pattern then covers. A
 // relative path whose parent is "." has no safe pattern: "" is returned.
 func ParentPattern(abs string) string {

@@ -465,13 +465,13 @@ func TestIsSafeDevice(t *testing.T) {
 
 func TestParentPattern(t *testing.T) {
 	for _, tt := range []struct{ in, want string }{
-		// anchor §11.9 #122
+		// the original extension's behavior
 		{"/other/project/src/foo.ts", "/other/project/src/*"},
 		{"/other/project/src/", "/other/project/src/*"},
 		{"/other/project/src", "/other/project/*"},
 		{"/foo", "/*"},
 		{"/", "/*"},
-		// anchor §11.9 #121 (cwd /test/project)
+		// the original extension's behavior (cwd /test/project)
 		{"/test/project/index.html", "/test/project/*"},
 		{"/test/project/src/foo.ts", "/test/project/src/*"},
 		// more

@@ -33,7 +33,7 @@ const (
 )
 
 // Analyze parses command once (bash dialect) and returns its units, its path
-// words and their floors (SPEC.md §4). It never panics and its work is
+// words and their floors. It never panics and its work is
 // bounded by the budgets above; a command it cannot read is Unparseable.
 func Analyze(command string, opt Options) Analysis { return analyzeRecorded(command, opt, nil) }
 

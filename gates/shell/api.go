@@ -2,7 +2,7 @@
 // expressions) and returns everything the gates need from one parse: the
 // command units to match on the bash surface, the path words to check on the
 // external_directory and path surfaces, and the floors that keep wrappers,
-// opaque code and dynamic commands from being allowed silently (SPEC.md §4).
+// opaque code and dynamic commands from being allowed silently.
 //
 // The package is pure apart from read-only file system look-ups (glob
 // expansion, "does this bare word name an existing entry").
@@ -25,7 +25,7 @@ const (
 	SentinelForeign = "<foreign-code>"
 	// SentinelSelf floors a unit that runs toolgate itself (by base name,
 	// or the running binary's real path): the agent cannot trust a
-	// project, or change toolgate's state, for the person (SPEC §1.1).
+	// project, or change toolgate's state, for the person.
 	// Asked every time, with no session option.
 	SentinelSelf = "<toolgate-itself>"
 )
@@ -66,7 +66,7 @@ type Unit struct {
 	// "/bin/rm -rf x").
 	Alts []string
 	// Args are the words of Text, one per word (a word may hold spaces):
-	// what the option-identity pass of the bash surface reads (SPEC §4).
+	// what the option-identity pass of the bash surface reads.
 	// Nil for a unit that is not one simple command's words.
 	Args []string
 	// Context is where the unit stands (innermost construct).
@@ -124,7 +124,7 @@ type PathWord struct {
 	Write bool
 	// Into is set for a directory below which the command writes files
 	// that its words do not name (an archive extracted there, a tree
-	// copied, moved or checked out into it; SPEC §4): any path below
+	// copied, moved or checked out into it): any path below
 	// Value may be written. Write is set too.
 	Into bool
 	// ByDesign is set for a file the command writes by design rather than

@@ -15,7 +15,7 @@ import (
 	"strings"
 )
 
-// Listing an archive or a patch before the command runs (SPEC §4, writes
+// Listing an archive or a patch before the command runs (writes
 // the command line does not name): only the archive's own bytes are read,
 // within a size and entry budget, and nothing it names is looked up on the
 // disk. An archive that cannot be listed so (compressed in a way the

@@ -8,7 +8,7 @@ import "strings"
 // extension runs code the analysis cannot follow: foreign code. The
 // literal commands it gives system() or a pipe are bash, parsed as
 // payloads; the literal files it prints to are writes and the files getline
-// reads are reads (SPEC §4).
+// reads are reads.
 func (a *analyzer) awk(i int, base string, c cmd, sc *scope) {
 	spec := patternFirstSpecs[base]
 	list, operands := scanArgs(spec.opts, c.args())

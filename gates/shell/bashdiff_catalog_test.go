@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-// The catalog's differential (SPEC §4, "Programs that run code"): real
+// The catalog's differential: real
 // wrappers and real programs with shell escapes run under bash with a
 // PATH of stubs that log what they are asked to run. What bash (through
 // the program) ran must be a unit of the analysis, and every command the

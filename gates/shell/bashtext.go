@@ -9,7 +9,7 @@ import (
 
 // Where mvdan.cc/sh reads a script differently from bash, the text is
 // rewritten before the parse so that the parser reads it as bash does, or
-// the command is unparseable (issue 12, SPEC §4). The differential test
+// the command is unparseable (issue 12). The differential test
 // against real bash (bashdiff_test.go) finds these.
 //
 //   - A carriage return is an ordinary character for bash, inside and

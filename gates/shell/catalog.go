@@ -1,6 +1,6 @@
 package shell
 
-// The program catalog (SPEC §4, "Programs that run code"): every table of
+// The program catalog: every table of
 // programs that run a command, a script or code they are given, in one
 // place, as data. The walk reads these rows; it has no list of its own.
 //
@@ -133,7 +133,7 @@ var wrappers = map[string]*wrapSpec{
 		"--setenv", "--uid", "--gid", "--working-directory", "--description", "--slice", "--nice", "--machine"}},
 		chdir: []string{"--working-directory"}},
 
-	// Programs whose operands are a command they run (SPEC §4, programs
+	// Programs whose operands are a command they run (programs
 	// that run code; GTFOBins).
 	"aa-exec":   {floor: SentinelIndirection, opts: opts{arg: "pn", long: []string{"--profile", "--namespace"}}},
 	"aoss":      {floor: SentinelIndirection},
@@ -296,7 +296,7 @@ var (
 )
 
 // foreignSpec describes a program that runs code in a language other than
-// bash (SPEC §4, foreign code): where the code comes from, and what in it
+// bash (foreign code): where the code comes from, and what in it
 // reaches the shell.
 type foreignSpec struct {
 	lang string
@@ -497,7 +497,7 @@ type envRow struct {
 }
 
 // envCatalog is what programs read from their environment as code, as a
-// program to run, or as where their configuration lives (SPEC §4,
+// program to run, or as where their configuration lives (the design,
 // environment injection). Setting one floors the command like a wrapper.
 var envCatalog = map[string]envRow{
 	"PATH": {kind: envProgram}, "LD_PRELOAD": {kind: envCode}, "LD_LIBRARY_PATH": {kind: envCode}, "LD_AUDIT": {kind: envCode},
@@ -555,7 +555,7 @@ var gitEnvFloors = []string{"GIT_SSH", "GIT_SSH_COMMAND", "GIT_SSH_VARIANT", "GI
 	"GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES",
 	"GIT_NAMESPACE", "GIT_CEILING_DIRECTORIES", "GIT_DISCOVERY_ACROSS_FILESYSTEM", "GIT_TRACE", "GIT_ATTR_SOURCE"}
 
-// injectsEnv reports whether setting name may floor a command (SPEC §4,
+// injectsEnv reports whether setting name may floor a command (the design,
 // environment injection); injectsValue decides with its value.
 func injectsEnv(name string) bool {
 	if _, ok := envCatalog[name]; ok {
@@ -603,7 +603,7 @@ func injectsValue(name, value string, known bool) bool {
 // configFiles are the files a program reads as code or as commands to
 // run when it finds them where it looks (its directory, the home
 // directory): a command that writes one and then runs the program is
-// floored like foreign code (SPEC §4, write then run).
+// floored like foreign code (write then run).
 var configFiles = map[string][]string{
 	"make": makefiles, "gmake": makefiles,
 	"npm": nodeProject, "yarn": nodeProject, "pnpm": nodeProject, "bun": nodeProject, "npx": nodeProject,

@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// The program catalog at work (SPEC §4, "Programs that run code").
+// The program catalog at work.
 func TestCatalogRows(t *testing.T) { runRows(t, newFixture(t), catalogRows) }
 
 var catalogRows = []row{

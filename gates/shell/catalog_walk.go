@@ -472,7 +472,7 @@ func (a *analyzer) cpio(i int, _ string, c cmd, sc *scope) {
 	}
 }
 
-// Write then run (SPEC §4): a command that writes a file and then runs
+// Write then run: a command that writes a file and then runs
 // it, passes it to a program that runs it as code or configuration, or
 // makes a file executable and passes it to a program, is floored like
 // foreign code. The writes are the redirects and the write table below;

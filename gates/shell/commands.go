@@ -374,7 +374,7 @@ func (a *analyzer) funcCall(chdir bool, c cmd, sc *scope) branch {
 	return same(sc)
 }
 
-// cd folds a directory change (anchor §5.8): an absolute literal gives a
+// cd folds a directory change: an absolute literal gives a
 // known directory, a relative one is joined onto each known directory, and
 // anything else (cd -, cd "$DIR", popd) leaves it unknown. The target is a
 // path word too. A failed cd leaves the shell where it was.

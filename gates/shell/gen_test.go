@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// genScript writes a random script over the constructs of SPEC §4 (lists,
+// genScript writes a random script over the constructs of the design (lists,
 // pipelines, groups, bodies, substitutions, here-documents, comments, line
 // endings, quoting, expansions) for the differential test. It never writes
 // a "/": every command it names is a stub or a builtin.

@@ -10,7 +10,7 @@ import (
 // command (PATH=./e; for PATH in ./e; read PATH; printf -v PATH; declare;
 // arithmetic; ${BASH_CMDS[git]:=./x}; hash -p ./x git), changes what every
 // later command runs: from that statement on, every unit is floored like a
-// wrapper (SPEC §4, environment injection).
+// wrapper (environment injection).
 
 // noInjection is the injectAt of a script that sets no injection variable.
 const noInjection = -1
@@ -110,7 +110,7 @@ func arithTest(op syntax.BinTestOperator) bool {
 }
 
 // injectionVar reports whether setting name in the shell changes what later
-// commands run: the SPEC §4 injection variables, the variables that move
+// commands run: the injection variables, the variables that move
 // configuration (HOME, XDG_CONFIG_HOME, ZDOTDIR) and bash's own command and
 // alias tables.
 func injectionVar(name string) bool {

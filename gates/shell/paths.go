@@ -33,7 +33,7 @@ func (a *analyzer) argPaths(args []field, sc *scope) {
 }
 
 // pathWord records f as a path word when it names, or may name, a file
-// (anchor §5.7 as SPEC §4 adapts it).
+// (the original extension's behavior as the design adapts it).
 func (a *analyzer) pathWord(f field, sc *scope, kind wordKind) {
 	if f.proc {
 		return // <(…) is a pipe; its commands are units
@@ -442,7 +442,7 @@ func isFD(v string) bool {
 }
 
 // patternSpec describes a command whose first operands are scripts or
-// patterns, not files (anchor §5.7).
+// patterns, not files.
 type patternSpec struct {
 	opts     opts
 	files    []string // options whose value is a file

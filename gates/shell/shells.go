@@ -275,7 +275,7 @@ var callbacks = map[string]callbackSpec{
 }
 
 // callback floors a builtin given code to run later and analyzes the code
-// when it is literal, like eval's (SPEC §4, opaque code).
+// when it is literal, like eval's (opaque code).
 func (a *analyzer) callback(i int, base string, c cmd, sc *scope) {
 	spec := callbacks[base]
 	list, _ := scanArgs(spec.opts, c.args())

@@ -3,7 +3,7 @@ package shell
 import "strings"
 
 // SuggestPattern returns the "allow for this session" pattern for a unit's
-// text, from the arity table of anchor §5.5: the command's meaningful prefix
+// text, from the arity table of the original extension's behavior: the command's meaningful prefix
 // followed by " *" ("git status --short" → "git status *"; "npm run build"
 // → "npm run build *", which also matches the bare prefix). A star is never
 // glued to a word ("npm i*" would cover "npm install evil"). A single word
@@ -163,8 +163,8 @@ func arityOf(tokens []string) int {
 
 const maxArityKey = 2 // words in the longest key of the table
 
-// arity is the number of tokens in a command's meaningful prefix (anchor
-// §5.5, v20 table).
+// arity is the number of tokens in a command's meaningful prefix (the original extension's behavior
+// , v20 table).
 var arity = map[string]int{
 	// 1
 	"make": 1, "ls": 1, "ll": 1, "la": 1, "cat": 1, "less": 1, "more": 1, "head": 1,

@@ -10,7 +10,7 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 )
 
-// Writes the command line does not name (SPEC §4): extracting an
+// Writes the command line does not name: extracting an
 // archive, applying a patch, checking a tree out into a work tree, and
 // copying or moving a directory write files whose names no word of the
 // command says. Each such command records where they land: the names an

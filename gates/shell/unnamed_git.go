@@ -120,7 +120,7 @@ var gitTreeSubs = map[string]bool{
 // subcommand that updates the work tree writes below a directory the
 // repository does not pick (the work tree named, or the directory git runs
 // in): anything below it. Without them git writes its own work tree, never
-// its .git (SPEC §4), except what a patch names (git apply, git am) and
+// its .git, except what a patch names (git apply, git am) and
 // checkout-index --prefix.
 func gitTreeWrites(a *analyzer, c cmd, sc *scope) {
 	args := c.args()

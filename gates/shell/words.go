@@ -373,7 +373,7 @@ func (sc *scope) param(p *syntax.ParamExp, m mode, quoted bool) seg {
 
 // operandParam expands ${name:-word}, ${name:+word}, ${name:=word} and
 // ${name:?word} (and their forms without the colon): the operand is a word
-// of its own (SPEC §4, issue 12). With name's value known the result is
+// of its own (issue 12). With name's value known the result is
 // known; otherwise the result is unknown, and the operand is what the word
 // is when the operand wins (s.operand).
 func (sc *scope) operandParam(p *syntax.ParamExp, s seg, m mode, quoted bool) seg {

@@ -5,7 +5,7 @@ import (
 )
 
 // wrapSpec describes a command that runs another command given as its
-// operands (SPEC §4, wrappers).
+// operands (wrappers).
 type wrapSpec struct {
 	floor       string   // "" for the transparent wrappers, else SentinelIndirection
 	opts        opts     // its options

@@ -1,7 +1,7 @@
 // Package audit writes toolgate's tamper-evident audit log: one JSON line
 // per record, appended and flushed before the answer it records is sent,
 // and chained by SHA-256 so that an edited, reordered or deleted line is
-// detectable (SPEC §5).
+// detectable.
 //
 // Format: a record is the line zerolog writes for Log().Str("time",
 // RFC 3339 nano, UTC).Uint64("seq", …).Str("event", …), the record's

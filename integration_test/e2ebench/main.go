@@ -1,4 +1,4 @@
-// Command e2ebench measures toolgate as a host sees it (SPEC §8): it builds
+// Command e2ebench measures toolgate as a host sees it: it builds
 // the real binary and a bare echo binary, spawns both, and drives them over
 // OS pipes from this process, one call in flight, alternating call by call
 // so that both see the same machine. The corpus is a realistic mix (about
@@ -11,7 +11,7 @@
 //
 // -untrusted writes an untrusted project file (.toolgate/config.json,
 // never trusted) into the benchmark's project: every gate then runs on
-// both sides of the policy, with and without it (SPEC §8 asks the budgets
+// both sides of the policy, with and without it (the design asks the budgets
 // hold with and without one).
 //
 // It prints p50/p90/p99 round trips, the ratios to the echo, CPU time per

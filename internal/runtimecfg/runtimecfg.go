@@ -19,7 +19,7 @@ const (
 	GCPercent = 400
 	// MemoryLimit is the soft limit on memory the Go runtime manages. It
 	// keeps the larger GCPercent from growing the process past the
-	// resident-memory budget (SPEC.md §8: under 30 MB with 10,000 rules):
+	// resident-memory budget (under 30 MB with 10,000 rules):
 	// near the limit the collector runs as often as it must.
 	MemoryLimit = 20 << 20
 	// limitHeadroom is what the limit keeps above twice the live heap when

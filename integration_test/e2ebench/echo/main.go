@@ -1,4 +1,4 @@
-// Command echo is the bare baseline of the end-to-end benchmark (SPEC §8):
+// Command echo is the bare baseline of the end-to-end benchmark:
 // a single-threaded loop that decodes each JSON-RPC request line and
 // answers it at once with an allow, doing nothing else. What toolgate
 // costs a host is measured against it in the same run.
