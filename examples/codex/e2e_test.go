@@ -7,7 +7,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
@@ -38,28 +37,20 @@ type codexEnv struct {
 }
 
 func TestCodexE2E(t *testing.T) {
-	node, npm := hoste2e.RequireNode(t, 16, 0)
-	root := hoste2e.ModuleRoot(t)
-	hoste2e.RecordInputs(t, root)
-	bin := hoste2e.BuildToolgate(t, root)
-	dir, _ := os.Getwd()
+	s := hoste2e.NewSuite(t, 16, 0)
 	native := nativeBinary()
-	hoste2e.NPMCI(t, dir, npm, native)
+	hoste2e.NPMCI(t, s.Dir, s.NPM, native)
 
 	home, tmp, proj := hoste2e.Dirs(t)
-	e := &codexEnv{codex: filepath.Join(dir, native), home: home, tmp: tmp, proj: proj,
-		audit: filepath.Join(home, "toolgate-audit.jsonl"), withoutTG: hoste2e.SystemPath(node)}
-	e.withTG = bin + string(os.PathListSeparator) + e.withoutTG
-	hoste2e.WriteFile(t, filepath.Join(home, ".config", "toolgate", "config.json"), fmt.Sprintf(`{
-  "auditLog": %q,
-  "permission": {
+	e := &codexEnv{codex: filepath.Join(s.Dir, native), home: home, tmp: tmp, proj: proj,
+		audit: hoste2e.AuditFile(home), withTG: s.WithTG, withoutTG: s.WithoutTG}
+	hoste2e.WritePolicy(t, home, e.audit, `{
     "*": "ask",
     "bash": {"*": "ask", "touch ran-allow.txt": "allow", "touch ran-missing.txt": "allow", "touch ran-broken.txt": "allow",
              "touch ran-deny.txt": {"action": "deny", "reason": "e2e: ran-deny is off limits"}, "apply_patch": "allow"},
     "write": {"*": "allow"},
     "edit": {"*": "allow", "protected.txt": {"action": "deny", "reason": "e2e: protected.txt is off limits"}}
-  }
-}`, e.audit))
+  }`)
 	// The hooks at user level ($CODEX_HOME/hooks.json), as the README
 	// installs them.
 	hook := map[string]any{"matcher": "*", "hooks": []any{map[string]any{"type": "command", "command": hookCommand, "timeout": 30}}}
@@ -125,8 +116,8 @@ func TestCodexE2E(t *testing.T) {
 	})
 	for _, c := range []struct{ name, path, want string }{
 		{"toolgate missing from PATH blocks", e.withoutTG, "toolgate failed, so the call is blocked"},
-		{"a crashing toolgate blocks", hoste2e.CrashingToolgate(t, "kill -9 $$") + string(os.PathListSeparator) + e.withoutTG, "toolgate failed, so the call is blocked"},
-		{"a hanging toolgate blocks", hoste2e.CrashingToolgate(t, "sleep 300") + string(os.PathListSeparator) + e.withoutTG, "toolgate failed, so the call is blocked"},
+		{"a crashing toolgate blocks", s.Before(hoste2e.CrashingToolgate(t, "kill -9 $$")), "toolgate failed, so the call is blocked"},
+		{"a hanging toolgate blocks", s.Before(hoste2e.CrashingToolgate(t, "sleep 300")), "toolgate failed, so the call is blocked"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			f := e.run(t, e.proj, c.path, []fakemodel.Step{execStep("touch ran-missing.txt"), {Text: "done"}})
@@ -160,41 +151,9 @@ func TestCodexE2E(t *testing.T) {
 		t.Logf("tool result: %q", f.Results())
 	})
 	t.Run("every decision is in the audit log with the host named", func(t *testing.T) {
-		want := map[string]string{"touch ran-allow.txt": "allow", "touch ran-deny.txt": "deny", "touch ran-ask.txt": "deny"}
-		got := map[string]string{}
-		data, err := os.ReadFile(e.audit)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
-			var rec struct {
-				Event, Host, Action, State string
-				Input                      struct{ Command string }
-			}
-			if err := json.Unmarshal([]byte(line), &rec); err != nil {
-				t.Fatal(err)
-			}
-			if rec.Event != "decision" {
-				continue
-			}
-			if rec.Host != "codex" {
-				t.Errorf("a record without the host: %s", line)
-			}
-			got[rec.Input.Command] = rec.Action
-		}
-		for k, v := range want {
-			if got[k] != v {
-				t.Errorf("audit: %s = %q, want %q (all: %v)", k, got[k], v, got)
-			}
-		}
-		for _, unseen := range []string{"touch ran-missing.txt", "touch ran-untrusted.txt"} {
-			if _, ok := got[unseen]; ok {
-				t.Errorf("a decision was recorded for %q, which toolgate never saw", unseen)
-			}
-		}
-		if out, err := exec.Command(filepath.Join(bin, "toolgate"), "audit", "verify", e.audit).CombinedOutput(); err != nil {
-			t.Errorf("audit verify: %v\n%s", err, out)
-		}
+		hoste2e.CheckAudit(t, s.Toolgate(), e.audit, "codex",
+			map[string]string{"touch ran-allow.txt": "allow", "touch ran-deny.txt": "deny", "touch ran-ask.txt": "deny"},
+			"touch ran-missing.txt", "touch ran-untrusted.txt")
 	})
 }
 

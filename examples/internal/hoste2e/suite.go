@@ -1,0 +1,120 @@
+package hoste2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Suite is what every real-host suite starts from: Node and npm found,
+// toolgate built from this checkout, and the PATHs a CLI runs with.
+type Suite struct {
+	Node, NPM string
+	Dir       string // the example's directory (go test runs there)
+	Bin       string // the directory holding the built toolgate
+	WithTG    string // PATH with toolgate first
+	WithoutTG string // PATH without it (SystemPath)
+}
+
+// NewSuite is RequireNode, RecordInputs and BuildToolgate in the order
+// each suite needs them; it installs nothing (the suites' installs differ).
+func NewSuite(t *testing.T, minMajor, minMinor int) *Suite {
+	t.Helper()
+	node, npm := RequireNode(t, minMajor, minMinor)
+	root := ModuleRoot(t)
+	RecordInputs(t, root)
+	bin := BuildToolgate(t, root)
+	dir, err := os.Getwd() // go test runs in the package directory
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &Suite{Node: node, NPM: npm, Dir: dir, Bin: bin, WithoutTG: SystemPath(node)}
+	s.WithTG = s.Before(bin)
+	return s
+}
+
+// Before is the PATH without toolgate with dir in front of it: the built
+// toolgate's directory, or a CrashingToolgate.
+func (s *Suite) Before(dir string) string {
+	return dir + string(os.PathListSeparator) + s.WithoutTG
+}
+
+// Toolgate is the built toolgate binary.
+func (s *Suite) Toolgate() string {
+	return filepath.Join(s.Bin, "toolgate")
+}
+
+// AuditFile is where the suites' policies put the audit log: in the
+// temporary home of the run.
+func AuditFile(home string) string {
+	return filepath.Join(home, "toolgate-audit.jsonl")
+}
+
+// WritePolicy writes toolgate's global policy file of home (toolgate's
+// own file, no host's folder) with the audit log at audit and the given
+// "permission" object, as JSON text so that its key order stays.
+func WritePolicy(t *testing.T, home, audit, permission string) {
+	t.Helper()
+	WriteFile(t, filepath.Join(home, ".config", "toolgate", "config.json"),
+		fmt.Sprintf("{\n  \"auditLog\": %q,\n  \"permission\": %s\n}", audit, permission))
+}
+
+// Decisions reads the decision records of the audit log at path: each
+// one's action by what it decided, the bash command or "read" for any
+// read. A record that does not name host fails the test (the rest are
+// still read); a line that is not JSON stops it.
+func Decisions(t *testing.T, path, host string) map[string]string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var rec struct {
+			Event, Host, ToolName, Action string
+			Input                         struct{ Command string }
+		}
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatalf("audit line %q: %v", line, err)
+		}
+		if rec.Event != "decision" {
+			continue
+		}
+		if rec.Host != host {
+			t.Errorf("a record without the host %s: %s", host, line)
+		}
+		key := rec.Input.Command
+		if rec.ToolName == "read" {
+			key = "read"
+		}
+		got[key] = rec.Action
+	}
+	return got
+}
+
+// CheckAudit is the audit check of every suite: the log at path holds
+// want's decisions (Decisions' keys), all naming host, none for the
+// commands in unseen (runs toolgate never saw), and `toolgate audit
+// verify` accepts its chain.
+func CheckAudit(t *testing.T, toolgate, path, host string, want map[string]string, unseen ...string) {
+	t.Helper()
+	got := Decisions(t, path, host)
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("audit: %s = %q, want %q (all: %v)", k, got[k], v, got)
+		}
+	}
+	for _, cmd := range unseen {
+		if _, ok := got[cmd]; ok {
+			t.Errorf("a decision was recorded for %q, which toolgate never saw", cmd)
+		}
+	}
+	if out, err := exec.Command(toolgate, "audit", "verify", path).CombinedOutput(); err != nil {
+		t.Errorf("audit verify: %v\n%s", err, out)
+	}
+}
