@@ -7,8 +7,6 @@ package copilotcli_test
 import (
 	"context"
 	"encoding/json"
-	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
@@ -40,27 +38,19 @@ type copilotEnv struct {
 }
 
 func TestCopilotCLIE2E(t *testing.T) {
-	node, npm := hoste2e.RequireNode(t, 18, 0)
-	root := hoste2e.ModuleRoot(t)
-	hoste2e.RecordInputs(t, root)
-	bin := hoste2e.BuildToolgate(t, root)
-	dir, _ := os.Getwd()
+	s := hoste2e.NewSuite(t, 18, 0)
 	native := nativeBinary()
-	hoste2e.NPMCI(t, dir, npm, native)
+	hoste2e.NPMCI(t, s.Dir, s.NPM, native)
 
 	home, tmp, proj := hoste2e.Dirs(t)
-	e := &copilotEnv{copilot: filepath.Join(dir, native), home: home, tmp: tmp, proj: proj,
-		audit: filepath.Join(home, "toolgate-audit.jsonl"), withoutTG: hoste2e.SystemPath(node)}
-	e.withTG = bin + string(os.PathListSeparator) + e.withoutTG
-	hoste2e.WriteFile(t, filepath.Join(home, ".config", "toolgate", "config.json"), fmt.Sprintf(`{
-  "auditLog": %q,
-  "permission": {
+	e := &copilotEnv{copilot: filepath.Join(s.Dir, native), home: home, tmp: tmp, proj: proj,
+		audit: hoste2e.AuditFile(home), withTG: s.WithTG, withoutTG: s.WithoutTG}
+	hoste2e.WritePolicy(t, home, e.audit, `{
     "*": "ask",
     "bash": {"*": "ask", "touch ran-allow.txt": "allow", "touch ran-missing.txt": "allow", "touch ran-broken.txt": "allow",
              "touch ran-deny.txt": {"action": "deny", "reason": "e2e: ran-deny is off limits"}},
     "read": {"*": "allow", "*.env": {"action": "deny", "reason": "e2e: no env files"}}
-  }
-}`, e.audit))
+  }`)
 	// The hook at user level (~/.copilot/hooks/), as the README installs it.
 	hooks, _ := json.Marshal(map[string]any{"version": 1, "hooks": map[string]any{"preToolUse": []any{
 		map[string]any{"type": "command", "bash": hookCommand, "timeoutSec": 30}}}})
@@ -110,9 +100,9 @@ func TestCopilotCLIE2E(t *testing.T) {
 	})
 	for _, c := range []struct{ name, path string }{
 		{"toolgate missing from PATH blocks", e.withoutTG},
-		{"a crashing toolgate blocks", hoste2e.CrashingToolgate(t, "kill -9 $$") + string(os.PathListSeparator) + e.withoutTG},
-		{"a toolgate printing garbage blocks", hoste2e.CrashingToolgate(t, "echo not json; exit 1") + string(os.PathListSeparator) + e.withoutTG},
-		{"a hanging toolgate blocks", hoste2e.CrashingToolgate(t, "sleep 300") + string(os.PathListSeparator) + e.withoutTG},
+		{"a crashing toolgate blocks", s.Before(hoste2e.CrashingToolgate(t, "kill -9 $$"))},
+		{"a toolgate printing garbage blocks", s.Before(hoste2e.CrashingToolgate(t, "echo not json; exit 1"))},
+		{"a hanging toolgate blocks", s.Before(hoste2e.CrashingToolgate(t, "sleep 300"))},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			f := e.run(t, e.proj, c.path, []fakemodel.Step{bashStep("touch ran-missing.txt"), {Text: "done"}})
@@ -145,36 +135,16 @@ func TestCopilotCLIE2E(t *testing.T) {
 		file := filepath.Join(e.home, ".copilot", "hooks", "toolgate.json")
 		hoste2e.WriteFile(t, file, string(short))
 		defer hoste2e.WriteFile(t, file, string(hooks))
-		hang := hoste2e.CrashingToolgate(t, "sleep 300") + string(os.PathListSeparator) + e.withoutTG
+		hang := s.Before(hoste2e.CrashingToolgate(t, "sleep 300"))
 		f := e.run(t, e.proj, hang, []fakemodel.Step{bashStep("touch ran-timeout.txt"), {Text: "done"}}, "--allow-all-tools")
 		if !hoste2e.Exists(filepath.Join(proj, "ran-timeout.txt")) {
 			t.Fatalf("the command did not run after the hook timed out (did Copilot change?); tool results %v", f.Results())
 		}
 	})
 	t.Run("every decision is in the audit log with the host named", func(t *testing.T) {
-		want := map[string]string{"touch ran-allow.txt": "allow", "touch ran-deny.txt": "deny", "touch ran-ask.txt": "ask", "read": "deny"}
-		got := map[string]string{}
-		for _, rec := range auditDecisions(t, e.audit) {
-			if rec.Host != "copilot-cli" {
-				t.Errorf("a record without the host: %+v", rec)
-			}
-			key := rec.Input.Command
-			if rec.ToolName == "read" {
-				key = "read"
-			}
-			got[key] = rec.Action
-		}
-		for k, v := range want {
-			if got[k] != v {
-				t.Errorf("audit: %s = %q, want %q (all: %v)", k, got[k], v, got)
-			}
-		}
-		if _, ok := got["touch ran-missing.txt"]; ok {
-			t.Errorf("a decision was recorded for a run without toolgate")
-		}
-		if out, err := exec.Command(filepath.Join(bin, "toolgate"), "audit", "verify", e.audit).CombinedOutput(); err != nil {
-			t.Errorf("audit verify: %v\n%s", err, out)
-		}
+		hoste2e.CheckAudit(t, s.Toolgate(), e.audit, "copilot-cli",
+			map[string]string{"touch ran-allow.txt": "allow", "touch ran-deny.txt": "deny", "touch ran-ask.txt": "ask", "read": "deny"},
+			"touch ran-missing.txt")
 	})
 }
 
@@ -187,30 +157,6 @@ func bashStep(cmd string) fakemodel.Step {
 func nativeBinary() string {
 	arch := map[string]string{"amd64": "x64", "arm64": "arm64"}[runtime.GOARCH]
 	return filepath.Join("node_modules", "@github", "copilot-"+runtime.GOOS+"-"+arch, "copilot")
-}
-
-type auditRecord struct {
-	Event, Host, ToolName, Action, State, Reason string
-	Input                                        struct{ Command string }
-}
-
-func auditDecisions(t *testing.T, path string) []auditRecord {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []auditRecord
-	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
-		var rec auditRecord
-		if err := json.Unmarshal([]byte(line), &rec); err != nil {
-			t.Fatal(err)
-		}
-		if rec.Event == "decision" {
-			out = append(out, rec)
-		}
-	}
-	return out
 }
 
 // run plays script against `copilot -p` in proj, headless.
