@@ -8,8 +8,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -35,20 +33,20 @@ const runTimeout = 60 * time.Second
 const cliPath = "node_modules/@qwen-code/qwen-code/cli-entry.js"
 
 type qwenEnv struct {
-	node, cli         string
-	home, tmp, proj   string
-	audit, bin        string
-	settings          string // the hook's settings.json
-	withTG, withoutTG string
+	*hoste2e.Suite
+	cli             string
+	home, tmp, proj string
+	audit           string
+	settings        string // the hook's settings.json
 }
 
 func TestQwenCodeE2E(t *testing.T) {
 	e := newQwenEnv(t)
-	proj, home, bin, settings := e.proj, e.home, e.bin, e.settings
+	proj, home, settings := e.proj, e.home, e.settings
 	// One run plays four calls in turn: the i-th tool result the model
 	// gets back is the i-th call's. --yolo: Qwen itself would run
 	// everything, so whatever is blocked is blocked by toolgate.
-	f := e.run(t, e.proj, e.withTG, []fakemodel.Step{
+	f := e.run(t, e.proj, e.WithTG, []fakemodel.Step{
 		shellStep("touch ran-allow.txt"), shellStep("touch ran-deny.txt"),
 		{Tool: "read_file", Args: map[string]any{"file_path": filepath.Join(proj, "secret.env")}},
 		shellStep("touch ran-ask.txt"), {Text: "done"}})
@@ -87,9 +85,9 @@ func TestQwenCodeE2E(t *testing.T) {
 		}
 	})
 	for _, c := range []struct{ name, path string }{
-		{"toolgate missing from PATH blocks", e.withoutTG},
-		{"a crashing toolgate blocks", hoste2e.CrashingToolgate(t, "kill -9 $$") + string(os.PathListSeparator) + e.withoutTG},
-		{"a hanging toolgate blocks", hoste2e.CrashingToolgate(t, "sleep 300") + string(os.PathListSeparator) + e.withoutTG},
+		{"toolgate missing from PATH blocks", e.WithoutTG},
+		{"a crashing toolgate blocks", e.Before(hoste2e.CrashingToolgate(t, "kill -9 $$"))},
+		{"a hanging toolgate blocks", e.Before(hoste2e.CrashingToolgate(t, "sleep 300"))},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			f := e.run(t, e.proj, c.path, []fakemodel.Step{shellStep("touch ran-missing.txt"), {Text: "done"}})
@@ -105,7 +103,7 @@ func TestQwenCodeE2E(t *testing.T) {
 	t.Run("a broken policy file is named in the answer", func(t *testing.T) {
 		broken := filepath.Join(t.TempDir(), "proj")
 		hoste2e.WriteFile(t, filepath.Join(broken, ".toolgate", "config.json"), `{"permission": {"bash": {"*": "allow"}, }`)
-		f := e.run(t, broken, e.withTG, []fakemodel.Step{shellStep("touch ran-broken.txt"), {Text: "done"}})
+		f := e.run(t, broken, e.WithTG, []fakemodel.Step{shellStep("touch ran-broken.txt"), {Text: "done"}})
 		if hoste2e.Exists(filepath.Join(broken, "ran-broken.txt")) {
 			t.Fatalf("the command ran while a policy file is broken; tool results %v", f.Results())
 		}
@@ -117,60 +115,19 @@ func TestQwenCodeE2E(t *testing.T) {
 	t.Run("a hook that exits 1 lets Qwen run the tool", func(t *testing.T) {
 		// What the documented command exists for (the README says so): a
 		// bare `toolgate qwen-hook` that fails with exit 1 is no block.
-		bare, _ := json.Marshal(map[string]any{
-			"security": map[string]any{"auth": map[string]any{"selectedType": "openai"}},
-			"hooks": map[string]any{"PreToolUse": []any{map[string]any{"matcher": "*", "hooks": []any{
-				map[string]any{"type": "command", "command": "toolgate qwen-hook", "timeout": 30000}}}}},
-		})
 		file := filepath.Join(home, ".qwen", "settings.json")
-		hoste2e.WriteFile(t, file, string(bare))
+		hoste2e.WriteFile(t, file, qwenSettings("toolgate qwen-hook"))
 		defer hoste2e.WriteFile(t, file, settings)
-		failing := hoste2e.CrashingToolgate(t, "exit 1") + string(os.PathListSeparator) + e.withoutTG
+		failing := e.Before(hoste2e.CrashingToolgate(t, "exit 1"))
 		f := e.run(t, e.proj, failing, []fakemodel.Step{shellStep("touch ran-bare.txt"), {Text: "done"}})
 		if !hoste2e.Exists(filepath.Join(proj, "ran-bare.txt")) {
 			t.Fatalf("the command did not run after the bare hook failed (did Qwen change?); tool results %v", f.Results())
 		}
 	})
 	t.Run("every decision is in the audit log with the host named", func(t *testing.T) {
-		want := map[string]string{"touch ran-allow.txt": "allow", "touch ran-deny.txt": "deny", "touch ran-ask.txt": "ask", "read": "deny"}
-		got := map[string]string{}
-		data, err := os.ReadFile(e.audit)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
-			var rec struct {
-				Event, Host, ToolName, Action string
-				Input                         struct{ Command string }
-			}
-			if err := json.Unmarshal([]byte(line), &rec); err != nil {
-				t.Fatal(err)
-			}
-			if rec.Event != "decision" {
-				continue
-			}
-			if rec.Host != "qwen-code" {
-				t.Errorf("a record without the host: %s", line)
-			}
-			key := rec.Input.Command
-			if rec.ToolName == "read" {
-				key = "read"
-			}
-			got[key] = rec.Action
-		}
-		for k, v := range want {
-			if got[k] != v {
-				t.Errorf("audit: %s = %q, want %q (all: %v)", k, got[k], v, got)
-			}
-		}
-		for _, unseen := range []string{"touch ran-missing.txt", "touch ran-bare.txt"} {
-			if _, ok := got[unseen]; ok {
-				t.Errorf("a decision was recorded for %q, which toolgate never saw", unseen)
-			}
-		}
-		if out, err := exec.Command(filepath.Join(bin, "toolgate"), "audit", "verify", e.audit).CombinedOutput(); err != nil {
-			t.Errorf("audit verify: %v\n%s", err, out)
-		}
+		hoste2e.CheckAudit(t, e.Toolgate(), e.audit, "qwen-code",
+			map[string]string{"touch ran-allow.txt": "allow", "touch ran-deny.txt": "deny", "touch ran-ask.txt": "ask", "read": "deny"},
+			"touch ran-missing.txt", "touch ran-bare.txt")
 	})
 }
 
@@ -178,40 +135,39 @@ func TestQwenCodeE2E(t *testing.T) {
 // with the policy and the hook as the README installs them.
 func newQwenEnv(t *testing.T) *qwenEnv {
 	t.Helper()
-	node, npm := hoste2e.RequireNode(t, 20, 0)
-	root := hoste2e.ModuleRoot(t)
-	hoste2e.RecordInputs(t, root)
-	bin := hoste2e.BuildToolgate(t, root)
-	dir, _ := os.Getwd()
+	s := hoste2e.NewSuite(t, 20, 0)
 	// The registry this project reaches serves only some of the optional
 	// clipboard binaries, so npm ci refuses the lock: the locked install.
-	hoste2e.NPMInstallLocked(t, dir, npm, cliPath)
+	hoste2e.NPMInstallLocked(t, s.Dir, s.NPM, cliPath)
 
 	home, tmp, proj := hoste2e.Dirs(t)
-	e := &qwenEnv{node: node, cli: filepath.Join(dir, cliPath), home: home, tmp: tmp, proj: proj, bin: bin,
-		audit: filepath.Join(home, "toolgate-audit.jsonl"), withoutTG: hoste2e.SystemPath(node)}
-	e.withTG = bin + string(os.PathListSeparator) + e.withoutTG
-	hoste2e.WriteFile(t, filepath.Join(home, ".config", "toolgate", "config.json"), fmt.Sprintf(`{
-  "auditLog": %q,
-  "permission": {
+	e := &qwenEnv{Suite: s, cli: filepath.Join(s.Dir, cliPath), home: home, tmp: tmp, proj: proj,
+		audit: hoste2e.AuditFile(home)}
+	hoste2e.WritePolicy(t, home, e.audit, `{
     "*": "ask",
     "bash": {"*": "ask", "touch ran-allow.txt": "allow", "touch ran-missing.txt": "allow", "touch ran-broken.txt": "allow",
              "touch ran-deny.txt": {"action": "deny", "reason": "e2e: ran-deny is off limits"}},
     "read": {"*": "allow", "*.env": {"action": "deny", "reason": "e2e: no env files"}}
-  }
-}`, e.audit))
+  }`)
 	// The hook at user level (~/.qwen/settings.json), as the README
 	// installs it, with the auth type a fake OpenAI endpoint needs.
-	settings, _ := json.Marshal(map[string]any{
-		"security": map[string]any{"auth": map[string]any{"selectedType": "openai"}},
-		"hooks": map[string]any{"PreToolUse": []any{map[string]any{"matcher": "*", "hooks": []any{
-			map[string]any{"type": "command", "command": hookCommand, "timeout": 30000}}}}},
-	})
-	e.settings = string(settings)
+	e.settings = qwenSettings(hookCommand)
 	hoste2e.WriteFile(t, filepath.Join(home, ".qwen", "settings.json"), e.settings)
 	hoste2e.WriteFile(t, filepath.Join(proj, "secret.env"), "TOKEN=e2e\n")
 
 	return e
+}
+
+// qwenSettings is a user-level ~/.qwen/settings.json running command as
+// the PreToolUse hook of every tool (with the hook timeout the README
+// gives), and the auth type a fake OpenAI endpoint needs.
+func qwenSettings(command string) string {
+	b, _ := json.Marshal(map[string]any{
+		"security": map[string]any{"auth": map[string]any{"selectedType": "openai"}},
+		"hooks": map[string]any{"PreToolUse": []any{map[string]any{"matcher": "*", "hooks": []any{
+			map[string]any{"type": "command", "command": command, "timeout": 30000}}}}},
+	})
+	return string(b)
 }
 
 func shellStep(cmd string) fakemodel.Step {
@@ -224,7 +180,7 @@ func (e *qwenEnv) run(t *testing.T, proj, path string, script []fakemodel.Step) 
 	f := fakemodel.Start(t, script)
 	ctx, cancel := context.WithTimeout(t.Context(), runTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, e.node, e.cli, "-p", "do it", "--yolo")
+	cmd := exec.CommandContext(ctx, e.Node, e.cli, "-p", "do it", "--yolo")
 	cmd.Dir = proj
 	cmd.Env = hoste2e.Env(path, e.home, e.tmp, "OPENAI_BASE_URL="+f.URL, "OPENAI_API_KEY=fake", "OPENAI_MODEL=fake-model",
 		"QWEN_CODE_SUPPRESS_YOLO_WARNING=1", "NO_COLOR=1")
@@ -249,12 +205,8 @@ func (e *qwenEnv) run(t *testing.T, proj, path string, script []fakemodel.Step) 
 // toolgate's ask is a deny that says how to allow the call.
 func TestQwenCodeStreamJSONE2E(t *testing.T) {
 	e := newQwenEnv(t)
-	settings, _ := json.Marshal(map[string]any{
-		"security": map[string]any{"auth": map[string]any{"selectedType": "openai"}},
-		"hooks": map[string]any{"PreToolUse": []any{map[string]any{"matcher": "*", "hooks": []any{
-			map[string]any{"type": "command", "command": strings.Replace(hookCommand, "qwen-hook", "qwen-hook --no-ask", 1), "timeout": 30000}}}}},
-	})
-	hoste2e.WriteFile(t, filepath.Join(e.home, ".qwen", "settings.json"), string(settings))
+	hoste2e.WriteFile(t, filepath.Join(e.home, ".qwen", "settings.json"),
+		qwenSettings(strings.Replace(hookCommand, "qwen-hook", "qwen-hook --no-ask", 1)))
 	allow := func(req map[string]any) map[string]any {
 		return map[string]any{"behavior": "allow", "updatedInput": req["input"]}
 	}
@@ -300,9 +252,9 @@ func (e *qwenEnv) runDriven(t *testing.T, script []fakemodel.Step, ask func(map[
 	f := fakemodel.Start(t, script)
 	ctx, cancel := context.WithTimeout(t.Context(), runTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, e.node, e.cli, "--input-format", "stream-json", "--output-format", "stream-json")
+	cmd := exec.CommandContext(ctx, e.Node, e.cli, "--input-format", "stream-json", "--output-format", "stream-json")
 	cmd.Dir = e.proj
-	cmd.Env = hoste2e.Env(e.withTG, e.home, e.tmp, "OPENAI_BASE_URL="+f.URL, "OPENAI_API_KEY=fake", "OPENAI_MODEL=fake-model",
+	cmd.Env = hoste2e.Env(e.WithTG, e.home, e.tmp, "OPENAI_BASE_URL="+f.URL, "OPENAI_API_KEY=fake", "OPENAI_MODEL=fake-model",
 		"QWEN_CODE_SUPPRESS_YOLO_WARNING=1", "NO_COLOR=1")
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
