@@ -5,8 +5,6 @@ package geminicli_test
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -38,27 +36,19 @@ type geminiEnv struct {
 }
 
 func TestGeminiCLIE2E(t *testing.T) {
-	node, npm := hoste2e.RequireNode(t, 20, 0)
-	root := hoste2e.ModuleRoot(t)
-	hoste2e.RecordInputs(t, root)
-	bin := hoste2e.BuildToolgate(t, root)
-	dir, _ := os.Getwd()
-	hoste2e.NPMCI(t, dir, npm, cliPath)
+	s := hoste2e.NewSuite(t, 20, 0)
+	hoste2e.NPMCI(t, s.Dir, s.NPM, cliPath)
 
 	home, tmp, proj := hoste2e.Dirs(t)
-	e := &geminiEnv{node: node, cli: filepath.Join(dir, cliPath), home: home, tmp: tmp, proj: proj,
-		audit: filepath.Join(home, "toolgate-audit.jsonl"), policy: filepath.Join(home, "allow-tools.toml"),
-		withoutTG: hoste2e.SystemPath(node)}
-	e.withTG = bin + string(os.PathListSeparator) + e.withoutTG
-	hoste2e.WriteFile(t, filepath.Join(home, ".config", "toolgate", "config.json"), fmt.Sprintf(`{
-  "auditLog": %q,
-  "permission": {
+	e := &geminiEnv{node: s.Node, cli: filepath.Join(s.Dir, cliPath), home: home, tmp: tmp, proj: proj,
+		audit: hoste2e.AuditFile(home), policy: filepath.Join(home, "allow-tools.toml"),
+		withTG: s.WithTG, withoutTG: s.WithoutTG}
+	hoste2e.WritePolicy(t, home, e.audit, `{
     "*": "ask",
     "bash": {"*": "ask", "touch ran-allow.txt": "allow", "touch ran-missing.txt": "allow", "touch ran-broken.txt": "allow",
              "touch ran-deny.txt": {"action": "deny", "reason": "e2e: ran-deny is off limits"}},
     "read": {"*": "allow", "*.env": {"action": "deny", "reason": "e2e: no env files"}}
-  }
-}`, e.audit))
+  }`)
 	// Gemini CLI with a fake API key and base URL needs the auth type set
 	// (the base URL alone selects an auth type it then rejects).
 	hoste2e.WriteFile(t, filepath.Join(home, ".gemini", "settings.json"),
@@ -121,7 +111,7 @@ func TestGeminiCLIE2E(t *testing.T) {
 	t.Run("a crashing toolgate blocks", func(t *testing.T) {
 		// Gemini CLI treats a hook's exit 1 as a warning only, and runs the
 		// tool; the documented command makes any failure exit 2.
-		crash := hoste2e.CrashingToolgate(t, "exit 1") + string(os.PathListSeparator) + e.withoutTG
+		crash := s.Before(hoste2e.CrashingToolgate(t, "exit 1"))
 		f := e.run(t, crash, shellStep("touch ran-missing.txt"))
 		if hoste2e.Exists(filepath.Join(proj, "ran-missing.txt")) {
 			t.Fatalf("the command ran although toolgate failed; results %v", f.results())
@@ -143,43 +133,9 @@ func TestGeminiCLIE2E(t *testing.T) {
 		}
 	})
 	t.Run("every decision is in the audit log with the host named", func(t *testing.T) {
-		want := map[string]string{"touch ran-allow.txt": "allow", "touch ran-deny.txt": "deny", "touch ran-ask.txt": "deny", "read": "deny"}
-		got := map[string]string{}
-		data, err := os.ReadFile(e.audit)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
-			var rec struct {
-				Event, Host, ToolName, Action, State string
-				Input                                struct{ Command string }
-			}
-			if err := json.Unmarshal([]byte(line), &rec); err != nil {
-				t.Fatal(err)
-			}
-			if rec.Event != "decision" {
-				continue
-			}
-			if rec.Host != "gemini-cli" {
-				t.Errorf("a record without the host: %s", line)
-			}
-			key := rec.Input.Command
-			if rec.ToolName == "read" {
-				key = "read"
-			}
-			got[key] = rec.Action
-		}
-		for k, v := range want {
-			if got[k] != v {
-				t.Errorf("audit: %s = %q, want %q (all: %v)", k, got[k], v, got)
-			}
-		}
-		if _, ok := got["touch ran-missing.txt"]; ok {
-			t.Errorf("a decision was recorded for the run without toolgate")
-		}
-		if out, err := exec.Command(filepath.Join(bin, "toolgate"), "audit", "verify", e.audit).CombinedOutput(); err != nil {
-			t.Errorf("audit verify: %v\n%s", err, out)
-		}
+		hoste2e.CheckAudit(t, s.Toolgate(), e.audit, "gemini-cli",
+			map[string]string{"touch ran-allow.txt": "allow", "touch ran-deny.txt": "deny", "touch ran-ask.txt": "deny", "read": "deny"},
+			"touch ran-missing.txt")
 	})
 }
 
