@@ -40,28 +40,20 @@ type claudeEnv struct {
 }
 
 func TestClaudeCodeE2E(t *testing.T) {
-	node, npm := hoste2e.RequireNode(t, 18, 0)
-	root := hoste2e.ModuleRoot(t)
-	hoste2e.RecordInputs(t, root)
-	bin := hoste2e.BuildToolgate(t, root)
-	dir, _ := os.Getwd()
+	s := hoste2e.NewSuite(t, 18, 0)
 	native := nativeBinary()
-	hoste2e.NPMCI(t, dir, npm, native)
+	hoste2e.NPMCI(t, s.Dir, s.NPM, native)
 
 	home, tmp, proj := hoste2e.Dirs(t)
-	e := &claudeEnv{t: t, claude: filepath.Join(dir, native), home: home, tmp: tmp, proj: proj,
-		audit: filepath.Join(home, "toolgate-audit.jsonl"), without: hoste2e.SystemPath(node)}
-	e.withTG = bin + string(os.PathListSeparator) + e.without
+	e := &claudeEnv{t: t, claude: filepath.Join(s.Dir, native), home: home, tmp: tmp, proj: proj,
+		audit: hoste2e.AuditFile(home), withTG: s.WithTG, without: s.WithoutTG}
 	// toolgate's own global file: no .pi folder anywhere.
-	hoste2e.WriteFile(t, filepath.Join(home, ".config", "toolgate", "config.json"), fmt.Sprintf(`{
-  "auditLog": %q,
-  "permission": {
+	hoste2e.WritePolicy(t, home, e.audit, `{
     "*": "ask",
     "bash": {"*": "ask", "touch ran-allow.txt": "allow", "touch ran-missing.txt": "allow",
              "touch ran-plan.txt": "allow", "touch ran-broken.txt": "allow", "touch ran-deny.txt": {"action": "deny", "reason": "e2e: ran-deny is off limits"}},
     "read": {"*": "allow", "*.env": {"action": "deny", "reason": "e2e: no env files"}}
-  }
-}`, e.audit))
+  }`)
 	hoste2e.WriteFile(t, filepath.Join(proj, ".claude", "settings.json"),
 		`{"hooks": {"PreToolUse": [{"matcher": "*", "hooks": [{"type": "command", "command": "`+hookCommand+`"}]}]}}`)
 	hoste2e.WriteFile(t, filepath.Join(proj, "secret.env"), "TOKEN=e2e\n")
@@ -166,7 +158,7 @@ func TestClaudeCodeE2E(t *testing.T) {
 	t.Run("a crashing toolgate blocks", func(t *testing.T) {
 		// Killed by a signal, toolgate would exit 137, which Claude Code
 		// does not treat as a block; the documented command makes it 2.
-		crash := hoste2e.CrashingToolgate(t, "kill -9 $$") + string(os.PathListSeparator) + e.without
+		crash := s.Before(hoste2e.CrashingToolgate(t, "kill -9 $$"))
 		f := e.run(t, crash, bashStep("touch ran-missing.txt"), nil, "--allowedTools", "Bash")
 		if hoste2e.Exists(filepath.Join(proj, "ran-missing.txt")) {
 			t.Fatalf("the command ran although toolgate crashed; results %v", f.results())
@@ -188,33 +180,10 @@ func TestClaudeCodeE2E(t *testing.T) {
 		}
 	})
 	t.Run("every decision is in the audit log with the host named", func(t *testing.T) {
-		want := map[string]string{"touch ran-allow.txt": "allow", "touch ran-deny.txt": "deny",
-			"touch ran-ask-allow.txt": "ask", "touch ran-ask-deny.txt": "ask", "read": "deny"}
-		got := map[string]string{}
-		for _, rec := range auditDecisions(t, e.audit) {
-			if rec["host"] != "claude-code" {
-				t.Errorf("a record without the host: %v", rec)
-			}
-			var in map[string]any
-			_ = json.Unmarshal(rec["input"].(json.RawMessage), &in)
-			key, _ := in["command"].(string)
-			if rec["toolName"] == "read" {
-				key = "read"
-			}
-			got[key], _ = rec["action"].(string)
-		}
-		for k, v := range want {
-			if got[k] != v {
-				t.Errorf("audit: %s = %q, want %q (all: %v)", k, got[k], v, got)
-			}
-		}
-		if _, ok := got["touch ran-missing.txt"]; ok {
-			t.Errorf("a decision was recorded for the run without toolgate")
-		}
-		out, err := exec.Command(filepath.Join(bin, "toolgate"), "audit", "verify", e.audit).CombinedOutput()
-		if err != nil {
-			t.Errorf("audit verify: %v\n%s", err, out)
-		}
+		hoste2e.CheckAudit(t, s.Toolgate(), e.audit, "claude-code",
+			map[string]string{"touch ran-allow.txt": "allow", "touch ran-deny.txt": "deny",
+				"touch ran-ask-allow.txt": "ask", "touch ran-ask-deny.txt": "ask", "read": "deny"},
+			"touch ran-missing.txt")
 	})
 }
 
@@ -307,33 +276,4 @@ func send(t *testing.T, w io.Writer, msg map[string]any) {
 	if _, err := w.Write(append(b, '\n')); err != nil {
 		t.Errorf("writing to claude: %v", err)
 	}
-}
-
-// auditDecisions reads the decision records of an audit log.
-func auditDecisions(t *testing.T, path string) []map[string]any {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []map[string]any
-	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
-		var rec map[string]json.RawMessage
-		if err := json.Unmarshal([]byte(line), &rec); err != nil {
-			t.Fatalf("audit line %q: %v", line, err)
-		}
-		m := map[string]any{}
-		for k, v := range rec {
-			var s string
-			if json.Unmarshal(v, &s) == nil {
-				m[k] = s
-			} else {
-				m[k] = v
-			}
-		}
-		if m["event"] == "decision" {
-			out = append(out, m)
-		}
-	}
-	return out
 }
