@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -67,7 +68,7 @@ func WritePolicy(t *testing.T, home, audit, permission string) {
 // one's action by what it decided, the bash command or "read" for any
 // read. A record that does not name host fails the test (the rest are
 // still read); a line that is not JSON stops it.
-func Decisions(t *testing.T, path, host string) map[string]string {
+func Decisions(t testing.TB, path, host string) map[string]string {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -101,7 +102,7 @@ func Decisions(t *testing.T, path, host string) map[string]string {
 // want's decisions (Decisions' keys), all naming host, none for the
 // commands in unseen (runs toolgate never saw), and `toolgate audit
 // verify` accepts its chain.
-func CheckAudit(t *testing.T, toolgate, path, host string, want map[string]string, unseen ...string) {
+func CheckAudit(t testing.TB, toolgate, path, host string, want map[string]string, unseen ...string) {
 	t.Helper()
 	got := Decisions(t, path, host)
 	for k, v := range want {
@@ -116,5 +117,28 @@ func CheckAudit(t *testing.T, toolgate, path, host string, want map[string]strin
 	}
 	if out, err := exec.Command(toolgate, "audit", "verify", path).CombinedOutput(); err != nil {
 		t.Errorf("audit verify: %v\n%s", err, out)
+	}
+}
+
+// Ran fails the test unless the command that makes marker in dir ran
+// (results, the tool results the model got, are in the message).
+func Ran(t testing.TB, dir, marker string, results []string) {
+	t.Helper()
+	if !Exists(filepath.Join(dir, marker)) {
+		t.Fatalf("the command making %s did not run; tool results %q", marker, results)
+	}
+}
+
+// Blocked fails the test if the command that makes marker in dir ran, or
+// if any of want is in none of results: the model was not told why.
+func Blocked(t testing.TB, dir, marker string, results []string, want ...string) {
+	t.Helper()
+	if Exists(filepath.Join(dir, marker)) {
+		t.Fatalf("the command making %s ran; tool results %q", marker, results)
+	}
+	for _, w := range want {
+		if !slices.ContainsFunc(results, func(r string) bool { return strings.Contains(r, w) }) {
+			t.Fatalf("no tool result says %q: %q", w, results)
+		}
 	}
 }
