@@ -70,25 +70,13 @@ func TestCodexE2E(t *testing.T) {
 		t.Logf("tool result %d: %q", i, r)
 	}
 	t.Run("allowed command runs", func(t *testing.T) {
-		if !hoste2e.Exists(filepath.Join(proj, "ran-allow.txt")) {
-			t.Fatalf("the allowed command did not run; tool result %q", res[0])
-		}
+		hoste2e.Ran(t, proj, "ran-allow.txt", res[0:1])
 	})
 	t.Run("denied command does not run and the model sees the reason", func(t *testing.T) {
-		if hoste2e.Exists(filepath.Join(proj, "ran-deny.txt")) {
-			t.Fatal("the denied command ran")
-		}
-		if !strings.Contains(res[1], "e2e: ran-deny is off limits") {
-			t.Fatalf("the model did not get toolgate's reason: %q", res[1])
-		}
+		hoste2e.Blocked(t, proj, "ran-deny.txt", res[1:2], "e2e: ran-deny is off limits")
 	})
 	t.Run("an ask Codex cannot raise blocks with how to allow it", func(t *testing.T) {
-		if hoste2e.Exists(filepath.Join(proj, "ran-ask.txt")) {
-			t.Fatal("the asked command ran")
-		}
-		if !strings.Contains(res[2], "add an allow rule") {
-			t.Fatalf("the model was not told how to allow it: %q", res[2])
-		}
+		hoste2e.Blocked(t, proj, "ran-ask.txt", res[2:3], "add an allow rule")
 	})
 	t.Run("a patch through the shell is decided with the files it names", func(t *testing.T) {
 		// Codex applies `apply_patch <<'EOF'` itself and reports it as Bash;
@@ -121,12 +109,7 @@ func TestCodexE2E(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			f := e.run(t, e.proj, c.path, []fakemodel.Step{execStep("touch ran-missing.txt"), {Text: "done"}})
-			if hoste2e.Exists(filepath.Join(proj, "ran-missing.txt")) {
-				t.Fatalf("the command ran; tool results %v", f.Results())
-			}
-			if !fakemodel.AnyContains(f.Results(), c.want) {
-				t.Fatalf("the block does not say why: %v", f.Results())
-			}
+			hoste2e.Blocked(t, proj, "ran-missing.txt", f.Results(), c.want)
 			t.Logf("tool result: %q", f.Results())
 		})
 	}
@@ -142,12 +125,7 @@ func TestCodexE2E(t *testing.T) {
 		broken := filepath.Join(t.TempDir(), "proj")
 		hoste2e.WriteFile(t, filepath.Join(broken, ".toolgate", "config.json"), `{"permission": {"bash": {"*": "allow"}, }`)
 		f := e.run(t, broken, e.withTG, []fakemodel.Step{execStep("touch ran-broken.txt"), {Text: "done"}})
-		if hoste2e.Exists(filepath.Join(broken, "ran-broken.txt")) {
-			t.Fatalf("the command ran while a policy file is broken; tool results %v", f.Results())
-		}
-		if !fakemodel.AnyContains(f.Results(), filepath.Join(broken, ".toolgate", "config.json")) {
-			t.Fatalf("the answer does not name the broken file: %v", f.Results())
-		}
+		hoste2e.Blocked(t, broken, "ran-broken.txt", f.Results(), filepath.Join(broken, ".toolgate", "config.json"))
 		t.Logf("tool result: %q", f.Results())
 	})
 	t.Run("every decision is in the audit log with the host named", func(t *testing.T) {

@@ -73,17 +73,10 @@ func TestCopilotCLIE2E(t *testing.T) {
 		t.Logf("tool result %d: %q", i, r)
 	}
 	t.Run("allowed command runs without a prompt", func(t *testing.T) {
-		if !hoste2e.Exists(filepath.Join(proj, "ran-allow.txt")) {
-			t.Fatalf("the allowed command did not run; tool result %q", res[0])
-		}
+		hoste2e.Ran(t, proj, "ran-allow.txt", res[0:1])
 	})
 	t.Run("denied command does not run and the model sees the reason", func(t *testing.T) {
-		if hoste2e.Exists(filepath.Join(proj, "ran-deny.txt")) {
-			t.Fatal("the denied command ran")
-		}
-		if !strings.Contains(res[1], "e2e: ran-deny is off limits") {
-			t.Fatalf("the model did not get toolgate's reason: %q", res[1])
-		}
+		hoste2e.Blocked(t, proj, "ran-deny.txt", res[1:2], "e2e: ran-deny is off limits")
 	})
 	t.Run("a view of a denied path is blocked", func(t *testing.T) {
 		if !strings.Contains(res[2], "e2e: no env files") || strings.Contains(res[2], "TOKEN=e2e") {
@@ -91,12 +84,7 @@ func TestCopilotCLIE2E(t *testing.T) {
 		}
 	})
 	t.Run("an ask with nobody to answer (copilot -p) is denied by Copilot", func(t *testing.T) {
-		if hoste2e.Exists(filepath.Join(proj, "ran-ask.txt")) {
-			t.Fatal("the asked command ran")
-		}
-		if !strings.Contains(res[3], "unable to ask user") || !strings.Contains(res[3], "add an allow rule") {
-			t.Fatalf("the ask was not refused as one nobody can answer: %q", res[3])
-		}
+		hoste2e.Blocked(t, proj, "ran-ask.txt", res[3:4], "unable to ask user", "add an allow rule")
 	})
 	for _, c := range []struct{ name, path string }{
 		{"toolgate missing from PATH blocks", e.withoutTG},
@@ -106,12 +94,7 @@ func TestCopilotCLIE2E(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			f := e.run(t, e.proj, c.path, []fakemodel.Step{bashStep("touch ran-missing.txt"), {Text: "done"}})
-			if hoste2e.Exists(filepath.Join(proj, "ran-missing.txt")) {
-				t.Fatalf("the command ran; tool results %v", f.Results())
-			}
-			if !fakemodel.AnyContains(f.Results(), "toolgate failed, so the call is blocked") {
-				t.Fatalf("the block does not say why: %v", f.Results())
-			}
+			hoste2e.Blocked(t, proj, "ran-missing.txt", f.Results(), "toolgate failed, so the call is blocked")
 			t.Logf("tool result: %q", f.Results())
 		})
 	}
@@ -119,12 +102,7 @@ func TestCopilotCLIE2E(t *testing.T) {
 		broken := filepath.Join(t.TempDir(), "proj")
 		hoste2e.WriteFile(t, filepath.Join(broken, ".toolgate", "config.json"), `{"permission": {"bash": {"*": "allow"}, }`)
 		f := e.run(t, broken, e.withTG, []fakemodel.Step{bashStep("touch ran-broken.txt"), {Text: "done"}}, "--allow-all-tools")
-		if hoste2e.Exists(filepath.Join(broken, "ran-broken.txt")) {
-			t.Fatalf("the command ran while a policy file is broken; tool results %v", f.Results())
-		}
-		if !fakemodel.AnyContains(f.Results(), filepath.Join(broken, ".toolgate", "config.json")) {
-			t.Fatalf("the answer does not name the broken file: %v", f.Results())
-		}
+		hoste2e.Blocked(t, broken, "ran-broken.txt", f.Results(), filepath.Join(broken, ".toolgate", "config.json"))
 		t.Logf("tool result: %q", f.Results())
 	})
 	t.Run("a timeoutSec below the command's own timeout lets Copilot run the tool", func(t *testing.T) {

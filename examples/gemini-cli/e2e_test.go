@@ -74,17 +74,10 @@ func TestGeminiCLIE2E(t *testing.T) {
 		t.Fatalf("%d function responses, want 4: %v", len(res), res)
 	}
 	t.Run("allowed bash runs", func(t *testing.T) {
-		if !hoste2e.Exists(filepath.Join(proj, "ran-allow.txt")) {
-			t.Fatalf("the allowed command did not run; function response %s", res[0])
-		}
+		hoste2e.Ran(t, proj, "ran-allow.txt", res[0:1])
 	})
 	t.Run("denied bash does not run and the model sees the reason", func(t *testing.T) {
-		if hoste2e.Exists(filepath.Join(proj, "ran-deny.txt")) {
-			t.Fatal("the denied command ran")
-		}
-		if !strings.Contains(res[1], "e2e: ran-deny is off limits") {
-			t.Fatalf("the model did not get toolgate's reason: %s", res[1])
-		}
+		hoste2e.Blocked(t, proj, "ran-deny.txt", res[1:2], "e2e: ran-deny is off limits")
 	})
 	t.Run("read of a denied path is blocked", func(t *testing.T) {
 		if !strings.Contains(res[2], "e2e: no env files") || strings.Contains(res[2], "TOKEN=e2e") {
@@ -92,12 +85,7 @@ func TestGeminiCLIE2E(t *testing.T) {
 		}
 	})
 	t.Run("an ask Gemini cannot show blocks instead of hanging", func(t *testing.T) {
-		if hoste2e.Exists(filepath.Join(proj, "ran-ask.txt")) {
-			t.Fatal("the asked command ran")
-		}
-		if !strings.Contains(res[3], "cannot show the question") {
-			t.Fatalf("the model did not get toolgate's reason: %s", res[3])
-		}
+		hoste2e.Blocked(t, proj, "ran-ask.txt", res[3:4], "cannot show the question")
 	})
 	t.Run("toolgate missing from PATH blocks", func(t *testing.T) {
 		f := e.run(t, e.withoutTG, shellStep("touch ran-missing.txt"))
@@ -113,24 +101,14 @@ func TestGeminiCLIE2E(t *testing.T) {
 		// tool; the documented command makes any failure exit 2.
 		crash := s.Before(hoste2e.CrashingToolgate(t, "exit 1"))
 		f := e.run(t, crash, shellStep("touch ran-missing.txt"))
-		if hoste2e.Exists(filepath.Join(proj, "ran-missing.txt")) {
-			t.Fatalf("the command ran although toolgate failed; results %v", f.results())
-		}
-		if !anyContains(f.results(), "toolgate failed, so the call is blocked") {
-			t.Fatalf("the block does not say why: %v", f.results())
-		}
+		hoste2e.Blocked(t, proj, "ran-missing.txt", f.results(), "toolgate failed, so the call is blocked")
 	})
 	t.Run("a broken policy file is named in the answer", func(t *testing.T) {
 		broken := filepath.Join(proj, ".toolgate", "config.json")
 		hoste2e.WriteFile(t, broken, `{"permission": {"bash": {"*": "allow"}, }`)
 		defer os.RemoveAll(filepath.Dir(broken))
 		f := e.run(t, e.withTG, shellStep("touch ran-broken.txt"))
-		if hoste2e.Exists(filepath.Join(proj, "ran-broken.txt")) {
-			t.Fatalf("the command ran while a policy file is broken; results %v", f.results())
-		}
-		if !anyContains(f.results(), broken) {
-			t.Fatalf("the answer does not name the broken file: %v", f.results())
-		}
+		hoste2e.Blocked(t, proj, "ran-broken.txt", f.results(), broken)
 	})
 	t.Run("every decision is in the audit log with the host named", func(t *testing.T) {
 		hoste2e.CheckAudit(t, s.Toolgate(), e.audit, "gemini-cli",

@@ -59,17 +59,10 @@ func TestQwenCodeE2E(t *testing.T) {
 		t.Logf("tool result %d: %q", i, r)
 	}
 	t.Run("allowed command runs", func(t *testing.T) {
-		if !hoste2e.Exists(filepath.Join(proj, "ran-allow.txt")) {
-			t.Fatalf("the allowed command did not run; tool result %q", res[0])
-		}
+		hoste2e.Ran(t, proj, "ran-allow.txt", res[0:1])
 	})
 	t.Run("denied command does not run and the model sees the reason", func(t *testing.T) {
-		if hoste2e.Exists(filepath.Join(proj, "ran-deny.txt")) {
-			t.Fatal("the denied command ran")
-		}
-		if !strings.Contains(res[1], "e2e: ran-deny is off limits") {
-			t.Fatalf("the model did not get toolgate's reason: %q", res[1])
-		}
+		hoste2e.Blocked(t, proj, "ran-deny.txt", res[1:2], "e2e: ran-deny is off limits")
 	})
 	t.Run("a read of a denied path is blocked", func(t *testing.T) {
 		if !strings.Contains(res[2], "e2e: no env files") || strings.Contains(res[2], "TOKEN=e2e") {
@@ -77,12 +70,7 @@ func TestQwenCodeE2E(t *testing.T) {
 		}
 	})
 	t.Run("an ask with nobody to answer (qwen -p) blocks with how to allow it", func(t *testing.T) {
-		if hoste2e.Exists(filepath.Join(proj, "ran-ask.txt")) {
-			t.Fatal("the asked command ran")
-		}
-		if !strings.Contains(res[3], "add an allow rule") {
-			t.Fatalf("the model was not told how to allow it: %q", res[3])
-		}
+		hoste2e.Blocked(t, proj, "ran-ask.txt", res[3:4], "add an allow rule")
 	})
 	for _, c := range []struct{ name, path string }{
 		{"toolgate missing from PATH blocks", e.WithoutTG},
@@ -91,12 +79,7 @@ func TestQwenCodeE2E(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			f := e.run(t, e.proj, c.path, []fakemodel.Step{shellStep("touch ran-missing.txt"), {Text: "done"}})
-			if hoste2e.Exists(filepath.Join(proj, "ran-missing.txt")) {
-				t.Fatalf("the command ran; tool results %v", f.Results())
-			}
-			if !fakemodel.AnyContains(f.Results(), "toolgate failed, so the call is blocked") {
-				t.Fatalf("the block does not say why: %v", f.Results())
-			}
+			hoste2e.Blocked(t, proj, "ran-missing.txt", f.Results(), "toolgate failed, so the call is blocked")
 			t.Logf("tool result: %q", f.Results())
 		})
 	}
@@ -104,12 +87,7 @@ func TestQwenCodeE2E(t *testing.T) {
 		broken := filepath.Join(t.TempDir(), "proj")
 		hoste2e.WriteFile(t, filepath.Join(broken, ".toolgate", "config.json"), `{"permission": {"bash": {"*": "allow"}, }`)
 		f := e.run(t, broken, e.WithTG, []fakemodel.Step{shellStep("touch ran-broken.txt"), {Text: "done"}})
-		if hoste2e.Exists(filepath.Join(broken, "ran-broken.txt")) {
-			t.Fatalf("the command ran while a policy file is broken; tool results %v", f.Results())
-		}
-		if !fakemodel.AnyContains(f.Results(), filepath.Join(broken, ".toolgate", "config.json")) {
-			t.Fatalf("the answer does not name the broken file: %v", f.Results())
-		}
+		hoste2e.Blocked(t, broken, "ran-broken.txt", f.Results(), filepath.Join(broken, ".toolgate", "config.json"))
 		t.Logf("tool result: %q", f.Results())
 	})
 	t.Run("a hook that exits 1 lets Qwen run the tool", func(t *testing.T) {
