@@ -4,10 +4,8 @@
 package codex_test
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -61,14 +59,7 @@ func TestCodexE2E(t *testing.T) {
 	// two): the i-th tool result the model gets back is the i-th call's.
 	f := e.run(t, e.proj, e.withTG, []fakemodel.Step{
 		execStep("touch ran-allow.txt"), execStep("touch ran-deny.txt"), execStep("touch ran-ask.txt"), {Text: "done"}})
-	res := f.Results()
-	if len(res) != 3 {
-		t.Fatalf("%d tool results, want 3: %v", len(res), res)
-	}
-	t.Logf("tools offered: %v", f.ToolNames())
-	for i, r := range res {
-		t.Logf("tool result %d: %q", i, r)
-	}
+	res := hoste2e.Results(t, f.Results(), 3, f.ToolNames())
 	t.Run("allowed command runs", func(t *testing.T) {
 		hoste2e.Ran(t, proj, "ran-allow.txt", res[0:1])
 	})
@@ -169,25 +160,10 @@ base_url = %q
 wire_api = "responses"
 env_key = "FAKE_KEY"
 `, f.URL))
-	ctx, cancel := context.WithTimeout(t.Context(), runTimeout)
-	defer cancel()
-	args := []string{"exec", "--skip-git-repo-check", "--sandbox", "workspace-write", "do it"}
+	args := []string{e.codex, "exec", "--skip-git-repo-check", "--sandbox", "workspace-write", "do it"}
 	if trust {
 		args = append(args, "--dangerously-bypass-hook-trust")
 	}
-	cmd := exec.CommandContext(ctx, e.codex, args...)
-	cmd.Dir = proj
-	cmd.Env = hoste2e.Env(path, e.home, e.tmp, "CODEX_HOME="+filepath.Join(e.home, ".codex"), "FAKE_KEY=fake", "NO_COLOR=1")
-	cmd.WaitDelay = 5 * time.Second
-	out, err := cmd.CombinedOutput()
-	if ctx.Err() != nil {
-		t.Fatalf("codex did not finish within %s\n%s", runTimeout, out)
-	}
-	if err != nil {
-		t.Fatalf("codex: %v\n%s", err, out)
-	}
-	if len(f.Results()) == 0 {
-		t.Fatalf("the fake model never got a tool result\n%s", out)
-	}
+	hoste2e.RunCLI(t, runTimeout, f.Results, proj, hoste2e.Env(path, e.home, e.tmp, "CODEX_HOME="+filepath.Join(e.home, ".codex"), "FAKE_KEY=fake", "NO_COLOR=1"), args...)
 	return f
 }

@@ -5,9 +5,7 @@
 package copilotcli_test
 
 import (
-	"context"
 	"encoding/json"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -45,12 +43,7 @@ func TestCopilotCLIE2E(t *testing.T) {
 	home, tmp, proj := hoste2e.Dirs(t)
 	e := &copilotEnv{copilot: filepath.Join(s.Dir, native), home: home, tmp: tmp, proj: proj,
 		audit: hoste2e.AuditFile(home), withTG: s.WithTG, withoutTG: s.WithoutTG}
-	hoste2e.WritePolicy(t, home, e.audit, `{
-    "*": "ask",
-    "bash": {"*": "ask", "touch ran-allow.txt": "allow", "touch ran-missing.txt": "allow", "touch ran-broken.txt": "allow",
-             "touch ran-deny.txt": {"action": "deny", "reason": "e2e: ran-deny is off limits"}},
-    "read": {"*": "allow", "*.env": {"action": "deny", "reason": "e2e: no env files"}}
-  }`)
+	hoste2e.WritePolicy(t, home, e.audit, hoste2e.HookPermission)
 	// The hook at user level (~/.copilot/hooks/), as the README installs it.
 	hooks, _ := json.Marshal(map[string]any{"version": 1, "hooks": map[string]any{"preToolUse": []any{
 		map[string]any{"type": "command", "bash": hookCommand, "timeoutSec": 30}}}})
@@ -64,14 +57,7 @@ func TestCopilotCLIE2E(t *testing.T) {
 		bashStep("touch ran-allow.txt"), bashStep("touch ran-deny.txt"),
 		{Tool: "view", Args: map[string]any{"path": filepath.Join(proj, "secret.env")}},
 		bashStep("touch ran-ask.txt"), {Text: "done"}})
-	res := f.Results()
-	if len(res) != 4 {
-		t.Fatalf("%d tool results, want 4: %v", len(res), res)
-	}
-	t.Logf("tools offered: %v", f.ToolNames())
-	for i, r := range res {
-		t.Logf("tool result %d: %q", i, r)
-	}
+	res := hoste2e.Results(t, f.Results(), 4, f.ToolNames())
 	t.Run("allowed command runs without a prompt", func(t *testing.T) {
 		hoste2e.Ran(t, proj, "ran-allow.txt", res[0:1])
 	})
@@ -141,22 +127,8 @@ func nativeBinary() string {
 func (e *copilotEnv) run(t *testing.T, proj, path string, script []fakemodel.Step, extra ...string) *fakemodel.Fake {
 	t.Helper()
 	f := fakemodel.Start(t, script)
-	ctx, cancel := context.WithTimeout(t.Context(), runTimeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, e.copilot, append([]string{"-p", "do it", "--model", "fake-model"}, extra...)...)
-	cmd.Dir = proj
-	cmd.Env = hoste2e.Env(path, e.home, e.tmp, "COPILOT_PROVIDER_BASE_URL="+f.URL, "COPILOT_PROVIDER_TYPE=openai",
-		"COPILOT_PROVIDER_API_KEY=fake", "NO_COLOR=1")
-	cmd.WaitDelay = 5 * time.Second
-	out, err := cmd.CombinedOutput()
-	if ctx.Err() != nil {
-		t.Fatalf("copilot did not finish within %s\n%s", runTimeout, out)
-	}
-	if err != nil {
-		t.Fatalf("copilot: %v\n%s", err, out)
-	}
-	if len(f.Results()) == 0 {
-		t.Fatalf("the fake model never got a tool result\n%s", out)
-	}
+	argv := append([]string{e.copilot, "-p", "do it", "--model", "fake-model"}, extra...)
+	hoste2e.RunCLI(t, runTimeout, f.Results, proj, hoste2e.Env(path, e.home, e.tmp, "COPILOT_PROVIDER_BASE_URL="+f.URL, "COPILOT_PROVIDER_TYPE=openai",
+		"COPILOT_PROVIDER_API_KEY=fake", "NO_COLOR=1"), argv...)
 	return f
 }

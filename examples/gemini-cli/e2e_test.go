@@ -4,9 +4,7 @@
 package geminicli_test
 
 import (
-	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -43,12 +41,7 @@ func TestGeminiCLIE2E(t *testing.T) {
 	e := &geminiEnv{node: s.Node, cli: filepath.Join(s.Dir, cliPath), home: home, tmp: tmp, proj: proj,
 		audit: hoste2e.AuditFile(home), policy: filepath.Join(home, "allow-tools.toml"),
 		withTG: s.WithTG, withoutTG: s.WithoutTG}
-	hoste2e.WritePolicy(t, home, e.audit, `{
-    "*": "ask",
-    "bash": {"*": "ask", "touch ran-allow.txt": "allow", "touch ran-missing.txt": "allow", "touch ran-broken.txt": "allow",
-             "touch ran-deny.txt": {"action": "deny", "reason": "e2e: ran-deny is off limits"}},
-    "read": {"*": "allow", "*.env": {"action": "deny", "reason": "e2e: no env files"}}
-  }`)
+	hoste2e.WritePolicy(t, home, e.audit, hoste2e.HookPermission)
 	// Gemini CLI with a fake API key and base URL needs the auth type set
 	// (the base URL alone selects an auth type it then rejects).
 	hoste2e.WriteFile(t, filepath.Join(home, ".gemini", "settings.json"),
@@ -69,10 +62,7 @@ func TestGeminiCLIE2E(t *testing.T) {
 		{Tool: "run_shell_command", Args: map[string]any{"command": "touch ran-ask.txt", "description": "e2e"}},
 		{Text: "done"},
 	})
-	res := f.results()
-	if len(res) != 4 {
-		t.Fatalf("%d function responses, want 4: %v", len(res), res)
-	}
+	res := hoste2e.Results(t, f.results(), 4, nil)
 	t.Run("allowed bash runs", func(t *testing.T) {
 		hoste2e.Ran(t, proj, "ran-allow.txt", res[0:1])
 	})
@@ -125,22 +115,7 @@ func shellStep(cmd string) []step {
 func (e *geminiEnv) run(t *testing.T, path string, script []step) *fakeGemini {
 	t.Helper()
 	f := startFakeGemini(t, script)
-	ctx, cancel := context.WithTimeout(t.Context(), runTimeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, e.node, e.cli, "-p", "do it", "-o", "stream-json", "-m", "gemini-2.5-flash", "--policy", e.policy)
-	cmd.Dir = e.proj
-	cmd.Env = hoste2e.Env(path, e.home, e.tmp, "GEMINI_API_KEY=fake-key", "GOOGLE_GEMINI_BASE_URL="+f.url,
-		"GEMINI_CLI_TRUST_WORKSPACE=true", "NO_COLOR=1")
-	cmd.WaitDelay = 5 * time.Second
-	out, err := cmd.CombinedOutput()
-	if ctx.Err() != nil {
-		t.Fatalf("gemini did not finish within %s (an unanswered ask hangs it)\n%s", runTimeout, out)
-	}
-	if err != nil {
-		t.Fatalf("gemini: %v\n%s", err, out)
-	}
-	if len(f.results()) == 0 {
-		t.Fatalf("the fake model never got a function response\n%s", out)
-	}
+	hoste2e.RunCLI(t, runTimeout, f.results, e.proj, hoste2e.Env(path, e.home, e.tmp, "GEMINI_API_KEY=fake-key", "GOOGLE_GEMINI_BASE_URL="+f.url,
+		"GEMINI_CLI_TRUST_WORKSPACE=true", "NO_COLOR=1"), e.node, e.cli, "-p", "do it", "-o", "stream-json", "-m", "gemini-2.5-flash", "--policy", e.policy)
 	return f
 }

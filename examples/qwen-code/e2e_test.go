@@ -50,14 +50,7 @@ func TestQwenCodeE2E(t *testing.T) {
 		shellStep("touch ran-allow.txt"), shellStep("touch ran-deny.txt"),
 		{Tool: "read_file", Args: map[string]any{"file_path": filepath.Join(proj, "secret.env")}},
 		shellStep("touch ran-ask.txt"), {Text: "done"}})
-	res := f.Results()
-	if len(res) != 4 {
-		t.Fatalf("%d tool results, want 4: %v", len(res), res)
-	}
-	t.Logf("tools offered: %v", f.ToolNames())
-	for i, r := range res {
-		t.Logf("tool result %d: %q", i, r)
-	}
+	res := hoste2e.Results(t, f.Results(), 4, f.ToolNames())
 	t.Run("allowed command runs", func(t *testing.T) {
 		hoste2e.Ran(t, proj, "ran-allow.txt", res[0:1])
 	})
@@ -121,12 +114,7 @@ func newQwenEnv(t *testing.T) *qwenEnv {
 	home, tmp, proj := hoste2e.Dirs(t)
 	e := &qwenEnv{Suite: s, cli: filepath.Join(s.Dir, cliPath), home: home, tmp: tmp, proj: proj,
 		audit: hoste2e.AuditFile(home)}
-	hoste2e.WritePolicy(t, home, e.audit, `{
-    "*": "ask",
-    "bash": {"*": "ask", "touch ran-allow.txt": "allow", "touch ran-missing.txt": "allow", "touch ran-broken.txt": "allow",
-             "touch ran-deny.txt": {"action": "deny", "reason": "e2e: ran-deny is off limits"}},
-    "read": {"*": "allow", "*.env": {"action": "deny", "reason": "e2e: no env files"}}
-  }`)
+	hoste2e.WritePolicy(t, home, e.audit, hoste2e.HookPermission)
 	// The hook at user level (~/.qwen/settings.json), as the README
 	// installs it, with the auth type a fake OpenAI endpoint needs.
 	e.settings = qwenSettings(hookCommand)
@@ -156,23 +144,8 @@ func shellStep(cmd string) fakemodel.Step {
 func (e *qwenEnv) run(t *testing.T, proj, path string, script []fakemodel.Step) *fakemodel.Fake {
 	t.Helper()
 	f := fakemodel.Start(t, script)
-	ctx, cancel := context.WithTimeout(t.Context(), runTimeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, e.Node, e.cli, "-p", "do it", "--yolo")
-	cmd.Dir = proj
-	cmd.Env = hoste2e.Env(path, e.home, e.tmp, "OPENAI_BASE_URL="+f.URL, "OPENAI_API_KEY=fake", "OPENAI_MODEL=fake-model",
-		"QWEN_CODE_SUPPRESS_YOLO_WARNING=1", "NO_COLOR=1")
-	cmd.WaitDelay = 5 * time.Second
-	out, err := cmd.CombinedOutput()
-	if ctx.Err() != nil {
-		t.Fatalf("qwen did not finish within %s\n%s", runTimeout, out)
-	}
-	if err != nil {
-		t.Fatalf("qwen: %v\n%s", err, out)
-	}
-	if len(f.Results()) == 0 {
-		t.Fatalf("the fake model never got a tool result\n%s", out)
-	}
+	hoste2e.RunCLI(t, runTimeout, f.Results, proj, hoste2e.Env(path, e.home, e.tmp, "OPENAI_BASE_URL="+f.URL, "OPENAI_API_KEY=fake", "OPENAI_MODEL=fake-model",
+		"QWEN_CODE_SUPPRESS_YOLO_WARNING=1", "NO_COLOR=1"), e.Node, e.cli, "-p", "do it", "--yolo")
 	return f
 }
 

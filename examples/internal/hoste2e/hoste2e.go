@@ -2,7 +2,8 @@
 // (examples/claude-code, examples/gemini-cli, ...) share: the switch that
 // turns them on, finding Node and npm,
 // installing the pinned CLI from the example's lock file, building
-// toolgate, a scrubbed environment, and running a CLI with a deadline.
+// toolgate, a scrubbed environment, running a CLI with a deadline, and
+// the policy, marker-file and audit-log checks the suites make alike.
 package hoste2e
 
 import (

@@ -1,6 +1,7 @@
 package hoste2e
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // Suite is what every real-host suite starts from: Node and npm found,
@@ -63,6 +65,18 @@ func WritePolicy(t *testing.T, home, audit, permission string) {
 	WriteFile(t, filepath.Join(home, ".config", "toolgate", "config.json"),
 		fmt.Sprintf("{\n  \"auditLog\": %q,\n  \"permission\": %s\n}", audit, permission))
 }
+
+// HookPermission is the "permission" object (for WritePolicy) of the hook
+// suites' first run: ran-allow, ran-missing and ran-broken allowed (the
+// last two for the runs where toolgate is missing or a policy file is
+// broken), ran-deny denied with a reason, any other command asked, and a
+// read of a .env file denied with a reason. Its key order is its meaning.
+const HookPermission = `{
+    "*": "ask",
+    "bash": {"*": "ask", "touch ran-allow.txt": "allow", "touch ran-missing.txt": "allow", "touch ran-broken.txt": "allow",
+             "touch ran-deny.txt": {"action": "deny", "reason": "e2e: ran-deny is off limits"}},
+    "read": {"*": "allow", "*.env": {"action": "deny", "reason": "e2e: no env files"}}
+  }`
 
 // Decisions reads the decision records of the audit log at path: each
 // one's action by what it decided, the bash command or "read" for any
@@ -141,4 +155,48 @@ func Blocked(t testing.TB, dir, marker string, results []string, want ...string)
 			t.Fatalf("no tool result says %q: %q", w, results)
 		}
 	}
+}
+
+// Results fails the test unless the model got exactly want tool results
+// (one run plays several calls, the i-th result being the i-th call's),
+// and logs them and the tools the CLI offered (offered, if any) for
+// whoever reads a failure.
+func Results(t testing.TB, results []string, want int, offered []string) []string {
+	t.Helper()
+	if len(results) != want {
+		t.Fatalf("%d tool results, want %d: %v", len(results), want, results)
+	}
+	if offered != nil {
+		t.Logf("tools offered: %v", offered)
+	}
+	for i, r := range results {
+		t.Logf("tool result %d: %q", i, r)
+	}
+	return results
+}
+
+// RunCLI runs argv in dir with env, headless, killed after timeout, and
+// fails the test if it did not finish, failed, or if results (the fake
+// model's) is still empty after it: a run that never reached a tool proves
+// nothing. It returns the CLI's output.
+func RunCLI(t testing.TB, timeout time.Duration, results func() []string, dir string, env []string, argv ...string) []byte {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Dir = dir
+	cmd.Env = env
+	cmd.WaitDelay = 5 * time.Second
+	out, err := cmd.CombinedOutput()
+	name := filepath.Base(argv[0])
+	if ctx.Err() != nil {
+		t.Fatalf("%s did not finish within %s (an ask nobody answers hangs some CLIs)\n%s", name, timeout, out)
+	}
+	if err != nil {
+		t.Fatalf("%s: %v\n%s", name, err, out)
+	}
+	if len(results()) == 0 {
+		t.Fatalf("the fake model never got a tool result\n%s", out)
+	}
+	return out
 }
