@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toolgate/toolgate/examples/internal/fakemodel"
 	"github.com/toolgate/toolgate/examples/internal/hoste2e"
 )
 
@@ -70,14 +71,14 @@ func TestClaudeCodeE2E(t *testing.T) {
 		if hoste2e.Exists(filepath.Join(proj, "ran-deny.txt")) {
 			t.Fatal("the denied command ran")
 		}
-		if !anyContains(f.results(), "e2e: ran-deny is off limits") {
+		if !fakemodel.AnyContains(f.results(), "e2e: ran-deny is off limits") {
 			t.Fatalf("the model did not get toolgate's reason: %v", f.results())
 		}
 	})
 	t.Run("read of a denied path is blocked", func(t *testing.T) {
 		f := e.run(t, e.withTG, []step{{Tool: "Read", Input: map[string]any{"file_path": filepath.Join(proj, "secret.env")}}, {Text: "done"}}, nil)
 		res := f.results()
-		if !anyContains(res, "e2e: no env files") || anyContains(res, "TOKEN=e2e") {
+		if !fakemodel.AnyContains(res, "e2e: no env files") || fakemodel.AnyContains(res, "TOKEN=e2e") {
 			t.Fatalf("the read was not blocked with toolgate's reason: %v", res)
 		}
 	})
@@ -99,7 +100,7 @@ func TestClaudeCodeE2E(t *testing.T) {
 			if ran != (answer == "allow") {
 				t.Fatalf("answer %s: the command ran = %t; tool results %v", answer, ran, f.results())
 			}
-			if answer == "deny" && !anyContains(f.results(), "e2e driver says no") {
+			if answer == "deny" && !fakemodel.AnyContains(f.results(), "e2e driver says no") {
 				t.Fatalf("the model did not get the driver's reason: %v", f.results())
 			}
 		})
@@ -120,13 +121,13 @@ func TestClaudeCodeE2E(t *testing.T) {
 			if wantAsked := map[bool]int{true: 0, false: 1}[mode == "dontAsk"]; asked != wantAsked {
 				t.Fatalf("%s: the driver was asked %d times, want %d; results %v", mode, asked, wantAsked, f.results())
 			}
-			if mode == "dontAsk" && !anyContains(f.results(), "permission mode dontAsk") {
+			if mode == "dontAsk" && !fakemodel.AnyContains(f.results(), "permission mode dontAsk") {
 				t.Fatalf("dontAsk: the model did not get toolgate's reason: %v", f.results())
 			}
 			f = e.run(t, e.withTG, bashStep("touch ran-deny.txt"), func(req map[string]any) map[string]any {
 				return map[string]any{"behavior": "allow", "updatedInput": req["input"]}
 			}, "--permission-mode", mode)
-			if hoste2e.Exists(filepath.Join(proj, "ran-deny.txt")) || !anyContains(f.results(), "e2e: ran-deny is off limits") {
+			if hoste2e.Exists(filepath.Join(proj, "ran-deny.txt")) || !fakemodel.AnyContains(f.results(), "e2e: ran-deny is off limits") {
 				t.Fatalf("a deny of toolgate did not hold in %s mode; results %v", mode, f.results())
 			}
 		})
@@ -151,7 +152,7 @@ func TestClaudeCodeE2E(t *testing.T) {
 		if hoste2e.Exists(filepath.Join(proj, "ran-missing.txt")) {
 			t.Fatal("the command ran although the hook could not run toolgate")
 		}
-		if !anyContains(f.results(), "PreToolUse:Bash hook error") || !anyContains(f.results(), "toolgate: not found") {
+		if !fakemodel.AnyContains(f.results(), "PreToolUse:Bash hook error") || !fakemodel.AnyContains(f.results(), "toolgate: not found") {
 			t.Fatalf("the block does not say why: %v", f.results())
 		}
 	})
@@ -163,7 +164,7 @@ func TestClaudeCodeE2E(t *testing.T) {
 		if hoste2e.Exists(filepath.Join(proj, "ran-missing.txt")) {
 			t.Fatalf("the command ran although toolgate crashed; results %v", f.results())
 		}
-		if !anyContains(f.results(), "PreToolUse:Bash hook error") || !anyContains(f.results(), "toolgate failed, so the call is blocked") {
+		if !fakemodel.AnyContains(f.results(), "PreToolUse:Bash hook error") || !fakemodel.AnyContains(f.results(), "toolgate failed, so the call is blocked") {
 			t.Fatalf("the block is not the hook's: %v", f.results())
 		}
 	})
@@ -175,7 +176,7 @@ func TestClaudeCodeE2E(t *testing.T) {
 		if hoste2e.Exists(filepath.Join(proj, "ran-broken.txt")) {
 			t.Fatalf("the command ran while a policy file is broken; results %v", f.results())
 		}
-		if !anyContains(f.results(), broken) {
+		if !fakemodel.AnyContains(f.results(), broken) {
 			t.Fatalf("the answer does not name the broken file: %v", f.results())
 		}
 	})

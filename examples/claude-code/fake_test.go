@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"strings"
 	"sync"
 	"testing"
 
@@ -157,13 +156,4 @@ func (f *fakeAnthropic) toolNames() []string {
 		}
 	}
 	return out
-}
-
-func anyContains(list []string, s string) bool {
-	for _, x := range list {
-		if strings.Contains(x, s) {
-			return true
-		}
-	}
-	return false
 }

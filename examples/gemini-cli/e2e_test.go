@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toolgate/toolgate/examples/internal/fakemodel"
 	"github.com/toolgate/toolgate/examples/internal/hoste2e"
 )
 
@@ -55,7 +56,7 @@ func TestGeminiCLIE2E(t *testing.T) {
 
 	// One run plays the four calls in turn (each CLI start costs seconds):
 	// the i-th function response the model gets back is the i-th call's.
-	f := e.run(t, e.withTG, []step{
+	f := e.run(t, e.withTG, []fakemodel.Step{
 		{Tool: "run_shell_command", Args: map[string]any{"command": "touch ran-allow.txt", "description": "e2e"}},
 		{Tool: "run_shell_command", Args: map[string]any{"command": "touch ran-deny.txt", "description": "e2e"}},
 		{Tool: "read_file", Args: map[string]any{"file_path": filepath.Join(proj, "secret.env")}},
@@ -82,7 +83,7 @@ func TestGeminiCLIE2E(t *testing.T) {
 		if hoste2e.Exists(filepath.Join(proj, "ran-missing.txt")) {
 			t.Fatal("the command ran although the hook could not run toolgate")
 		}
-		if !anyContains(f.results(), "toolgate: not found") && !anyContains(f.results(), "toolgate: command not found") {
+		if !fakemodel.AnyContains(f.results(), "toolgate: not found") && !fakemodel.AnyContains(f.results(), "toolgate: command not found") {
 			t.Fatalf("the block does not say why: %v", f.results())
 		}
 	})
@@ -107,12 +108,12 @@ func TestGeminiCLIE2E(t *testing.T) {
 	})
 }
 
-func shellStep(cmd string) []step {
-	return []step{{Tool: "run_shell_command", Args: map[string]any{"command": cmd, "description": "e2e"}}, {Text: "done"}}
+func shellStep(cmd string) []fakemodel.Step {
+	return []fakemodel.Step{{Tool: "run_shell_command", Args: map[string]any{"command": cmd, "description": "e2e"}}, {Text: "done"}}
 }
 
 // run plays script against the CLI in the project, headless.
-func (e *geminiEnv) run(t *testing.T, path string, script []step) *fakeGemini {
+func (e *geminiEnv) run(t *testing.T, path string, script []fakemodel.Step) *fakeGemini {
 	t.Helper()
 	f := startFakeGemini(t, script)
 	hoste2e.RunCLI(t, runTimeout, f.results, e.proj, hoste2e.Env(path, e.home, e.tmp, "GEMINI_API_KEY=fake-key", "GOOGLE_GEMINI_BASE_URL="+f.url,

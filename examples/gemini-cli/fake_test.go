@@ -9,15 +9,9 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/toolgate/toolgate/examples/internal/fakemodel"
 	"github.com/toolgate/toolgate/examples/internal/hoste2e"
 )
-
-// step is one turn of the fake model: a function call, or text.
-type step struct {
-	Tool string
-	Args map[string]any
-	Text string
-}
 
 // fakeGemini is a scripted Gemini API (generateContent and
 // streamGenerateContent with SSE) on 127.0.0.1. The step it plays is the
@@ -26,7 +20,7 @@ type step struct {
 // router, next-speaker checks), gets text.
 type fakeGemini struct {
 	url    string
-	script []step
+	script []fakemodel.Step
 
 	mu       sync.Mutex
 	requests []generateRequest
@@ -59,7 +53,7 @@ func (r generateRequest) functionResponses() []string {
 	return out
 }
 
-func startFakeGemini(t *testing.T, script []step) *fakeGemini {
+func startFakeGemini(t *testing.T, script []fakemodel.Step) *fakeGemini {
 	t.Helper()
 	f := &fakeGemini{script: script}
 	f.url = hoste2e.Serve(t, http.HandlerFunc(f.serve))
@@ -138,13 +132,4 @@ func (f *fakeGemini) results() []string {
 		}
 	}
 	return nil
-}
-
-func anyContains(list []string, s string) bool {
-	for _, x := range list {
-		if strings.Contains(x, s) {
-			return true
-		}
-	}
-	return false
 }

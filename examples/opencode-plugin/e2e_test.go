@@ -24,6 +24,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toolgate/toolgate/examples/internal/fakemodel"
 	"github.com/toolgate/toolgate/examples/internal/hoste2e"
 )
 
@@ -93,7 +94,7 @@ type project struct {
 // unnecessary the way OpenCode itself checks it (a package.json and lock
 // naming the package, and a node_modules folder), so that no registry is
 // asked: the plugin imports nothing at run time.
-func (e *ocEnv) setup(t *testing.T, script []step, permission string, toolgateBin string, env ...string) *project {
+func (e *ocEnv) setup(t *testing.T, script []fakemodel.Step, permission string, toolgateBin string, env ...string) *project {
 	t.Helper()
 	home, tmp, proj := hoste2e.Dirs(t)
 	p := &project{home: home, tmp: tmp, proj: proj, audit: filepath.Join(home, "toolgate-audit.jsonl"),
@@ -175,8 +176,8 @@ func (e *ocEnv) run(t *testing.T, p *project) []byte {
 	return out
 }
 
-func bash(command string) step {
-	return step{Tool: "bash", Args: map[string]any{"command": command, "description": "run it"}}
+func bash(command string) fakemodel.Step {
+	return fakemodel.Step{Tool: "bash", Args: map[string]any{"command": command, "description": "run it"}}
 }
 
 func (e *ocEnv) testRun(t *testing.T) {
@@ -188,7 +189,7 @@ func (e *ocEnv) testRun(t *testing.T) {
   }`, "")
 	secret := filepath.Join(p.proj, "secret.txt")
 	hoste2e.WriteFile(t, secret, "TOP-SECRET-CONTENT\n")
-	p.fake.setScript([]step{
+	p.fake.setScript([]fakemodel.Step{
 		bash("touch ran-allow.txt"),
 		bash("touch ran-deny.txt"),
 		{Tool: "read", Args: map[string]any{"filePath": secret}},
@@ -250,7 +251,7 @@ func (e *ocEnv) testConfine(t *testing.T) {
 	}
 	gitConfig := filepath.Join(p.proj, ".git", "config")
 	before, _ := os.ReadFile(gitConfig)
-	p.fake.setScript([]step{bash("echo hi > out.txt; ./setup.sh"), {Text: "done"}})
+	p.fake.setScript([]fakemodel.Step{bash("echo hi > out.txt; ./setup.sh"), {Text: "done"}})
 	out := e.run(t, p)
 	if b, _ := os.ReadFile(filepath.Join(p.proj, "out.txt")); string(b) != "hi\n" {
 		t.Errorf("the everyday part did not run\n%s", p.diagnostics(out))
@@ -262,7 +263,7 @@ func (e *ocEnv) testConfine(t *testing.T) {
 }
 
 func (e *ocEnv) testMissing(t *testing.T) {
-	p := e.setup(t, []step{bash("touch ran-missing.txt"), {Text: "done"}}, `{"*": "allow"}`, filepath.Join(os.TempDir(), "no-such-dir", "toolgate"))
+	p := e.setup(t, []fakemodel.Step{bash("touch ran-missing.txt"), {Text: "done"}}, `{"*": "allow"}`, filepath.Join(os.TempDir(), "no-such-dir", "toolgate"))
 	// The README's other install: a symlink to index.ts (its import of
 	// ../toolgate-client resolves from the checkout).
 	link := filepath.Join(p.proj, ".opencode", "plugin", "toolgate.ts")
@@ -301,7 +302,7 @@ readline.createInterface({ input: process.stdin }).on("line", (line) => {
 // as toolgate's MCP target server:tool (the server is in OpenCode's mcp
 // config).
 func (e *ocEnv) testMCP(t *testing.T) {
-	p := e.setup(t, []step{
+	p := e.setup(t, []fakemodel.Step{
 		{Tool: "demo_echo", Args: map[string]any{"target": "x"}},
 		{Tool: "demo_danger", Args: map[string]any{"target": "x"}},
 		{Text: "done"},
@@ -335,7 +336,7 @@ func (e *ocEnv) testBroken(t *testing.T, script string, env ...string) {
 	if err := os.Chmod(filepath.Join(dir, "toolgate"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	p := e.setup(t, []step{bash("touch ran-broken.txt"), {Text: "done"}}, `{"*": "allow"}`, filepath.Join(dir, "toolgate"), env...)
+	p := e.setup(t, []fakemodel.Step{bash("touch ran-broken.txt"), {Text: "done"}}, `{"*": "allow"}`, filepath.Join(dir, "toolgate"), env...)
 	out := e.run(t, p)
 	if hoste2e.Exists(filepath.Join(p.proj, "ran-broken.txt")) {
 		t.Errorf("the bash call ran with a broken toolgate\n%s", p.diagnostics(out))
@@ -356,7 +357,7 @@ func (e *ocEnv) testServe(t *testing.T) {
 	fileA, fileB := filepath.Join(p.proj, dirA, "a.txt"), filepath.Join(p.proj, dirB, "b.txt")
 	hoste2e.WriteFile(t, fileA, "CONTENT-OF-A\n")
 	hoste2e.WriteFile(t, fileB, "CONTENT-OF-B\n")
-	p.fake.setScript([]step{
+	p.fake.setScript([]fakemodel.Step{
 		bash("touch ran-once.txt"),    // ask → the person: once
 		bash("touch ran-allowed.txt"), // allow: the plugin answers OpenCode itself
 		bash("touch ran-always.txt"),  // ask → the person: always

@@ -9,15 +9,9 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/toolgate/toolgate/examples/internal/fakemodel"
 	"github.com/toolgate/toolgate/examples/internal/hoste2e"
 )
-
-// step is one turn of the fake model: a tool call, or text.
-type step struct {
-	Tool string
-	Args map[string]any
-	Text string
-}
 
 // fakeOpenAI is a scripted OpenAI-compatible chat completions API (SSE, as
 // OpenCode's @ai-sdk/openai-compatible provider needs) on 127.0.0.1. The
@@ -28,7 +22,7 @@ type fakeOpenAI struct {
 	url string
 
 	mu       sync.Mutex // guards script (a test sets it while a server may read it), requests and raw
-	script   []step
+	script   []fakemodel.Step
 	requests []chatRequest
 	raw      []string
 }
@@ -46,7 +40,7 @@ type chatRequest struct {
 	} `json:"tools"`
 }
 
-func startFakeOpenAI(t *testing.T, script []step) *fakeOpenAI {
+func startFakeOpenAI(t *testing.T, script []fakemodel.Step) *fakeOpenAI {
 	t.Helper()
 	f := &fakeOpenAI{script: script}
 	f.url = hoste2e.Serve(t, http.HandlerFunc(f.serve)) + "/v1"
@@ -109,7 +103,7 @@ func (f *fakeOpenAI) serve(w http.ResponseWriter, r *http.Request) {
 }
 
 // setScript replaces the steps the fake plays.
-func (f *fakeOpenAI) setScript(script []step) {
+func (f *fakeOpenAI) setScript(script []fakemodel.Step) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.script = script
@@ -168,7 +162,7 @@ func TestFakeModelScriptWhileServing(t *testing.T) {
 			}
 		}()
 	}
-	f.setScript([]step{{Tool: "bash", Args: map[string]any{"command": "ls"}}})
+	f.setScript([]fakemodel.Step{{Tool: "bash", Args: map[string]any{"command": "ls"}}})
 	wg.Wait()
 	resp, err := http.Post(f.url+"/chat/completions", "application/json", strings.NewReader(body))
 	if err != nil {

@@ -7,6 +7,10 @@
 // The step it plays is the number of tool results already in the
 // conversation, so it keeps no state; a request whose tools lack the
 // step's tool (a title or summary side call) gets the step's text.
+//
+// Step and AnyContains also serve the suites with a fake of their own
+// (examples/gemini-cli, examples/opencode-plugin; AnyContains in
+// examples/claude-code too).
 package fakemodel
 
 import (
