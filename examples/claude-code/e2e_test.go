@@ -4,11 +4,8 @@
 package claudecode_test
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -220,61 +217,18 @@ func (e *claudeEnv) run(t *testing.T, path string, script []step, ask func(map[s
 		// bypassPermissions refuses to start as root outside a sandbox;
 		// this run is one (a temporary home, 127.0.0.1 only).
 		"IS_SANDBOX=1")
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
 	cmd.WaitDelay = 5 * time.Second
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	if ask == nil {
-		_ = stdin.Close()
-	} else {
-		send(t, stdin, map[string]any{"type": "user", "message": map[string]any{"role": "user", "content": "do it"},
+	var first []map[string]any
+	if ask != nil {
+		first = append(first, map[string]any{"type": "user", "message": map[string]any{"role": "user", "content": "do it"},
 			"parent_tool_use_id": nil, "session_id": ""})
 	}
-	var lines []string
-	sc := bufio.NewScanner(stdout)
-	sc.Buffer(nil, 16<<20)
-	for sc.Scan() {
-		lines = append(lines, sc.Text())
-		var msg map[string]any
-		if json.Unmarshal(sc.Bytes(), &msg) != nil {
-			continue
-		}
-		switch msg["type"] {
-		case "control_request":
-			req, _ := msg["request"].(map[string]any)
-			if ask != nil && req["subtype"] == "can_use_tool" {
-				send(t, stdin, map[string]any{"type": "control_response", "response": map[string]any{
-					"subtype": "success", "request_id": msg["request_id"], "response": ask(req)}})
-			}
-		case "result":
-			if ask != nil {
-				_ = stdin.Close()
-			}
-		}
-	}
-	if err := cmd.Wait(); err != nil {
-		t.Fatalf("claude: %v\nstderr: %s\nstdout:\n%s", err, stderr.String(), strings.Join(lines, "\n"))
+	lines, stderr, err := hoste2e.StreamJSON(t, cmd, ask, first...)
+	if err != nil {
+		t.Fatalf("claude: %v\nstderr: %s\nstdout:\n%s", err, stderr, strings.Join(lines, "\n"))
 	}
 	if len(f.results()) == 0 {
-		t.Fatalf("the fake model never got a tool result\nstderr: %s\nstdout:\n%s", stderr.String(), strings.Join(lines, "\n"))
+		t.Fatalf("the fake model never got a tool result\nstderr: %s\nstdout:\n%s", stderr, strings.Join(lines, "\n"))
 	}
 	return f
-}
-
-func send(t *testing.T, w io.Writer, msg map[string]any) {
-	t.Helper()
-	b, _ := json.Marshal(msg)
-	if _, err := w.Write(append(b, '\n')); err != nil {
-		t.Errorf("writing to claude: %v", err)
-	}
 }

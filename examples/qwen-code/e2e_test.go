@@ -5,7 +5,6 @@
 package qwencode_test
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"os/exec"
@@ -207,53 +206,15 @@ func (e *qwenEnv) runDriven(t *testing.T, script []fakemodel.Step, ask func(map[
 	cmd.Dir = e.proj
 	cmd.Env = hoste2e.Env(e.WithTG, e.home, e.tmp, "OPENAI_BASE_URL="+f.URL, "OPENAI_API_KEY=fake", "OPENAI_MODEL=fake-model",
 		"QWEN_CODE_SUPPRESS_YOLO_WARNING=1", "NO_COLOR=1")
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
 	cmd.WaitDelay = 5 * time.Second
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	send := func(msg map[string]any) {
-		b, _ := json.Marshal(msg)
-		if _, err := stdin.Write(append(b, '\n')); err != nil {
-			t.Errorf("writing to qwen: %v", err)
-		}
-	}
-	send(map[string]any{"type": "control_request", "request_id": "init-1", "request": map[string]any{"subtype": "initialize"}})
-	send(map[string]any{"type": "user", "message": map[string]any{"role": "user", "content": "do it"}, "parent_tool_use_id": nil, "session_id": ""})
-	var lines []string
-	sc := bufio.NewScanner(stdout)
-	sc.Buffer(nil, 16<<20)
-	for sc.Scan() {
-		lines = append(lines, sc.Text())
-		var msg map[string]any
-		if json.Unmarshal(sc.Bytes(), &msg) != nil {
-			continue
-		}
-		switch msg["type"] {
-		case "control_request":
-			req, _ := msg["request"].(map[string]any)
-			if req["subtype"] == "can_use_tool" {
-				send(map[string]any{"type": "control_response", "response": map[string]any{
-					"subtype": "success", "request_id": msg["request_id"], "response": ask(req)}})
-			}
-		case "result":
-			_ = stdin.Close()
-		}
-	}
-	if err := cmd.Wait(); err != nil && ctx.Err() != nil {
-		t.Fatalf("qwen did not finish within %s\nstderr: %s\nstdout:\n%s", runTimeout, stderr.String(), strings.Join(lines, "\n"))
+	lines, stderr, err := hoste2e.StreamJSON(t, cmd, ask,
+		map[string]any{"type": "control_request", "request_id": "init-1", "request": map[string]any{"subtype": "initialize"}},
+		map[string]any{"type": "user", "message": map[string]any{"role": "user", "content": "do it"}, "parent_tool_use_id": nil, "session_id": ""})
+	if err != nil && ctx.Err() != nil {
+		t.Fatalf("qwen did not finish within %s\nstderr: %s\nstdout:\n%s", runTimeout, stderr, strings.Join(lines, "\n"))
 	}
 	if len(f.Results()) == 0 {
-		t.Fatalf("the fake model never got a tool result\nstderr: %s\nstdout:\n%s", stderr.String(), strings.Join(lines, "\n"))
+		t.Fatalf("the fake model never got a tool result\nstderr: %s\nstdout:\n%s", stderr, strings.Join(lines, "\n"))
 	}
 	return f
 }
