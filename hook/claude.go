@@ -137,13 +137,13 @@ func (s *Server) claudePreToolUse(ev claudeEvent, out io.Writer) error {
 	// A URL is decided as written and as the fetcher normalizes it
 	// (HTTPS://EVIL.example is https://evil.example/); the most
 	// restrictive decides.
-	if ec := calls[0]; len(calls) == 1 && ec.tool == "WebFetch" {
+	if ec := calls[0]; len(calls) == 1 && ec.Tool == "WebFetch" {
 		calls = nil
-		u, _ := ec.input["url"].(string)
+		u, _ := ec.Input["url"].(string)
 		for _, form := range urlForms(strings.TrimSpace(u)) {
-			in := maps.Clone(ec.input)
+			in := maps.Clone(ec.Input)
 			in["url"] = form
-			calls = append(calls, engineCall{tool: ec.tool, input: in})
+			calls = append(calls, engineCall{Tool: ec.Tool, Input: in})
 		}
 	}
 	var ds []hostDecision
@@ -175,7 +175,7 @@ func (s *Server) claudePreToolUse(ev claudeEvent, out io.Writer) error {
 	}
 	answer := map[string]any{"hookEventName": "PreToolUse", "permissionDecision": decision, "permissionDecisionReason": reason}
 	if cmd := confinedOf(ds); cmd != "" && decision != "deny" {
-		answer["updatedInput"] = withCommand(d.call.input, "command", cmd)
+		answer["updatedInput"] = withCommand(d.call.Input, "command", cmd)
 		if decision == "ask" {
 			// Claude Code shows the rewritten input; the person reads the
 			// command as the model wrote it here.
@@ -217,14 +217,14 @@ func claudeCalls(name string, rawInput json.RawMessage) ([]engineCall, error) {
 	calls := []engineCall{ec}
 	switch name {
 	case "Artifact":
-		if p, _, err := object(ec.input).str("file_path", "tool_input."); err != nil {
+		if p, _, err := object(ec.Input).str("file_path", "tool_input."); err != nil {
 			return nil, err
 		} else if p != "" {
-			calls = append(calls, engineCall{tool: "read", input: map[string]any{"path": p}})
+			calls = append(calls, engineCall{Tool: "read", Input: map[string]any{"path": p}})
 		}
 	case "CronCreate":
-		if durable, _ := ec.input["durable"].(bool); durable {
-			calls = append(calls, engineCall{tool: "write", input: map[string]any{"path": ".claude/scheduled_tasks.json"}})
+		if durable, _ := ec.Input["durable"].(bool); durable {
+			calls = append(calls, engineCall{Tool: "write", Input: map[string]any{"path": ".claude/scheduled_tasks.json"}})
 		}
 	}
 	return calls, nil
@@ -259,44 +259,44 @@ func claudeCall(name string, rawInput json.RawMessage) (engineCall, error) {
 			return engineCall{}, fmt.Errorf("the %s call has no command", name)
 		}
 		cmd := prog + " '" + strings.ReplaceAll(code, "'", `'\''`) + "'"
-		return engineCall{tool: "bash", input: map[string]any{"command": cmd}}, nil
+		return engineCall{Tool: "bash", Input: map[string]any{"command": cmd}}, nil
 	}
 	switch name {
 	case "Bash":
-		return engineCall{tool: "bash", input: input, rewrite: true}, nil
+		return engineCall{Tool: "bash", Input: input, Rewrite: true}, nil
 	case "ExitWorktree":
 		// Removing the worktree deletes it, its uncommitted work with it:
 		// an edit of the directory the session is in.
 		if action, _, err := object(input).str("action", "tool_input."); err != nil {
 			return engineCall{}, err
 		} else if action != "keep" {
-			return engineCall{tool: "edit", input: map[string]any{"path": "."}}, nil
+			return engineCall{Tool: "edit", Input: map[string]any{"path": "."}}, nil
 		}
-		return engineCall{tool: name, input: input}, nil
+		return engineCall{Tool: name, Input: input}, nil
 	case "Monitor":
 		// Monitor watches the output of a shell command (decided as bash)
 		// or a WebSocket (its URL is the value on the Monitor surface).
 		if cmd, ok := input["command"]; ok && cmd != "" {
-			return engineCall{tool: "bash", input: input}, nil
+			return engineCall{Tool: "bash", Input: input}, nil
 		}
-		return engineCall{tool: name, input: input}, nil
+		return engineCall{Tool: name, Input: input}, nil
 	case "Skill":
 		// Claude Code's Skill tool loads a skill by name: the skill surface.
 		if err := renameField(input, name, "skill", "name"); err != nil {
 			return engineCall{}, err
 		}
-		return engineCall{tool: "skill", input: input}, nil
+		return engineCall{Tool: "skill", Input: input}, nil
 	}
 	m, ok := claudePathTools[name]
 	if !ok {
 		// WebFetch, WebSearch, the built-in allowed tools and any other
 		// tool keep their Claude name as their surface.
-		return engineCall{tool: name, input: input}, nil
+		return engineCall{Tool: name, Input: input}, nil
 	}
 	if err := renameField(input, name, m.pathField, "path"); err != nil {
 		return engineCall{}, err
 	}
-	return engineCall{tool: m.tool, input: input}, nil
+	return engineCall{Tool: m.tool, Input: input}, nil
 }
 
 func (s *Server) claudePrompt(ev claudeEvent, out io.Writer) error {

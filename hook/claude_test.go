@@ -46,8 +46,8 @@ func TestClaudeCallMapping(t *testing.T) {
 			t.Errorf("%s: %v", c.name, err)
 			continue
 		}
-		if ec.tool != c.tool || !reflect.DeepEqual(ec.input, c.want) {
-			t.Errorf("%s %s: got %s %#v, want %s %#v", c.name, c.input, ec.tool, ec.input, c.tool, c.want)
+		if ec.Tool != c.tool || !reflect.DeepEqual(ec.Input, c.want) {
+			t.Errorf("%s %s: got %s %#v, want %s %#v", c.name, c.input, ec.Tool, ec.Input, c.tool, c.want)
 		}
 	}
 	for _, bad := range []struct{ name, input string }{

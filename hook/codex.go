@@ -159,7 +159,7 @@ func codexCalls(name string, rawInput json.RawMessage) ([]engineCall, error) {
 		if err != nil {
 			return nil, err
 		}
-		calls := []engineCall{{tool: "bash", input: input, workdir: wd, rewrite: true}}
+		calls := []engineCall{{Tool: "bash", Input: input, Workdir: wd, Rewrite: true}}
 		cmd, _, err := object(input).str("command", "tool_input.")
 		if err != nil {
 			return nil, err
@@ -171,7 +171,7 @@ func codexCalls(name string, rawInput json.RawMessage) ([]engineCall, error) {
 		if len(patches) > 0 {
 			// Codex applies the patch itself, outside the shell: a
 			// rewritten command would lose it, so this one runs as it is.
-			calls[0].rewrite = false
+			calls[0].Rewrite = false
 		}
 		for _, pt := range patches {
 			pc, err := patchCalls("apply_patch", pt.text)
@@ -179,8 +179,8 @@ func codexCalls(name string, rawInput json.RawMessage) ([]engineCall, error) {
 				return nil, err
 			}
 			for _, c := range pc {
-				if p, _ := c.input["path"].(string); pt.dir != "" && !filepath.IsAbs(p) {
-					c.input["path"] = filepath.Join(pt.dir, p)
+				if p, _ := c.Input["path"].(string); pt.dir != "" && !filepath.IsAbs(p) {
+					c.Input["path"] = filepath.Join(pt.dir, p)
 				}
 				calls = append(calls, c)
 			}
@@ -193,9 +193,9 @@ func codexCalls(name string, rawInput json.RawMessage) ([]engineCall, error) {
 		}
 		return patchCalls(name, text)
 	case "view_image":
-		return one(engineCall{tool: "read", input: input})
+		return one(engineCall{Tool: "read", Input: input})
 	}
-	return one(engineCall{tool: name, input: input})
+	return one(engineCall{Tool: name, Input: input})
 }
 
 // shellPatch is a patch a shell command hands to apply_patch, and the

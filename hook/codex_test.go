@@ -38,19 +38,19 @@ func TestCodexCallMapping(t *testing.T) {
 		name, input string
 		want        []engineCall
 	}{
-		{"Bash", `{"command":"ls -l"}`, []engineCall{{tool: "bash", input: map[string]any{"command": "ls -l"}, rewrite: true}}},
-		{"Bash", `{"command":"make","workdir":"sub"}`, []engineCall{{tool: "bash", input: map[string]any{"command": "make", "workdir": "sub"}, workdir: "sub", rewrite: true}}},
-		{"exec_command", `{"cmd":"ls"}`, []engineCall{{tool: "bash", input: map[string]any{"command": "ls"}, rewrite: true}}},
+		{"Bash", `{"command":"ls -l"}`, []engineCall{{Tool: "bash", Input: map[string]any{"command": "ls -l"}, Rewrite: true}}},
+		{"Bash", `{"command":"make","workdir":"sub"}`, []engineCall{{Tool: "bash", Input: map[string]any{"command": "make", "workdir": "sub"}, Workdir: "sub", Rewrite: true}}},
+		{"exec_command", `{"cmd":"ls"}`, []engineCall{{Tool: "bash", Input: map[string]any{"command": "ls"}, Rewrite: true}}},
 		{"apply_patch", `{"command":"*** Begin Patch\n*** Add File: new.txt\n+hi\n*** Update File: a.go\n*** Move to: b.go\n@@\n-x\n+y\n*** Delete File: old.txt\n*** End Patch\n"}`,
 			[]engineCall{
-				{tool: "write", input: map[string]any{"path": "new.txt"}},
-				{tool: "edit", input: map[string]any{"path": "a.go"}},
-				{tool: "write", input: map[string]any{"path": "b.go"}},
-				{tool: "edit", input: map[string]any{"path": "old.txt"}},
+				{Tool: "write", Input: map[string]any{"path": "new.txt"}},
+				{Tool: "edit", Input: map[string]any{"path": "a.go"}},
+				{Tool: "write", Input: map[string]any{"path": "b.go"}},
+				{Tool: "edit", Input: map[string]any{"path": "old.txt"}},
 			}},
-		{"mcp__github__delete_repo", `{"repo":"r"}`, []engineCall{{tool: "mcp", input: map[string]any{"tool": "github:delete_repo", "arguments": map[string]any{"repo": "r"}}}}},
-		{"view_image", `{"path":"/p/a.png"}`, []engineCall{{tool: "read", input: map[string]any{"path": "/p/a.png"}}}},
-		{"update_plan", `{"plan":[]}`, []engineCall{{tool: "update_plan", input: map[string]any{"plan": []any{}}}}},
+		{"mcp__github__delete_repo", `{"repo":"r"}`, []engineCall{{Tool: "mcp", Input: map[string]any{"tool": "github:delete_repo", "arguments": map[string]any{"repo": "r"}}}}},
+		{"view_image", `{"path":"/p/a.png"}`, []engineCall{{Tool: "read", Input: map[string]any{"path": "/p/a.png"}}}},
+		{"update_plan", `{"plan":[]}`, []engineCall{{Tool: "update_plan", Input: map[string]any{"plan": []any{}}}}},
 	}
 	for _, c := range cases {
 		got, err := codexCalls(c.name, json.RawMessage(c.input))
@@ -213,12 +213,12 @@ func TestCodexShellPatches(t *testing.T) {
 			t.Errorf("%q: %v", c.cmd, err)
 			continue
 		}
-		if len(calls) != 1+len(c.paths) || calls[0].tool != "bash" {
+		if len(calls) != 1+len(c.paths) || calls[0].Tool != "bash" {
 			t.Errorf("%q: %d calls %v, want bash and %v", c.cmd, len(calls), calls, c.paths)
 			continue
 		}
 		for i, p := range c.paths {
-			if got := calls[i+1].input["path"]; got != p {
+			if got := calls[i+1].Input["path"]; got != p {
 				t.Errorf("%q: call %d path %v, want %s", c.cmd, i+1, got, p)
 			}
 		}

@@ -155,7 +155,7 @@ func copilotDecide(opts Options, in io.Reader, out io.Writer) error {
 	if action == "ask" {
 		reason += asWritten(d)
 	}
-	reply := map[string]any{"permissionDecision": action, "modifiedArgs": withCommand(d.call.input, "command", d.confined)}
+	reply := map[string]any{"permissionDecision": action, "modifiedArgs": withCommand(d.call.Input, "command", d.confined)}
 	if reason != "" {
 		reply["permissionDecisionReason"] = reason
 	}
@@ -213,11 +213,11 @@ func copilotCalls(name string, raw json.RawMessage) ([]engineCall, error) {
 		return one(ec)
 	}
 	if t, ok := copilotPathTools[name]; ok {
-		return one(engineCall{tool: t, input: input})
+		return one(engineCall{Tool: t, Input: input})
 	}
 	switch name {
 	case "bash":
-		return one(engineCall{tool: "bash", input: input, rewrite: true})
+		return one(engineCall{Tool: "bash", Input: input, Rewrite: true})
 	case "grep", "glob":
 		tool := map[string]string{"grep": "grep", "glob": "find"}[name]
 		return perPath(name, tool, input)
@@ -225,7 +225,7 @@ func copilotCalls(name string, raw json.RawMessage) ([]engineCall, error) {
 		if err := renameField(input, name, "skill", "name"); err != nil {
 			return nil, err
 		}
-		return one(engineCall{tool: "skill", input: input})
+		return one(engineCall{Tool: "skill", Input: input})
 	case "web_fetch":
 		return urlFormCalls(name, input, "toolArgs.")
 	case "apply_patch":
@@ -235,7 +235,7 @@ func copilotCalls(name string, raw json.RawMessage) ([]engineCall, error) {
 		}
 		return patchCalls(name, text)
 	}
-	return one(engineCall{tool: name, input: input})
+	return one(engineCall{Tool: name, Input: input})
 }
 
 // perPath is one engine call of tool per entry of the input's paths (none:
@@ -244,7 +244,7 @@ func perPath(name, tool string, input map[string]any) ([]engineCall, error) {
 	raw, ok := input["paths"]
 	delete(input, "paths")
 	if !ok || raw == nil {
-		return []engineCall{{tool: tool, input: input}}, nil
+		return []engineCall{{Tool: tool, Input: input}}, nil
 	}
 	list, ok := raw.([]any)
 	if !ok {
@@ -255,7 +255,7 @@ func perPath(name, tool string, input map[string]any) ([]engineCall, error) {
 		}
 	}
 	if len(list) == 0 {
-		return []engineCall{{tool: tool, input: input}}, nil
+		return []engineCall{{Tool: tool, Input: input}}, nil
 	}
 	var calls []engineCall
 	for i, v := range list {
@@ -265,7 +265,7 @@ func perPath(name, tool string, input map[string]any) ([]engineCall, error) {
 		}
 		in := maps.Clone(input)
 		in["path"] = p
-		calls = append(calls, engineCall{tool: tool, input: in})
+		calls = append(calls, engineCall{Tool: tool, Input: in})
 	}
 	return calls, nil
 }

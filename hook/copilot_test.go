@@ -29,22 +29,22 @@ func TestCopilotCallMapping(t *testing.T) {
 		name, args string
 		want       []engineCall
 	}{
-		{"bash", `{"command":"ls","description":"d"}`, []engineCall{{tool: "bash", input: map[string]any{"command": "ls", "description": "d"}, rewrite: true}}},
+		{"bash", `{"command":"ls","description":"d"}`, []engineCall{{Tool: "bash", Input: map[string]any{"command": "ls", "description": "d"}, Rewrite: true}}},
 		// toolArgs as a JSON string holding the object.
-		{"bash", `"{\"command\":\"ls\",\"description\":\"d\"}"`, []engineCall{{tool: "bash", input: map[string]any{"command": "ls", "description": "d"}, rewrite: true}}},
-		{"view", `{"path":"/p/a","view_range":[1,2]}`, []engineCall{{tool: "read", input: map[string]any{"path": "/p/a", "view_range": []any{json.Number("1"), json.Number("2")}}}}},
-		{"create", `{"path":"n.txt","file_text":"x"}`, []engineCall{{tool: "write", input: map[string]any{"path": "n.txt", "file_text": "x"}}}},
-		{"edit", `{"path":"a","old_str":"x","new_str":"y"}`, []engineCall{{tool: "edit", input: map[string]any{"path": "a", "old_str": "x", "new_str": "y"}}}},
+		{"bash", `"{\"command\":\"ls\",\"description\":\"d\"}"`, []engineCall{{Tool: "bash", Input: map[string]any{"command": "ls", "description": "d"}, Rewrite: true}}},
+		{"view", `{"path":"/p/a","view_range":[1,2]}`, []engineCall{{Tool: "read", Input: map[string]any{"path": "/p/a", "view_range": []any{json.Number("1"), json.Number("2")}}}}},
+		{"create", `{"path":"n.txt","file_text":"x"}`, []engineCall{{Tool: "write", Input: map[string]any{"path": "n.txt", "file_text": "x"}}}},
+		{"edit", `{"path":"a","old_str":"x","new_str":"y"}`, []engineCall{{Tool: "edit", Input: map[string]any{"path": "a", "old_str": "x", "new_str": "y"}}}},
 		{"grep", `{"pattern":"KEY","paths":["src","/etc"],"glob":"*.env"}`, []engineCall{
-			{tool: "grep", input: map[string]any{"pattern": "KEY", "path": "src", "glob": "*.env"}},
-			{tool: "grep", input: map[string]any{"pattern": "KEY", "path": "/etc", "glob": "*.env"}}}},
-		{"grep", `{"pattern":"KEY"}`, []engineCall{{tool: "grep", input: map[string]any{"pattern": "KEY"}}}},
-		{"glob", `{"pattern":"**/*.pem","paths":["/p"]}`, []engineCall{{tool: "find", input: map[string]any{"pattern": "**/*.pem", "path": "/p"}}}},
-		{"skill", `{"skill":"deploy"}`, []engineCall{{tool: "skill", input: map[string]any{"name": "deploy"}}}},
+			{Tool: "grep", Input: map[string]any{"pattern": "KEY", "path": "src", "glob": "*.env"}},
+			{Tool: "grep", Input: map[string]any{"pattern": "KEY", "path": "/etc", "glob": "*.env"}}}},
+		{"grep", `{"pattern":"KEY"}`, []engineCall{{Tool: "grep", Input: map[string]any{"pattern": "KEY"}}}},
+		{"glob", `{"pattern":"**/*.pem","paths":["/p"]}`, []engineCall{{Tool: "find", Input: map[string]any{"pattern": "**/*.pem", "path": "/p"}}}},
+		{"skill", `{"skill":"deploy"}`, []engineCall{{Tool: "skill", Input: map[string]any{"name": "deploy"}}}},
 		{"web_fetch", `{"url":"HTTPS://X.example"}`, []engineCall{
-			{tool: "web_fetch", input: map[string]any{"url": "HTTPS://X.example"}},
-			{tool: "web_fetch", input: map[string]any{"url": "https://x.example/"}}}},
-		{"task", `{"name":"n","prompt":"p"}`, []engineCall{{tool: "task", input: map[string]any{"name": "n", "prompt": "p"}}}},
+			{Tool: "web_fetch", Input: map[string]any{"url": "HTTPS://X.example"}},
+			{Tool: "web_fetch", Input: map[string]any{"url": "https://x.example/"}}}},
+		{"task", `{"name":"n","prompt":"p"}`, []engineCall{{Tool: "task", Input: map[string]any{"name": "n", "prompt": "p"}}}},
 	}
 	for _, c := range cases {
 		got, err := copilotCalls(c.name, json.RawMessage(c.args))

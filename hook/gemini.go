@@ -153,7 +153,7 @@ func geminiCalls(ev geminiEvent) ([]engineCall, error) {
 	}
 	one := func(ec engineCall) ([]engineCall, error) { return []engineCall{ec}, nil }
 	if ev.MCPContext != nil && ev.MCPContext.ServerName != "" {
-		return one(engineCall{tool: "mcp", input: map[string]any{"tool": ev.MCPContext.ServerName + ":" + ev.MCPContext.ToolName, "arguments": input}})
+		return one(engineCall{Tool: "mcp", Input: map[string]any{"tool": ev.MCPContext.ServerName + ":" + ev.MCPContext.ToolName, "arguments": input}})
 	}
 	if rest, ok := strings.CutPrefix(name, "mcp_"); ok {
 		server, tool, _ := strings.Cut(rest, "_")
@@ -161,7 +161,7 @@ func geminiCalls(ev geminiEvent) ([]engineCall, error) {
 		if tool != "" {
 			ref = server + ":" + tool
 		}
-		return one(engineCall{tool: "mcp", input: map[string]any{"tool": ref, "arguments": input}})
+		return one(engineCall{Tool: "mcp", Input: map[string]any{"tool": ref, "arguments": input}})
 	}
 	switch name {
 	case "run_shell_command":
@@ -169,9 +169,9 @@ func geminiCalls(ev geminiEvent) ([]engineCall, error) {
 		if err != nil {
 			return nil, err
 		}
-		return one(engineCall{tool: "bash", input: input, workdir: wd, rewrite: true})
+		return one(engineCall{Tool: "bash", Input: input, Workdir: wd, Rewrite: true})
 	case "activate_skill":
-		return one(engineCall{tool: "skill", input: input})
+		return one(engineCall{Tool: "skill", Input: input})
 	case "read_many_files":
 		return geminiReadMany(input)
 	case "web_fetch":
@@ -180,7 +180,7 @@ func geminiCalls(ev geminiEvent) ([]engineCall, error) {
 	m, ok := geminiPathTools[name]
 	if !ok {
 		// Any other tool keeps its Gemini name as its surface.
-		return one(engineCall{tool: name, input: input})
+		return one(engineCall{Tool: name, Input: input})
 	}
 	if m.globField != "" {
 		key := map[string]string{"find": "pattern", "grep": "glob"}[m.tool]
@@ -198,7 +198,7 @@ func geminiCalls(ev geminiEvent) ([]engineCall, error) {
 	if err := renameField(input, name, m.pathField, "path"); err != nil {
 		return nil, err
 	}
-	return one(engineCall{tool: m.tool, input: input})
+	return one(engineCall{Tool: m.tool, Input: input})
 }
 
 // geminiReadMany is one engine call per include entry: a path is a read
@@ -207,7 +207,7 @@ func geminiReadMany(input map[string]any) ([]engineCall, error) {
 	list, ok := input["include"].([]any)
 	if !ok || len(list) == 0 {
 		// Nothing toolgate can check: the tool's own surface decides.
-		return []engineCall{{tool: "read_many_files", input: input}}, nil
+		return []engineCall{{Tool: "read_many_files", Input: input}}, nil
 	}
 	var calls []engineCall
 	for i, v := range list {
@@ -216,9 +216,9 @@ func geminiReadMany(input map[string]any) ([]engineCall, error) {
 			return nil, fmt.Errorf("tool_input.include[%d] of read_many_files is not a string", i)
 		}
 		if strings.ContainsAny(p, "*?[{") {
-			calls = append(calls, engineCall{tool: "find", input: map[string]any{"pattern": p}})
+			calls = append(calls, engineCall{Tool: "find", Input: map[string]any{"pattern": p}})
 		} else {
-			calls = append(calls, engineCall{tool: "read", input: map[string]any{"path": p}})
+			calls = append(calls, engineCall{Tool: "read", Input: map[string]any{"path": p}})
 		}
 	}
 	return calls, nil
@@ -250,7 +250,7 @@ func geminiWebFetch(input map[string]any) ([]engineCall, error) {
 		return nil, err
 	}
 	call := func(v string) engineCall {
-		return engineCall{tool: "web_fetch", input: map[string]any{"prompt": prompt, "url": v}}
+		return engineCall{Tool: "web_fetch", Input: map[string]any{"prompt": prompt, "url": v}}
 	}
 	var calls []engineCall
 	for _, word := range strings.Fields(prompt) {

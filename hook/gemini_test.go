@@ -60,7 +60,7 @@ func TestGeminiCallMapping(t *testing.T) {
 		}
 		var got []call
 		for _, ec := range calls {
-			got = append(got, call{ec.tool, ec.input, ec.workdir})
+			got = append(got, call{ec.Tool, ec.Input, ec.Workdir})
 		}
 		if !reflect.DeepEqual(got, c.want) {
 			t.Errorf("%s %s:\n got %#v\nwant %#v", c.name, c.input, got, c.want)

@@ -23,17 +23,17 @@ const (
 // it from the host's event: a tool name and input the gates know (a tool
 // with no pi counterpart gets its value from the host's profile).
 type engineCall struct {
-	tool  string
-	input map[string]any
-	// workdir is a shell tool's own working directory (Gemini's dir_path):
-	// the command is analyzed as if it started with `cd workdir`.
-	workdir string
-	// rewrite is set for a host's shell tool whose input's "command" the
+	Tool  string
+	Input map[string]any
+	// Workdir is a shell tool's own working directory (Gemini's dir_path):
+	// the command is analyzed as if it started with `cd Workdir`.
+	Workdir string
+	// Rewrite is set for a host's shell tool whose input's "command" the
 	// host runs with bash and takes back rewritten from the hook: the
 	// call that runs confined. A bash-surface call without it
 	// (a watched command, foreign code, a command Codex applies a patch
 	// from) runs as it is.
-	rewrite bool
+	Rewrite bool
 }
 
 // hostProfile is what the engine needs to know of a host beyond the
@@ -167,10 +167,10 @@ func (s *Server) decideEngineCall(prof hostProfile, id string, ec engineCall) (h
 	res := gates.Check(gates.Request{Call: gc.call, Gates: gates.ToolGates,
 		Resolver: hostResolver{Resolver: resolver{p: gc.policy}, pol: gc.policy, builtin: prof.builtinAllow}})
 	if res.State != "allow" && res.State != "ask" && res.State != "deny" {
-		return hostDecision{}, fmt.Errorf("no decision for %s", ec.tool)
+		return hostDecision{}, fmt.Errorf("no decision for %s", ec.Tool)
 	}
 	if res.State != "allow" && res.Reason == "" {
-		res.Reason = fmt.Sprintf("toolgate: the %s call is blocked (fail-closed): no gate gave a reason", ec.tool)
+		res.Reason = fmt.Sprintf("toolgate: the %s call is blocked (fail-closed): no gate gave a reason", ec.Tool)
 	}
 	if gc.call.Shell != nil && gc.policy.Sandbox.Mode == policy.SandboxRequired && res.State != "deny" &&
 		!s.hostConfines(prof, ec) {
@@ -187,7 +187,7 @@ func (s *Server) auditHostDecision(d hostDecision, action, reason string) error 
 	if dec == nil {
 		dec = &protocol.Decision{}
 	}
-	return (reporter{s: s}).Audit(gates.AuditRecord{Event: "decision", ToolCallID: d.id, ToolName: d.call.tool,
+	return (reporter{s: s}).Audit(gates.AuditRecord{Event: "decision", ToolCallID: d.id, ToolName: d.call.Tool,
 		Action: action, Reason: reason, Resolution: dec.Resolution, Gate: dec.Gate, Surface: dec.Surface, Value: dec.Value,
 		State: d.res.State, MatchedPattern: dec.MatchedPattern, Origin: dec.Origin, Trace: d.res.Trace, Input: d.gc.input, Cwd: d.gc.call.Cwd,
 		Unconfined: d.unconfined && action != "deny"})
@@ -199,7 +199,7 @@ func (s *Server) prepareEngineCall(prof hostProfile, id string, ec engineCall) (
 	if id == "" {
 		id = prof.name
 	}
-	raw, err := json.Marshal(map[string]any{"toolCallId": id, "toolName": ec.tool, "input": ec.input})
+	raw, err := json.Marshal(map[string]any{"toolCallId": id, "toolName": ec.Tool, "input": ec.Input})
 	if err != nil {
 		return nil, err
 	}
@@ -207,11 +207,11 @@ func (s *Server) prepareEngineCall(prof hostProfile, id string, ec engineCall) (
 	if err != nil {
 		return nil, fmt.Errorf("the tool call cannot be read: %w", err)
 	}
-	if f, ok := prof.values[ec.tool]; ok && gc.call.Shell == nil {
-		gc.call.Value = f(ec.input)
+	if f, ok := prof.values[ec.Tool]; ok && gc.call.Shell == nil {
+		gc.call.Value = f(ec.Input)
 	}
-	if ec.workdir != "" && gc.call.Shell != nil {
-		gc.call.Shell = analyzeShell(&s.shells, gc.call.Shell.Command, ec.workdir, gc.call.Cwd, s.opts.Home)
+	if ec.Workdir != "" && gc.call.Shell != nil {
+		gc.call.Shell = analyzeShell(&s.shells, gc.call.Shell.Command, ec.Workdir, gc.call.Cwd, s.opts.Home)
 	}
 	return gc, nil
 }
@@ -344,7 +344,7 @@ func mcpToolCall(name string, input map[string]any) (engineCall, bool) {
 	if tool != "" {
 		ref = server + ":" + tool
 	}
-	return engineCall{tool: "mcp", input: map[string]any{"tool": ref, "arguments": input}}, true
+	return engineCall{Tool: "mcp", Input: map[string]any{"tool": ref, "arguments": input}}, true
 }
 
 // urlFormCalls are the engine calls of a fetch tool: its url as written
@@ -358,7 +358,7 @@ func urlFormCalls(tool string, input map[string]any, where string) ([]engineCall
 	for _, form := range urlForms(strings.TrimSpace(u)) {
 		in := maps.Clone(input)
 		in["url"] = form
-		calls = append(calls, engineCall{tool: tool, input: in})
+		calls = append(calls, engineCall{Tool: tool, Input: in})
 	}
 	return calls, nil
 }

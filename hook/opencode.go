@@ -51,7 +51,7 @@ func opencodeCalls(name string, raw json.RawMessage) ([]engineCall, error) {
 		if err := renameField(input, name, "filePath", "path"); err != nil {
 			return nil, err
 		}
-		return one(engineCall{tool: t, input: input})
+		return one(engineCall{Tool: t, Input: input})
 	}
 	switch name {
 	case "bash":
@@ -59,18 +59,18 @@ func opencodeCalls(name string, raw json.RawMessage) ([]engineCall, error) {
 		if err != nil {
 			return nil, err
 		}
-		return one(engineCall{tool: "bash", input: map[string]any{"command": input["command"]}, workdir: wd})
+		return one(engineCall{Tool: "bash", Input: map[string]any{"command": input["command"]}, Workdir: wd})
 	case "glob":
-		return one(engineCall{tool: "find", input: input})
+		return one(engineCall{Tool: "find", Input: input})
 	case "grep":
 		if err := renameField(input, name, "include", "glob"); err != nil {
 			return nil, err
 		}
-		return one(engineCall{tool: "grep", input: input})
+		return one(engineCall{Tool: "grep", Input: input})
 	case "list":
-		return one(engineCall{tool: "ls", input: input})
+		return one(engineCall{Tool: "ls", Input: input})
 	case "skill":
-		return one(engineCall{tool: "skill", input: input})
+		return one(engineCall{Tool: "skill", Input: input})
 	case "apply_patch", "patch":
 		text, err := patchText(name, input, "patchText")
 		if err != nil {
@@ -78,5 +78,5 @@ func opencodeCalls(name string, raw json.RawMessage) ([]engineCall, error) {
 		}
 		return patchCalls(name, text)
 	}
-	return one(engineCall{tool: name, input: input})
+	return one(engineCall{Tool: name, Input: input})
 }

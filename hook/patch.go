@@ -54,7 +54,7 @@ func patchCalls(tool, text string) ([]engineCall, error) {
 			}
 			if key := m.tool + "\x00" + path; !seen[key] {
 				seen[key] = true
-				calls = append(calls, engineCall{tool: m.tool, input: map[string]any{"path": path}})
+				calls = append(calls, engineCall{Tool: m.tool, Input: map[string]any{"path": path}})
 			}
 		}
 	}

@@ -110,7 +110,7 @@ func QwenHook(opts Options, qopts QwenOptions, in io.Reader, out io.Writer) erro
 	answerOut := map[string]any{"hookEventName": "PreToolUse", "permissionDecision": decision, "permissionDecisionReason": reason}
 	if d.confined != "" && decision != "deny" {
 		// Claude Code's format: updatedInput replaces the tool's input.
-		answerOut["updatedInput"] = withCommand(d.call.input, "command", d.confined)
+		answerOut["updatedInput"] = withCommand(d.call.Input, "command", d.confined)
 		if decision == "ask" {
 			answerOut["permissionDecisionReason"] = reason + asWritten(d)
 		}
@@ -156,18 +156,18 @@ func qwenCallsDepth(name string, raw json.RawMessage, depth int) ([]engineCall, 
 		if err != nil {
 			return nil, err
 		}
-		return one(engineCall{tool: "bash", input: input, workdir: wd, rewrite: true})
+		return one(engineCall{Tool: "bash", Input: input, Workdir: wd, Rewrite: true})
 	case "monitor":
 		// Monitor watches a shell command's output: decided as bash.
 		if cmd, ok := input["command"]; ok && cmd != "" {
-			return one(engineCall{tool: "bash", input: input})
+			return one(engineCall{Tool: "bash", Input: input})
 		}
-		return one(engineCall{tool: name, input: input})
+		return one(engineCall{Tool: name, Input: input})
 	case "skill":
 		if err := renameField(input, name, "skill", "name"); err != nil {
 			return nil, err
 		}
-		return one(engineCall{tool: "skill", input: input})
+		return one(engineCall{Tool: "skill", Input: input})
 	case "web_fetch":
 		return urlFormCalls(name, input, "tool_input.")
 	case "exit_worktree":
@@ -178,22 +178,22 @@ func qwenCallsDepth(name string, raw json.RawMessage, depth int) ([]engineCall, 
 			return nil, err
 		}
 		if action == "keep" {
-			return one(engineCall{tool: name, input: input})
+			return one(engineCall{Tool: name, Input: input})
 		}
 		wt, _, err := object(input).str("name", "tool_input.")
 		if err != nil {
 			return nil, err
 		}
-		return one(engineCall{tool: "edit", input: map[string]any{"path": filepath.Join(".qwen", "worktrees", filepath.Base("/"+wt))}})
+		return one(engineCall{Tool: "edit", Input: map[string]any{"path": filepath.Join(".qwen", "worktrees", filepath.Base("/"+wt))}})
 	case "artifact":
 		// Recording a file as an artifact reads it.
 		p, _, err := object(input).str("file_path", "tool_input.")
 		if err != nil {
 			return nil, err
 		}
-		calls := []engineCall{{tool: name, input: input}}
+		calls := []engineCall{{Tool: name, Input: input}}
 		if p != "" {
-			calls = append(calls, engineCall{tool: "read", input: map[string]any{"path": p}})
+			calls = append(calls, engineCall{Tool: "read", Input: map[string]any{"path": p}})
 		}
 		return calls, nil
 	case "tool_call":
@@ -215,16 +215,16 @@ func qwenCallsDepth(name string, raw json.RawMessage, depth int) ([]engineCall, 
 		for i := range calls {
 			// The rewrite would be of tool_call's own input: the
 			// deferred shell command runs as it is.
-			calls[i].rewrite = false
+			calls[i].Rewrite = false
 		}
 		return calls, err
 	}
 	m, ok := qwenPathTools[name]
 	if !ok {
-		return one(engineCall{tool: name, input: input})
+		return one(engineCall{Tool: name, Input: input})
 	}
 	if err := renameField(input, name, m.pathField, "path"); err != nil {
 		return nil, err
 	}
-	return one(engineCall{tool: m.tool, input: input})
+	return one(engineCall{Tool: m.tool, Input: input})
 }

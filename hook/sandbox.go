@@ -285,7 +285,7 @@ func (s *Server) sandboxAutoAllowed(d hostDecision) bool {
 // confined when the policy's sandbox is on: the host takes the rewritten
 // input of its shell tool, and this machine enforces protected paths.
 func (s *Server) hostConfines(prof hostProfile, ec engineCall) bool {
-	return prof.confines && ec.rewrite && s.machine.get().ProtectedEnforced()
+	return prof.confines && ec.Rewrite && s.machine.get().ProtectedEnforced()
 }
 
 // confine prepares the bash decision d of a hook host, answered action,
@@ -303,10 +303,10 @@ func (s *Server) confine(prof hostProfile, d *hostDecision, action string) {
 		d.unconfined = true
 		return
 	}
-	text, ok := d.call.input["command"].(string)
+	text, ok := d.call.Input["command"].(string)
 	var err error
 	if !ok {
-		err = fmt.Errorf("the %s input has no command", d.call.tool)
+		err = fmt.Errorf("the %s input has no command", d.call.Tool)
 	} else {
 		var writable []string
 		if action == "ask" {
@@ -344,7 +344,7 @@ func withCommand(in map[string]any, field, cmd string) map[string]any {
 // asWritten ends the reason of an ask whose host shows the rewritten
 // input: the command as the model wrote it.
 func asWritten(d hostDecision) string {
-	text, _ := d.call.input["command"].(string)
+	text, _ := d.call.Input["command"].(string)
 	return " (command as written: " + gates.VisibleText(text) + "; it runs confined by toolgate sandbox)"
 }
 
