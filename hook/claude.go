@@ -1,6 +1,8 @@
 package hook
 
 import (
+	"github.com/toolgate/toolgate/hook/hosts"
+
 	"encoding/json"
 	"fmt"
 	"io"
@@ -143,7 +145,7 @@ func (s *Server) claudePreToolUse(ev claudeEvent, out io.Writer) error {
 		for _, form := range urlForms(strings.TrimSpace(u)) {
 			in := maps.Clone(ec.Input)
 			in["url"] = form
-			calls = append(calls, engineCall{Tool: ec.Tool, Input: in})
+			calls = append(calls, hosts.Call{Tool: ec.Tool, Input: in})
 		}
 	}
 	var ds []hostDecision
@@ -209,22 +211,22 @@ func claudeDecision(state, reason, mode string) (decision, why string) {
 // file is decided on that file's surface too (the most restrictive
 // answers): Artifact publishes the file it names (a read of it), a
 // durable CronCreate writes Claude Code's scheduled-jobs file.
-func claudeCalls(name string, rawInput json.RawMessage) ([]engineCall, error) {
+func claudeCalls(name string, rawInput json.RawMessage) ([]hosts.Call, error) {
 	ec, err := claudeCall(name, rawInput)
 	if err != nil {
 		return nil, err
 	}
-	calls := []engineCall{ec}
+	calls := []hosts.Call{ec}
 	switch name {
 	case "Artifact":
 		if p, _, err := object(ec.Input).str("file_path", "tool_input."); err != nil {
 			return nil, err
 		} else if p != "" {
-			calls = append(calls, engineCall{Tool: "read", Input: map[string]any{"path": p}})
+			calls = append(calls, hosts.Call{Tool: "read", Input: map[string]any{"path": p}})
 		}
 	case "CronCreate":
 		if durable, _ := ec.Input["durable"].(bool); durable {
-			calls = append(calls, engineCall{Tool: "write", Input: map[string]any{"path": ".claude/scheduled_tasks.json"}})
+			calls = append(calls, hosts.Call{Tool: "write", Input: map[string]any{"path": ".claude/scheduled_tasks.json"}})
 		}
 	}
 	return calls, nil
@@ -235,13 +237,13 @@ func claudeCalls(name string, rawInput json.RawMessage) ([]engineCall, error) {
 var claudeForeign = map[string]string{"PowerShell": "pwsh -Command"}
 
 // claudeCall turns a Claude Code tool call into an engine call.
-func claudeCall(name string, rawInput json.RawMessage) (engineCall, error) {
+func claudeCall(name string, rawInput json.RawMessage) (hosts.Call, error) {
 	if name == "" {
-		return engineCall{}, fmt.Errorf("the hook event has no tool_name")
+		return hosts.Call{}, fmt.Errorf("the hook event has no tool_name")
 	}
 	input, err := objectInput(name, rawInput)
 	if err != nil {
-		return engineCall{}, err
+		return hosts.Call{}, err
 	}
 	if ec, ok := mcpToolCall(name, input); ok {
 		return ec, nil
@@ -253,50 +255,50 @@ func claudeCall(name string, rawInput json.RawMessage) (engineCall, error) {
 		// (or a deny) decides it.
 		code, _, err := object(input).str("command", "tool_input.")
 		if err != nil {
-			return engineCall{}, err
+			return hosts.Call{}, err
 		}
 		if strings.TrimSpace(code) == "" {
-			return engineCall{}, fmt.Errorf("the %s call has no command", name)
+			return hosts.Call{}, fmt.Errorf("the %s call has no command", name)
 		}
 		cmd := prog + " '" + strings.ReplaceAll(code, "'", `'\''`) + "'"
-		return engineCall{Tool: "bash", Input: map[string]any{"command": cmd}}, nil
+		return hosts.Call{Tool: "bash", Input: map[string]any{"command": cmd}}, nil
 	}
 	switch name {
 	case "Bash":
-		return engineCall{Tool: "bash", Input: input, Rewrite: true}, nil
+		return hosts.Call{Tool: "bash", Input: input, Rewrite: true}, nil
 	case "ExitWorktree":
 		// Removing the worktree deletes it, its uncommitted work with it:
 		// an edit of the directory the session is in.
 		if action, _, err := object(input).str("action", "tool_input."); err != nil {
-			return engineCall{}, err
+			return hosts.Call{}, err
 		} else if action != "keep" {
-			return engineCall{Tool: "edit", Input: map[string]any{"path": "."}}, nil
+			return hosts.Call{Tool: "edit", Input: map[string]any{"path": "."}}, nil
 		}
-		return engineCall{Tool: name, Input: input}, nil
+		return hosts.Call{Tool: name, Input: input}, nil
 	case "Monitor":
 		// Monitor watches the output of a shell command (decided as bash)
 		// or a WebSocket (its URL is the value on the Monitor surface).
 		if cmd, ok := input["command"]; ok && cmd != "" {
-			return engineCall{Tool: "bash", Input: input}, nil
+			return hosts.Call{Tool: "bash", Input: input}, nil
 		}
-		return engineCall{Tool: name, Input: input}, nil
+		return hosts.Call{Tool: name, Input: input}, nil
 	case "Skill":
 		// Claude Code's Skill tool loads a skill by name: the skill surface.
 		if err := renameField(input, name, "skill", "name"); err != nil {
-			return engineCall{}, err
+			return hosts.Call{}, err
 		}
-		return engineCall{Tool: "skill", Input: input}, nil
+		return hosts.Call{Tool: "skill", Input: input}, nil
 	}
 	m, ok := claudePathTools[name]
 	if !ok {
 		// WebFetch, WebSearch, the built-in allowed tools and any other
 		// tool keep their Claude name as their surface.
-		return engineCall{Tool: name, Input: input}, nil
+		return hosts.Call{Tool: name, Input: input}, nil
 	}
 	if err := renameField(input, name, m.pathField, "path"); err != nil {
-		return engineCall{}, err
+		return hosts.Call{}, err
 	}
-	return engineCall{Tool: m.tool, Input: input}, nil
+	return hosts.Call{Tool: m.tool, Input: input}, nil
 }
 
 func (s *Server) claudePrompt(ev claudeEvent, out io.Writer) error {

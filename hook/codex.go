@@ -1,6 +1,8 @@
 package hook
 
 import (
+	"github.com/toolgate/toolgate/hook/hosts"
+
 	"encoding/json"
 	"fmt"
 	"io"
@@ -138,7 +140,7 @@ func codexDecision(state, reason string, pre bool) (action, why string) {
 // Codex names Bash, whatever the model called), apply_patch (one call per
 // file the patch touches), MCP tools, and any other tool under its own
 // name.
-func codexCalls(name string, rawInput json.RawMessage) ([]engineCall, error) {
+func codexCalls(name string, rawInput json.RawMessage) ([]hosts.Call, error) {
 	if name == "" {
 		return nil, fmt.Errorf("the hook event has no tool_name")
 	}
@@ -146,7 +148,7 @@ func codexCalls(name string, rawInput json.RawMessage) ([]engineCall, error) {
 	if err != nil {
 		return nil, err
 	}
-	one := func(ec engineCall) ([]engineCall, error) { return []engineCall{ec}, nil }
+	one := func(ec hosts.Call) ([]hosts.Call, error) { return []hosts.Call{ec}, nil }
 	if ec, ok := mcpToolCall(name, input); ok {
 		return one(ec)
 	}
@@ -159,7 +161,7 @@ func codexCalls(name string, rawInput json.RawMessage) ([]engineCall, error) {
 		if err != nil {
 			return nil, err
 		}
-		calls := []engineCall{{Tool: "bash", Input: input, Workdir: wd, Rewrite: true}}
+		calls := []hosts.Call{{Tool: "bash", Input: input, Workdir: wd, Rewrite: true}}
 		cmd, _, err := object(input).str("command", "tool_input.")
 		if err != nil {
 			return nil, err
@@ -174,7 +176,7 @@ func codexCalls(name string, rawInput json.RawMessage) ([]engineCall, error) {
 			calls[0].Rewrite = false
 		}
 		for _, pt := range patches {
-			pc, err := patchCalls("apply_patch", pt.text)
+			pc, err := hosts.PatchCalls("apply_patch", pt.text)
 			if err != nil {
 				return nil, err
 			}
@@ -187,15 +189,15 @@ func codexCalls(name string, rawInput json.RawMessage) ([]engineCall, error) {
 		}
 		return calls, nil
 	case "apply_patch":
-		text, err := patchText(name, input, "command", "input", "patch")
+		text, err := hosts.PatchText(name, input, "command", "input", "patch")
 		if err != nil {
 			return nil, err
 		}
-		return patchCalls(name, text)
+		return hosts.PatchCalls(name, text)
 	case "view_image":
-		return one(engineCall{Tool: "read", Input: input})
+		return one(hosts.Call{Tool: "read", Input: input})
 	}
-	return one(engineCall{Tool: name, Input: input})
+	return one(hosts.Call{Tool: name, Input: input})
 }
 
 // shellPatch is a patch a shell command hands to apply_patch, and the

@@ -1,6 +1,8 @@
 package hook
 
 import (
+	"github.com/toolgate/toolgate/hook/hosts"
+
 	"bytes"
 	"encoding/json"
 	"reflect"
@@ -36,21 +38,21 @@ func (e *hookEnv) codexEventJSON(event, tool string, input any) string {
 func TestCodexCallMapping(t *testing.T) {
 	cases := []struct {
 		name, input string
-		want        []engineCall
+		want        []hosts.Call
 	}{
-		{"Bash", `{"command":"ls -l"}`, []engineCall{{Tool: "bash", Input: map[string]any{"command": "ls -l"}, Rewrite: true}}},
-		{"Bash", `{"command":"make","workdir":"sub"}`, []engineCall{{Tool: "bash", Input: map[string]any{"command": "make", "workdir": "sub"}, Workdir: "sub", Rewrite: true}}},
-		{"exec_command", `{"cmd":"ls"}`, []engineCall{{Tool: "bash", Input: map[string]any{"command": "ls"}, Rewrite: true}}},
+		{"Bash", `{"command":"ls -l"}`, []hosts.Call{{Tool: "bash", Input: map[string]any{"command": "ls -l"}, Rewrite: true}}},
+		{"Bash", `{"command":"make","workdir":"sub"}`, []hosts.Call{{Tool: "bash", Input: map[string]any{"command": "make", "workdir": "sub"}, Workdir: "sub", Rewrite: true}}},
+		{"exec_command", `{"cmd":"ls"}`, []hosts.Call{{Tool: "bash", Input: map[string]any{"command": "ls"}, Rewrite: true}}},
 		{"apply_patch", `{"command":"*** Begin Patch\n*** Add File: new.txt\n+hi\n*** Update File: a.go\n*** Move to: b.go\n@@\n-x\n+y\n*** Delete File: old.txt\n*** End Patch\n"}`,
-			[]engineCall{
+			[]hosts.Call{
 				{Tool: "write", Input: map[string]any{"path": "new.txt"}},
 				{Tool: "edit", Input: map[string]any{"path": "a.go"}},
 				{Tool: "write", Input: map[string]any{"path": "b.go"}},
 				{Tool: "edit", Input: map[string]any{"path": "old.txt"}},
 			}},
-		{"mcp__github__delete_repo", `{"repo":"r"}`, []engineCall{{Tool: "mcp", Input: map[string]any{"tool": "github:delete_repo", "arguments": map[string]any{"repo": "r"}}}}},
-		{"view_image", `{"path":"/p/a.png"}`, []engineCall{{Tool: "read", Input: map[string]any{"path": "/p/a.png"}}}},
-		{"update_plan", `{"plan":[]}`, []engineCall{{Tool: "update_plan", Input: map[string]any{"plan": []any{}}}}},
+		{"mcp__github__delete_repo", `{"repo":"r"}`, []hosts.Call{{Tool: "mcp", Input: map[string]any{"tool": "github:delete_repo", "arguments": map[string]any{"repo": "r"}}}}},
+		{"view_image", `{"path":"/p/a.png"}`, []hosts.Call{{Tool: "read", Input: map[string]any{"path": "/p/a.png"}}}},
+		{"update_plan", `{"plan":[]}`, []hosts.Call{{Tool: "update_plan", Input: map[string]any{"plan": []any{}}}}},
 	}
 	for _, c := range cases {
 		got, err := codexCalls(c.name, json.RawMessage(c.input))

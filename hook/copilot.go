@@ -1,6 +1,8 @@
 package hook
 
 import (
+	"github.com/toolgate/toolgate/hook/hosts"
+
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -200,7 +202,7 @@ func copilotArgs(tool string, raw json.RawMessage) (map[string]any, error) {
 
 // copilotCalls turns a Copilot tool call into engine calls: grep and glob
 // are one per path searched; web_fetch one per URL form.
-func copilotCalls(name string, raw json.RawMessage) ([]engineCall, error) {
+func copilotCalls(name string, raw json.RawMessage) ([]hosts.Call, error) {
 	if name == "" {
 		return nil, fmt.Errorf("the hook event has no toolName")
 	}
@@ -208,16 +210,16 @@ func copilotCalls(name string, raw json.RawMessage) ([]engineCall, error) {
 	if err != nil {
 		return nil, err
 	}
-	one := func(ec engineCall) ([]engineCall, error) { return []engineCall{ec}, nil }
+	one := func(ec hosts.Call) ([]hosts.Call, error) { return []hosts.Call{ec}, nil }
 	if ec, ok := mcpToolCall(name, input); ok {
 		return one(ec)
 	}
 	if t, ok := copilotPathTools[name]; ok {
-		return one(engineCall{Tool: t, Input: input})
+		return one(hosts.Call{Tool: t, Input: input})
 	}
 	switch name {
 	case "bash":
-		return one(engineCall{Tool: "bash", Input: input, Rewrite: true})
+		return one(hosts.Call{Tool: "bash", Input: input, Rewrite: true})
 	case "grep", "glob":
 		tool := map[string]string{"grep": "grep", "glob": "find"}[name]
 		return perPath(name, tool, input)
@@ -225,26 +227,26 @@ func copilotCalls(name string, raw json.RawMessage) ([]engineCall, error) {
 		if err := renameField(input, name, "skill", "name"); err != nil {
 			return nil, err
 		}
-		return one(engineCall{Tool: "skill", Input: input})
+		return one(hosts.Call{Tool: "skill", Input: input})
 	case "web_fetch":
 		return urlFormCalls(name, input, "toolArgs.")
 	case "apply_patch":
-		text, err := patchText(name, input, "input", "patch", "command")
+		text, err := hosts.PatchText(name, input, "input", "patch", "command")
 		if err != nil {
 			return nil, err
 		}
-		return patchCalls(name, text)
+		return hosts.PatchCalls(name, text)
 	}
-	return one(engineCall{Tool: name, Input: input})
+	return one(hosts.Call{Tool: name, Input: input})
 }
 
 // perPath is one engine call of tool per entry of the input's paths (none:
 // one call, which searches the working directory).
-func perPath(name, tool string, input map[string]any) ([]engineCall, error) {
+func perPath(name, tool string, input map[string]any) ([]hosts.Call, error) {
 	raw, ok := input["paths"]
 	delete(input, "paths")
 	if !ok || raw == nil {
-		return []engineCall{{Tool: tool, Input: input}}, nil
+		return []hosts.Call{{Tool: tool, Input: input}}, nil
 	}
 	list, ok := raw.([]any)
 	if !ok {
@@ -255,9 +257,9 @@ func perPath(name, tool string, input map[string]any) ([]engineCall, error) {
 		}
 	}
 	if len(list) == 0 {
-		return []engineCall{{Tool: tool, Input: input}}, nil
+		return []hosts.Call{{Tool: tool, Input: input}}, nil
 	}
-	var calls []engineCall
+	var calls []hosts.Call
 	for i, v := range list {
 		p, ok := v.(string)
 		if !ok {
@@ -265,7 +267,7 @@ func perPath(name, tool string, input map[string]any) ([]engineCall, error) {
 		}
 		in := maps.Clone(input)
 		in["path"] = p
-		calls = append(calls, engineCall{Tool: tool, Input: in})
+		calls = append(calls, hosts.Call{Tool: tool, Input: in})
 	}
 	return calls, nil
 }

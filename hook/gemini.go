@@ -1,6 +1,8 @@
 package hook
 
 import (
+	"github.com/toolgate/toolgate/hook/hosts"
+
 	"encoding/json"
 	"fmt"
 	"io"
@@ -40,7 +42,7 @@ var geminiPathTools = map[string]struct{ tool, pathField, globField string }{
 
 var geminiProfile = hostProfile{
 	name: HostGeminiCLI,
-	calls: func(tool string, input json.RawMessage) ([]engineCall, error) {
+	calls: func(tool string, input json.RawMessage) ([]hosts.Call, error) {
 		return geminiCalls(geminiEvent{ToolName: tool, ToolInput: input})
 	},
 	projectSettings: []string{".gemini"},
@@ -142,7 +144,7 @@ func geminiDecision(state, reason string, ask bool) (action, why string) {
 // geminiCalls turns a Gemini CLI tool call into engine calls; the most
 // restrictive decision of them answers. Most tools are one call;
 // read_many_files is one per include, web_fetch one per URL form.
-func geminiCalls(ev geminiEvent) ([]engineCall, error) {
+func geminiCalls(ev geminiEvent) ([]hosts.Call, error) {
 	name := ev.ToolName
 	if name == "" {
 		return nil, fmt.Errorf("the hook event has no tool_name")
@@ -151,9 +153,9 @@ func geminiCalls(ev geminiEvent) ([]engineCall, error) {
 	if err != nil {
 		return nil, err
 	}
-	one := func(ec engineCall) ([]engineCall, error) { return []engineCall{ec}, nil }
+	one := func(ec hosts.Call) ([]hosts.Call, error) { return []hosts.Call{ec}, nil }
 	if ev.MCPContext != nil && ev.MCPContext.ServerName != "" {
-		return one(engineCall{Tool: "mcp", Input: map[string]any{"tool": ev.MCPContext.ServerName + ":" + ev.MCPContext.ToolName, "arguments": input}})
+		return one(hosts.Call{Tool: "mcp", Input: map[string]any{"tool": ev.MCPContext.ServerName + ":" + ev.MCPContext.ToolName, "arguments": input}})
 	}
 	if rest, ok := strings.CutPrefix(name, "mcp_"); ok {
 		server, tool, _ := strings.Cut(rest, "_")
@@ -161,7 +163,7 @@ func geminiCalls(ev geminiEvent) ([]engineCall, error) {
 		if tool != "" {
 			ref = server + ":" + tool
 		}
-		return one(engineCall{Tool: "mcp", Input: map[string]any{"tool": ref, "arguments": input}})
+		return one(hosts.Call{Tool: "mcp", Input: map[string]any{"tool": ref, "arguments": input}})
 	}
 	switch name {
 	case "run_shell_command":
@@ -169,9 +171,9 @@ func geminiCalls(ev geminiEvent) ([]engineCall, error) {
 		if err != nil {
 			return nil, err
 		}
-		return one(engineCall{Tool: "bash", Input: input, Workdir: wd, Rewrite: true})
+		return one(hosts.Call{Tool: "bash", Input: input, Workdir: wd, Rewrite: true})
 	case "activate_skill":
-		return one(engineCall{Tool: "skill", Input: input})
+		return one(hosts.Call{Tool: "skill", Input: input})
 	case "read_many_files":
 		return geminiReadMany(input)
 	case "web_fetch":
@@ -180,7 +182,7 @@ func geminiCalls(ev geminiEvent) ([]engineCall, error) {
 	m, ok := geminiPathTools[name]
 	if !ok {
 		// Any other tool keeps its Gemini name as its surface.
-		return one(engineCall{Tool: name, Input: input})
+		return one(hosts.Call{Tool: name, Input: input})
 	}
 	if m.globField != "" {
 		key := map[string]string{"find": "pattern", "grep": "glob"}[m.tool]
@@ -198,27 +200,27 @@ func geminiCalls(ev geminiEvent) ([]engineCall, error) {
 	if err := renameField(input, name, m.pathField, "path"); err != nil {
 		return nil, err
 	}
-	return one(engineCall{Tool: m.tool, Input: input})
+	return one(hosts.Call{Tool: m.tool, Input: input})
 }
 
 // geminiReadMany is one engine call per include entry: a path is a read
 // of it, a glob the files a find with that pattern selects.
-func geminiReadMany(input map[string]any) ([]engineCall, error) {
+func geminiReadMany(input map[string]any) ([]hosts.Call, error) {
 	list, ok := input["include"].([]any)
 	if !ok || len(list) == 0 {
 		// Nothing toolgate can check: the tool's own surface decides.
-		return []engineCall{{Tool: "read_many_files", Input: input}}, nil
+		return []hosts.Call{{Tool: "read_many_files", Input: input}}, nil
 	}
-	var calls []engineCall
+	var calls []hosts.Call
 	for i, v := range list {
 		p, ok := v.(string)
 		if !ok {
 			return nil, fmt.Errorf("tool_input.include[%d] of read_many_files is not a string", i)
 		}
 		if strings.ContainsAny(p, "*?[{") {
-			calls = append(calls, engineCall{Tool: "find", Input: map[string]any{"pattern": p}})
+			calls = append(calls, hosts.Call{Tool: "find", Input: map[string]any{"pattern": p}})
 		} else {
-			calls = append(calls, engineCall{Tool: "read", Input: map[string]any{"path": p}})
+			calls = append(calls, hosts.Call{Tool: "read", Input: map[string]any{"path": p}})
 		}
 	}
 	return calls, nil
@@ -244,15 +246,15 @@ func urlForms(word string) []string {
 // every whitespace-separated word holding "://"), as written and as
 // Gemini normalizes it; a prompt without one is decided with the prompt
 // as the value.
-func geminiWebFetch(input map[string]any) ([]engineCall, error) {
+func geminiWebFetch(input map[string]any) ([]hosts.Call, error) {
 	prompt, _, err := object(input).str("prompt", "tool_input.")
 	if err != nil {
 		return nil, err
 	}
-	call := func(v string) engineCall {
-		return engineCall{Tool: "web_fetch", Input: map[string]any{"prompt": prompt, "url": v}}
+	call := func(v string) hosts.Call {
+		return hosts.Call{Tool: "web_fetch", Input: map[string]any{"prompt": prompt, "url": v}}
 	}
-	var calls []engineCall
+	var calls []hosts.Call
 	for _, word := range strings.Fields(prompt) {
 		if !strings.Contains(word, "://") {
 			continue

@@ -1,6 +1,8 @@
 package hook
 
 import (
+	"github.com/toolgate/toolgate/hook/hosts"
+
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -19,23 +21,6 @@ const (
 	HostGeminiCLI  = "gemini-cli"
 )
 
-// engineCall is one call in toolgate's own terms, as a host adapter made
-// it from the host's event: a tool name and input the gates know (a tool
-// with no pi counterpart gets its value from the host's profile).
-type engineCall struct {
-	Tool  string
-	Input map[string]any
-	// Workdir is a shell tool's own working directory (Gemini's dir_path):
-	// the command is analyzed as if it started with `cd Workdir`.
-	Workdir string
-	// Rewrite is set for a host's shell tool whose input's "command" the
-	// host runs with bash and takes back rewritten from the hook: the
-	// call that runs confined. A bash-surface call without it
-	// (a watched command, foreign code, a command Codex applies a patch
-	// from) runs as it is.
-	Rewrite bool
-}
-
 // hostProfile is what the engine needs to know of a host beyond the
 // mapping of its events: the values of its own tools and the tools it
 // never asks for.
@@ -51,7 +36,7 @@ type hostProfile struct {
 	// calls maps one of the host's tool calls to the engine calls that
 	// decide it (the most restrictive answers), for the hook and for
 	// explain and replay alike.
-	calls func(tool string, input json.RawMessage) ([]engineCall, error)
+	calls func(tool string, input json.RawMessage) ([]hosts.Call, error)
 	// projectSettings (relative to the project) and userSettings
 	// (relative to the home) are where the host is told to run toolgate:
 	// no call may change them unasked.
@@ -145,7 +130,7 @@ func (r hostResolver) TrustCommand() string { return r.pol.TrustCommand() }
 
 // hostDecision is the engine's answer to one engine call.
 type hostDecision struct {
-	call engineCall
+	call hosts.Call
 	id   string
 	res  protocol.CheckResult
 	gc   *gatesCall
@@ -159,7 +144,7 @@ type hostDecision struct {
 
 // decideEngineCall decides one engine call of a host, as a dry run: a hook
 // host shows the ask itself.
-func (s *Server) decideEngineCall(prof hostProfile, id string, ec engineCall) (hostDecision, error) {
+func (s *Server) decideEngineCall(prof hostProfile, id string, ec hosts.Call) (hostDecision, error) {
 	gc, err := s.prepareEngineCall(prof, id, ec)
 	if err != nil {
 		return hostDecision{}, err
@@ -195,7 +180,7 @@ func (s *Server) auditHostDecision(d hostDecision, action, reason string) error 
 
 // prepareEngineCall decodes an engine call like a tool_call and applies
 // the host's profile: the value of a host tool, a shell tool's workdir.
-func (s *Server) prepareEngineCall(prof hostProfile, id string, ec engineCall) (*gatesCall, error) {
+func (s *Server) prepareEngineCall(prof hostProfile, id string, ec hosts.Call) (*gatesCall, error) {
 	if id == "" {
 		id = prof.name
 	}
@@ -307,7 +292,7 @@ func (s *Server) hostProtected(cwd string) []string {
 // decideAll decides every engine call of one host event and audits each
 // with the answer the host was given (answer maps toolgate's state and
 // reason to the host's); the most restrictive decision answers.
-func (s *Server) decideAll(prof hostProfile, id string, calls []engineCall, answer func(state, reason string) (string, string)) (hostDecision, error) {
+func (s *Server) decideAll(prof hostProfile, id string, calls []hosts.Call, answer func(state, reason string) (string, string)) (hostDecision, error) {
 	var ds []hostDecision
 	for _, ec := range calls {
 		d, err := s.decideEngineCall(prof, id, ec)
@@ -334,31 +319,31 @@ func (s *Server) decideAll(prof hostProfile, id string, calls []engineCall, answ
 // mcpToolCall is the engine call of an MCP tool a host names
 // mcp__SERVER__TOOL (Claude Code's naming, which Codex, Qwen Code and
 // Copilot's Claude-format hooks share): the target SERVER:TOOL.
-func mcpToolCall(name string, input map[string]any) (engineCall, bool) {
+func mcpToolCall(name string, input map[string]any) (hosts.Call, bool) {
 	rest, ok := strings.CutPrefix(name, "mcp__")
 	if !ok {
-		return engineCall{}, false
+		return hosts.Call{}, false
 	}
 	server, tool, _ := strings.Cut(rest, "__")
 	ref := server
 	if tool != "" {
 		ref = server + ":" + tool
 	}
-	return engineCall{Tool: "mcp", Input: map[string]any{"tool": ref, "arguments": input}}, true
+	return hosts.Call{Tool: "mcp", Input: map[string]any{"tool": ref, "arguments": input}}, true
 }
 
 // urlFormCalls are the engine calls of a fetch tool: its url as written
 // and as a fetcher normalizes it (the most restrictive decides).
-func urlFormCalls(tool string, input map[string]any, where string) ([]engineCall, error) {
+func urlFormCalls(tool string, input map[string]any, where string) ([]hosts.Call, error) {
 	u, _, err := object(input).str("url", where)
 	if err != nil {
 		return nil, err
 	}
-	var calls []engineCall
+	var calls []hosts.Call
 	for _, form := range urlForms(strings.TrimSpace(u)) {
 		in := maps.Clone(input)
 		in["url"] = form
-		calls = append(calls, engineCall{Tool: tool, Input: in})
+		calls = append(calls, hosts.Call{Tool: tool, Input: in})
 	}
 	return calls, nil
 }

@@ -1,6 +1,8 @@
 package hook
 
 import (
+	"github.com/toolgate/toolgate/hook/hosts"
+
 	"encoding/json"
 	"fmt"
 )
@@ -38,7 +40,7 @@ var opencodeFileTools = map[string]string{"read": "read", "write": "write", "edi
 // opencodeCalls turns an OpenCode tool call into the engine calls its
 // plugin sends (an MCP tool, which the plugin knows by OpenCode's config,
 // keeps its OpenCode name here).
-func opencodeCalls(name string, raw json.RawMessage) ([]engineCall, error) {
+func opencodeCalls(name string, raw json.RawMessage) ([]hosts.Call, error) {
 	if name == "" {
 		return nil, fmt.Errorf("the call has no tool name")
 	}
@@ -46,12 +48,12 @@ func opencodeCalls(name string, raw json.RawMessage) ([]engineCall, error) {
 	if err != nil {
 		return nil, err
 	}
-	one := func(ec engineCall) ([]engineCall, error) { return []engineCall{ec}, nil }
+	one := func(ec hosts.Call) ([]hosts.Call, error) { return []hosts.Call{ec}, nil }
 	if t, ok := opencodeFileTools[name]; ok {
 		if err := renameField(input, name, "filePath", "path"); err != nil {
 			return nil, err
 		}
-		return one(engineCall{Tool: t, Input: input})
+		return one(hosts.Call{Tool: t, Input: input})
 	}
 	switch name {
 	case "bash":
@@ -59,24 +61,24 @@ func opencodeCalls(name string, raw json.RawMessage) ([]engineCall, error) {
 		if err != nil {
 			return nil, err
 		}
-		return one(engineCall{Tool: "bash", Input: map[string]any{"command": input["command"]}, Workdir: wd})
+		return one(hosts.Call{Tool: "bash", Input: map[string]any{"command": input["command"]}, Workdir: wd})
 	case "glob":
-		return one(engineCall{Tool: "find", Input: input})
+		return one(hosts.Call{Tool: "find", Input: input})
 	case "grep":
 		if err := renameField(input, name, "include", "glob"); err != nil {
 			return nil, err
 		}
-		return one(engineCall{Tool: "grep", Input: input})
+		return one(hosts.Call{Tool: "grep", Input: input})
 	case "list":
-		return one(engineCall{Tool: "ls", Input: input})
+		return one(hosts.Call{Tool: "ls", Input: input})
 	case "skill":
-		return one(engineCall{Tool: "skill", Input: input})
+		return one(hosts.Call{Tool: "skill", Input: input})
 	case "apply_patch", "patch":
-		text, err := patchText(name, input, "patchText")
+		text, err := hosts.PatchText(name, input, "patchText")
 		if err != nil {
 			return nil, err
 		}
-		return patchCalls(name, text)
+		return hosts.PatchCalls(name, text)
 	}
-	return one(engineCall{Tool: name, Input: input})
+	return one(hosts.Call{Tool: name, Input: input})
 }

@@ -1,6 +1,8 @@
 package hook
 
 import (
+	"github.com/toolgate/toolgate/hook/hosts"
+
 	"encoding/json"
 	"fmt"
 	"io"
@@ -134,11 +136,11 @@ func qwenDecision(state, reason string, noAsk bool) (string, string) {
 
 // qwenCalls turns a Qwen Code tool call into engine calls. tool_call,
 // Qwen's way to call a deferred tool by name, is decided as that tool.
-func qwenCalls(name string, raw json.RawMessage) ([]engineCall, error) {
+func qwenCalls(name string, raw json.RawMessage) ([]hosts.Call, error) {
 	return qwenCallsDepth(name, raw, 0)
 }
 
-func qwenCallsDepth(name string, raw json.RawMessage, depth int) ([]engineCall, error) {
+func qwenCallsDepth(name string, raw json.RawMessage, depth int) ([]hosts.Call, error) {
 	if name == "" {
 		return nil, fmt.Errorf("the hook event has no tool_name")
 	}
@@ -146,7 +148,7 @@ func qwenCallsDepth(name string, raw json.RawMessage, depth int) ([]engineCall, 
 	if err != nil {
 		return nil, err
 	}
-	one := func(ec engineCall) ([]engineCall, error) { return []engineCall{ec}, nil }
+	one := func(ec hosts.Call) ([]hosts.Call, error) { return []hosts.Call{ec}, nil }
 	if ec, ok := mcpToolCall(name, input); ok {
 		return one(ec)
 	}
@@ -156,18 +158,18 @@ func qwenCallsDepth(name string, raw json.RawMessage, depth int) ([]engineCall, 
 		if err != nil {
 			return nil, err
 		}
-		return one(engineCall{Tool: "bash", Input: input, Workdir: wd, Rewrite: true})
+		return one(hosts.Call{Tool: "bash", Input: input, Workdir: wd, Rewrite: true})
 	case "monitor":
 		// Monitor watches a shell command's output: decided as bash.
 		if cmd, ok := input["command"]; ok && cmd != "" {
-			return one(engineCall{Tool: "bash", Input: input})
+			return one(hosts.Call{Tool: "bash", Input: input})
 		}
-		return one(engineCall{Tool: name, Input: input})
+		return one(hosts.Call{Tool: name, Input: input})
 	case "skill":
 		if err := renameField(input, name, "skill", "name"); err != nil {
 			return nil, err
 		}
-		return one(engineCall{Tool: "skill", Input: input})
+		return one(hosts.Call{Tool: "skill", Input: input})
 	case "web_fetch":
 		return urlFormCalls(name, input, "tool_input.")
 	case "exit_worktree":
@@ -178,22 +180,22 @@ func qwenCallsDepth(name string, raw json.RawMessage, depth int) ([]engineCall, 
 			return nil, err
 		}
 		if action == "keep" {
-			return one(engineCall{Tool: name, Input: input})
+			return one(hosts.Call{Tool: name, Input: input})
 		}
 		wt, _, err := object(input).str("name", "tool_input.")
 		if err != nil {
 			return nil, err
 		}
-		return one(engineCall{Tool: "edit", Input: map[string]any{"path": filepath.Join(".qwen", "worktrees", filepath.Base("/"+wt))}})
+		return one(hosts.Call{Tool: "edit", Input: map[string]any{"path": filepath.Join(".qwen", "worktrees", filepath.Base("/"+wt))}})
 	case "artifact":
 		// Recording a file as an artifact reads it.
 		p, _, err := object(input).str("file_path", "tool_input.")
 		if err != nil {
 			return nil, err
 		}
-		calls := []engineCall{{Tool: name, Input: input}}
+		calls := []hosts.Call{{Tool: name, Input: input}}
 		if p != "" {
-			calls = append(calls, engineCall{Tool: "read", Input: map[string]any{"path": p}})
+			calls = append(calls, hosts.Call{Tool: "read", Input: map[string]any{"path": p}})
 		}
 		return calls, nil
 	case "tool_call":
@@ -221,10 +223,10 @@ func qwenCallsDepth(name string, raw json.RawMessage, depth int) ([]engineCall, 
 	}
 	m, ok := qwenPathTools[name]
 	if !ok {
-		return one(engineCall{Tool: name, Input: input})
+		return one(hosts.Call{Tool: name, Input: input})
 	}
 	if err := renameField(input, name, m.pathField, "path"); err != nil {
 		return nil, err
 	}
-	return one(engineCall{Tool: m.tool, Input: input})
+	return one(hosts.Call{Tool: m.tool, Input: input})
 }

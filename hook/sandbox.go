@@ -1,6 +1,8 @@
 package hook
 
 import (
+	"github.com/toolgate/toolgate/hook/hosts"
+
 	"encoding/base64"
 	"fmt"
 	"maps"
@@ -284,7 +286,7 @@ func (s *Server) sandboxAutoAllowed(d hostDecision) bool {
 // hostConfines reports whether the engine call ec of a hook host runs
 // confined when the policy's sandbox is on: the host takes the rewritten
 // input of its shell tool, and this machine enforces protected paths.
-func (s *Server) hostConfines(prof hostProfile, ec engineCall) bool {
+func (s *Server) hostConfines(prof hostProfile, ec hosts.Call) bool {
 	return prof.confines && ec.Rewrite && s.machine.get().ProtectedEnforced()
 }
 
