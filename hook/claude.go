@@ -1,6 +1,8 @@
 package hook
 
 import (
+	"github.com/toolgate/toolgate/internal/jsonobj"
+
 	"github.com/toolgate/toolgate/hook/hosts"
 
 	"encoding/json"
@@ -219,7 +221,7 @@ func claudeCalls(name string, rawInput json.RawMessage) ([]hosts.Call, error) {
 	calls := []hosts.Call{ec}
 	switch name {
 	case "Artifact":
-		if p, _, err := object(ec.Input).str("file_path", "tool_input."); err != nil {
+		if p, _, err := jsonobj.Object(ec.Input).Str("file_path", "tool_input."); err != nil {
 			return nil, err
 		} else if p != "" {
 			calls = append(calls, hosts.Call{Tool: "read", Input: map[string]any{"path": p}})
@@ -253,7 +255,7 @@ func claudeCall(name string, rawInput json.RawMessage) (hosts.Call, error) {
 		// the program catalog floors it (<foreign-code>): the code is shown
 		// whole, and only a rule naming the program with its code option
 		// (or a deny) decides it.
-		code, _, err := object(input).str("command", "tool_input.")
+		code, _, err := jsonobj.Object(input).Str("command", "tool_input.")
 		if err != nil {
 			return hosts.Call{}, err
 		}
@@ -269,7 +271,7 @@ func claudeCall(name string, rawInput json.RawMessage) (hosts.Call, error) {
 	case "ExitWorktree":
 		// Removing the worktree deletes it, its uncommitted work with it:
 		// an edit of the directory the session is in.
-		if action, _, err := object(input).str("action", "tool_input."); err != nil {
+		if action, _, err := jsonobj.Object(input).Str("action", "tool_input."); err != nil {
 			return hosts.Call{}, err
 		} else if action != "keep" {
 			return hosts.Call{Tool: "edit", Input: map[string]any{"path": "."}}, nil

@@ -1,6 +1,8 @@
 package hook
 
 import (
+	"github.com/toolgate/toolgate/internal/jsonobj"
+
 	"github.com/toolgate/toolgate/hook/hosts"
 
 	"encoding/json"
@@ -157,12 +159,12 @@ func codexCalls(name string, rawInput json.RawMessage) ([]hosts.Call, error) {
 		if err := renameField(input, name, "cmd", "command"); err != nil {
 			return nil, err
 		}
-		wd, _, err := object(input).str("workdir", "tool_input.")
+		wd, _, err := jsonobj.Object(input).Str("workdir", "tool_input.")
 		if err != nil {
 			return nil, err
 		}
 		calls := []hosts.Call{{Tool: "bash", Input: input, Workdir: wd, Rewrite: true}}
-		cmd, _, err := object(input).str("command", "tool_input.")
+		cmd, _, err := jsonobj.Object(input).Str("command", "tool_input.")
 		if err != nil {
 			return nil, err
 		}

@@ -1,14 +1,13 @@
 package hook
 
 import (
-	"bytes"
+	"github.com/toolgate/toolgate/internal/jsonobj"
+
 	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
 	"unicode/utf8"
-
-	gojson "github.com/goccy/go-json"
 
 	"github.com/toolgate/toolgate/protocol"
 )
@@ -184,90 +183,6 @@ func (k *keyScanner) str() (string, error) {
 	return "", errTruncated
 }
 
-// fieldError names a field of the wrong type.
-type fieldError struct {
-	field, want string
-	got         any
-}
-
-func (e *fieldError) Error() string {
-	return fmt.Sprintf("%s must be %s, not %s", e.field, e.want, jsonKind(e.got))
-}
-
-func jsonKind(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case string:
-		return "a string"
-	case bool:
-		return "a boolean"
-	case json.Number, float64:
-		return "a number"
-	case []any:
-		return "an array"
-	case map[string]any:
-		return "an object"
-	}
-	return "an unknown value"
-}
-
-// object is a decoded JSON object with typed, optional accessors.
-type object map[string]any
-
-func (o object) str(field, where string) (string, bool, error) {
-	v, ok := o[field]
-	if !ok {
-		return "", false, nil
-	}
-	s, isStr := v.(string)
-	if !isStr {
-		return "", false, &fieldError{where + field, "a string", v}
-	}
-	return s, true, nil
-}
-
-func (o object) boolean(field, where string) (*bool, error) {
-	v, ok := o[field]
-	if !ok {
-		return nil, nil
-	}
-	b, isBool := v.(bool)
-	if !isBool {
-		return nil, &fieldError{where + field, "a boolean", v}
-	}
-	return &b, nil
-}
-
-func (o object) obj(field, where string) (object, bool, error) {
-	v, ok := o[field]
-	if !ok {
-		return nil, false, nil
-	}
-	m, isObj := v.(map[string]any)
-	if !isObj {
-		return nil, false, &fieldError{where + field, "an object", v}
-	}
-	return object(m), true, nil
-}
-
-func decodeObject(raw []byte) (object, error) {
-	if len(bytes.TrimSpace(raw)) == 0 {
-		return nil, errors.New("params are missing")
-	}
-	dec := gojson.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, fmt.Errorf("params: %v", err)
-	}
-	m, ok := v.(map[string]any)
-	if !ok {
-		return nil, &fieldError{"params", "an object", v}
-	}
-	return object(m), nil
-}
-
 // callFields are the JSON names of protocol.ToolCallParams' fields (a test
 // holds them to the type).
 var callFields = [...]string{"toolCallId", "toolName", "input", "agentName", "cwd", "hasUI"}
@@ -276,7 +191,7 @@ var callFields = [...]string{"toolCallId", "toolName", "input", "agentName", "cw
 // protocol.ToolCallParams, without reflection: the first key, in key
 // order, that nearly names a field (and is none) is an error. No field of
 // ToolCallParams is walked further (strings, a bool and the raw input).
-func checkCallKeys(params object) error {
+func checkCallKeys(params jsonobj.Object) error {
 	var near *protocol.KeyError
 	for k := range params {
 		exact := false

@@ -1,6 +1,8 @@
 package hook
 
 import (
+	"github.com/toolgate/toolgate/internal/jsonobj"
+
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -168,7 +170,7 @@ func CheckInputJSON(data []byte) error {
 		return fmt.Errorf("not valid JSON: %v", err)
 	}
 	if _, ok := v.(map[string]any); !ok {
-		return fmt.Errorf("must be a JSON object (the tool's input), not %s", jsonKind(v))
+		return fmt.Errorf("must be a JSON object (the tool's input), not %s", jsonobj.Kind(v))
 	}
 	return nil
 }

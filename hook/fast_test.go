@@ -1,6 +1,8 @@
 package hook
 
 import (
+	"github.com/toolgate/toolgate/internal/jsonobj"
+
 	"bufio"
 	"bytes"
 	"encoding/json"
@@ -523,7 +525,7 @@ func readsAsTheGeneralPath(t *testing.T, line []byte) bool {
 		if !bytes.Equal(input, fc.Input) {
 			t.Fatalf("%q: input %q, the general path reads %q", line, fc.Input, input)
 		}
-		params, err := decodeObject(raw)
+		params, err := jsonobj.Decode(raw)
 		if err != nil {
 			t.Fatalf("%q: %v", line, err)
 		}
@@ -557,7 +559,7 @@ func TestCheckCallKeysIsCheckKeys(t *testing.T) {
 		"tool-name", "Input", "in_put", "agentname", "CWD", "Cwd", "has_ui", "hasui", "extra", "x", "", "_", "toolCall", "\u212aey", "inputs"}
 	r := rand.New(rand.NewSource(5))
 	for i := 0; i < 5000; i++ {
-		m := object{}
+		m := jsonobj.Object{}
 		for n := r.Intn(6); n >= 0; n-- {
 			m[pool[r.Intn(len(pool))]] = "v"
 		}
@@ -601,7 +603,7 @@ func BenchmarkParamsDecode(b *testing.B) {
 			if _, err := checkUnambiguous(benchParams); err != nil {
 				b.Fatal(err)
 			}
-			params, err := decodeObject(benchParams)
+			params, err := jsonobj.Decode(benchParams)
 			if err != nil {
 				b.Fatal(err)
 			}

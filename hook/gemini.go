@@ -1,6 +1,8 @@
 package hook
 
 import (
+	"github.com/toolgate/toolgate/internal/jsonobj"
+
 	"github.com/toolgate/toolgate/hook/hosts"
 
 	"encoding/json"
@@ -167,7 +169,7 @@ func geminiCalls(ev geminiEvent) ([]hosts.Call, error) {
 	}
 	switch name {
 	case "run_shell_command":
-		wd, _, err := object(input).str("dir_path", "tool_input.")
+		wd, _, err := jsonobj.Object(input).Str("dir_path", "tool_input.")
 		if err != nil {
 			return nil, err
 		}
@@ -247,7 +249,7 @@ func urlForms(word string) []string {
 // Gemini normalizes it; a prompt without one is decided with the prompt
 // as the value.
 func geminiWebFetch(input map[string]any) ([]hosts.Call, error) {
-	prompt, _, err := object(input).str("prompt", "tool_input.")
+	prompt, _, err := jsonobj.Object(input).Str("prompt", "tool_input.")
 	if err != nil {
 		return nil, err
 	}

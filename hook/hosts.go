@@ -1,6 +1,8 @@
 package hook
 
 import (
+	"github.com/toolgate/toolgate/internal/jsonobj"
+
 	"github.com/toolgate/toolgate/hook/hosts"
 
 	"encoding/json"
@@ -242,7 +244,7 @@ func objectInput(tool string, raw json.RawMessage) (map[string]any, error) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return map[string]any{}, nil
 	}
-	o, err := decodeObject(raw)
+	o, err := jsonobj.Decode(raw)
 	if err != nil {
 		return nil, fmt.Errorf("tool_input of %s: %w", tool, err)
 	}
@@ -335,7 +337,7 @@ func mcpToolCall(name string, input map[string]any) (hosts.Call, bool) {
 // urlFormCalls are the engine calls of a fetch tool: its url as written
 // and as a fetcher normalizes it (the most restrictive decides).
 func urlFormCalls(tool string, input map[string]any, where string) ([]hosts.Call, error) {
-	u, _, err := object(input).str("url", where)
+	u, _, err := jsonobj.Object(input).Str("url", where)
 	if err != nil {
 		return nil, err
 	}

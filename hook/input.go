@@ -1,6 +1,8 @@
 package hook
 
 import (
+	"github.com/toolgate/toolgate/internal/jsonobj"
+
 	"context"
 	"fmt"
 	"reflect"
@@ -16,25 +18,25 @@ func (s *Server) input(ctx context.Context, raw []byte) any {
 	if _, err := checkUnambiguous(raw); err != nil {
 		return s.invalid(protocol.GateSkillInput, id, err)
 	}
-	params, err := decodeObject(raw)
+	params, err := jsonobj.Decode(raw)
 	if err != nil {
 		return s.invalid(protocol.GateSkillInput, id, err)
 	}
 	if err := protocol.CheckKeys(map[string]any(params), reflect.TypeFor[protocol.InputParams](), ""); err != nil {
 		return s.invalid(protocol.GateSkillInput, id, err)
 	}
-	text, ok, err := params.str("text", "")
+	text, ok, err := params.Str("text", "")
 	if err == nil && !ok {
 		err = fmt.Errorf("text is missing")
 	}
 	if err != nil {
 		return s.invalid(protocol.GateSkillInput, id, err)
 	}
-	if _, _, err := params.str("source", ""); err != nil {
+	if _, _, err := params.Str("source", ""); err != nil {
 		return s.invalid(protocol.GateSkillInput, id, err)
 	}
 	st := s.snapshot()
-	if agent, ok, err := params.str("agentName", ""); err != nil {
+	if agent, ok, err := params.Str("agentName", ""); err != nil {
 		return s.invalid(protocol.GateSkillInput, id, err)
 	} else if ok {
 		st.agentName = agent

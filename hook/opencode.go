@@ -1,6 +1,8 @@
 package hook
 
 import (
+	"github.com/toolgate/toolgate/internal/jsonobj"
+
 	"github.com/toolgate/toolgate/hook/hosts"
 
 	"encoding/json"
@@ -57,7 +59,7 @@ func opencodeCalls(name string, raw json.RawMessage) ([]hosts.Call, error) {
 	}
 	switch name {
 	case "bash":
-		wd, _, err := object(input).str("workdir", "input.")
+		wd, _, err := jsonobj.Object(input).Str("workdir", "input.")
 		if err != nil {
 			return nil, err
 		}

@@ -1,6 +1,8 @@
 package hook
 
 import (
+	"github.com/toolgate/toolgate/internal/jsonobj"
+
 	"github.com/toolgate/toolgate/hook/hosts"
 
 	"encoding/json"
@@ -154,7 +156,7 @@ func qwenCallsDepth(name string, raw json.RawMessage, depth int) ([]hosts.Call, 
 	}
 	switch name {
 	case "run_shell_command":
-		wd, _, err := object(input).str("directory", "tool_input.")
+		wd, _, err := jsonobj.Object(input).Str("directory", "tool_input.")
 		if err != nil {
 			return nil, err
 		}
@@ -175,21 +177,21 @@ func qwenCallsDepth(name string, raw json.RawMessage, depth int) ([]hosts.Call, 
 	case "exit_worktree":
 		// Removing the worktree deletes it, its uncommitted work with it:
 		// an edit of its directory (Qwen keeps them in .qwen/worktrees).
-		action, _, err := object(input).str("action", "tool_input.")
+		action, _, err := jsonobj.Object(input).Str("action", "tool_input.")
 		if err != nil {
 			return nil, err
 		}
 		if action == "keep" {
 			return one(hosts.Call{Tool: name, Input: input})
 		}
-		wt, _, err := object(input).str("name", "tool_input.")
+		wt, _, err := jsonobj.Object(input).Str("name", "tool_input.")
 		if err != nil {
 			return nil, err
 		}
 		return one(hosts.Call{Tool: "edit", Input: map[string]any{"path": filepath.Join(".qwen", "worktrees", filepath.Base("/"+wt))}})
 	case "artifact":
 		// Recording a file as an artifact reads it.
-		p, _, err := object(input).str("file_path", "tool_input.")
+		p, _, err := jsonobj.Object(input).Str("file_path", "tool_input.")
 		if err != nil {
 			return nil, err
 		}
@@ -202,7 +204,7 @@ func qwenCallsDepth(name string, raw json.RawMessage, depth int) ([]hosts.Call, 
 		if depth > 0 {
 			return nil, fmt.Errorf("a tool_call calls tool_call")
 		}
-		target, _, err := object(input).str("name", "tool_input.")
+		target, _, err := jsonobj.Object(input).Str("name", "tool_input.")
 		if err != nil {
 			return nil, err
 		}

@@ -1,6 +1,8 @@
 package hook
 
 import (
+	"github.com/toolgate/toolgate/internal/jsonobj"
+
 	"strings"
 	"testing"
 
@@ -37,7 +39,7 @@ func TestInputShape(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.tool+" "+tc.input, func(t *testing.T) {
-			input, err := decodeObject([]byte(tc.input))
+			input, err := jsonobj.Decode([]byte(tc.input))
 			if err != nil {
 				t.Fatal(err)
 			}
