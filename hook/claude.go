@@ -31,19 +31,9 @@ type claudeEvent struct {
 	Prompt         string          `json:"prompt"`
 }
 
-// claudePathTools maps Claude Code's file tools to toolgate's path tools,
-// with the input field that holds the path. Grep's glob and Glob's
-// pattern keep their names: they are grep's glob and find's pattern.
-var claudePathTools = map[string]struct{ tool, pathField string }{
-	"Read": {"read", "file_path"}, "NotebookRead": {"read", "notebook_path"},
-	"Write": {"write", "file_path"},
-	"Edit":  {"edit", "file_path"}, "MultiEdit": {"edit", "file_path"}, "NotebookEdit": {"edit", "notebook_path"},
-	"Grep": {"grep", "path"}, "Glob": {"find", "path"}, "LS": {"ls", "path"},
-}
-
 var claudeProfile = hostProfile{
 	name:            HostClaudeCode,
-	calls:           claudeCalls,
+	calls:           hosts.ClaudeCalls,
 	projectSettings: []string{".claude"},
 	userSettings:    []string{".claude/settings.json", ".claude/settings.local.json"},
 	confines:        true,
@@ -127,14 +117,14 @@ func readHookEvent(in io.Reader) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading the hook event: %w", err)
 	}
-	if _, err := checkUnambiguous(data); err != nil {
+	if _, err := jsonobj.CheckUnambiguous(data); err != nil {
 		return nil, fmt.Errorf("the hook event cannot be read unambiguously: %w", err)
 	}
 	return data, nil
 }
 
 func (s *Server) claudePreToolUse(ev claudeEvent, out io.Writer) error {
-	calls, err := claudeCalls(ev.ToolName, ev.ToolInput)
+	calls, err := hosts.ClaudeCalls(ev.ToolName, ev.ToolInput)
 	if err != nil {
 		return err
 	}
@@ -144,7 +134,7 @@ func (s *Server) claudePreToolUse(ev claudeEvent, out io.Writer) error {
 	if ec := calls[0]; len(calls) == 1 && ec.Tool == "WebFetch" {
 		calls = nil
 		u, _ := ec.Input["url"].(string)
-		for _, form := range urlForms(strings.TrimSpace(u)) {
+		for _, form := range hosts.URLForms(strings.TrimSpace(u)) {
 			in := maps.Clone(ec.Input)
 			in["url"] = form
 			calls = append(calls, hosts.Call{Tool: ec.Tool, Input: in})
@@ -162,18 +152,18 @@ func (s *Server) claudePreToolUse(ev claudeEvent, out io.Writer) error {
 			d.res.State, d.res.Decision = "allow", &dec
 			d.res.Reason = ""
 		}
-		decision, _ := claudeDecision(d.res.State, d.res.Reason, ev.PermissionMode)
+		decision, _ := hosts.ClaudeDecision(d.res.State, d.res.Reason, ev.PermissionMode)
 		s.confine(claudeProfile, &d, decision)
 		ds = append(ds, d)
 	}
 	for _, d := range ds {
-		decision, reason := claudeDecision(d.res.State, d.res.Reason, ev.PermissionMode)
+		decision, reason := hosts.ClaudeDecision(d.res.State, d.res.Reason, ev.PermissionMode)
 		if err := s.auditHostDecision(d, decision, reason); err != nil {
 			return err
 		}
 	}
 	d := mostRestrictive(ds)
-	decision, reason := claudeDecision(d.res.State, d.res.Reason, ev.PermissionMode)
+	decision, reason := hosts.ClaudeDecision(d.res.State, d.res.Reason, ev.PermissionMode)
 	if decision == "defer" {
 		return nil // no answer: Claude Code's own permission flow decides
 	}
@@ -187,120 +177,6 @@ func (s *Server) claudePreToolUse(ev claudeEvent, out io.Writer) error {
 		}
 	}
 	return json.NewEncoder(out).Encode(map[string]any{"hookSpecificOutput": answer})
-}
-
-// claudeDecision is Claude Code's answer for toolgate's state in a
-// permission mode. Toolgate's ask is Claude's own ask; no mode loosens a
-// deny or an ask:
-//   - dontAsk (Claude denies whatever it would ask about): ask → deny.
-//   - plan (Claude runs only what cannot change anything): toolgate's
-//     allow is no answer at all, so Claude's own plan-mode checks decide
-//     (an allow from a hook would skip them).
-//   - bypassPermissions, acceptEdits, default and any other mode: as is;
-//     Claude Code keeps a hook's ask and deny in every mode.
-func claudeDecision(state, reason, mode string) (decision, why string) {
-	switch {
-	case state == "ask" && mode == "dontAsk":
-		return "deny", reason + " (toolgate would ask, and Claude Code's permission mode dontAsk denies what would be asked)"
-	case state == "allow" && mode == "plan":
-		return "defer", ""
-	}
-	return state, reason
-}
-
-// claudeCalls turns a Claude Code tool call into the engine calls that
-// decide it: most tools are one (claudeCall); a tool that also touches a
-// file is decided on that file's surface too (the most restrictive
-// answers): Artifact publishes the file it names (a read of it), a
-// durable CronCreate writes Claude Code's scheduled-jobs file.
-func claudeCalls(name string, rawInput json.RawMessage) ([]hosts.Call, error) {
-	ec, err := claudeCall(name, rawInput)
-	if err != nil {
-		return nil, err
-	}
-	calls := []hosts.Call{ec}
-	switch name {
-	case "Artifact":
-		if p, _, err := jsonobj.Object(ec.Input).Str("file_path", "tool_input."); err != nil {
-			return nil, err
-		} else if p != "" {
-			calls = append(calls, hosts.Call{Tool: "read", Input: map[string]any{"path": p}})
-		}
-	case "CronCreate":
-		if durable, _ := ec.Input["durable"].(bool); durable {
-			calls = append(calls, hosts.Call{Tool: "write", Input: map[string]any{"path": ".claude/scheduled_tasks.json"}})
-		}
-	}
-	return calls, nil
-}
-
-// claudeForeign are Claude Code's tools that run code in a language that
-// is not bash, with the program and code option their code is decided as.
-var claudeForeign = map[string]string{"PowerShell": "pwsh -Command"}
-
-// claudeCall turns a Claude Code tool call into an engine call.
-func claudeCall(name string, rawInput json.RawMessage) (hosts.Call, error) {
-	if name == "" {
-		return hosts.Call{}, fmt.Errorf("the hook event has no tool_name")
-	}
-	input, err := objectInput(name, rawInput)
-	if err != nil {
-		return hosts.Call{}, err
-	}
-	if ec, ok := mcpToolCall(name, input); ok {
-		return ec, nil
-	}
-	if prog, ok := claudeForeign[name]; ok {
-		// Foreign code: the bash surface, as the program running it, where
-		// the program catalog floors it (<foreign-code>): the code is shown
-		// whole, and only a rule naming the program with its code option
-		// (or a deny) decides it.
-		code, _, err := jsonobj.Object(input).Str("command", "tool_input.")
-		if err != nil {
-			return hosts.Call{}, err
-		}
-		if strings.TrimSpace(code) == "" {
-			return hosts.Call{}, fmt.Errorf("the %s call has no command", name)
-		}
-		cmd := prog + " '" + strings.ReplaceAll(code, "'", `'\''`) + "'"
-		return hosts.Call{Tool: "bash", Input: map[string]any{"command": cmd}}, nil
-	}
-	switch name {
-	case "Bash":
-		return hosts.Call{Tool: "bash", Input: input, Rewrite: true}, nil
-	case "ExitWorktree":
-		// Removing the worktree deletes it, its uncommitted work with it:
-		// an edit of the directory the session is in.
-		if action, _, err := jsonobj.Object(input).Str("action", "tool_input."); err != nil {
-			return hosts.Call{}, err
-		} else if action != "keep" {
-			return hosts.Call{Tool: "edit", Input: map[string]any{"path": "."}}, nil
-		}
-		return hosts.Call{Tool: name, Input: input}, nil
-	case "Monitor":
-		// Monitor watches the output of a shell command (decided as bash)
-		// or a WebSocket (its URL is the value on the Monitor surface).
-		if cmd, ok := input["command"]; ok && cmd != "" {
-			return hosts.Call{Tool: "bash", Input: input}, nil
-		}
-		return hosts.Call{Tool: name, Input: input}, nil
-	case "Skill":
-		// Claude Code's Skill tool loads a skill by name: the skill surface.
-		if err := renameField(input, name, "skill", "name"); err != nil {
-			return hosts.Call{}, err
-		}
-		return hosts.Call{Tool: "skill", Input: input}, nil
-	}
-	m, ok := claudePathTools[name]
-	if !ok {
-		// WebFetch, WebSearch, the built-in allowed tools and any other
-		// tool keep their Claude name as their surface.
-		return hosts.Call{Tool: name, Input: input}, nil
-	}
-	if err := renameField(input, name, m.pathField, "path"); err != nil {
-		return hosts.Call{}, err
-	}
-	return hosts.Call{Tool: m.tool, Input: input}, nil
 }
 
 func (s *Server) claudePrompt(ev claudeEvent, out io.Writer) error {

@@ -1,17 +1,11 @@
 package hook
 
 import (
-	"github.com/toolgate/toolgate/internal/jsonobj"
-
 	"github.com/toolgate/toolgate/hook/hosts"
 
 	"encoding/json"
 	"fmt"
 	"io"
-	"path/filepath"
-	"strings"
-
-	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/toolgate/toolgate/protocol"
 )
@@ -45,7 +39,7 @@ type codexEvent struct {
 
 var codexProfile = hostProfile{
 	name:  HostCodex,
-	calls: codexCalls,
+	calls: hosts.CodexCalls,
 	values: map[string]func(map[string]any) string{
 		"web_search": strField("query"),
 	},
@@ -62,11 +56,6 @@ var codexProfile = hostProfile{
 	userSettings:    []string{".codex/hooks.json", ".codex/config.toml", ".codex/requirements.toml"},
 }
 
-// codexAskNote ends the reason of an ask Codex cannot show.
-const codexAskNote = " (toolgate would ask, and Codex cannot ask a person from its PreToolUse hook, so the call is blocked;" +
-	" to allow it, add an allow rule to your toolgate policy (~/.config/toolgate/config.json or <project>/.toolgate/config.json;" +
-	" `toolgate explain --host codex` shows which rule decides))"
-
 // CodexHook answers one Codex hook event (PreToolUse or PermissionRequest)
 // read from in. Any error is returned, and the caller exits 2 with the
 // reason on stderr, which Codex treats as a deny.
@@ -82,7 +71,7 @@ func CodexHook(opts Options, in io.Reader, out io.Writer) error {
 	if ev.HookEventName != "PreToolUse" && ev.HookEventName != "PermissionRequest" {
 		return nil // other events do not gate anything
 	}
-	calls, err := codexCalls(ev.ToolName, ev.ToolInput)
+	calls, err := hosts.CodexCalls(ev.ToolName, ev.ToolInput)
 	if err != nil {
 		return err
 	}
@@ -92,7 +81,7 @@ func CodexHook(opts Options, in io.Reader, out io.Writer) error {
 	}
 	defer s.closeAudit()
 	pre := ev.HookEventName == "PreToolUse"
-	answer := func(state, reason string) (string, string) { return codexDecision(state, reason, pre) }
+	answer := func(state, reason string) (string, string) { return hosts.CodexDecision(state, reason, pre) }
 	d, err := s.decideAll(codexProfile, ev.ToolUseID, calls, answer)
 	if err != nil {
 		return err
@@ -103,7 +92,7 @@ func CodexHook(opts Options, in io.Reader, out io.Writer) error {
 	case pre && action == "allow" && d.confined != "":
 		// A PreToolUse allow counts only with a rewritten input: the
 		// command, run confined (the field keeps the name Codex gave it).
-		in, err := objectInput(ev.ToolName, ev.ToolInput)
+		in, err := hosts.ObjectInput(ev.ToolName, ev.ToolInput)
 		if err != nil {
 			return err
 		}
@@ -126,199 +115,4 @@ func CodexHook(opts Options, in io.Reader, out io.Writer) error {
 		return nil // no answer: Codex's own flow (its sandbox, its question to the person) goes on
 	}
 	return json.NewEncoder(out).Encode(reply)
-}
-
-// codexDecision is the answer toolgate gives Codex for its state: in
-// PreToolUse an ask is a deny (nothing there can ask a person); in
-// PermissionRequest an ask is left to the person Codex asks.
-func codexDecision(state, reason string, pre bool) (action, why string) {
-	if state == "ask" && pre {
-		return "deny", reason + codexAskNote
-	}
-	return state, reason
-}
-
-// codexCalls turns a Codex tool call into engine calls: its shell (which
-// Codex names Bash, whatever the model called), apply_patch (one call per
-// file the patch touches), MCP tools, and any other tool under its own
-// name.
-func codexCalls(name string, rawInput json.RawMessage) ([]hosts.Call, error) {
-	if name == "" {
-		return nil, fmt.Errorf("the hook event has no tool_name")
-	}
-	input, err := objectInput(name, rawInput)
-	if err != nil {
-		return nil, err
-	}
-	one := func(ec hosts.Call) ([]hosts.Call, error) { return []hosts.Call{ec}, nil }
-	if ec, ok := mcpToolCall(name, input); ok {
-		return one(ec)
-	}
-	switch name {
-	case "Bash", "shell", "exec_command", "local_shell":
-		if err := renameField(input, name, "cmd", "command"); err != nil {
-			return nil, err
-		}
-		wd, _, err := jsonobj.Object(input).Str("workdir", "tool_input.")
-		if err != nil {
-			return nil, err
-		}
-		calls := []hosts.Call{{Tool: "bash", Input: input, Workdir: wd, Rewrite: true}}
-		cmd, _, err := jsonobj.Object(input).Str("command", "tool_input.")
-		if err != nil {
-			return nil, err
-		}
-		patches, err := codexShellPatches(cmd, wd)
-		if err != nil {
-			return nil, err
-		}
-		if len(patches) > 0 {
-			// Codex applies the patch itself, outside the shell: a
-			// rewritten command would lose it, so this one runs as it is.
-			calls[0].Rewrite = false
-		}
-		for _, pt := range patches {
-			pc, err := hosts.PatchCalls("apply_patch", pt.text)
-			if err != nil {
-				return nil, err
-			}
-			for _, c := range pc {
-				if p, _ := c.Input["path"].(string); pt.dir != "" && !filepath.IsAbs(p) {
-					c.Input["path"] = filepath.Join(pt.dir, p)
-				}
-				calls = append(calls, c)
-			}
-		}
-		return calls, nil
-	case "apply_patch":
-		text, err := hosts.PatchText(name, input, "command", "input", "patch")
-		if err != nil {
-			return nil, err
-		}
-		return hosts.PatchCalls(name, text)
-	case "view_image":
-		return one(hosts.Call{Tool: "read", Input: input})
-	}
-	return one(hosts.Call{Tool: name, Input: input})
-}
-
-// shellPatch is a patch a shell command hands to apply_patch, and the
-// directory its relative paths are relative to ("" for the command's).
-type shellPatch struct{ text, dir string }
-
-// codexShellPatches are the patches a shell command gives apply_patch:
-// Codex applies `apply_patch <<'EOF' … EOF` (or `apply_patch 'PATCH'`)
-// itself, so the files it names are decided with the command. A literal
-// `cd DIR` before it moves its relative paths; a patch or directory that
-// is not literal text is an error (toolgate cannot tell the files). A
-// command that does not parse has none: the bash analysis decides it.
-func codexShellPatches(command, workdir string) ([]shellPatch, error) {
-	f, err := syntax.NewParser().Parse(strings.NewReader(command), "")
-	if err != nil {
-		return nil, nil
-	}
-	var out []shellPatch
-	var werr error
-	dir := workdir
-	syntax.Walk(f, func(n syntax.Node) bool {
-		st, ok := n.(*syntax.Stmt)
-		if !ok || werr != nil {
-			return werr == nil
-		}
-		call, ok := st.Cmd.(*syntax.CallExpr)
-		if !ok || len(call.Args) == 0 {
-			return true
-		}
-		switch name, _ := shellLiteral(call.Args[0]); name {
-		case "cd":
-			if len(call.Args) < 2 {
-				return true
-			}
-			d, ok := shellLiteral(call.Args[1])
-			if !ok {
-				werr = fmt.Errorf("the command changes to a directory toolgate cannot read before apply_patch")
-				return false
-			}
-			if filepath.IsAbs(d) {
-				dir = d
-			} else {
-				dir = filepath.Join(dir, d)
-			}
-		case "apply_patch", "applypatch":
-			text, found := "", false
-			for _, r := range st.Redirs {
-				if (r.Op == syntax.Hdoc || r.Op == syntax.DashHdoc) && r.Hdoc != nil {
-					if text, found = heredocText(r); !found {
-						werr = fmt.Errorf("the patch apply_patch reads is not literal text, so toolgate cannot tell which files it changes")
-						return false
-					}
-				}
-			}
-			if !found && len(call.Args) > 1 {
-				if text, found = shellLiteral(call.Args[1]); !found {
-					werr = fmt.Errorf("the patch given to apply_patch is not literal text, so toolgate cannot tell which files it changes")
-					return false
-				}
-			}
-			if found {
-				out = append(out, shellPatch{text: text, dir: dir})
-			}
-		}
-		return true
-	})
-	return out, werr
-}
-
-// heredocText is a heredoc's body when it is literal: all of it when its
-// delimiter is quoted (nothing in it expands), else as shellLiteral reads it.
-func heredocText(r *syntax.Redirect) (string, bool) {
-	quoted := false
-	if r.Word != nil {
-		for _, p := range r.Word.Parts {
-			switch p.(type) {
-			case *syntax.SglQuoted, *syntax.DblQuoted:
-				quoted = true
-			}
-		}
-	}
-	if !quoted {
-		return shellLiteral(r.Hdoc)
-	}
-	var b strings.Builder
-	for _, part := range r.Hdoc.Parts {
-		l, ok := part.(*syntax.Lit)
-		if !ok {
-			return "", false
-		}
-		b.WriteString(l.Value)
-	}
-	return b.String(), true
-}
-
-// shellLiteral is a word's text when it is literal: plain, single- or
-// double-quoted text with no expansion and no backslash.
-func shellLiteral(w *syntax.Word) (string, bool) {
-	var b strings.Builder
-	for _, part := range w.Parts {
-		switch p := part.(type) {
-		case *syntax.Lit:
-			if strings.Contains(p.Value, "\\") {
-				return "", false
-			}
-			b.WriteString(p.Value)
-		case *syntax.SglQuoted:
-			b.WriteString(p.Value)
-		case *syntax.DblQuoted:
-			for _, q := range p.Parts {
-				l, ok := q.(*syntax.Lit)
-				if !ok || strings.Contains(l.Value, "\\") {
-					return "", false
-				}
-				b.WriteString(l.Value)
-			}
-		default:
-			return "", false
-		}
-	}
-	return b.String(), true
 }

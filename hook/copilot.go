@@ -7,8 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"maps"
-	"strings"
 	"time"
 
 	"github.com/toolgate/toolgate/protocol"
@@ -32,12 +30,9 @@ type copilotEvent struct {
 	ToolArgs  json.RawMessage `json:"toolArgs"`
 }
 
-// copilotPathTools maps Copilot's file tools to toolgate's path tools.
-var copilotPathTools = map[string]string{"view": "read", "create": "write", "edit": "edit"}
-
 var copilotProfile = hostProfile{
 	name:  HostCopilotCLI,
-	calls: copilotCalls,
+	calls: hosts.CopilotCalls,
 	values: map[string]func(map[string]any) string{
 		"web_fetch":            strField("url"),
 		"semantic_code_search": strField("repo"),
@@ -63,13 +58,6 @@ type CopilotOptions struct {
 	// (Copilot would run the tool once its own timeoutSec passed).
 	Deadline time.Duration
 }
-
-// copilotAskNote ends the reason of an ask, which Copilot shows in its
-// permission dialog, and which a run with nobody to ask (copilot -p)
-// denies.
-const copilotAskNote = " (toolgate asks; where nobody can answer, as in `copilot -p`, Copilot denies the call." +
-	" To allow it there, add an allow rule to your toolgate policy (~/.config/toolgate/config.json or" +
-	" <project>/.toolgate/config.json; `toolgate explain --host copilot-cli` shows which rule decides))"
 
 // CopilotHook answers one Copilot preToolUse event read from in with one
 // JSON answer on out, within copts.Deadline. It never fails: any error is
@@ -104,22 +92,12 @@ func CopilotHook(opts Options, copts CopilotOptions, in io.Reader, out io.Writer
 		r.err = fmt.Errorf("no decision within %s", copts.Deadline)
 	}
 	if r.err != nil {
-		r.answer = copilotAnswer("deny", "toolgate: blocked (fail-closed): "+r.err.Error())
+		r.answer = hosts.CopilotAnswer("deny", "toolgate: blocked (fail-closed): "+r.err.Error())
 	}
 	// One write of the whole answer: the decision is made into a buffer,
 	// so a late one is never printed after the deadline's deny.
 	_, _ = out.Write(r.answer)
 	return r.err
-}
-
-// copilotAnswer is Copilot's preToolUse answer, one line of JSON.
-func copilotAnswer(decision, reason string) []byte {
-	reply := map[string]string{"permissionDecision": decision}
-	if reason != "" {
-		reply["permissionDecisionReason"] = reason
-	}
-	b, _ := json.Marshal(reply)
-	return append(b, '\n')
 }
 
 func copilotDecide(opts Options, in io.Reader, out io.Writer) error {
@@ -131,7 +109,7 @@ func copilotDecide(opts Options, in io.Reader, out io.Writer) error {
 	if err := protocol.Unmarshal(data, &ev, ""); err != nil {
 		return fmt.Errorf("the hook event cannot be read: %w", err)
 	}
-	calls, err := copilotCalls(ev.ToolName, ev.ToolArgs)
+	calls, err := hosts.CopilotCalls(ev.ToolName, ev.ToolArgs)
 	if err != nil {
 		return err
 	}
@@ -140,16 +118,16 @@ func copilotDecide(opts Options, in io.Reader, out io.Writer) error {
 		return err
 	}
 	defer s.closeAudit()
-	d, err := s.decideAll(copilotProfile, "", calls, copilotDecision)
+	d, err := s.decideAll(copilotProfile, "", calls, hosts.CopilotDecision)
 	if err != nil {
 		return err
 	}
-	action, reason := copilotDecision(d.res.State, d.res.Reason)
+	action, reason := hosts.CopilotDecision(d.res.State, d.res.Reason)
 	if action == "allow" {
 		reason = ""
 	}
 	if d.confined == "" || action == "deny" {
-		_, err = out.Write(copilotAnswer(action, reason))
+		_, err = out.Write(hosts.CopilotAnswer(action, reason))
 		return err
 	}
 	// modifiedArgs are the arguments Copilot runs the tool with: the
@@ -167,107 +145,4 @@ func copilotDecide(opts Options, in io.Reader, out io.Writer) error {
 	}
 	_, err = out.Write(append(b, '\n'))
 	return err
-}
-
-// copilotDecision is Copilot's answer for toolgate's state: the same
-// word, an ask with how to allow the call where Copilot cannot ask.
-func copilotDecision(state, reason string) (string, string) {
-	if state == "ask" {
-		return state, reason + copilotAskNote
-	}
-	return state, reason
-}
-
-// copilotArgs decodes toolArgs: an object, or a JSON string holding one.
-func copilotArgs(tool string, raw json.RawMessage) (map[string]any, error) {
-	if trimmed := bytes.TrimSpace(raw); len(trimmed) > 0 && trimmed[0] == '"' {
-		var s string
-		if err := json.Unmarshal(trimmed, &s); err != nil {
-			return nil, fmt.Errorf("toolArgs of %s: %w", tool, err)
-		}
-		if strings.TrimSpace(s) == "" {
-			return map[string]any{}, nil
-		}
-		if _, err := checkUnambiguous([]byte(s)); err != nil {
-			return nil, fmt.Errorf("toolArgs of %s cannot be read unambiguously: %w", tool, err)
-		}
-		raw = json.RawMessage(s)
-	}
-	in, err := objectInput(tool, raw)
-	if err != nil {
-		return nil, fmt.Errorf("toolArgs of %s: %w", tool, err)
-	}
-	return in, nil
-}
-
-// copilotCalls turns a Copilot tool call into engine calls: grep and glob
-// are one per path searched; web_fetch one per URL form.
-func copilotCalls(name string, raw json.RawMessage) ([]hosts.Call, error) {
-	if name == "" {
-		return nil, fmt.Errorf("the hook event has no toolName")
-	}
-	input, err := copilotArgs(name, raw)
-	if err != nil {
-		return nil, err
-	}
-	one := func(ec hosts.Call) ([]hosts.Call, error) { return []hosts.Call{ec}, nil }
-	if ec, ok := mcpToolCall(name, input); ok {
-		return one(ec)
-	}
-	if t, ok := copilotPathTools[name]; ok {
-		return one(hosts.Call{Tool: t, Input: input})
-	}
-	switch name {
-	case "bash":
-		return one(hosts.Call{Tool: "bash", Input: input, Rewrite: true})
-	case "grep", "glob":
-		tool := map[string]string{"grep": "grep", "glob": "find"}[name]
-		return perPath(name, tool, input)
-	case "skill":
-		if err := renameField(input, name, "skill", "name"); err != nil {
-			return nil, err
-		}
-		return one(hosts.Call{Tool: "skill", Input: input})
-	case "web_fetch":
-		return urlFormCalls(name, input, "toolArgs.")
-	case "apply_patch":
-		text, err := hosts.PatchText(name, input, "input", "patch", "command")
-		if err != nil {
-			return nil, err
-		}
-		return hosts.PatchCalls(name, text)
-	}
-	return one(hosts.Call{Tool: name, Input: input})
-}
-
-// perPath is one engine call of tool per entry of the input's paths (none:
-// one call, which searches the working directory).
-func perPath(name, tool string, input map[string]any) ([]hosts.Call, error) {
-	raw, ok := input["paths"]
-	delete(input, "paths")
-	if !ok || raw == nil {
-		return []hosts.Call{{Tool: tool, Input: input}}, nil
-	}
-	list, ok := raw.([]any)
-	if !ok {
-		if s, isStr := raw.(string); isStr {
-			list = []any{s}
-		} else {
-			return nil, fmt.Errorf("toolArgs.paths of %s is not a list of paths", name)
-		}
-	}
-	if len(list) == 0 {
-		return []hosts.Call{{Tool: tool, Input: input}}, nil
-	}
-	var calls []hosts.Call
-	for i, v := range list {
-		p, ok := v.(string)
-		if !ok {
-			return nil, fmt.Errorf("toolArgs.paths[%d] of %s is not a string", i, name)
-		}
-		in := maps.Clone(input)
-		in["path"] = p
-		calls = append(calls, hosts.Call{Tool: tool, Input: in})
-	}
-	return calls, nil
 }

@@ -1,6 +1,8 @@
 package hook
 
 import (
+	"github.com/toolgate/toolgate/internal/jsonobj"
+
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -30,7 +32,7 @@ func TestCheckUnambiguous(t *testing.T) {
 		{`[1,2,3]`, ""},
 	}
 	for _, tc := range cases {
-		_, err := checkUnambiguous([]byte(tc.raw))
+		_, err := jsonobj.CheckUnambiguous([]byte(tc.raw))
 		switch {
 		case tc.want == "" && err != nil:
 			t.Errorf("%s: rejected: %v", tc.raw, err)
@@ -95,10 +97,10 @@ func FuzzCheckUnambiguous(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		if !json.Valid(raw) {
-			_, _ = checkUnambiguous(raw) // must not panic
+			_, _ = jsonobj.CheckUnambiguous(raw) // must not panic
 			return
 		}
-		_, err := checkUnambiguous(raw)
+		_, err := jsonobj.CheckUnambiguous(raw)
 		dup, rerr := refDuplicate(raw)
 		if rerr != nil {
 			return
@@ -113,7 +115,7 @@ func FuzzCheckUnambiguous(f *testing.F) {
 }
 
 func TestInputSpan(t *testing.T) {
-	in, err := checkUnambiguous([]byte(`{"toolCallId":"c","input": {"command":"ls","x":[1,{"input":2}]} ,"hasUI":true}`))
+	in, err := jsonobj.CheckUnambiguous([]byte(`{"toolCallId":"c","input": {"command":"ls","x":[1,{"input":2}]} ,"hasUI":true}`))
 	if err != nil || string(in) != `{"command":"ls","x":[1,{"input":2}]}` {
 		t.Fatalf("input span = %q, %v", in, err)
 	}

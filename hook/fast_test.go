@@ -452,7 +452,7 @@ func auditRecords(t *testing.T, dir string) []string {
 }
 
 // TestDecodeToolCallReadsAsTheGeneralPath: whenever the one-pass reader
-// takes a line, the general path (envelope screen, checkUnambiguous,
+// takes a line, the general path (envelope screen, jsonobj.CheckUnambiguous,
 // decodeObject) accepts it too and reads the same id, params and input.
 func TestDecodeToolCallReadsAsTheGeneralPath(t *testing.T) {
 	dir := t.TempDir()
@@ -518,7 +518,7 @@ func readsAsTheGeneralPath(t *testing.T, line []byte) bool {
 			t.Fatalf("%q: id %q, the general path reads %q", line, fc.ID, id)
 		}
 		raw := []byte(env["params"])
-		input, err := checkUnambiguous(raw)
+		input, err := jsonobj.CheckUnambiguous(raw)
 		if err != nil {
 			t.Fatalf("%q: taken, the general path refuses: %v", line, err)
 		}
@@ -600,7 +600,7 @@ func BenchmarkParamsDecode(b *testing.B) {
 	b.Run("general", func(b *testing.B) {
 		b.ReportAllocs()
 		for i := 0; i < b.N; i++ {
-			if _, err := checkUnambiguous(benchParams); err != nil {
+			if _, err := jsonobj.CheckUnambiguous(benchParams); err != nil {
 				b.Fatal(err)
 			}
 			params, err := jsonobj.Decode(benchParams)

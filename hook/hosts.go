@@ -1,13 +1,10 @@
 package hook
 
 import (
-	"github.com/toolgate/toolgate/internal/jsonobj"
-
 	"github.com/toolgate/toolgate/hook/hosts"
 
 	"encoding/json"
 	"fmt"
-	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -238,33 +235,6 @@ func hookServer(opts Options, host, cwd, sessionID string) (*Server, error) {
 	return s, nil
 }
 
-// objectInput decodes a hook event's tool_input: absent is {}, anything
-// but an object is an error.
-func objectInput(tool string, raw json.RawMessage) (map[string]any, error) {
-	if len(raw) == 0 || string(raw) == "null" {
-		return map[string]any{}, nil
-	}
-	o, err := jsonobj.Decode(raw)
-	if err != nil {
-		return nil, fmt.Errorf("tool_input of %s: %w", tool, err)
-	}
-	return o, nil
-}
-
-// renameField moves in[from] to in[to]; both present is ambiguous.
-func renameField(in map[string]any, tool, from, to string) error {
-	v, ok := in[from]
-	if !ok || from == to {
-		return nil
-	}
-	if _, clash := in[to]; clash {
-		return fmt.Errorf("tool_input of %s has both %s and %s", tool, from, to)
-	}
-	delete(in, from)
-	in[to] = v
-	return nil
-}
-
 // hostProtected are the files beyond pi's that no call may change unasked:
 // toolgate's own policy files, and the settings where a hook host is told
 // to run toolgate (a call that could rewrite them could turn toolgate off).
@@ -316,36 +286,4 @@ func (s *Server) decideAll(prof hostProfile, id string, calls []hosts.Call, answ
 		}
 	}
 	return mostRestrictive(ds), nil
-}
-
-// mcpToolCall is the engine call of an MCP tool a host names
-// mcp__SERVER__TOOL (Claude Code's naming, which Codex, Qwen Code and
-// Copilot's Claude-format hooks share): the target SERVER:TOOL.
-func mcpToolCall(name string, input map[string]any) (hosts.Call, bool) {
-	rest, ok := strings.CutPrefix(name, "mcp__")
-	if !ok {
-		return hosts.Call{}, false
-	}
-	server, tool, _ := strings.Cut(rest, "__")
-	ref := server
-	if tool != "" {
-		ref = server + ":" + tool
-	}
-	return hosts.Call{Tool: "mcp", Input: map[string]any{"tool": ref, "arguments": input}}, true
-}
-
-// urlFormCalls are the engine calls of a fetch tool: its url as written
-// and as a fetcher normalizes it (the most restrictive decides).
-func urlFormCalls(tool string, input map[string]any, where string) ([]hosts.Call, error) {
-	u, _, err := jsonobj.Object(input).Str("url", where)
-	if err != nil {
-		return nil, err
-	}
-	var calls []hosts.Call
-	for _, form := range urlForms(strings.TrimSpace(u)) {
-		in := maps.Clone(input)
-		in["url"] = form
-		calls = append(calls, hosts.Call{Tool: tool, Input: in})
-	}
-	return calls, nil
 }

@@ -15,7 +15,7 @@ import (
 // text continues. It never answers with an error.
 func (s *Server) input(ctx context.Context, raw []byte) any {
 	id := fmt.Sprintf("input-%d", s.inputSeq.Add(1))
-	if _, err := checkUnambiguous(raw); err != nil {
+	if _, err := jsonobj.CheckUnambiguous(raw); err != nil {
 		return s.invalid(protocol.GateSkillInput, id, err)
 	}
 	params, err := jsonobj.Decode(raw)

@@ -1,14 +1,11 @@
 package hook
 
 import (
-	"github.com/toolgate/toolgate/internal/jsonobj"
-
 	"github.com/toolgate/toolgate/hook/hosts"
 
 	"encoding/json"
 	"fmt"
 	"io"
-	"path/filepath"
 
 	"github.com/toolgate/toolgate/protocol"
 )
@@ -24,18 +21,9 @@ import (
 // HostQwenCode is Qwen Code's host name, as the audit log records it.
 const HostQwenCode = "qwen-code"
 
-// qwenPathTools maps Qwen's file tools to toolgate's path tools, with the
-// input field that holds the path.
-var qwenPathTools = map[string]struct{ tool, pathField string }{
-	"read_file": {"read", "file_path"}, "write_file": {"write", "file_path"},
-	"edit": {"edit", "file_path"}, "notebook_edit": {"edit", "notebook_path"},
-	"grep_search": {"grep", "path"}, "glob": {"find", "path"}, "list_directory": {"ls", "path"},
-	"zoom_image": {"read", "file_path"},
-}
-
 var qwenProfile = hostProfile{
 	name:  HostQwenCode,
-	calls: qwenCalls,
+	calls: hosts.QwenCalls,
 	values: map[string]func(map[string]any) string{
 		"web_fetch":  strField("url"),
 		"web_search": strField("query"),
@@ -61,18 +49,6 @@ var qwenProfile = hostProfile{
 	userSettings:    []string{".qwen/settings.json"},
 }
 
-// qwenAskNote ends the reason of an ask, which Qwen shows in its own
-// confirmation, and which a run with nobody to ask (qwen -p) denies with
-// this reason.
-const qwenAskNote = " (toolgate asks; where nobody can answer, as in `qwen -p`, Qwen Code blocks the call." +
-	" To allow it there, add an allow rule to your toolgate policy (~/.config/toolgate/config.json or" +
-	" <project>/.toolgate/config.json; `toolgate explain --host qwen-code` shows which rule decides))"
-
-// qwenNoAskNote ends the reason of an ask that qwen-hook --no-ask denies.
-const qwenNoAskNote = " (toolgate would ask, and this Qwen Code hook does not ask (--no-ask), so the call is blocked;" +
-	" to allow it, add an allow rule to your toolgate policy (~/.config/toolgate/config.json or" +
-	" <project>/.toolgate/config.json; `toolgate explain --host qwen-code` shows which rule decides))"
-
 // QwenOptions are the qwen-hook's own settings.
 type QwenOptions struct {
 	// NoAsk answers toolgate's ask with a deny that says how to allow the
@@ -96,7 +72,7 @@ func QwenHook(opts Options, qopts QwenOptions, in io.Reader, out io.Writer) erro
 	if ev.HookEventName != "PreToolUse" {
 		return nil // other events do not gate anything
 	}
-	calls, err := qwenCalls(ev.ToolName, ev.ToolInput)
+	calls, err := hosts.QwenCalls(ev.ToolName, ev.ToolInput)
 	if err != nil {
 		return err
 	}
@@ -105,7 +81,7 @@ func QwenHook(opts Options, qopts QwenOptions, in io.Reader, out io.Writer) erro
 		return err
 	}
 	defer s.closeAudit()
-	answer := func(state, reason string) (string, string) { return qwenDecision(state, reason, qopts.NoAsk) }
+	answer := func(state, reason string) (string, string) { return hosts.QwenDecision(state, reason, qopts.NoAsk) }
 	d, err := s.decideAll(qwenProfile, ev.ToolUseID, calls, answer)
 	if err != nil {
 		return err
@@ -120,115 +96,4 @@ func QwenHook(opts Options, qopts QwenOptions, in io.Reader, out io.Writer) erro
 		}
 	}
 	return json.NewEncoder(out).Encode(map[string]any{"hookSpecificOutput": answerOut})
-}
-
-// qwenDecision is Qwen's answer for toolgate's state: the same word, an
-// ask with how to allow the call where Qwen cannot ask (with noAsk, a
-// deny saying so). No approval mode (yolo included) loosens a deny or an
-// ask: Qwen keeps a hook's answer in every mode.
-func qwenDecision(state, reason string, noAsk bool) (string, string) {
-	switch {
-	case state == "ask" && noAsk:
-		return "deny", reason + qwenNoAskNote
-	case state == "ask":
-		return state, reason + qwenAskNote
-	}
-	return state, reason
-}
-
-// qwenCalls turns a Qwen Code tool call into engine calls. tool_call,
-// Qwen's way to call a deferred tool by name, is decided as that tool.
-func qwenCalls(name string, raw json.RawMessage) ([]hosts.Call, error) {
-	return qwenCallsDepth(name, raw, 0)
-}
-
-func qwenCallsDepth(name string, raw json.RawMessage, depth int) ([]hosts.Call, error) {
-	if name == "" {
-		return nil, fmt.Errorf("the hook event has no tool_name")
-	}
-	input, err := objectInput(name, raw)
-	if err != nil {
-		return nil, err
-	}
-	one := func(ec hosts.Call) ([]hosts.Call, error) { return []hosts.Call{ec}, nil }
-	if ec, ok := mcpToolCall(name, input); ok {
-		return one(ec)
-	}
-	switch name {
-	case "run_shell_command":
-		wd, _, err := jsonobj.Object(input).Str("directory", "tool_input.")
-		if err != nil {
-			return nil, err
-		}
-		return one(hosts.Call{Tool: "bash", Input: input, Workdir: wd, Rewrite: true})
-	case "monitor":
-		// Monitor watches a shell command's output: decided as bash.
-		if cmd, ok := input["command"]; ok && cmd != "" {
-			return one(hosts.Call{Tool: "bash", Input: input})
-		}
-		return one(hosts.Call{Tool: name, Input: input})
-	case "skill":
-		if err := renameField(input, name, "skill", "name"); err != nil {
-			return nil, err
-		}
-		return one(hosts.Call{Tool: "skill", Input: input})
-	case "web_fetch":
-		return urlFormCalls(name, input, "tool_input.")
-	case "exit_worktree":
-		// Removing the worktree deletes it, its uncommitted work with it:
-		// an edit of its directory (Qwen keeps them in .qwen/worktrees).
-		action, _, err := jsonobj.Object(input).Str("action", "tool_input.")
-		if err != nil {
-			return nil, err
-		}
-		if action == "keep" {
-			return one(hosts.Call{Tool: name, Input: input})
-		}
-		wt, _, err := jsonobj.Object(input).Str("name", "tool_input.")
-		if err != nil {
-			return nil, err
-		}
-		return one(hosts.Call{Tool: "edit", Input: map[string]any{"path": filepath.Join(".qwen", "worktrees", filepath.Base("/"+wt))}})
-	case "artifact":
-		// Recording a file as an artifact reads it.
-		p, _, err := jsonobj.Object(input).Str("file_path", "tool_input.")
-		if err != nil {
-			return nil, err
-		}
-		calls := []hosts.Call{{Tool: name, Input: input}}
-		if p != "" {
-			calls = append(calls, hosts.Call{Tool: "read", Input: map[string]any{"path": p}})
-		}
-		return calls, nil
-	case "tool_call":
-		if depth > 0 {
-			return nil, fmt.Errorf("a tool_call calls tool_call")
-		}
-		target, _, err := jsonobj.Object(input).Str("name", "tool_input.")
-		if err != nil {
-			return nil, err
-		}
-		if target == "" {
-			return nil, fmt.Errorf("the tool_call names no tool")
-		}
-		args, err := json.Marshal(input["arguments"])
-		if err != nil {
-			return nil, err
-		}
-		calls, err := qwenCallsDepth(target, args, depth+1)
-		for i := range calls {
-			// The rewrite would be of tool_call's own input: the
-			// deferred shell command runs as it is.
-			calls[i].Rewrite = false
-		}
-		return calls, err
-	}
-	m, ok := qwenPathTools[name]
-	if !ok {
-		return one(hosts.Call{Tool: name, Input: input})
-	}
-	if err := renameField(input, name, m.pathField, "path"); err != nil {
-		return nil, err
-	}
-	return one(hosts.Call{Tool: m.tool, Input: input})
 }

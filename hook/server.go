@@ -756,7 +756,7 @@ type gatesCall struct {
 // decodeCall reads tool_call/check params strictly (a call toolgate
 // cannot read unambiguously is invalid).
 func (s *Server) decodeCall(raw []byte) (*gatesCall, string, error) {
-	inputRaw, err := checkUnambiguous(raw)
+	inputRaw, err := jsonobj.CheckUnambiguous(raw)
 	if err != nil {
 		return nil, "", err
 	}

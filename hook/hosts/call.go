@@ -1,6 +1,8 @@
-// Package hosts holds the pure parts of the host adapters: what a host's
-// tool call is in engine calls. It knows no session: package hook reads
-// the event, decides the calls and writes the answer.
+// Package hosts holds the pure parts of the host adapters, a file per
+// host: what a host's tool call is in engine calls (its tool map and the
+// reading of its event), and what toolgate's decision is in the host's
+// answer. It knows no session: package hook reads the event, decides the
+// calls and writes the answer.
 package hosts
 
 // Call is one call in toolgate's own terms, as a host adapter made
