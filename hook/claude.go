@@ -31,54 +31,6 @@ type claudeEvent struct {
 	Prompt         string          `json:"prompt"`
 }
 
-var claudeProfile = hostProfile{
-	name:            HostClaudeCode,
-	calls:           hosts.ClaudeCalls,
-	projectSettings: []string{".claude"},
-	userSettings:    []string{".claude/settings.json", ".claude/settings.local.json"},
-	confines:        true,
-	values: map[string]func(map[string]any) string{
-		"WebFetch":  strField("url"),
-		"WebSearch": strField("query"),
-		// MCP resources: the server, and server:uri for a read.
-		"ListMcpResourcesTool": strField("server"),
-		"ReadMcpResourceTool": func(in map[string]any) string {
-			if server, uri := strField("server")(in), strField("uri")(in); server != "" || uri != "" {
-				return server + ":" + uri
-			}
-			return ""
-		},
-		"Monitor": func(in map[string]any) string {
-			ws, _ := in["ws"].(map[string]any)
-			return strField("url")(ws)
-		},
-		// A worktree it enters, the file an artifact publishes, the prompt
-		// a scheduled job runs, the job a delete removes.
-		"EnterWorktree": func(in map[string]any) string {
-			if n := strField("name")(in); n != "" {
-				return n
-			}
-			return strField("path")(in)
-		},
-		"Artifact":   strField("file_path"),
-		"CronCreate": strField("prompt"),
-		"CronDelete": strField("id"),
-	},
-	// Tools Claude Code runs without asking anyone: its todo list and task
-	// tracker, plan mode, subagents (whose own tool calls come through
-	// this hook), background shells it started, its question to the
-	// person, and the search for its own deferred tools.
-	builtinAllow: map[string]bool{
-		"TodoWrite": true, "ExitPlanMode": true, "EnterPlanMode": true, "Task": true, "Agent": true,
-		"BashOutput": true, "KillShell": true, "KillBash": true, "TaskOutput": true, "TaskStop": true,
-		"TaskCreate": true, "TaskGet": true, "TaskUpdate": true, "TaskList": true,
-		"AskUserQuestion": true, "ToolSearch": true,
-		// Leaving a worktree and keeping it (removing it is an edit),
-		// listing scheduled jobs, messages to the person.
-		"ExitWorktree": true, "CronList": true, "SendUserMessage": true, "Brief": true, "PushNotification": true,
-	},
-}
-
 // ClaudeHook answers one Claude Code hook event (PreToolUse or
 // UserPromptSubmit) read from in, with the same engine as serve. Any error
 // is returned, and the caller exits 2, which Claude Code treats as a block.
@@ -142,7 +94,7 @@ func (s *Server) claudePreToolUse(ev claudeEvent, out io.Writer) error {
 	}
 	var ds []hostDecision
 	for _, c := range calls {
-		d, err := s.decideEngineCall(claudeProfile, ev.ToolUseID, c)
+		d, err := s.decideEngineCall(hosts.ClaudeProfile, ev.ToolUseID, c)
 		if err != nil {
 			return err
 		}
@@ -153,7 +105,7 @@ func (s *Server) claudePreToolUse(ev claudeEvent, out io.Writer) error {
 			d.res.Reason = ""
 		}
 		decision, _ := hosts.ClaudeDecision(d.res.State, d.res.Reason, ev.PermissionMode)
-		s.confine(claudeProfile, &d, decision)
+		s.confine(hosts.ClaudeProfile, &d, decision)
 		ds = append(ds, d)
 	}
 	for _, d := range ds {

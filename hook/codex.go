@@ -23,9 +23,6 @@ import (
 //     deny answer Codex's question; an ask is no answer, so the person is
 //     asked.
 
-// HostCodex is the Codex CLI's host name, as the audit log records it.
-const HostCodex = "codex"
-
 // codexEvent is the part of a Codex hook event toolgate reads.
 type codexEvent struct {
 	HookEventName  string          `json:"hook_event_name"`
@@ -35,25 +32,6 @@ type codexEvent struct {
 	ToolName       string          `json:"tool_name"`
 	ToolInput      json.RawMessage `json:"tool_input"`
 	ToolUseID      string          `json:"tool_use_id"`
-}
-
-var codexProfile = hostProfile{
-	name:  HostCodex,
-	calls: hosts.CodexCalls,
-	values: map[string]func(map[string]any) string{
-		"web_search": strField("query"),
-	},
-	// Tools Codex runs without asking anyone: its plan, its questions to
-	// the person, its goals, and its subagents (whose own tool calls come
-	// through this hook).
-	builtinAllow: map[string]bool{
-		"update_plan": true, "request_user_input": true,
-		"get_goal": true, "create_goal": true, "update_goal": true,
-		"spawn_agent": true, "send_input": true, "resume_agent": true, "wait_agent": true, "close_agent": true,
-	},
-	projectSettings: []string{".codex"},
-	confines:        true,
-	userSettings:    []string{".codex/hooks.json", ".codex/config.toml", ".codex/requirements.toml"},
 }
 
 // CodexHook answers one Codex hook event (PreToolUse or PermissionRequest)
@@ -82,7 +60,7 @@ func CodexHook(opts Options, in io.Reader, out io.Writer) error {
 	defer s.closeAudit()
 	pre := ev.HookEventName == "PreToolUse"
 	answer := func(state, reason string) (string, string) { return hosts.CodexDecision(state, reason, pre) }
-	d, err := s.decideAll(codexProfile, ev.ToolUseID, calls, answer)
+	d, err := s.decideAll(hosts.CodexProfile, ev.ToolUseID, calls, answer)
 	if err != nil {
 		return err
 	}

@@ -18,9 +18,6 @@ import (
 // answers within its own deadline, prints one answer and nothing else,
 // and a failure is a printed deny.
 
-// HostCopilotCLI is the Copilot CLI's host name, as the audit log records it.
-const HostCopilotCLI = "copilot-cli"
-
 // copilotEvent is the part of a Copilot preToolUse event toolgate reads.
 // toolArgs is an object, or a string holding one (both are seen).
 type copilotEvent struct {
@@ -28,28 +25,6 @@ type copilotEvent struct {
 	Cwd       string          `json:"cwd"`
 	ToolName  string          `json:"toolName"`
 	ToolArgs  json.RawMessage `json:"toolArgs"`
-}
-
-var copilotProfile = hostProfile{
-	name:  HostCopilotCLI,
-	calls: hosts.CopilotCalls,
-	values: map[string]func(map[string]any) string{
-		"web_fetch":            strField("url"),
-		"semantic_code_search": strField("repo"),
-	},
-	// Tools Copilot runs without asking anyone: the shells it started
-	// (reading, listing, stopping them), its own documentation, its
-	// session's database and store, and its subagents (whose own tool
-	// calls come through this hook).
-	builtinAllow: map[string]bool{
-		"read_bash": true, "stop_bash": true, "list_bash": true,
-		"fetch_copilot_cli_documentation": true, "sql": true, "session_store_sql": true,
-		"task": true, "read_agent": true, "list_agents": true, "write_agent": true,
-		"report_intent": true, "update_todo": true,
-	},
-	projectSettings: []string{".github/hooks", ".copilot"},
-	confines:        true,
-	userSettings:    []string{".copilot"},
 }
 
 // CopilotOptions are the copilot-hook's own settings.
@@ -118,7 +93,7 @@ func copilotDecide(opts Options, in io.Reader, out io.Writer) error {
 		return err
 	}
 	defer s.closeAudit()
-	d, err := s.decideAll(copilotProfile, "", calls, hosts.CopilotDecision)
+	d, err := s.decideAll(hosts.CopilotProfile, "", calls, hosts.CopilotDecision)
 	if err != nil {
 		return err
 	}

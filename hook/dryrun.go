@@ -86,7 +86,7 @@ func (d *DryRun) Decide(tool string, input json.RawMessage, cwd, agent string) (
 	s := d.s
 	d.at(cwd, agent)
 	if prof, ok := profileFor(s.opts.Host); ok {
-		calls, err := prof.calls(tool, input)
+		calls, err := prof.Calls(tool, input)
 		if err != nil {
 			return Decided{}, err
 		}
@@ -97,7 +97,7 @@ func (d *DryRun) Decide(tool string, input json.RawMessage, cwd, agent string) (
 			if err != nil {
 				return Decided{}, err
 			}
-			dc := s.decideDry(gc, hostResolver{Resolver: resolver{p: gc.policy}, pol: gc.policy, builtin: prof.builtinAllow})
+			dc := s.decideDry(gc, hostResolver{Resolver: resolver{p: gc.policy}, pol: gc.policy, builtin: prof.BuiltinAllow})
 			if i == 0 || rank[dc.State] > rank[best.State] {
 				best = dc
 			}

@@ -12,29 +12,6 @@ import (
 // process per event. It turns the event into engine calls and the
 // engine's decision into Gemini CLI's hook answer.
 
-var geminiProfile = hostProfile{
-	name: HostGeminiCLI,
-	calls: func(tool string, input json.RawMessage) ([]hosts.Call, error) {
-		return hosts.GeminiCalls(hosts.GeminiEvent{ToolName: tool, ToolInput: input})
-	},
-	projectSettings: []string{".gemini"},
-	confines:        true,
-	userSettings:    []string{".gemini/settings.json", ".gemini/policies"},
-	values: map[string]func(map[string]any) string{
-		"web_fetch":         strField("url"), // set per URL of the prompt by hosts.GeminiCalls
-		"google_web_search": strField("query"),
-	},
-	// Tools Gemini CLI runs without asking anyone: its todo list and task
-	// tracker, topics, plan mode, subagents (whose own tool calls come
-	// through this hook), its question to the person, its own docs.
-	builtinAllow: map[string]bool{
-		"write_todos": true, "update_topic": true, "enter_plan_mode": true, "exit_plan_mode": true,
-		"ask_user": true, "complete_task": true, "invoke_agent": true, "get_internal_docs": true,
-		"tracker_create_task": true, "tracker_update_task": true, "tracker_get_task": true,
-		"tracker_list_tasks": true, "tracker_add_dependency": true, "tracker_visualize": true,
-	},
-}
-
 // GeminiOptions are the gemini-hook's own settings.
 type GeminiOptions struct {
 	// Ask answers toolgate's ask with Gemini's own ask. Only for an
@@ -69,12 +46,12 @@ func GeminiHook(opts Options, gopts GeminiOptions, in io.Reader, out io.Writer) 
 	}
 	var ds []hostDecision
 	for _, ec := range calls {
-		d, err := s.decideEngineCall(geminiProfile, "", ec)
+		d, err := s.decideEngineCall(hosts.GeminiProfile, "", ec)
 		if err != nil {
 			return err
 		}
 		action, _ := hosts.GeminiDecision(d.res.State, d.res.Reason, gopts.Ask)
-		s.confine(geminiProfile, &d, action)
+		s.confine(hosts.GeminiProfile, &d, action)
 		ds = append(ds, d)
 	}
 	for _, d := range ds {

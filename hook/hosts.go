@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/toolgate/toolgate/gates"
 	"github.com/toolgate/toolgate/policy"
@@ -16,34 +15,13 @@ import (
 
 // Host names, as the audit log records them.
 const (
-	HostClaudeCode = "claude-code"
-	HostGeminiCLI  = "gemini-cli"
+	HostClaudeCode = hosts.ClaudeCode
+	HostGeminiCLI  = hosts.GeminiCLI
+	HostCodex      = hosts.Codex
+	HostCopilotCLI = hosts.CopilotCLI
+	HostQwenCode   = hosts.QwenCode
+	HostOpenCode   = hosts.OpenCode
 )
-
-// hostProfile is what the engine needs to know of a host beyond the
-// mapping of its events: the values of its own tools and the tools it
-// never asks for.
-type hostProfile struct {
-	name string
-	// values gives the value of a tool that keeps its host name, from its
-	// input (empty: "*").
-	values map[string]func(in map[string]any) string
-	// builtinAllow are the host's tools that it never asks a person about
-	// (todo lists, plan mode, subagents): allowed unless a policy rule
-	// names them.
-	builtinAllow map[string]bool
-	// calls maps one of the host's tool calls to the engine calls that
-	// decide it (the most restrictive answers), for the hook and for
-	// explain and replay alike.
-	calls func(tool string, input json.RawMessage) ([]hosts.Call, error)
-	// projectSettings (relative to the project) and userSettings
-	// (relative to the home) are where the host is told to run toolgate:
-	// no call may change them unasked.
-	projectSettings, userSettings []string
-	// confines is set for a host whose adapter runs an allowed bash
-	// command through toolgate sandbox.
-	confines bool
-}
 
 // IsHost reports whether name is a host toolgate maps the tool calls of
 // (the hook hosts, and OpenCode, whose plugin maps them the same way).
@@ -57,29 +35,22 @@ var HostNames = []string{"pi", HostClaudeCode, HostGeminiCLI, HostOpenCode, Host
 // KnownHost reports whether name is one of HostNames.
 func KnownHost(name string) bool { return slices.Contains(HostNames, name) }
 
-func profileFor(host string) (hostProfile, bool) {
+func profileFor(host string) (hosts.Profile, bool) {
 	switch host {
 	case HostClaudeCode:
-		return claudeProfile, true
+		return hosts.ClaudeProfile, true
 	case HostGeminiCLI:
-		return geminiProfile, true
+		return hosts.GeminiProfile, true
 	case HostCodex:
-		return codexProfile, true
+		return hosts.CodexProfile, true
 	case HostCopilotCLI:
-		return copilotProfile, true
+		return hosts.CopilotProfile, true
 	case HostQwenCode:
-		return qwenProfile, true
+		return hosts.QwenProfile, true
 	case HostOpenCode:
-		return opencodeProfile, true
+		return hosts.OpenCodeProfile, true
 	}
-	return hostProfile{}, false
-}
-
-func strField(key string) func(map[string]any) string {
-	return func(in map[string]any) string {
-		s, _ := in[key].(string)
-		return strings.TrimSpace(s)
-	}
+	return hosts.Profile{}, false
 }
 
 // hostResolver decides a hook host's queries: MCP candidates as forms of
@@ -143,13 +114,13 @@ type hostDecision struct {
 
 // decideEngineCall decides one engine call of a host, as a dry run: a hook
 // host shows the ask itself.
-func (s *Server) decideEngineCall(prof hostProfile, id string, ec hosts.Call) (hostDecision, error) {
+func (s *Server) decideEngineCall(prof hosts.Profile, id string, ec hosts.Call) (hostDecision, error) {
 	gc, err := s.prepareEngineCall(prof, id, ec)
 	if err != nil {
 		return hostDecision{}, err
 	}
 	res := gates.Check(gates.Request{Call: gc.call, Gates: gates.ToolGates,
-		Resolver: hostResolver{Resolver: resolver{p: gc.policy}, pol: gc.policy, builtin: prof.builtinAllow}})
+		Resolver: hostResolver{Resolver: resolver{p: gc.policy}, pol: gc.policy, builtin: prof.BuiltinAllow}})
 	if res.State != "allow" && res.State != "ask" && res.State != "deny" {
 		return hostDecision{}, fmt.Errorf("no decision for %s", ec.Tool)
 	}
@@ -179,9 +150,9 @@ func (s *Server) auditHostDecision(d hostDecision, action, reason string) error 
 
 // prepareEngineCall decodes an engine call like a tool_call and applies
 // the host's profile: the value of a host tool, a shell tool's workdir.
-func (s *Server) prepareEngineCall(prof hostProfile, id string, ec hosts.Call) (*gatesCall, error) {
+func (s *Server) prepareEngineCall(prof hosts.Profile, id string, ec hosts.Call) (*gatesCall, error) {
 	if id == "" {
-		id = prof.name
+		id = prof.Name
 	}
 	raw, err := json.Marshal(map[string]any{"toolCallId": id, "toolName": ec.Tool, "input": ec.Input})
 	if err != nil {
@@ -191,7 +162,7 @@ func (s *Server) prepareEngineCall(prof hostProfile, id string, ec hosts.Call) (
 	if err != nil {
 		return nil, fmt.Errorf("the tool call cannot be read: %w", err)
 	}
-	if f, ok := prof.values[ec.Tool]; ok && gc.call.Shell == nil {
+	if f, ok := prof.Values[ec.Tool]; ok && gc.call.Shell == nil {
 		gc.call.Value = f(ec.Input)
 	}
 	if ec.Workdir != "" && gc.call.Shell != nil {
@@ -248,12 +219,12 @@ func (s *Server) hostProtected(cwd string) []string {
 		out = append(out, filepath.Dir(policy.ToolgateProjectPath(cwd)))
 	}
 	prof, _ := profileFor(s.opts.Host)
-	for _, f := range prof.projectSettings {
+	for _, f := range prof.ProjectSettings {
 		if cwd != "" {
 			out = append(out, filepath.Join(cwd, f))
 		}
 	}
-	for _, f := range prof.userSettings {
+	for _, f := range prof.UserSettings {
 		if home != "" {
 			out = append(out, filepath.Join(home, f))
 		}
@@ -264,7 +235,7 @@ func (s *Server) hostProtected(cwd string) []string {
 // decideAll decides every engine call of one host event and audits each
 // with the answer the host was given (answer maps toolgate's state and
 // reason to the host's); the most restrictive decision answers.
-func (s *Server) decideAll(prof hostProfile, id string, calls []hosts.Call, answer func(state, reason string) (string, string)) (hostDecision, error) {
+func (s *Server) decideAll(prof hosts.Profile, id string, calls []hosts.Call, answer func(state, reason string) (string, string)) (hostDecision, error) {
 	var ds []hostDecision
 	for _, ec := range calls {
 		d, err := s.decideEngineCall(prof, id, ec)

@@ -1,6 +1,8 @@
 package hook
 
 import (
+	"github.com/toolgate/toolgate/hook/hosts"
+
 	"github.com/toolgate/toolgate/internal/jsonobj"
 
 	"encoding/binary"
@@ -43,7 +45,7 @@ func readInput(name string, input jsonobj.Object, raw []byte, pol *policy.Policy
 	if in.cmd, in.workdir, in.isShell, err = shellFor(name, input, pol); err != nil {
 		return nil, err
 	}
-	if f, ok := protocolHostValues[host][name]; ok && !in.isShell {
+	if f, ok := hosts.ProtocolHostValues[host][name]; ok && !in.isShell {
 		in.value = f(input)
 	}
 	return in, nil

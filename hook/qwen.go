@@ -18,37 +18,6 @@ import (
 // own confirmation where a person can answer, and is a deny (with the
 // reason) where nobody can.
 
-// HostQwenCode is Qwen Code's host name, as the audit log records it.
-const HostQwenCode = "qwen-code"
-
-var qwenProfile = hostProfile{
-	name:  HostQwenCode,
-	calls: hosts.QwenCalls,
-	values: map[string]func(map[string]any) string{
-		"web_fetch":  strField("url"),
-		"web_search": strField("query"),
-		// The file an artifact records, the prompt a scheduled job runs.
-		"artifact":    strField("file_path"),
-		"cron_create": strField("prompt"),
-	},
-	// Tools Qwen runs without asking anyone: its todo list and tasks, plan
-	// mode, goals, subagents (whose own tool calls come through this
-	// hook), its question to the person, the search for its own deferred
-	// tools, and its structured final answer.
-	builtinAllow: map[string]bool{
-		"todo_write": true, "exit_plan_mode": true, "enter_plan_mode": true, "ask_user_question": true,
-		"agent": true, "list_agents": true, "get_goal": true, "update_goal": true,
-		"task_create": true, "task_update": true, "task_list": true, "task_stop": true,
-		"tool_search": true, "structured_output": true,
-		// Leaving a worktree and keeping it (removing it is an edit),
-		// listing scheduled jobs.
-		"exit_worktree": true, "cron_list": true,
-	},
-	projectSettings: []string{".qwen"},
-	confines:        true,
-	userSettings:    []string{".qwen/settings.json"},
-}
-
 // QwenOptions are the qwen-hook's own settings.
 type QwenOptions struct {
 	// NoAsk answers toolgate's ask with a deny that says how to allow the
@@ -82,7 +51,7 @@ func QwenHook(opts Options, qopts QwenOptions, in io.Reader, out io.Writer) erro
 	}
 	defer s.closeAudit()
 	answer := func(state, reason string) (string, string) { return hosts.QwenDecision(state, reason, qopts.NoAsk) }
-	d, err := s.decideAll(qwenProfile, ev.ToolUseID, calls, answer)
+	d, err := s.decideAll(hosts.QwenProfile, ev.ToolUseID, calls, answer)
 	if err != nil {
 		return err
 	}

@@ -286,8 +286,8 @@ func (s *Server) sandboxAutoAllowed(d hostDecision) bool {
 // hostConfines reports whether the engine call ec of a hook host runs
 // confined when the policy's sandbox is on: the host takes the rewritten
 // input of its shell tool, and this machine enforces protected paths.
-func (s *Server) hostConfines(prof hostProfile, ec hosts.Call) bool {
-	return prof.confines && ec.Rewrite && s.machine.get().ProtectedEnforced()
+func (s *Server) hostConfines(prof hosts.Profile, ec hosts.Call) bool {
+	return prof.Confines && ec.Rewrite && s.machine.get().ProtectedEnforced()
 }
 
 // confine prepares the bash decision d of a hook host, answered action,
@@ -296,7 +296,7 @@ func (s *Server) hostConfines(prof hostProfile, ec hosts.Call) bool {
 // host or machine cannot confine it, the mark that it runs unconfined. A
 // profile that cannot be written turns the decision into a deny: a
 // command the policy would have confined never runs unconfined.
-func (s *Server) confine(prof hostProfile, d *hostDecision, action string) {
+func (s *Server) confine(prof hosts.Profile, d *hostDecision, action string) {
 	if d.gc == nil || d.gc.call.Shell == nil || d.gc.policy.Sandbox.Mode == policy.SandboxOff ||
 		action != "allow" && action != "ask" {
 		return
@@ -355,7 +355,7 @@ func asWritten(d hostDecision) string {
 // protocol host by what it said at initialize.
 func (s *Server) runsConfined() bool {
 	if prof, ok := profileFor(s.opts.Host); ok && s.opts.Host != HostOpenCode {
-		return prof.confines // a hook process
+		return prof.Confines // a hook process
 	}
 	return s.snapshot().confines
 }

@@ -131,3 +131,51 @@ func claudeCall(name string, rawInput json.RawMessage) (Call, error) {
 	}
 	return Call{Tool: m.tool, Input: input}, nil
 }
+
+var ClaudeProfile = Profile{
+	Name:            ClaudeCode,
+	Calls:           ClaudeCalls,
+	ProjectSettings: []string{".claude"},
+	UserSettings:    []string{".claude/settings.json", ".claude/settings.local.json"},
+	Confines:        true,
+	Values: map[string]func(map[string]any) string{
+		"WebFetch":  strField("url"),
+		"WebSearch": strField("query"),
+		// MCP resources: the server, and server:uri for a read.
+		"ListMcpResourcesTool": strField("server"),
+		"ReadMcpResourceTool": func(in map[string]any) string {
+			if server, uri := strField("server")(in), strField("uri")(in); server != "" || uri != "" {
+				return server + ":" + uri
+			}
+			return ""
+		},
+		"Monitor": func(in map[string]any) string {
+			ws, _ := in["ws"].(map[string]any)
+			return strField("url")(ws)
+		},
+		// A worktree it enters, the file an artifact publishes, the prompt
+		// a scheduled job runs, the job a delete removes.
+		"EnterWorktree": func(in map[string]any) string {
+			if n := strField("name")(in); n != "" {
+				return n
+			}
+			return strField("path")(in)
+		},
+		"Artifact":   strField("file_path"),
+		"CronCreate": strField("prompt"),
+		"CronDelete": strField("id"),
+	},
+	// Tools Claude Code runs without asking anyone: its todo list and task
+	// tracker, plan mode, subagents (whose own tool calls come through
+	// this hook), background shells it started, its question to the
+	// person, and the search for its own deferred tools.
+	BuiltinAllow: map[string]bool{
+		"TodoWrite": true, "ExitPlanMode": true, "EnterPlanMode": true, "Task": true, "Agent": true,
+		"BashOutput": true, "KillShell": true, "KillBash": true, "TaskOutput": true, "TaskStop": true,
+		"TaskCreate": true, "TaskGet": true, "TaskUpdate": true, "TaskList": true,
+		"AskUserQuestion": true, "ToolSearch": true,
+		// Leaving a worktree and keeping it (removing it is an edit),
+		// listing scheduled jobs, messages to the person.
+		"ExitWorktree": true, "CronList": true, "SendUserMessage": true, "Brief": true, "PushNotification": true,
+	},
+}

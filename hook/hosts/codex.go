@@ -209,3 +209,25 @@ func shellLiteral(w *syntax.Word) (string, bool) {
 const codexAskNote = " (toolgate would ask, and Codex cannot ask a person from its PreToolUse hook, so the call is blocked;" +
 	" to allow it, add an allow rule to your toolgate policy (~/.config/toolgate/config.json or <project>/.toolgate/config.json;" +
 	" `toolgate explain --host codex` shows which rule decides))"
+
+// Codex is the Codex CLI's host name, as the audit log records it.
+const Codex = "codex"
+
+var CodexProfile = Profile{
+	Name:  Codex,
+	Calls: CodexCalls,
+	Values: map[string]func(map[string]any) string{
+		"web_search": strField("query"),
+	},
+	// Tools Codex runs without asking anyone: its plan, its questions to
+	// the person, its goals, and its subagents (whose own tool calls come
+	// through this hook).
+	BuiltinAllow: map[string]bool{
+		"update_plan": true, "request_user_input": true,
+		"get_goal": true, "create_goal": true, "update_goal": true,
+		"spawn_agent": true, "send_input": true, "resume_agent": true, "wait_agent": true, "close_agent": true,
+	},
+	ProjectSettings: []string{".codex"},
+	Confines:        true,
+	UserSettings:    []string{".codex/hooks.json", ".codex/config.toml", ".codex/requirements.toml"},
+}

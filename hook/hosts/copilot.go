@@ -132,3 +132,28 @@ func perPath(name, tool string, input map[string]any) ([]Call, error) {
 const copilotAskNote = " (toolgate asks; where nobody can answer, as in `copilot -p`, Copilot denies the call." +
 	" To allow it there, add an allow rule to your toolgate policy (~/.config/toolgate/config.json or" +
 	" <project>/.toolgate/config.json; `toolgate explain --host copilot-cli` shows which rule decides))"
+
+// CopilotCLI is the Copilot CLI's host name, as the audit log records it.
+const CopilotCLI = "copilot-cli"
+
+var CopilotProfile = Profile{
+	Name:  CopilotCLI,
+	Calls: CopilotCalls,
+	Values: map[string]func(map[string]any) string{
+		"web_fetch":            strField("url"),
+		"semantic_code_search": strField("repo"),
+	},
+	// Tools Copilot runs without asking anyone: the shells it started
+	// (reading, listing, stopping them), its own documentation, its
+	// session's database and store, and its subagents (whose own tool
+	// calls come through this hook).
+	BuiltinAllow: map[string]bool{
+		"read_bash": true, "stop_bash": true, "list_bash": true,
+		"fetch_copilot_cli_documentation": true, "sql": true, "session_store_sql": true,
+		"task": true, "read_agent": true, "list_agents": true, "write_agent": true,
+		"report_intent": true, "update_todo": true,
+	},
+	ProjectSettings: []string{".github/hooks", ".copilot"},
+	Confines:        true,
+	UserSettings:    []string{".copilot"},
+}

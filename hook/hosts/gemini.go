@@ -154,3 +154,26 @@ type GeminiEvent struct {
 		ToolName   string `json:"tool_name"`
 	} `json:"mcp_context"`
 }
+
+var GeminiProfile = Profile{
+	Name: GeminiCLI,
+	Calls: func(tool string, input json.RawMessage) ([]Call, error) {
+		return GeminiCalls(GeminiEvent{ToolName: tool, ToolInput: input})
+	},
+	ProjectSettings: []string{".gemini"},
+	Confines:        true,
+	UserSettings:    []string{".gemini/settings.json", ".gemini/policies"},
+	Values: map[string]func(map[string]any) string{
+		"web_fetch":         strField("url"), // set per URL of the prompt by GeminiCalls
+		"google_web_search": strField("query"),
+	},
+	// Tools Gemini CLI runs without asking anyone: its todo list and task
+	// tracker, topics, plan mode, subagents (whose own tool calls come
+	// through this hook), its question to the person, its own docs.
+	BuiltinAllow: map[string]bool{
+		"write_todos": true, "update_topic": true, "enter_plan_mode": true, "exit_plan_mode": true,
+		"ask_user": true, "complete_task": true, "invoke_agent": true, "get_internal_docs": true,
+		"tracker_create_task": true, "tracker_update_task": true, "tracker_get_task": true,
+		"tracker_list_tasks": true, "tracker_add_dependency": true, "tracker_visualize": true,
+	},
+}

@@ -84,3 +84,10 @@ func URLForms(word string) []string {
 	}
 	return forms
 }
+
+func strField(key string) func(map[string]any) string {
+	return func(in map[string]any) string {
+		s, _ := in[key].(string)
+		return strings.TrimSpace(s)
+	}
+}

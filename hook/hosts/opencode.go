@@ -55,3 +55,30 @@ func OpencodeCalls(name string, raw json.RawMessage) ([]Call, error) {
 	}
 	return one(Call{Tool: name, Input: input})
 }
+
+// OpenCode is the host name the OpenCode plugin
+// (examples/opencode-plugin/) sends in initialize.
+const OpenCode = "opencode"
+
+// ProtocolHostValues give, for hosts that speak the protocol and name
+// themselves in initialize, the value of their own tools that keep their
+// host name (their plugin maps the others to toolgate's tools): a rule
+// under the tool then matches it, e.g. "webfetch": {"https://evil.example/*": "deny"}.
+var ProtocolHostValues = map[string]map[string]func(map[string]any) string{
+	OpenCode: {
+		"webfetch":   strField("url"),
+		"websearch":  strField("query"),
+		"codesearch": strField("query"),
+	},
+}
+
+// OpenCodeProfile maps OpenCode's own tool calls as its plugin does
+// (examples/opencode-plugin/index.ts), for explain and test cases: the
+// plugin itself sends toolgate's calls over the protocol.
+var OpenCodeProfile = Profile{
+	Name:            OpenCode,
+	Calls:           OpencodeCalls,
+	Values:          ProtocolHostValues[OpenCode],
+	ProjectSettings: []string{".opencode"},
+	UserSettings:    []string{".config/opencode"},
+}

@@ -139,3 +139,34 @@ const qwenAskNote = " (toolgate asks; where nobody can answer, as in `qwen -p`, 
 const qwenNoAskNote = " (toolgate would ask, and this Qwen Code hook does not ask (--no-ask), so the call is blocked;" +
 	" to allow it, add an allow rule to your toolgate policy (~/.config/toolgate/config.json or" +
 	" <project>/.toolgate/config.json; `toolgate explain --host qwen-code` shows which rule decides))"
+
+// QwenCode is Qwen Code's host name, as the audit log records it.
+const QwenCode = "qwen-code"
+
+var QwenProfile = Profile{
+	Name:  QwenCode,
+	Calls: QwenCalls,
+	Values: map[string]func(map[string]any) string{
+		"web_fetch":  strField("url"),
+		"web_search": strField("query"),
+		// The file an artifact records, the prompt a scheduled job runs.
+		"artifact":    strField("file_path"),
+		"cron_create": strField("prompt"),
+	},
+	// Tools Qwen runs without asking anyone: its todo list and tasks, plan
+	// mode, goals, subagents (whose own tool calls come through this
+	// hook), its question to the person, the search for its own deferred
+	// tools, and its structured final answer.
+	BuiltinAllow: map[string]bool{
+		"todo_write": true, "exit_plan_mode": true, "enter_plan_mode": true, "ask_user_question": true,
+		"agent": true, "list_agents": true, "get_goal": true, "update_goal": true,
+		"task_create": true, "task_update": true, "task_list": true, "task_stop": true,
+		"tool_search": true, "structured_output": true,
+		// Leaving a worktree and keeping it (removing it is an edit),
+		// listing scheduled jobs.
+		"exit_worktree": true, "cron_list": true,
+	},
+	ProjectSettings: []string{".qwen"},
+	Confines:        true,
+	UserSettings:    []string{".qwen/settings.json"},
+}
