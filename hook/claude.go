@@ -1,10 +1,6 @@
 package hook
 
 import (
-	"github.com/toolgate/toolgate/internal/jsonobj"
-
-	"github.com/toolgate/toolgate/hook/hosts"
-
 	"encoding/json"
 	"fmt"
 	"io"
@@ -12,10 +8,12 @@ import (
 	"strings"
 
 	"github.com/toolgate/toolgate/gates"
+	"github.com/toolgate/toolgate/hook/hosts"
+	"github.com/toolgate/toolgate/internal/jsonobj"
 	"github.com/toolgate/toolgate/protocol"
 )
 
-// This file is the Claude Code adapter: a PreToolUse / UserPromptSubmit
+// This file drives the Claude Code adapter (its mapping is in hosts): a PreToolUse / UserPromptSubmit
 // command hook, one process per event. It turns the event into engine
 // calls and the engine's decision into Claude Code's hook answer.
 

@@ -1,16 +1,15 @@
 package hook
 
 import (
-	"github.com/toolgate/toolgate/hook/hosts"
-
 	"encoding/json"
 	"fmt"
 	"io"
 
+	"github.com/toolgate/toolgate/hook/hosts"
 	"github.com/toolgate/toolgate/protocol"
 )
 
-// This file is the Codex CLI adapter: a PreToolUse and PermissionRequest
+// This file drives the Codex CLI adapter (its mapping is in hosts): a PreToolUse and PermissionRequest
 // command hook, one process per event (~/.codex/hooks.json). Codex's hook
 // answers admit no field beyond its schema (an answer it cannot read makes
 // it run the tool), a PreToolUse allow counts only with a rewritten input,

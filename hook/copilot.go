@@ -1,18 +1,17 @@
 package hook
 
 import (
-	"github.com/toolgate/toolgate/hook/hosts"
-
 	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"time"
 
+	"github.com/toolgate/toolgate/hook/hosts"
 	"github.com/toolgate/toolgate/protocol"
 )
 
-// This file is the GitHub Copilot CLI adapter: a preToolUse command hook,
+// This file drives the GitHub Copilot CLI adapter (its mapping is in hosts): a preToolUse command hook,
 // one process per event (~/.copilot/hooks/*.json). Copilot runs the tool
 // when a hook times out or prints what it cannot parse, so the hook
 // answers within its own deadline, prints one answer and nothing else,

@@ -2,7 +2,6 @@ package hook
 
 import (
 	"github.com/toolgate/toolgate/internal/jsonobj"
-
 	"github.com/toolgate/toolgate/protocol"
 )
 

@@ -1,14 +1,14 @@
 package hook
 
 import (
-	"github.com/toolgate/toolgate/internal/jsonobj"
-
 	"bytes"
 	"encoding/json"
 	"errors"
 	"io"
 	"strings"
 	"testing"
+
+	"github.com/toolgate/toolgate/internal/jsonobj"
 )
 
 func TestCheckUnambiguous(t *testing.T) {

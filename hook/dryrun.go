@@ -1,14 +1,13 @@
 package hook
 
 import (
-	"github.com/toolgate/toolgate/internal/jsonobj"
-
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 
 	"github.com/toolgate/toolgate/gates"
+	"github.com/toolgate/toolgate/internal/jsonobj"
 	"github.com/toolgate/toolgate/policy"
 	"github.com/toolgate/toolgate/protocol"
 	"github.com/toolgate/toolgate/sandbox"

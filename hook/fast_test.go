@@ -1,8 +1,6 @@
 package hook
 
 import (
-	"github.com/toolgate/toolgate/internal/jsonobj"
-
 	"bufio"
 	"bytes"
 	"encoding/json"
@@ -21,6 +19,7 @@ import (
 
 	"github.com/toolgate/toolgate/export"
 	"github.com/toolgate/toolgate/hook/audit"
+	"github.com/toolgate/toolgate/internal/jsonobj"
 	"github.com/toolgate/toolgate/protocol"
 )
 

@@ -1,14 +1,14 @@
 package hook
 
 import (
-	"github.com/toolgate/toolgate/hook/hosts"
-
 	"encoding/json"
 	"fmt"
 	"io"
+
+	"github.com/toolgate/toolgate/hook/hosts"
 )
 
-// This file is the Gemini CLI adapter: a BeforeTool command hook, one
+// This file drives the Gemini CLI adapter (its mapping is in hosts): a BeforeTool command hook, one
 // process per event. It turns the event into engine calls and the
 // engine's decision into Gemini CLI's hook answer.
 

@@ -1,14 +1,13 @@
 package hook
 
 import (
-	"github.com/toolgate/toolgate/hook/hosts"
-
 	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"slices"
 
 	"github.com/toolgate/toolgate/gates"
+	"github.com/toolgate/toolgate/hook/hosts"
 	"github.com/toolgate/toolgate/policy"
 	"github.com/toolgate/toolgate/protocol"
 )

@@ -1,13 +1,12 @@
 package hook
 
 import (
-	"github.com/toolgate/toolgate/internal/jsonobj"
-
 	"context"
 	"fmt"
 	"reflect"
 
 	"github.com/toolgate/toolgate/gates"
+	"github.com/toolgate/toolgate/internal/jsonobj"
 	"github.com/toolgate/toolgate/protocol"
 )
 

@@ -1,14 +1,12 @@
 package hook
 
 import (
-	"github.com/toolgate/toolgate/hook/hosts"
-
-	"github.com/toolgate/toolgate/internal/jsonobj"
-
 	"encoding/binary"
 	"errors"
 	"sync"
 
+	"github.com/toolgate/toolgate/hook/hosts"
+	"github.com/toolgate/toolgate/internal/jsonobj"
 	"github.com/toolgate/toolgate/policy"
 	"github.com/toolgate/toolgate/protocol"
 )

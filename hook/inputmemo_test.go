@@ -1,8 +1,6 @@
 package hook
 
 import (
-	"github.com/toolgate/toolgate/internal/jsonobj"
-
 	"fmt"
 	"math/rand"
 	"reflect"
@@ -11,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/toolgate/toolgate/internal/jsonobj"
 	"github.com/toolgate/toolgate/policy"
 	"github.com/toolgate/toolgate/protocol"
 )

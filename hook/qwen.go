@@ -1,16 +1,15 @@
 package hook
 
 import (
-	"github.com/toolgate/toolgate/hook/hosts"
-
 	"encoding/json"
 	"fmt"
 	"io"
 
+	"github.com/toolgate/toolgate/hook/hosts"
 	"github.com/toolgate/toolgate/protocol"
 )
 
-// This file is the Qwen Code adapter: a PreToolUse command hook in Claude
+// This file drives the Qwen Code adapter (its mapping is in hosts): a PreToolUse command hook in Claude
 // Code's format (~/.qwen/settings.json), one process per event, with
 // Qwen's own tool names (Gemini-style). Qwen fires the hook when it is
 // about to run the tool (after its own approval): an allow lets it run, a

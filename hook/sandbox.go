@@ -1,8 +1,6 @@
 package hook
 
 import (
-	"github.com/toolgate/toolgate/hook/hosts"
-
 	"encoding/base64"
 	"fmt"
 	"maps"
@@ -12,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/toolgate/toolgate/gates"
+	"github.com/toolgate/toolgate/hook/hosts"
 	"github.com/toolgate/toolgate/policy"
 	"github.com/toolgate/toolgate/protocol"
 	"github.com/toolgate/toolgate/sandbox"

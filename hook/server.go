@@ -5,8 +5,6 @@
 package hook
 
 import (
-	"github.com/toolgate/toolgate/internal/jsonobj"
-
 	"context"
 	"encoding/json"
 	"fmt"
@@ -24,6 +22,7 @@ import (
 	"github.com/toolgate/toolgate/gates"
 	"github.com/toolgate/toolgate/gates/shell"
 	"github.com/toolgate/toolgate/hook/audit"
+	"github.com/toolgate/toolgate/internal/jsonobj"
 	"github.com/toolgate/toolgate/policy"
 	"github.com/toolgate/toolgate/prompt"
 	"github.com/toolgate/toolgate/protocol"

@@ -1,11 +1,10 @@
 package hook
 
 import (
-	"github.com/toolgate/toolgate/internal/jsonobj"
-
 	"fmt"
 	"strings"
 
+	"github.com/toolgate/toolgate/internal/jsonobj"
 	"github.com/toolgate/toolgate/policy"
 )
 

@@ -1,11 +1,10 @@
 package hook
 
 import (
-	"github.com/toolgate/toolgate/internal/jsonobj"
-
 	"strings"
 	"testing"
 
+	"github.com/toolgate/toolgate/internal/jsonobj"
 	"github.com/toolgate/toolgate/policy"
 )
 

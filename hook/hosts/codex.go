@@ -6,8 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/toolgate/toolgate/internal/jsonobj"
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/toolgate/toolgate/internal/jsonobj"
 )
 
 // CodexDecision is the answer toolgate gives Codex for its state: in

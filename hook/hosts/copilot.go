@@ -1,13 +1,13 @@
 package hosts
 
 import (
-	"github.com/toolgate/toolgate/internal/jsonobj"
-
 	"bytes"
 	"encoding/json"
 	"fmt"
 	"maps"
 	"strings"
+
+	"github.com/toolgate/toolgate/internal/jsonobj"
 )
 
 // copilotPathTools maps Copilot's file tools to toolgate's path tools.
