@@ -17,18 +17,6 @@ import (
 // command hook, one process per event. It turns the event into engine
 // calls and the engine's decision into Claude Code's hook answer.
 
-// claudeEvent is the part of a Claude Code hook event toolgate reads.
-type claudeEvent struct {
-	HookEventName  string          `json:"hook_event_name"`
-	SessionID      string          `json:"session_id"`
-	Cwd            string          `json:"cwd"`
-	PermissionMode string          `json:"permission_mode"`
-	ToolName       string          `json:"tool_name"`
-	ToolInput      json.RawMessage `json:"tool_input"`
-	ToolUseID      string          `json:"tool_use_id"`
-	Prompt         string          `json:"prompt"`
-}
-
 // ClaudeHook answers one Claude Code hook event (PreToolUse or
 // UserPromptSubmit) read from in, with the same engine as serve. Any error
 // is returned, and the caller exits 2, which Claude Code treats as a block.
@@ -37,7 +25,7 @@ func ClaudeHook(opts Options, in io.Reader, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	var ev claudeEvent
+	var ev hosts.ClaudeEvent
 	if err := protocol.Unmarshal(data, &ev, ""); err != nil {
 		return fmt.Errorf("the hook event cannot be read: %w", err)
 	}
@@ -73,7 +61,7 @@ func readHookEvent(in io.Reader) ([]byte, error) {
 	return data, nil
 }
 
-func (s *Server) claudePreToolUse(ev claudeEvent, out io.Writer) error {
+func (s *Server) claudePreToolUse(ev hosts.ClaudeEvent, out io.Writer) error {
 	calls, err := hosts.ClaudeCalls(ev.ToolName, ev.ToolInput)
 	if err != nil {
 		return err
@@ -129,7 +117,7 @@ func (s *Server) claudePreToolUse(ev claudeEvent, out io.Writer) error {
 	return json.NewEncoder(out).Encode(map[string]any{"hookSpecificOutput": answer})
 }
 
-func (s *Server) claudePrompt(ev claudeEvent, out io.Writer) error {
+func (s *Server) claudePrompt(ev hosts.ClaudeEvent, out io.Writer) error {
 	name, ok := gates.SkillName(ev.Prompt)
 	if !ok {
 		return nil

@@ -22,17 +22,6 @@ import (
 //     deny answer Codex's question; an ask is no answer, so the person is
 //     asked.
 
-// codexEvent is the part of a Codex hook event toolgate reads.
-type codexEvent struct {
-	HookEventName  string          `json:"hook_event_name"`
-	SessionID      string          `json:"session_id"`
-	Cwd            string          `json:"cwd"`
-	PermissionMode string          `json:"permission_mode"`
-	ToolName       string          `json:"tool_name"`
-	ToolInput      json.RawMessage `json:"tool_input"`
-	ToolUseID      string          `json:"tool_use_id"`
-}
-
 // CodexHook answers one Codex hook event (PreToolUse or PermissionRequest)
 // read from in. Any error is returned, and the caller exits 2 with the
 // reason on stderr, which Codex treats as a deny.
@@ -41,7 +30,7 @@ func CodexHook(opts Options, in io.Reader, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	var ev codexEvent
+	var ev hosts.CodexEvent
 	if err := protocol.Unmarshal(data, &ev, ""); err != nil {
 		return fmt.Errorf("the hook event cannot be read: %w", err)
 	}

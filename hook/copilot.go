@@ -17,15 +17,6 @@ import (
 // answers within its own deadline, prints one answer and nothing else,
 // and a failure is a printed deny.
 
-// copilotEvent is the part of a Copilot preToolUse event toolgate reads.
-// toolArgs is an object, or a string holding one (both are seen).
-type copilotEvent struct {
-	SessionID string          `json:"sessionId"`
-	Cwd       string          `json:"cwd"`
-	ToolName  string          `json:"toolName"`
-	ToolArgs  json.RawMessage `json:"toolArgs"`
-}
-
 // CopilotOptions are the copilot-hook's own settings.
 type CopilotOptions struct {
 	// Deadline bounds the whole answer: past it the call is denied
@@ -79,7 +70,7 @@ func copilotDecide(opts Options, in io.Reader, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	var ev copilotEvent
+	var ev hosts.CopilotEvent
 	if err := protocol.Unmarshal(data, &ev, ""); err != nil {
 		return fmt.Errorf("the hook event cannot be read: %w", err)
 	}

@@ -33,7 +33,7 @@ func QwenHook(opts Options, qopts QwenOptions, in io.Reader, out io.Writer) erro
 	if err != nil {
 		return err
 	}
-	var ev claudeEvent
+	var ev hosts.ClaudeEvent
 	if err := protocol.Unmarshal(data, &ev, ""); err != nil {
 		return fmt.Errorf("the hook event cannot be read: %w", err)
 	}

@@ -179,3 +179,15 @@ var ClaudeProfile = Profile{
 		"ExitWorktree": true, "CronList": true, "SendUserMessage": true, "Brief": true, "PushNotification": true,
 	},
 }
+
+// ClaudeEvent is the part of a Claude Code hook event toolgate reads.
+type ClaudeEvent struct {
+	HookEventName  string          `json:"hook_event_name"`
+	SessionID      string          `json:"session_id"`
+	Cwd            string          `json:"cwd"`
+	PermissionMode string          `json:"permission_mode"`
+	ToolName       string          `json:"tool_name"`
+	ToolInput      json.RawMessage `json:"tool_input"`
+	ToolUseID      string          `json:"tool_use_id"`
+	Prompt         string          `json:"prompt"`
+}

@@ -232,3 +232,14 @@ var CodexProfile = Profile{
 	Confines:        true,
 	UserSettings:    []string{".codex/hooks.json", ".codex/config.toml", ".codex/requirements.toml"},
 }
+
+// CodexEvent is the part of a Codex hook event toolgate reads.
+type CodexEvent struct {
+	HookEventName  string          `json:"hook_event_name"`
+	SessionID      string          `json:"session_id"`
+	Cwd            string          `json:"cwd"`
+	PermissionMode string          `json:"permission_mode"`
+	ToolName       string          `json:"tool_name"`
+	ToolInput      json.RawMessage `json:"tool_input"`
+	ToolUseID      string          `json:"tool_use_id"`
+}

@@ -157,3 +157,12 @@ var CopilotProfile = Profile{
 	Confines:        true,
 	UserSettings:    []string{".copilot"},
 }
+
+// CopilotEvent is the part of a Copilot preToolUse event toolgate reads.
+// toolArgs is an object, or a string holding one (both are seen).
+type CopilotEvent struct {
+	SessionID string          `json:"sessionId"`
+	Cwd       string          `json:"cwd"`
+	ToolName  string          `json:"toolName"`
+	ToolArgs  json.RawMessage `json:"toolArgs"`
+}
