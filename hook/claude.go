@@ -13,9 +13,10 @@ import (
 	"github.com/toolgate/toolgate/protocol"
 )
 
-// This file drives the Claude Code adapter (its mapping is in hosts): a PreToolUse / UserPromptSubmit
-// command hook, one process per event. It turns the event into engine
-// calls and the engine's decision into Claude Code's hook answer.
+// This file drives the Claude Code adapter (its mapping is in hosts): a
+// PreToolUse / UserPromptSubmit command hook, one process per event. It
+// turns the event into engine calls and the engine's decision into Claude
+// Code's hook answer.
 
 // ClaudeHook answers one Claude Code hook event (PreToolUse or
 // UserPromptSubmit) read from in, with the same engine as serve. Any error
@@ -105,16 +106,8 @@ func (s *Server) claudePreToolUse(ev hosts.ClaudeEvent, out io.Writer) error {
 	if decision == "defer" {
 		return nil // no answer: Claude Code's own permission flow decides
 	}
-	answer := map[string]any{"hookEventName": "PreToolUse", "permissionDecision": decision, "permissionDecisionReason": reason}
-	if cmd := confinedOf(ds); cmd != "" && decision != "deny" {
-		answer["updatedInput"] = withCommand(d.call.Input, "command", cmd)
-		if decision == "ask" {
-			// Claude Code shows the rewritten input; the person reads the
-			// command as the model wrote it here.
-			answer["permissionDecisionReason"] = reason + asWritten(d)
-		}
-	}
-	return json.NewEncoder(out).Encode(map[string]any{"hookSpecificOutput": answer})
+	_, err = out.Write(hosts.ClaudeAnswer(decision, reason, d.call.Input, confinedOf(ds), asWritten(d)))
+	return err
 }
 
 func (s *Server) claudePrompt(ev hosts.ClaudeEvent, out io.Writer) error {

@@ -9,18 +9,17 @@ import (
 	"github.com/toolgate/toolgate/protocol"
 )
 
-// This file drives the Codex CLI adapter (its mapping is in hosts): a PreToolUse and PermissionRequest
-// command hook, one process per event (~/.codex/hooks.json). Codex's hook
-// answers admit no field beyond its schema (an answer it cannot read makes
-// it run the tool), a PreToolUse allow counts only with a rewritten input,
-// and PreToolUse cannot ask. So:
-//   - PreToolUse: toolgate's deny is a deny; its allow is no answer
-//     (Codex's own sandbox and approval go on); its ask is a deny whose
-//     reason says how to allow the call, since nothing tells the hook that
-//     Codex will ask a person before it runs the tool.
-//   - PermissionRequest (where Codex itself would ask a person): allow and
-//     deny answer Codex's question; an ask is no answer, so the person is
-//     asked.
+// This file drives the Codex CLI adapter (its mapping is in hosts): a
+// PreToolUse and PermissionRequest command hook, one process per event
+// (~/.codex/hooks.json). Codex's hook answers admit no field beyond its
+// schema (an answer it cannot read makes it run the tool), a PreToolUse
+// allow counts only with a rewritten input, and PreToolUse cannot ask.
+// So: - PreToolUse: toolgate's deny is a deny; its allow is no answer
+// (Codex's own sandbox and approval go on); its ask is a deny whose
+// reason says how to allow the call, since nothing tells the hook that
+// Codex will ask a person before it runs the tool. - PermissionRequest
+// (where Codex itself would ask a person): allow and deny answer Codex's
+// question; an ask is no answer, so the person is asked.
 
 // CodexHook answers one Codex hook event (PreToolUse or PermissionRequest)
 // read from in. Any error is returned, and the caller exits 2 with the
@@ -67,7 +66,7 @@ func CodexHook(opts Options, in io.Reader, out io.Writer) error {
 			field = "cmd"
 		}
 		reply = map[string]any{"hookSpecificOutput": map[string]any{"hookEventName": "PreToolUse",
-			"permissionDecision": "allow", "updatedInput": withCommand(in, field, d.confined)}}
+			"permissionDecision": "allow", "updatedInput": hosts.WithCommand(in, field, d.confined)}}
 	case pre && action == "deny":
 		reply = map[string]any{"hookSpecificOutput": map[string]any{"hookEventName": "PreToolUse",
 			"permissionDecision": "deny", "permissionDecisionReason": reason}}

@@ -2,7 +2,6 @@ package hook
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"time"
@@ -11,11 +10,12 @@ import (
 	"github.com/toolgate/toolgate/protocol"
 )
 
-// This file drives the GitHub Copilot CLI adapter (its mapping is in hosts): a preToolUse command hook,
-// one process per event (~/.copilot/hooks/*.json). Copilot runs the tool
-// when a hook times out or prints what it cannot parse, so the hook
-// answers within its own deadline, prints one answer and nothing else,
-// and a failure is a printed deny.
+// This file drives the GitHub Copilot CLI adapter (its mapping is in
+// hosts): a preToolUse command hook, one process per event
+// (~/.copilot/hooks/*.json). Copilot runs the tool when a hook times out
+// or prints what it cannot parse, so the hook answers within its own
+// deadline, prints one answer and nothing else, and a failure is a
+// printed deny.
 
 // CopilotOptions are the copilot-hook's own settings.
 type CopilotOptions struct {
@@ -91,23 +91,6 @@ func copilotDecide(opts Options, in io.Reader, out io.Writer) error {
 	if action == "allow" {
 		reason = ""
 	}
-	if d.confined == "" || action == "deny" {
-		_, err = out.Write(hosts.CopilotAnswer(action, reason))
-		return err
-	}
-	// modifiedArgs are the arguments Copilot runs the tool with: the
-	// command runs confined.
-	if action == "ask" {
-		reason += asWritten(d)
-	}
-	reply := map[string]any{"permissionDecision": action, "modifiedArgs": withCommand(d.call.Input, "command", d.confined)}
-	if reason != "" {
-		reply["permissionDecisionReason"] = reason
-	}
-	b, err := json.Marshal(reply)
-	if err != nil {
-		return err
-	}
-	_, err = out.Write(append(b, '\n'))
+	_, err = out.Write(hosts.CopilotConfinedAnswer(action, reason, d.call.Input, d.confined, asWritten(d)))
 	return err
 }

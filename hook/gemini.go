@@ -8,9 +8,9 @@ import (
 	"github.com/toolgate/toolgate/hook/hosts"
 )
 
-// This file drives the Gemini CLI adapter (its mapping is in hosts): a BeforeTool command hook, one
-// process per event. It turns the event into engine calls and the
-// engine's decision into Gemini CLI's hook answer.
+// This file drives the Gemini CLI adapter (its mapping is in hosts): a
+// BeforeTool command hook, one process per event. It turns the event into
+// engine calls and the engine's decision into Gemini CLI's hook answer.
 
 // GeminiOptions are the gemini-hook's own settings.
 type GeminiOptions struct {
@@ -62,19 +62,7 @@ func GeminiHook(opts Options, gopts GeminiOptions, in io.Reader, out io.Writer) 
 	}
 	best := mostRestrictive(ds)
 	action, reason := hosts.GeminiDecision(best.res.State, best.res.Reason, gopts.Ask)
-	reply := map[string]any{"decision": action}
-	if action != "allow" {
-		reply["reason"] = reason
-	}
-	if cmd := confinedOf(ds); cmd != "" && action != "deny" {
-		// BeforeTool's tool_input merges with the model's arguments and
-		// overrides them: the command runs confined.
-		reply["hookSpecificOutput"] = map[string]any{"hookEventName": "BeforeTool", "tool_input": map[string]any{"command": cmd}}
-		if action == "ask" {
-			reply["reason"] = reason + asWritten(best)
-		}
-	}
-	if err := json.NewEncoder(out).Encode(reply); err != nil {
+	if _, err := out.Write(hosts.GeminiAnswer(action, reason, confinedOf(ds), asWritten(best))); err != nil {
 		return err
 	}
 	s.startDrain() // the answer is written

@@ -1,7 +1,6 @@
 package hook
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 
@@ -9,13 +8,14 @@ import (
 	"github.com/toolgate/toolgate/protocol"
 )
 
-// This file drives the Qwen Code adapter (its mapping is in hosts): a PreToolUse command hook in Claude
-// Code's format (~/.qwen/settings.json), one process per event, with
-// Qwen's own tool names (Gemini-style). Qwen fires the hook when it is
-// about to run the tool (after its own approval): an allow lets it run, a
-// deny blocks it with toolgate's reason, and an ask goes back to Qwen's
-// own confirmation where a person can answer, and is a deny (with the
-// reason) where nobody can.
+// This file drives the Qwen Code adapter (its mapping is in hosts): a
+// PreToolUse command hook in Claude Code's format
+// (~/.qwen/settings.json), one process per event, with Qwen's own tool
+// names (Gemini-style). Qwen fires the hook when it is about to run the
+// tool (after its own approval): an allow lets it run, a deny blocks it
+// with toolgate's reason, and an ask goes back to Qwen's own confirmation
+// where a person can answer, and is a deny (with the reason) where nobody
+// can.
 
 // QwenOptions are the qwen-hook's own settings.
 type QwenOptions struct {
@@ -55,13 +55,7 @@ func QwenHook(opts Options, qopts QwenOptions, in io.Reader, out io.Writer) erro
 		return err
 	}
 	decision, reason := answer(d.res.State, d.res.Reason)
-	answerOut := map[string]any{"hookEventName": "PreToolUse", "permissionDecision": decision, "permissionDecisionReason": reason}
-	if d.confined != "" && decision != "deny" {
-		// Claude Code's format: updatedInput replaces the tool's input.
-		answerOut["updatedInput"] = withCommand(d.call.Input, "command", d.confined)
-		if decision == "ask" {
-			answerOut["permissionDecisionReason"] = reason + asWritten(d)
-		}
-	}
-	return json.NewEncoder(out).Encode(map[string]any{"hookSpecificOutput": answerOut})
+	// Claude Code's format: updatedInput replaces the tool's input.
+	_, err = out.Write(hosts.ClaudeAnswer(decision, reason, d.call.Input, d.confined, asWritten(d)))
+	return err
 }

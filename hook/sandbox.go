@@ -3,7 +3,6 @@ package hook
 import (
 	"encoding/base64"
 	"fmt"
-	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -332,14 +331,6 @@ func confinedOf(ds []hostDecision) string {
 		}
 	}
 	return ""
-}
-
-// withCommand is a shell tool's input with its field (the command)
-// replaced by cmd, the rest kept.
-func withCommand(in map[string]any, field, cmd string) map[string]any {
-	out := maps.Clone(in)
-	out[field] = cmd
-	return out
 }
 
 // asWritten ends the reason of an ask whose host shows the rewritten

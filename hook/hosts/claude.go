@@ -191,3 +191,19 @@ type ClaudeEvent struct {
 	ToolUseID      string          `json:"tool_use_id"`
 	Prompt         string          `json:"prompt"`
 }
+
+// ClaudeAnswer is Claude Code's PreToolUse answer, one line of JSON (Qwen
+// Code reads the same). A confined command (cmd, "" for none) that is not
+// denied replaces the input's command; an ask then ends its reason with
+// the command as written, since Claude Code shows the rewritten input.
+func ClaudeAnswer(decision, reason string, input map[string]any, cmd, written string) []byte {
+	answer := map[string]any{"hookEventName": "PreToolUse", "permissionDecision": decision, "permissionDecisionReason": reason}
+	if cmd != "" && decision != "deny" {
+		answer["updatedInput"] = WithCommand(input, "command", cmd)
+		if decision == "ask" {
+			answer["permissionDecisionReason"] = reason + written
+		}
+	}
+	b, _ := json.Marshal(map[string]any{"hookSpecificOutput": answer})
+	return append(b, '\n')
+}

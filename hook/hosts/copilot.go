@@ -166,3 +166,22 @@ type CopilotEvent struct {
 	ToolName  string          `json:"toolName"`
 	ToolArgs  json.RawMessage `json:"toolArgs"`
 }
+
+// CopilotConfinedAnswer is CopilotAnswer for a call that may run confined
+// (cmd, "" for none): one not denied gets modifiedArgs, the arguments
+// Copilot runs the tool with, and an ask ends its reason with the command
+// as written.
+func CopilotConfinedAnswer(action, reason string, input map[string]any, cmd, written string) []byte {
+	if cmd == "" || action == "deny" {
+		return CopilotAnswer(action, reason)
+	}
+	if action == "ask" {
+		reason += written
+	}
+	reply := map[string]any{"permissionDecision": action, "modifiedArgs": WithCommand(input, "command", cmd)}
+	if reason != "" {
+		reply["permissionDecisionReason"] = reason
+	}
+	b, _ := json.Marshal(reply)
+	return append(b, '\n')
+}

@@ -177,3 +177,22 @@ var GeminiProfile = Profile{
 		"tracker_list_tasks": true, "tracker_add_dependency": true, "tracker_visualize": true,
 	},
 }
+
+// GeminiAnswer is Gemini CLI's BeforeTool answer, one line of JSON. A
+// confined command (cmd, "" for none) that is not denied is the
+// tool_input, which merges with the model's arguments and overrides them;
+// an ask then ends its reason with the command as written.
+func GeminiAnswer(action, reason, cmd, written string) []byte {
+	reply := map[string]any{"decision": action}
+	if action != "allow" {
+		reply["reason"] = reason
+	}
+	if cmd != "" && action != "deny" {
+		reply["hookSpecificOutput"] = map[string]any{"hookEventName": "BeforeTool", "tool_input": map[string]any{"command": cmd}}
+		if action == "ask" {
+			reply["reason"] = reason + written
+		}
+	}
+	b, _ := json.Marshal(reply)
+	return append(b, '\n')
+}

@@ -91,3 +91,11 @@ func strField(key string) func(map[string]any) string {
 		return strings.TrimSpace(s)
 	}
 }
+
+// WithCommand is a shell tool's input with its field (the command)
+// replaced by cmd, the rest kept.
+func WithCommand(in map[string]any, field, cmd string) map[string]any {
+	out := maps.Clone(in)
+	out[field] = cmd
+	return out
+}
