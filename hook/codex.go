@@ -1,7 +1,6 @@
 package hook
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 
@@ -52,32 +51,10 @@ func CodexHook(opts Options, in io.Reader, out io.Writer) error {
 		return err
 	}
 	action, reason := answer(d.res.State, d.res.Reason)
-	var reply any
-	switch {
-	case pre && action == "allow" && d.confined != "":
-		// A PreToolUse allow counts only with a rewritten input: the
-		// command, run confined (the field keeps the name Codex gave it).
-		in, err := hosts.ObjectInput(ev.ToolName, ev.ToolInput)
-		if err != nil {
-			return err
-		}
-		field := "command"
-		if _, ok := in["cmd"]; ok {
-			field = "cmd"
-		}
-		reply = map[string]any{"hookSpecificOutput": map[string]any{"hookEventName": "PreToolUse",
-			"permissionDecision": "allow", "updatedInput": hosts.WithCommand(in, field, d.confined)}}
-	case pre && action == "deny":
-		reply = map[string]any{"hookSpecificOutput": map[string]any{"hookEventName": "PreToolUse",
-			"permissionDecision": "deny", "permissionDecisionReason": reason}}
-	case !pre && action == "allow":
-		reply = map[string]any{"hookSpecificOutput": map[string]any{"hookEventName": "PermissionRequest",
-			"decision": map[string]any{"behavior": "allow"}}}
-	case !pre && action == "deny":
-		reply = map[string]any{"hookSpecificOutput": map[string]any{"hookEventName": "PermissionRequest",
-			"decision": map[string]any{"behavior": "deny", "message": reason}}}
-	default:
-		return nil // no answer: Codex's own flow (its sandbox, its question to the person) goes on
+	reply, err := hosts.CodexAnswer(ev, action, reason, d.confined)
+	if err != nil || reply == nil {
+		return err // no answer: Codex's own flow (its sandbox, its question to the person) goes on
 	}
-	return json.NewEncoder(out).Encode(reply)
+	_, err = out.Write(reply)
+	return err
 }

@@ -243,3 +243,40 @@ type CodexEvent struct {
 	ToolInput      json.RawMessage `json:"tool_input"`
 	ToolUseID      string          `json:"tool_use_id"`
 }
+
+// CodexAnswer is Codex's answer to a PreToolUse or PermissionRequest
+// event for toolgate's action (CodexDecision), one line of JSON, or nil
+// for no answer. A PreToolUse allow counts only with the input rewritten
+// to run the confined command (confined, "" for none).
+func CodexAnswer(ev CodexEvent, action, reason, confined string) ([]byte, error) {
+	pre := ev.HookEventName == "PreToolUse"
+	var reply any
+	switch {
+	case pre && action == "allow" && confined != "":
+		// A PreToolUse allow counts only with a rewritten input: the
+		// command, run confined (the field keeps the name Codex gave it).
+		in, err := ObjectInput(ev.ToolName, ev.ToolInput)
+		if err != nil {
+			return nil, err
+		}
+		field := "command"
+		if _, ok := in["cmd"]; ok {
+			field = "cmd"
+		}
+		reply = map[string]any{"hookSpecificOutput": map[string]any{"hookEventName": "PreToolUse",
+			"permissionDecision": "allow", "updatedInput": WithCommand(in, field, confined)}}
+	case pre && action == "deny":
+		reply = map[string]any{"hookSpecificOutput": map[string]any{"hookEventName": "PreToolUse",
+			"permissionDecision": "deny", "permissionDecisionReason": reason}}
+	case !pre && action == "allow":
+		reply = map[string]any{"hookSpecificOutput": map[string]any{"hookEventName": "PermissionRequest",
+			"decision": map[string]any{"behavior": "allow"}}}
+	case !pre && action == "deny":
+		reply = map[string]any{"hookSpecificOutput": map[string]any{"hookEventName": "PermissionRequest",
+			"decision": map[string]any{"behavior": "deny", "message": reason}}}
+	default:
+		return nil, nil // no answer: Codex's own flow (its sandbox, its question to the person) goes on
+	}
+	b, _ := json.Marshal(reply)
+	return append(b, '\n'), nil
+}
