@@ -1,67 +1,24 @@
 package hook
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
-	"path/filepath"
-	"strings"
 
-	"mvdan.cc/sh/v3/syntax"
-
+	"github.com/toolgate/toolgate/hook/hosts"
 	"github.com/toolgate/toolgate/protocol"
 )
 
-// This file is the Codex CLI adapter: a PreToolUse and PermissionRequest
-// command hook, one process per event (~/.codex/hooks.json). Codex's hook
-// answers admit no field beyond its schema (an answer it cannot read makes
-// it run the tool), a PreToolUse allow counts only with a rewritten input,
-// and PreToolUse cannot ask. So:
-//   - PreToolUse: toolgate's deny is a deny; its allow is no answer
-//     (Codex's own sandbox and approval go on); its ask is a deny whose
-//     reason says how to allow the call, since nothing tells the hook that
-//     Codex will ask a person before it runs the tool.
-//   - PermissionRequest (where Codex itself would ask a person): allow and
-//     deny answer Codex's question; an ask is no answer, so the person is
-//     asked.
-
-// HostCodex is the Codex CLI's host name, as the audit log records it.
-const HostCodex = "codex"
-
-// codexEvent is the part of a Codex hook event toolgate reads.
-type codexEvent struct {
-	HookEventName  string          `json:"hook_event_name"`
-	SessionID      string          `json:"session_id"`
-	Cwd            string          `json:"cwd"`
-	PermissionMode string          `json:"permission_mode"`
-	ToolName       string          `json:"tool_name"`
-	ToolInput      json.RawMessage `json:"tool_input"`
-	ToolUseID      string          `json:"tool_use_id"`
-}
-
-var codexProfile = hostProfile{
-	name:  HostCodex,
-	calls: codexCalls,
-	values: map[string]func(map[string]any) string{
-		"web_search": strField("query"),
-	},
-	// Tools Codex runs without asking anyone: its plan, its questions to
-	// the person, its goals, and its subagents (whose own tool calls come
-	// through this hook).
-	builtinAllow: map[string]bool{
-		"update_plan": true, "request_user_input": true,
-		"get_goal": true, "create_goal": true, "update_goal": true,
-		"spawn_agent": true, "send_input": true, "resume_agent": true, "wait_agent": true, "close_agent": true,
-	},
-	projectSettings: []string{".codex"},
-	confines:        true,
-	userSettings:    []string{".codex/hooks.json", ".codex/config.toml", ".codex/requirements.toml"},
-}
-
-// codexAskNote ends the reason of an ask Codex cannot show.
-const codexAskNote = " (toolgate would ask, and Codex cannot ask a person from its PreToolUse hook, so the call is blocked;" +
-	" to allow it, add an allow rule to your toolgate policy (~/.config/toolgate/config.json or <project>/.toolgate/config.json;" +
-	" `toolgate explain --host codex` shows which rule decides))"
+// This file drives the Codex CLI adapter (its mapping is in hosts): a
+// PreToolUse and PermissionRequest command hook, one process per event
+// (~/.codex/hooks.json). Codex's hook answers admit no field beyond its
+// schema (an answer it cannot read makes it run the tool), a PreToolUse
+// allow counts only with a rewritten input, and PreToolUse cannot ask.
+// So: - PreToolUse: toolgate's deny is a deny; its allow is no answer
+// (Codex's own sandbox and approval go on); its ask is a deny whose
+// reason says how to allow the call, since nothing tells the hook that
+// Codex will ask a person before it runs the tool. - PermissionRequest
+// (where Codex itself would ask a person): allow and deny answer Codex's
+// question; an ask is no answer, so the person is asked.
 
 // CodexHook answers one Codex hook event (PreToolUse or PermissionRequest)
 // read from in. Any error is returned, and the caller exits 2 with the
@@ -71,14 +28,14 @@ func CodexHook(opts Options, in io.Reader, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	var ev codexEvent
+	var ev hosts.CodexEvent
 	if err := protocol.Unmarshal(data, &ev, ""); err != nil {
 		return fmt.Errorf("the hook event cannot be read: %w", err)
 	}
 	if ev.HookEventName != "PreToolUse" && ev.HookEventName != "PermissionRequest" {
 		return nil // other events do not gate anything
 	}
-	calls, err := codexCalls(ev.ToolName, ev.ToolInput)
+	calls, err := hosts.CodexCalls(ev.ToolName, ev.ToolInput)
 	if err != nil {
 		return err
 	}
@@ -88,233 +45,16 @@ func CodexHook(opts Options, in io.Reader, out io.Writer) error {
 	}
 	defer s.closeAudit()
 	pre := ev.HookEventName == "PreToolUse"
-	answer := func(state, reason string) (string, string) { return codexDecision(state, reason, pre) }
-	d, err := s.decideAll(codexProfile, ev.ToolUseID, calls, answer)
+	answer := func(state, reason string) (string, string) { return hosts.CodexDecision(state, reason, pre) }
+	d, err := s.decideAll(hosts.CodexProfile, ev.ToolUseID, calls, answer)
 	if err != nil {
 		return err
 	}
 	action, reason := answer(d.res.State, d.res.Reason)
-	var reply any
-	switch {
-	case pre && action == "allow" && d.confined != "":
-		// A PreToolUse allow counts only with a rewritten input: the
-		// command, run confined (the field keeps the name Codex gave it).
-		in, err := objectInput(ev.ToolName, ev.ToolInput)
-		if err != nil {
-			return err
-		}
-		field := "command"
-		if _, ok := in["cmd"]; ok {
-			field = "cmd"
-		}
-		reply = map[string]any{"hookSpecificOutput": map[string]any{"hookEventName": "PreToolUse",
-			"permissionDecision": "allow", "updatedInput": withCommand(in, field, d.confined)}}
-	case pre && action == "deny":
-		reply = map[string]any{"hookSpecificOutput": map[string]any{"hookEventName": "PreToolUse",
-			"permissionDecision": "deny", "permissionDecisionReason": reason}}
-	case !pre && action == "allow":
-		reply = map[string]any{"hookSpecificOutput": map[string]any{"hookEventName": "PermissionRequest",
-			"decision": map[string]any{"behavior": "allow"}}}
-	case !pre && action == "deny":
-		reply = map[string]any{"hookSpecificOutput": map[string]any{"hookEventName": "PermissionRequest",
-			"decision": map[string]any{"behavior": "deny", "message": reason}}}
-	default:
-		return nil // no answer: Codex's own flow (its sandbox, its question to the person) goes on
+	reply, err := hosts.CodexAnswer(ev, action, reason, d.confined)
+	if err != nil || reply == nil {
+		return err // no answer: Codex's own flow (its sandbox, its question to the person) goes on
 	}
-	return json.NewEncoder(out).Encode(reply)
-}
-
-// codexDecision is the answer toolgate gives Codex for its state: in
-// PreToolUse an ask is a deny (nothing there can ask a person); in
-// PermissionRequest an ask is left to the person Codex asks.
-func codexDecision(state, reason string, pre bool) (action, why string) {
-	if state == "ask" && pre {
-		return "deny", reason + codexAskNote
-	}
-	return state, reason
-}
-
-// codexCalls turns a Codex tool call into engine calls: its shell (which
-// Codex names Bash, whatever the model called), apply_patch (one call per
-// file the patch touches), MCP tools, and any other tool under its own
-// name.
-func codexCalls(name string, rawInput json.RawMessage) ([]engineCall, error) {
-	if name == "" {
-		return nil, fmt.Errorf("the hook event has no tool_name")
-	}
-	input, err := objectInput(name, rawInput)
-	if err != nil {
-		return nil, err
-	}
-	one := func(ec engineCall) ([]engineCall, error) { return []engineCall{ec}, nil }
-	if ec, ok := mcpToolCall(name, input); ok {
-		return one(ec)
-	}
-	switch name {
-	case "Bash", "shell", "exec_command", "local_shell":
-		if err := renameField(input, name, "cmd", "command"); err != nil {
-			return nil, err
-		}
-		wd, _, err := object(input).str("workdir", "tool_input.")
-		if err != nil {
-			return nil, err
-		}
-		calls := []engineCall{{tool: "bash", input: input, workdir: wd, rewrite: true}}
-		cmd, _, err := object(input).str("command", "tool_input.")
-		if err != nil {
-			return nil, err
-		}
-		patches, err := codexShellPatches(cmd, wd)
-		if err != nil {
-			return nil, err
-		}
-		if len(patches) > 0 {
-			// Codex applies the patch itself, outside the shell: a
-			// rewritten command would lose it, so this one runs as it is.
-			calls[0].rewrite = false
-		}
-		for _, pt := range patches {
-			pc, err := patchCalls("apply_patch", pt.text)
-			if err != nil {
-				return nil, err
-			}
-			for _, c := range pc {
-				if p, _ := c.input["path"].(string); pt.dir != "" && !filepath.IsAbs(p) {
-					c.input["path"] = filepath.Join(pt.dir, p)
-				}
-				calls = append(calls, c)
-			}
-		}
-		return calls, nil
-	case "apply_patch":
-		text, err := patchText(name, input, "command", "input", "patch")
-		if err != nil {
-			return nil, err
-		}
-		return patchCalls(name, text)
-	case "view_image":
-		return one(engineCall{tool: "read", input: input})
-	}
-	return one(engineCall{tool: name, input: input})
-}
-
-// shellPatch is a patch a shell command hands to apply_patch, and the
-// directory its relative paths are relative to ("" for the command's).
-type shellPatch struct{ text, dir string }
-
-// codexShellPatches are the patches a shell command gives apply_patch:
-// Codex applies `apply_patch <<'EOF' … EOF` (or `apply_patch 'PATCH'`)
-// itself, so the files it names are decided with the command. A literal
-// `cd DIR` before it moves its relative paths; a patch or directory that
-// is not literal text is an error (toolgate cannot tell the files). A
-// command that does not parse has none: the bash analysis decides it.
-func codexShellPatches(command, workdir string) ([]shellPatch, error) {
-	f, err := syntax.NewParser().Parse(strings.NewReader(command), "")
-	if err != nil {
-		return nil, nil
-	}
-	var out []shellPatch
-	var werr error
-	dir := workdir
-	syntax.Walk(f, func(n syntax.Node) bool {
-		st, ok := n.(*syntax.Stmt)
-		if !ok || werr != nil {
-			return werr == nil
-		}
-		call, ok := st.Cmd.(*syntax.CallExpr)
-		if !ok || len(call.Args) == 0 {
-			return true
-		}
-		switch name, _ := shellLiteral(call.Args[0]); name {
-		case "cd":
-			if len(call.Args) < 2 {
-				return true
-			}
-			d, ok := shellLiteral(call.Args[1])
-			if !ok {
-				werr = fmt.Errorf("the command changes to a directory toolgate cannot read before apply_patch")
-				return false
-			}
-			if filepath.IsAbs(d) {
-				dir = d
-			} else {
-				dir = filepath.Join(dir, d)
-			}
-		case "apply_patch", "applypatch":
-			text, found := "", false
-			for _, r := range st.Redirs {
-				if (r.Op == syntax.Hdoc || r.Op == syntax.DashHdoc) && r.Hdoc != nil {
-					if text, found = heredocText(r); !found {
-						werr = fmt.Errorf("the patch apply_patch reads is not literal text, so toolgate cannot tell which files it changes")
-						return false
-					}
-				}
-			}
-			if !found && len(call.Args) > 1 {
-				if text, found = shellLiteral(call.Args[1]); !found {
-					werr = fmt.Errorf("the patch given to apply_patch is not literal text, so toolgate cannot tell which files it changes")
-					return false
-				}
-			}
-			if found {
-				out = append(out, shellPatch{text: text, dir: dir})
-			}
-		}
-		return true
-	})
-	return out, werr
-}
-
-// heredocText is a heredoc's body when it is literal: all of it when its
-// delimiter is quoted (nothing in it expands), else as shellLiteral reads it.
-func heredocText(r *syntax.Redirect) (string, bool) {
-	quoted := false
-	if r.Word != nil {
-		for _, p := range r.Word.Parts {
-			switch p.(type) {
-			case *syntax.SglQuoted, *syntax.DblQuoted:
-				quoted = true
-			}
-		}
-	}
-	if !quoted {
-		return shellLiteral(r.Hdoc)
-	}
-	var b strings.Builder
-	for _, part := range r.Hdoc.Parts {
-		l, ok := part.(*syntax.Lit)
-		if !ok {
-			return "", false
-		}
-		b.WriteString(l.Value)
-	}
-	return b.String(), true
-}
-
-// shellLiteral is a word's text when it is literal: plain, single- or
-// double-quoted text with no expansion and no backslash.
-func shellLiteral(w *syntax.Word) (string, bool) {
-	var b strings.Builder
-	for _, part := range w.Parts {
-		switch p := part.(type) {
-		case *syntax.Lit:
-			if strings.Contains(p.Value, "\\") {
-				return "", false
-			}
-			b.WriteString(p.Value)
-		case *syntax.SglQuoted:
-			b.WriteString(p.Value)
-		case *syntax.DblQuoted:
-			for _, q := range p.Parts {
-				l, ok := q.(*syntax.Lit)
-				if !ok || strings.Contains(l.Value, "\\") {
-					return "", false
-				}
-				b.WriteString(l.Value)
-			}
-		default:
-			return "", false
-		}
-	}
-	return b.String(), true
+	_, err = out.Write(reply)
+	return err
 }

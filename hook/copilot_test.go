@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -22,52 +21,6 @@ func (e *hookEnv) copilotEventJSON(tool string, args any) string {
 		e.t.Fatal(err)
 	}
 	return string(b)
-}
-
-func TestCopilotCallMapping(t *testing.T) {
-	cases := []struct {
-		name, args string
-		want       []engineCall
-	}{
-		{"bash", `{"command":"ls","description":"d"}`, []engineCall{{tool: "bash", input: map[string]any{"command": "ls", "description": "d"}, rewrite: true}}},
-		// toolArgs as a JSON string holding the object.
-		{"bash", `"{\"command\":\"ls\",\"description\":\"d\"}"`, []engineCall{{tool: "bash", input: map[string]any{"command": "ls", "description": "d"}, rewrite: true}}},
-		{"view", `{"path":"/p/a","view_range":[1,2]}`, []engineCall{{tool: "read", input: map[string]any{"path": "/p/a", "view_range": []any{json.Number("1"), json.Number("2")}}}}},
-		{"create", `{"path":"n.txt","file_text":"x"}`, []engineCall{{tool: "write", input: map[string]any{"path": "n.txt", "file_text": "x"}}}},
-		{"edit", `{"path":"a","old_str":"x","new_str":"y"}`, []engineCall{{tool: "edit", input: map[string]any{"path": "a", "old_str": "x", "new_str": "y"}}}},
-		{"grep", `{"pattern":"KEY","paths":["src","/etc"],"glob":"*.env"}`, []engineCall{
-			{tool: "grep", input: map[string]any{"pattern": "KEY", "path": "src", "glob": "*.env"}},
-			{tool: "grep", input: map[string]any{"pattern": "KEY", "path": "/etc", "glob": "*.env"}}}},
-		{"grep", `{"pattern":"KEY"}`, []engineCall{{tool: "grep", input: map[string]any{"pattern": "KEY"}}}},
-		{"glob", `{"pattern":"**/*.pem","paths":["/p"]}`, []engineCall{{tool: "find", input: map[string]any{"pattern": "**/*.pem", "path": "/p"}}}},
-		{"skill", `{"skill":"deploy"}`, []engineCall{{tool: "skill", input: map[string]any{"name": "deploy"}}}},
-		{"web_fetch", `{"url":"HTTPS://X.example"}`, []engineCall{
-			{tool: "web_fetch", input: map[string]any{"url": "HTTPS://X.example"}},
-			{tool: "web_fetch", input: map[string]any{"url": "https://x.example/"}}}},
-		{"task", `{"name":"n","prompt":"p"}`, []engineCall{{tool: "task", input: map[string]any{"name": "n", "prompt": "p"}}}},
-	}
-	for _, c := range cases {
-		got, err := copilotCalls(c.name, json.RawMessage(c.args))
-		if err != nil {
-			t.Errorf("%s %s: %v", c.name, c.args, err)
-			continue
-		}
-		if !reflect.DeepEqual(got, c.want) {
-			t.Errorf("%s %s:\n got %#v\nwant %#v", c.name, c.args, got, c.want)
-		}
-	}
-	for _, bad := range []struct{ name, args string }{
-		{"bash", `"{\"command\":\"ls\",\"command\":\"rm x\"}"`}, // a string that reads two ways
-		{"bash", `"not json"`},
-		{"bash", `["ls"]`},
-		{"grep", `{"pattern":"x","paths":[1]}`},
-		{"skill", `{"skill":"a","name":"b"}`},
-		{"", `{}`},
-	} {
-		if _, err := copilotCalls(bad.name, json.RawMessage(bad.args)); err == nil {
-			t.Errorf("%s %s: no error", bad.name, bad.args)
-		}
-	}
 }
 
 func TestCopilotHookDecisions(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"github.com/toolgate/toolgate/gates"
+	"github.com/toolgate/toolgate/internal/jsonobj"
 	"github.com/toolgate/toolgate/policy"
 	"github.com/toolgate/toolgate/protocol"
 	"github.com/toolgate/toolgate/sandbox"
@@ -84,7 +85,7 @@ func (d *DryRun) Decide(tool string, input json.RawMessage, cwd, agent string) (
 	s := d.s
 	d.at(cwd, agent)
 	if prof, ok := profileFor(s.opts.Host); ok {
-		calls, err := prof.calls(tool, input)
+		calls, err := prof.Calls(tool, input)
 		if err != nil {
 			return Decided{}, err
 		}
@@ -95,7 +96,7 @@ func (d *DryRun) Decide(tool string, input json.RawMessage, cwd, agent string) (
 			if err != nil {
 				return Decided{}, err
 			}
-			dc := s.decideDry(gc, hostResolver{Resolver: resolver{p: gc.policy}, pol: gc.policy, builtin: prof.builtinAllow})
+			dc := s.decideDry(gc, hostResolver{Resolver: resolver{p: gc.policy}, pol: gc.policy, builtin: prof.BuiltinAllow})
 			if i == 0 || rank[dc.State] > rank[best.State] {
 				best = dc
 			}
@@ -168,7 +169,7 @@ func CheckInputJSON(data []byte) error {
 		return fmt.Errorf("not valid JSON: %v", err)
 	}
 	if _, ok := v.(map[string]any); !ok {
-		return fmt.Errorf("must be a JSON object (the tool's input), not %s", jsonKind(v))
+		return fmt.Errorf("must be a JSON object (the tool's input), not %s", jsonobj.Kind(v))
 	}
 	return nil
 }

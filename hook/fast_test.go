@@ -19,6 +19,7 @@ import (
 
 	"github.com/toolgate/toolgate/export"
 	"github.com/toolgate/toolgate/hook/audit"
+	"github.com/toolgate/toolgate/internal/jsonobj"
 	"github.com/toolgate/toolgate/protocol"
 )
 
@@ -450,7 +451,7 @@ func auditRecords(t *testing.T, dir string) []string {
 }
 
 // TestDecodeToolCallReadsAsTheGeneralPath: whenever the one-pass reader
-// takes a line, the general path (envelope screen, checkUnambiguous,
+// takes a line, the general path (envelope screen, jsonobj.CheckUnambiguous,
 // decodeObject) accepts it too and reads the same id, params and input.
 func TestDecodeToolCallReadsAsTheGeneralPath(t *testing.T) {
 	dir := t.TempDir()
@@ -516,14 +517,14 @@ func readsAsTheGeneralPath(t *testing.T, line []byte) bool {
 			t.Fatalf("%q: id %q, the general path reads %q", line, fc.ID, id)
 		}
 		raw := []byte(env["params"])
-		input, err := checkUnambiguous(raw)
+		input, err := jsonobj.CheckUnambiguous(raw)
 		if err != nil {
 			t.Fatalf("%q: taken, the general path refuses: %v", line, err)
 		}
 		if !bytes.Equal(input, fc.Input) {
 			t.Fatalf("%q: input %q, the general path reads %q", line, fc.Input, input)
 		}
-		params, err := decodeObject(raw)
+		params, err := jsonobj.Decode(raw)
 		if err != nil {
 			t.Fatalf("%q: %v", line, err)
 		}
@@ -557,7 +558,7 @@ func TestCheckCallKeysIsCheckKeys(t *testing.T) {
 		"tool-name", "Input", "in_put", "agentname", "CWD", "Cwd", "has_ui", "hasui", "extra", "x", "", "_", "toolCall", "\u212aey", "inputs"}
 	r := rand.New(rand.NewSource(5))
 	for i := 0; i < 5000; i++ {
-		m := object{}
+		m := jsonobj.Object{}
 		for n := r.Intn(6); n >= 0; n-- {
 			m[pool[r.Intn(len(pool))]] = "v"
 		}
@@ -598,10 +599,10 @@ func BenchmarkParamsDecode(b *testing.B) {
 	b.Run("general", func(b *testing.B) {
 		b.ReportAllocs()
 		for i := 0; i < b.N; i++ {
-			if _, err := checkUnambiguous(benchParams); err != nil {
+			if _, err := jsonobj.CheckUnambiguous(benchParams); err != nil {
 				b.Fatal(err)
 			}
-			params, err := decodeObject(benchParams)
+			params, err := jsonobj.Decode(benchParams)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -4,62 +4,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net/url"
-	"strings"
+
+	"github.com/toolgate/toolgate/hook/hosts"
 )
 
-// This file is the Gemini CLI adapter: a BeforeTool command hook, one
-// process per event. It turns the event into engine calls and the
-// engine's decision into Gemini CLI's hook answer.
-
-// geminiEvent is the part of a Gemini CLI hook event toolgate reads.
-type geminiEvent struct {
-	HookEventName string          `json:"hook_event_name"`
-	SessionID     string          `json:"session_id"`
-	Cwd           string          `json:"cwd"`
-	ToolName      string          `json:"tool_name"`
-	ToolInput     json.RawMessage `json:"tool_input"`
-	MCPContext    *struct {
-		ServerName string `json:"server_name"`
-		ToolName   string `json:"tool_name"`
-	} `json:"mcp_context"`
-}
-
-// geminiPathTools maps Gemini CLI's file tools to toolgate's path tools:
-// the input field that holds the path, and the one that holds a glob
-// (grep's glob, find's pattern).
-var geminiPathTools = map[string]struct{ tool, pathField, globField string }{
-	"read_file":           {"read", "file_path", ""},
-	"write_file":          {"write", "file_path", ""},
-	"replace":             {"edit", "file_path", ""},
-	"glob":                {"find", "dir_path", "pattern"},
-	"grep_search":         {"grep", "dir_path", "include_pattern"},
-	"search_file_content": {"grep", "dir_path", "include_pattern"},
-	"list_directory":      {"ls", "dir_path", ""},
-}
-
-var geminiProfile = hostProfile{
-	name: HostGeminiCLI,
-	calls: func(tool string, input json.RawMessage) ([]engineCall, error) {
-		return geminiCalls(geminiEvent{ToolName: tool, ToolInput: input})
-	},
-	projectSettings: []string{".gemini"},
-	confines:        true,
-	userSettings:    []string{".gemini/settings.json", ".gemini/policies"},
-	values: map[string]func(map[string]any) string{
-		"web_fetch":         strField("url"), // set per URL of the prompt by geminiCalls
-		"google_web_search": strField("query"),
-	},
-	// Tools Gemini CLI runs without asking anyone: its todo list and task
-	// tracker, topics, plan mode, subagents (whose own tool calls come
-	// through this hook), its question to the person, its own docs.
-	builtinAllow: map[string]bool{
-		"write_todos": true, "update_topic": true, "enter_plan_mode": true, "exit_plan_mode": true,
-		"ask_user": true, "complete_task": true, "invoke_agent": true, "get_internal_docs": true,
-		"tracker_create_task": true, "tracker_update_task": true, "tracker_get_task": true,
-		"tracker_list_tasks": true, "tracker_add_dependency": true, "tracker_visualize": true,
-	},
-}
+// This file drives the Gemini CLI adapter (its mapping is in hosts): a
+// BeforeTool command hook, one process per event. It turns the event into
+// engine calls and the engine's decision into Gemini CLI's hook answer.
 
 // GeminiOptions are the gemini-hook's own settings.
 type GeminiOptions struct {
@@ -77,7 +28,7 @@ func GeminiHook(opts Options, gopts GeminiOptions, in io.Reader, out io.Writer) 
 	if err != nil {
 		return err
 	}
-	var ev geminiEvent
+	var ev hosts.GeminiEvent
 	if err := json.Unmarshal(data, &ev); err != nil {
 		return fmt.Errorf("the hook event is not valid JSON: %w", err)
 	}
@@ -89,180 +40,31 @@ func GeminiHook(opts Options, gopts GeminiOptions, in io.Reader, out io.Writer) 
 		return err
 	}
 	defer s.closeAudit()
-	calls, err := geminiCalls(ev)
+	calls, err := hosts.GeminiCalls(ev)
 	if err != nil {
 		return err
 	}
 	var ds []hostDecision
 	for _, ec := range calls {
-		d, err := s.decideEngineCall(geminiProfile, "", ec)
+		d, err := s.decideEngineCall(hosts.GeminiProfile, "", ec)
 		if err != nil {
 			return err
 		}
-		action, _ := geminiDecision(d.res.State, d.res.Reason, gopts.Ask)
-		s.confine(geminiProfile, &d, action)
+		action, _ := hosts.GeminiDecision(d.res.State, d.res.Reason, gopts.Ask)
+		s.confine(hosts.GeminiProfile, &d, action)
 		ds = append(ds, d)
 	}
 	for _, d := range ds {
-		action, reason := geminiDecision(d.res.State, d.res.Reason, gopts.Ask)
+		action, reason := hosts.GeminiDecision(d.res.State, d.res.Reason, gopts.Ask)
 		if err := s.auditHostDecision(d, action, reason); err != nil {
 			return err
 		}
 	}
 	best := mostRestrictive(ds)
-	action, reason := geminiDecision(best.res.State, best.res.Reason, gopts.Ask)
-	reply := map[string]any{"decision": action}
-	if action != "allow" {
-		reply["reason"] = reason
-	}
-	if cmd := confinedOf(ds); cmd != "" && action != "deny" {
-		// BeforeTool's tool_input merges with the model's arguments and
-		// overrides them: the command runs confined.
-		reply["hookSpecificOutput"] = map[string]any{"hookEventName": "BeforeTool", "tool_input": map[string]any{"command": cmd}}
-		if action == "ask" {
-			reply["reason"] = reason + asWritten(best)
-		}
-	}
-	if err := json.NewEncoder(out).Encode(reply); err != nil {
+	action, reason := hosts.GeminiDecision(best.res.State, best.res.Reason, gopts.Ask)
+	if _, err := out.Write(hosts.GeminiAnswer(action, reason, confinedOf(ds), asWritten(best))); err != nil {
 		return err
 	}
 	s.startDrain() // the answer is written
 	return nil
-}
-
-// geminiDecision is Gemini CLI's answer for toolgate's state. An ask
-// blocks unless the session can show it.
-func geminiDecision(state, reason string, ask bool) (action, why string) {
-	if state == "ask" && !ask {
-		return "deny", reason + " (toolgate would ask, and this Gemini CLI hook cannot show the question, so the call is blocked; a policy rule can allow it)"
-	}
-	return state, reason
-}
-
-// geminiCalls turns a Gemini CLI tool call into engine calls; the most
-// restrictive decision of them answers. Most tools are one call;
-// read_many_files is one per include, web_fetch one per URL form.
-func geminiCalls(ev geminiEvent) ([]engineCall, error) {
-	name := ev.ToolName
-	if name == "" {
-		return nil, fmt.Errorf("the hook event has no tool_name")
-	}
-	input, err := objectInput(name, ev.ToolInput)
-	if err != nil {
-		return nil, err
-	}
-	one := func(ec engineCall) ([]engineCall, error) { return []engineCall{ec}, nil }
-	if ev.MCPContext != nil && ev.MCPContext.ServerName != "" {
-		return one(engineCall{tool: "mcp", input: map[string]any{"tool": ev.MCPContext.ServerName + ":" + ev.MCPContext.ToolName, "arguments": input}})
-	}
-	if rest, ok := strings.CutPrefix(name, "mcp_"); ok {
-		server, tool, _ := strings.Cut(rest, "_")
-		ref := server
-		if tool != "" {
-			ref = server + ":" + tool
-		}
-		return one(engineCall{tool: "mcp", input: map[string]any{"tool": ref, "arguments": input}})
-	}
-	switch name {
-	case "run_shell_command":
-		wd, _, err := object(input).str("dir_path", "tool_input.")
-		if err != nil {
-			return nil, err
-		}
-		return one(engineCall{tool: "bash", input: input, workdir: wd, rewrite: true})
-	case "activate_skill":
-		return one(engineCall{tool: "skill", input: input})
-	case "read_many_files":
-		return geminiReadMany(input)
-	case "web_fetch":
-		return geminiWebFetch(input)
-	}
-	m, ok := geminiPathTools[name]
-	if !ok {
-		// Any other tool keeps its Gemini name as its surface.
-		return one(engineCall{tool: name, input: input})
-	}
-	if m.globField != "" {
-		key := map[string]string{"find": "pattern", "grep": "glob"}[m.tool]
-		if m.tool == "grep" {
-			// grep's own pattern is the regular expression; the files it
-			// searches are include_pattern (or include in older versions).
-			if err := renameField(input, name, "include", m.globField); err != nil {
-				return nil, err
-			}
-		}
-		if err := renameField(input, name, m.globField, key); err != nil {
-			return nil, err
-		}
-	}
-	if err := renameField(input, name, m.pathField, "path"); err != nil {
-		return nil, err
-	}
-	return one(engineCall{tool: m.tool, input: input})
-}
-
-// geminiReadMany is one engine call per include entry: a path is a read
-// of it, a glob the files a find with that pattern selects.
-func geminiReadMany(input map[string]any) ([]engineCall, error) {
-	list, ok := input["include"].([]any)
-	if !ok || len(list) == 0 {
-		// Nothing toolgate can check: the tool's own surface decides.
-		return []engineCall{{tool: "read_many_files", input: input}}, nil
-	}
-	var calls []engineCall
-	for i, v := range list {
-		p, ok := v.(string)
-		if !ok {
-			return nil, fmt.Errorf("tool_input.include[%d] of read_many_files is not a string", i)
-		}
-		if strings.ContainsAny(p, "*?[{") {
-			calls = append(calls, engineCall{tool: "find", input: map[string]any{"pattern": p}})
-		} else {
-			calls = append(calls, engineCall{tool: "read", input: map[string]any{"path": p}})
-		}
-	}
-	return calls, nil
-}
-
-// urlForms are a URL as written and, when it differs, as a fetcher
-// normalizes it (scheme and host in lower case, an empty path as "/").
-func urlForms(word string) []string {
-	forms := []string{word}
-	if u, err := url.Parse(word); err == nil && u.Host != "" {
-		u.Host = strings.ToLower(u.Host)
-		if u.Path == "" && u.Opaque == "" {
-			u.Path = "/"
-		}
-		if n := u.String(); n != word {
-			forms = append(forms, n)
-		}
-	}
-	return forms
-}
-
-// geminiWebFetch is one engine call per URL of the prompt (Gemini fetches
-// every whitespace-separated word holding "://"), as written and as
-// Gemini normalizes it; a prompt without one is decided with the prompt
-// as the value.
-func geminiWebFetch(input map[string]any) ([]engineCall, error) {
-	prompt, _, err := object(input).str("prompt", "tool_input.")
-	if err != nil {
-		return nil, err
-	}
-	call := func(v string) engineCall {
-		return engineCall{tool: "web_fetch", input: map[string]any{"prompt": prompt, "url": v}}
-	}
-	var calls []engineCall
-	for _, word := range strings.Fields(prompt) {
-		if !strings.Contains(word, "://") {
-			continue
-		}
-		for _, form := range urlForms(word) {
-			calls = append(calls, call(form))
-		}
-	}
-	if len(calls) == 0 {
-		calls = append(calls, call(strings.TrimSpace(prompt)))
-	}
-	return calls, nil
 }

@@ -6,6 +6,7 @@ import (
 	"reflect"
 
 	"github.com/toolgate/toolgate/gates"
+	"github.com/toolgate/toolgate/internal/jsonobj"
 	"github.com/toolgate/toolgate/protocol"
 )
 
@@ -13,28 +14,28 @@ import (
 // text continues. It never answers with an error.
 func (s *Server) input(ctx context.Context, raw []byte) any {
 	id := fmt.Sprintf("input-%d", s.inputSeq.Add(1))
-	if _, err := checkUnambiguous(raw); err != nil {
+	if _, err := jsonobj.CheckUnambiguous(raw); err != nil {
 		return s.invalid(protocol.GateSkillInput, id, err)
 	}
-	params, err := decodeObject(raw)
+	params, err := jsonobj.Decode(raw)
 	if err != nil {
 		return s.invalid(protocol.GateSkillInput, id, err)
 	}
 	if err := protocol.CheckKeys(map[string]any(params), reflect.TypeFor[protocol.InputParams](), ""); err != nil {
 		return s.invalid(protocol.GateSkillInput, id, err)
 	}
-	text, ok, err := params.str("text", "")
+	text, ok, err := params.Str("text", "")
 	if err == nil && !ok {
 		err = fmt.Errorf("text is missing")
 	}
 	if err != nil {
 		return s.invalid(protocol.GateSkillInput, id, err)
 	}
-	if _, _, err := params.str("source", ""); err != nil {
+	if _, _, err := params.Str("source", ""); err != nil {
 		return s.invalid(protocol.GateSkillInput, id, err)
 	}
 	st := s.snapshot()
-	if agent, ok, err := params.str("agentName", ""); err != nil {
+	if agent, ok, err := params.Str("agentName", ""); err != nil {
 		return s.invalid(protocol.GateSkillInput, id, err)
 	} else if ok {
 		st.agentName = agent

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"sync"
 
+	"github.com/toolgate/toolgate/hook/hosts"
+	"github.com/toolgate/toolgate/internal/jsonobj"
 	"github.com/toolgate/toolgate/policy"
 	"github.com/toolgate/toolgate/protocol"
 )
@@ -13,7 +15,7 @@ import (
 // decoded, its raw bytes, and the shell command (or the host's value) it
 // carries, once the checks of its keys and fields passed.
 type inputFacts struct {
-	input        object
+	input        jsonobj.Object
 	raw          []byte
 	cmd, workdir string
 	isShell      bool
@@ -23,7 +25,7 @@ type inputFacts struct {
 
 // readInput checks a decoded input (checkInputKeys, checkToolFields,
 // shellFor, in decodeParams' order) and reads its facts.
-func readInput(name string, input object, raw []byte, pol *policy.Policy, host string) (*inputFacts, error) {
+func readInput(name string, input jsonobj.Object, raw []byte, pol *policy.Policy, host string) (*inputFacts, error) {
 	if err := readPathAliases(name, input, pol); err != nil {
 		return nil, err
 	}
@@ -41,7 +43,7 @@ func readInput(name string, input object, raw []byte, pol *policy.Policy, host s
 	if in.cmd, in.workdir, in.isShell, err = shellFor(name, input, pol); err != nil {
 		return nil, err
 	}
-	if f, ok := protocolHostValues[host][name]; ok && !in.isShell {
+	if f, ok := hosts.ProtocolHostValues[host][name]; ok && !in.isShell {
 		in.value = f(input)
 	}
 	return in, nil
@@ -89,7 +91,7 @@ func freshFacts(name string, raw []byte, pol *policy.Policy, host string) (*inpu
 	if !ok {
 		return nil, errNotFast
 	}
-	return readInput(name, object(input), append([]byte(nil), raw...), pol, host)
+	return readInput(name, jsonobj.Object(input), append([]byte(nil), raw...), pol, host)
 }
 
 // facts are the facts of the input raw (a call's params.input as

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/toolgate/toolgate/internal/jsonobj"
 	"github.com/toolgate/toolgate/policy"
 	"github.com/toolgate/toolgate/protocol"
 )
@@ -41,7 +42,7 @@ func TestInputMemoReadsAsBefore(t *testing.T) {
 		if !ok {
 			t.Fatalf("%s does not decode", raw)
 		}
-		want, werr := readInput(name, object(input), raw, pol, host)
+		want, werr := readInput(name, jsonobj.Object(input), raw, pol, host)
 		got, gerr := im.facts(name, append([]byte(nil), raw...), pol, host)
 		if fmt.Sprint(werr) != fmt.Sprint(gerr) || !reflect.DeepEqual(want, got) {
 			t.Fatalf("step %d: %s %s under %p/%q: %+v (%v), read afresh %+v (%v)", i, name, raw, pol, host, got, gerr, want, werr)

@@ -1,73 +1,21 @@
 package hook
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
-	"path/filepath"
 
+	"github.com/toolgate/toolgate/hook/hosts"
 	"github.com/toolgate/toolgate/protocol"
 )
 
-// This file is the Qwen Code adapter: a PreToolUse command hook in Claude
-// Code's format (~/.qwen/settings.json), one process per event, with
-// Qwen's own tool names (Gemini-style). Qwen fires the hook when it is
-// about to run the tool (after its own approval): an allow lets it run, a
-// deny blocks it with toolgate's reason, and an ask goes back to Qwen's
-// own confirmation where a person can answer, and is a deny (with the
-// reason) where nobody can.
-
-// HostQwenCode is Qwen Code's host name, as the audit log records it.
-const HostQwenCode = "qwen-code"
-
-// qwenPathTools maps Qwen's file tools to toolgate's path tools, with the
-// input field that holds the path.
-var qwenPathTools = map[string]struct{ tool, pathField string }{
-	"read_file": {"read", "file_path"}, "write_file": {"write", "file_path"},
-	"edit": {"edit", "file_path"}, "notebook_edit": {"edit", "notebook_path"},
-	"grep_search": {"grep", "path"}, "glob": {"find", "path"}, "list_directory": {"ls", "path"},
-	"zoom_image": {"read", "file_path"},
-}
-
-var qwenProfile = hostProfile{
-	name:  HostQwenCode,
-	calls: qwenCalls,
-	values: map[string]func(map[string]any) string{
-		"web_fetch":  strField("url"),
-		"web_search": strField("query"),
-		// The file an artifact records, the prompt a scheduled job runs.
-		"artifact":    strField("file_path"),
-		"cron_create": strField("prompt"),
-	},
-	// Tools Qwen runs without asking anyone: its todo list and tasks, plan
-	// mode, goals, subagents (whose own tool calls come through this
-	// hook), its question to the person, the search for its own deferred
-	// tools, and its structured final answer.
-	builtinAllow: map[string]bool{
-		"todo_write": true, "exit_plan_mode": true, "enter_plan_mode": true, "ask_user_question": true,
-		"agent": true, "list_agents": true, "get_goal": true, "update_goal": true,
-		"task_create": true, "task_update": true, "task_list": true, "task_stop": true,
-		"tool_search": true, "structured_output": true,
-		// Leaving a worktree and keeping it (removing it is an edit),
-		// listing scheduled jobs.
-		"exit_worktree": true, "cron_list": true,
-	},
-	projectSettings: []string{".qwen"},
-	confines:        true,
-	userSettings:    []string{".qwen/settings.json"},
-}
-
-// qwenAskNote ends the reason of an ask, which Qwen shows in its own
-// confirmation, and which a run with nobody to ask (qwen -p) denies with
-// this reason.
-const qwenAskNote = " (toolgate asks; where nobody can answer, as in `qwen -p`, Qwen Code blocks the call." +
-	" To allow it there, add an allow rule to your toolgate policy (~/.config/toolgate/config.json or" +
-	" <project>/.toolgate/config.json; `toolgate explain --host qwen-code` shows which rule decides))"
-
-// qwenNoAskNote ends the reason of an ask that qwen-hook --no-ask denies.
-const qwenNoAskNote = " (toolgate would ask, and this Qwen Code hook does not ask (--no-ask), so the call is blocked;" +
-	" to allow it, add an allow rule to your toolgate policy (~/.config/toolgate/config.json or" +
-	" <project>/.toolgate/config.json; `toolgate explain --host qwen-code` shows which rule decides))"
+// This file drives the Qwen Code adapter (its mapping is in hosts): a
+// PreToolUse command hook in Claude Code's format
+// (~/.qwen/settings.json), one process per event, with Qwen's own tool
+// names (Gemini-style). Qwen fires the hook when it is about to run the
+// tool (after its own approval): an allow lets it run, a deny blocks it
+// with toolgate's reason, and an ask goes back to Qwen's own confirmation
+// where a person can answer, and is a deny (with the reason) where nobody
+// can.
 
 // QwenOptions are the qwen-hook's own settings.
 type QwenOptions struct {
@@ -85,14 +33,14 @@ func QwenHook(opts Options, qopts QwenOptions, in io.Reader, out io.Writer) erro
 	if err != nil {
 		return err
 	}
-	var ev claudeEvent
+	var ev hosts.ClaudeEvent
 	if err := protocol.Unmarshal(data, &ev, ""); err != nil {
 		return fmt.Errorf("the hook event cannot be read: %w", err)
 	}
 	if ev.HookEventName != "PreToolUse" {
 		return nil // other events do not gate anything
 	}
-	calls, err := qwenCalls(ev.ToolName, ev.ToolInput)
+	calls, err := hosts.QwenCalls(ev.ToolName, ev.ToolInput)
 	if err != nil {
 		return err
 	}
@@ -101,130 +49,13 @@ func QwenHook(opts Options, qopts QwenOptions, in io.Reader, out io.Writer) erro
 		return err
 	}
 	defer s.closeAudit()
-	answer := func(state, reason string) (string, string) { return qwenDecision(state, reason, qopts.NoAsk) }
-	d, err := s.decideAll(qwenProfile, ev.ToolUseID, calls, answer)
+	answer := func(state, reason string) (string, string) { return hosts.QwenDecision(state, reason, qopts.NoAsk) }
+	d, err := s.decideAll(hosts.QwenProfile, ev.ToolUseID, calls, answer)
 	if err != nil {
 		return err
 	}
 	decision, reason := answer(d.res.State, d.res.Reason)
-	answerOut := map[string]any{"hookEventName": "PreToolUse", "permissionDecision": decision, "permissionDecisionReason": reason}
-	if d.confined != "" && decision != "deny" {
-		// Claude Code's format: updatedInput replaces the tool's input.
-		answerOut["updatedInput"] = withCommand(d.call.input, "command", d.confined)
-		if decision == "ask" {
-			answerOut["permissionDecisionReason"] = reason + asWritten(d)
-		}
-	}
-	return json.NewEncoder(out).Encode(map[string]any{"hookSpecificOutput": answerOut})
-}
-
-// qwenDecision is Qwen's answer for toolgate's state: the same word, an
-// ask with how to allow the call where Qwen cannot ask (with noAsk, a
-// deny saying so). No approval mode (yolo included) loosens a deny or an
-// ask: Qwen keeps a hook's answer in every mode.
-func qwenDecision(state, reason string, noAsk bool) (string, string) {
-	switch {
-	case state == "ask" && noAsk:
-		return "deny", reason + qwenNoAskNote
-	case state == "ask":
-		return state, reason + qwenAskNote
-	}
-	return state, reason
-}
-
-// qwenCalls turns a Qwen Code tool call into engine calls. tool_call,
-// Qwen's way to call a deferred tool by name, is decided as that tool.
-func qwenCalls(name string, raw json.RawMessage) ([]engineCall, error) {
-	return qwenCallsDepth(name, raw, 0)
-}
-
-func qwenCallsDepth(name string, raw json.RawMessage, depth int) ([]engineCall, error) {
-	if name == "" {
-		return nil, fmt.Errorf("the hook event has no tool_name")
-	}
-	input, err := objectInput(name, raw)
-	if err != nil {
-		return nil, err
-	}
-	one := func(ec engineCall) ([]engineCall, error) { return []engineCall{ec}, nil }
-	if ec, ok := mcpToolCall(name, input); ok {
-		return one(ec)
-	}
-	switch name {
-	case "run_shell_command":
-		wd, _, err := object(input).str("directory", "tool_input.")
-		if err != nil {
-			return nil, err
-		}
-		return one(engineCall{tool: "bash", input: input, workdir: wd, rewrite: true})
-	case "monitor":
-		// Monitor watches a shell command's output: decided as bash.
-		if cmd, ok := input["command"]; ok && cmd != "" {
-			return one(engineCall{tool: "bash", input: input})
-		}
-		return one(engineCall{tool: name, input: input})
-	case "skill":
-		if err := renameField(input, name, "skill", "name"); err != nil {
-			return nil, err
-		}
-		return one(engineCall{tool: "skill", input: input})
-	case "web_fetch":
-		return urlFormCalls(name, input, "tool_input.")
-	case "exit_worktree":
-		// Removing the worktree deletes it, its uncommitted work with it:
-		// an edit of its directory (Qwen keeps them in .qwen/worktrees).
-		action, _, err := object(input).str("action", "tool_input.")
-		if err != nil {
-			return nil, err
-		}
-		if action == "keep" {
-			return one(engineCall{tool: name, input: input})
-		}
-		wt, _, err := object(input).str("name", "tool_input.")
-		if err != nil {
-			return nil, err
-		}
-		return one(engineCall{tool: "edit", input: map[string]any{"path": filepath.Join(".qwen", "worktrees", filepath.Base("/"+wt))}})
-	case "artifact":
-		// Recording a file as an artifact reads it.
-		p, _, err := object(input).str("file_path", "tool_input.")
-		if err != nil {
-			return nil, err
-		}
-		calls := []engineCall{{tool: name, input: input}}
-		if p != "" {
-			calls = append(calls, engineCall{tool: "read", input: map[string]any{"path": p}})
-		}
-		return calls, nil
-	case "tool_call":
-		if depth > 0 {
-			return nil, fmt.Errorf("a tool_call calls tool_call")
-		}
-		target, _, err := object(input).str("name", "tool_input.")
-		if err != nil {
-			return nil, err
-		}
-		if target == "" {
-			return nil, fmt.Errorf("the tool_call names no tool")
-		}
-		args, err := json.Marshal(input["arguments"])
-		if err != nil {
-			return nil, err
-		}
-		calls, err := qwenCallsDepth(target, args, depth+1)
-		for i := range calls {
-			// The rewrite would be of tool_call's own input: the
-			// deferred shell command runs as it is.
-			calls[i].rewrite = false
-		}
-		return calls, err
-	}
-	m, ok := qwenPathTools[name]
-	if !ok {
-		return one(engineCall{tool: name, input: input})
-	}
-	if err := renameField(input, name, m.pathField, "path"); err != nil {
-		return nil, err
-	}
-	return one(engineCall{tool: m.tool, input: input})
+	// Claude Code's format: updatedInput replaces the tool's input.
+	_, err = out.Write(hosts.ClaudeAnswer(decision, reason, d.call.Input, d.confined, asWritten(d)))
+	return err
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 )
@@ -22,56 +21,6 @@ func (e *hookEnv) qwenEventJSON(tool string, input any, mode string) string {
 		e.t.Fatal(err)
 	}
 	return string(b)
-}
-
-func TestQwenCallMapping(t *testing.T) {
-	cases := []struct {
-		name, input string
-		want        []engineCall
-	}{
-		{"run_shell_command", `{"command":"ls","description":"d"}`, []engineCall{{tool: "bash", input: map[string]any{"command": "ls", "description": "d"}, rewrite: true}}},
-		{"run_shell_command", `{"command":"make","directory":"sub"}`, []engineCall{{tool: "bash", input: map[string]any{"command": "make", "directory": "sub"}, workdir: "sub", rewrite: true}}},
-		{"read_file", `{"file_path":"/p/a","offset":1}`, []engineCall{{tool: "read", input: map[string]any{"path": "/p/a", "offset": json.Number("1")}}}},
-		{"write_file", `{"file_path":"a","content":"x"}`, []engineCall{{tool: "write", input: map[string]any{"path": "a", "content": "x"}}}},
-		{"edit", `{"file_path":"a","old_string":"x","new_string":"y"}`, []engineCall{{tool: "edit", input: map[string]any{"path": "a", "old_string": "x", "new_string": "y"}}}},
-		{"notebook_edit", `{"notebook_path":"n.ipynb"}`, []engineCall{{tool: "edit", input: map[string]any{"path": "n.ipynb"}}}},
-		{"grep_search", `{"pattern":"K","glob":"*.env","path":"src"}`, []engineCall{{tool: "grep", input: map[string]any{"pattern": "K", "glob": "*.env", "path": "src"}}}},
-		{"glob", `{"pattern":"**/*.pem"}`, []engineCall{{tool: "find", input: map[string]any{"pattern": "**/*.pem"}}}},
-		{"list_directory", `{"path":"/p"}`, []engineCall{{tool: "ls", input: map[string]any{"path": "/p"}}}},
-		{"skill", `{"skill":"deploy","args":"x"}`, []engineCall{{tool: "skill", input: map[string]any{"name": "deploy", "args": "x"}}}},
-		{"tool_call", `{"name":"web_fetch","arguments":{"url":"https://x.example/a","prompt":"p"}}`, []engineCall{{tool: "web_fetch", input: map[string]any{"url": "https://x.example/a", "prompt": "p"}}}},
-		{"tool_call", `{"name":"run_shell_command","arguments":{"command":"rm -rf x"}}`, []engineCall{{tool: "bash", input: map[string]any{"command": "rm -rf x"}}}},
-		{"monitor", `{"command":"tail -f log"}`, []engineCall{{tool: "bash", input: map[string]any{"command": "tail -f log"}}}},
-		{"mcp__github__delete_repo", `{}`, []engineCall{{tool: "mcp", input: map[string]any{"tool": "github:delete_repo", "arguments": map[string]any{}}}}},
-		{"todo_write", `{"todos":[]}`, []engineCall{{tool: "todo_write", input: map[string]any{"todos": []any{}}}}},
-		{"exit_worktree", `{"name":"feat","action":"keep"}`, []engineCall{{tool: "exit_worktree", input: map[string]any{"name": "feat", "action": "keep"}}}},
-		{"exit_worktree", `{"name":"feat","action":"remove","discard_changes":true}`, []engineCall{{tool: "edit", input: map[string]any{"path": ".qwen/worktrees/feat"}}}},
-		{"exit_worktree", `{"name":"../../etc","action":"remove"}`, []engineCall{{tool: "edit", input: map[string]any{"path": ".qwen/worktrees/etc"}}}},
-		{"artifact", `{"file_path":"report.md","title":"t"}`, []engineCall{
-			{tool: "artifact", input: map[string]any{"file_path": "report.md", "title": "t"}},
-			{tool: "read", input: map[string]any{"path": "report.md"}}}},
-	}
-	for _, c := range cases {
-		got, err := qwenCalls(c.name, json.RawMessage(c.input))
-		if err != nil {
-			t.Errorf("%s %s: %v", c.name, c.input, err)
-			continue
-		}
-		if !reflect.DeepEqual(got, c.want) {
-			t.Errorf("%s %s:\n got %#v\nwant %#v", c.name, c.input, got, c.want)
-		}
-	}
-	for _, bad := range []struct{ name, input string }{
-		{"read_file", `{"file_path":"a","path":"b"}`},
-		{"tool_call", `{"name":"tool_call","arguments":{"name":"run_shell_command","arguments":{"command":"ls"}}}`},
-		{"tool_call", `{"arguments":{}}`},
-		{"run_shell_command", `["ls"]`},
-		{"", `{}`},
-	} {
-		if _, err := qwenCalls(bad.name, json.RawMessage(bad.input)); err == nil {
-			t.Errorf("%s %s: no error", bad.name, bad.input)
-		}
-	}
 }
 
 func TestQwenHookDecisions(t *testing.T) {

@@ -3,13 +3,13 @@ package hook
 import (
 	"encoding/base64"
 	"fmt"
-	"maps"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 
 	"github.com/toolgate/toolgate/gates"
+	"github.com/toolgate/toolgate/hook/hosts"
 	"github.com/toolgate/toolgate/policy"
 	"github.com/toolgate/toolgate/protocol"
 	"github.com/toolgate/toolgate/sandbox"
@@ -284,8 +284,8 @@ func (s *Server) sandboxAutoAllowed(d hostDecision) bool {
 // hostConfines reports whether the engine call ec of a hook host runs
 // confined when the policy's sandbox is on: the host takes the rewritten
 // input of its shell tool, and this machine enforces protected paths.
-func (s *Server) hostConfines(prof hostProfile, ec engineCall) bool {
-	return prof.confines && ec.rewrite && s.machine.get().ProtectedEnforced()
+func (s *Server) hostConfines(prof hosts.Profile, ec hosts.Call) bool {
+	return prof.Confines && ec.Rewrite && s.machine.get().ProtectedEnforced()
 }
 
 // confine prepares the bash decision d of a hook host, answered action,
@@ -294,7 +294,7 @@ func (s *Server) hostConfines(prof hostProfile, ec engineCall) bool {
 // host or machine cannot confine it, the mark that it runs unconfined. A
 // profile that cannot be written turns the decision into a deny: a
 // command the policy would have confined never runs unconfined.
-func (s *Server) confine(prof hostProfile, d *hostDecision, action string) {
+func (s *Server) confine(prof hosts.Profile, d *hostDecision, action string) {
 	if d.gc == nil || d.gc.call.Shell == nil || d.gc.policy.Sandbox.Mode == policy.SandboxOff ||
 		action != "allow" && action != "ask" {
 		return
@@ -303,10 +303,10 @@ func (s *Server) confine(prof hostProfile, d *hostDecision, action string) {
 		d.unconfined = true
 		return
 	}
-	text, ok := d.call.input["command"].(string)
+	text, ok := d.call.Input["command"].(string)
 	var err error
 	if !ok {
-		err = fmt.Errorf("the %s input has no command", d.call.tool)
+		err = fmt.Errorf("the %s input has no command", d.call.Tool)
 	} else {
 		var writable []string
 		if action == "ask" {
@@ -333,18 +333,10 @@ func confinedOf(ds []hostDecision) string {
 	return ""
 }
 
-// withCommand is a shell tool's input with its field (the command)
-// replaced by cmd, the rest kept.
-func withCommand(in map[string]any, field, cmd string) map[string]any {
-	out := maps.Clone(in)
-	out[field] = cmd
-	return out
-}
-
 // asWritten ends the reason of an ask whose host shows the rewritten
 // input: the command as the model wrote it.
 func asWritten(d hostDecision) string {
-	text, _ := d.call.input["command"].(string)
+	text, _ := d.call.Input["command"].(string)
 	return " (command as written: " + gates.VisibleText(text) + "; it runs confined by toolgate sandbox)"
 }
 
@@ -353,7 +345,7 @@ func asWritten(d hostDecision) string {
 // protocol host by what it said at initialize.
 func (s *Server) runsConfined() bool {
 	if prof, ok := profileFor(s.opts.Host); ok && s.opts.Host != HostOpenCode {
-		return prof.confines // a hook process
+		return prof.Confines // a hook process
 	}
 	return s.snapshot().confines
 }

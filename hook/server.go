@@ -22,6 +22,7 @@ import (
 	"github.com/toolgate/toolgate/gates"
 	"github.com/toolgate/toolgate/gates/shell"
 	"github.com/toolgate/toolgate/hook/audit"
+	"github.com/toolgate/toolgate/internal/jsonobj"
 	"github.com/toolgate/toolgate/policy"
 	"github.com/toolgate/toolgate/prompt"
 	"github.com/toolgate/toolgate/protocol"
@@ -709,7 +710,7 @@ func (s *Server) appendAudit(event string, fill audit.Fields) error {
 
 // shellFor returns the shell command a call carries: bash's command, or the
 // command argument of a configured shellTools alias.
-func shellFor(toolName string, input object, p *policy.Policy) (cmd, workdir string, isShell bool, err error) {
+func shellFor(toolName string, input jsonobj.Object, p *policy.Policy) (cmd, workdir string, isShell bool, err error) {
 	field, wd := "command", ""
 	if toolName != "bash" {
 		st, ok := p.ShellTools[toolName]
@@ -718,7 +719,7 @@ func shellFor(toolName string, input object, p *policy.Policy) (cmd, workdir str
 		}
 		field, wd = st.CommandArgument, st.WorkdirArgument
 	}
-	cmd, present, err := input.str(field, "input.")
+	cmd, present, err := input.Str(field, "input.")
 	if err != nil {
 		return "", "", true, err
 	}
@@ -728,7 +729,7 @@ func shellFor(toolName string, input object, p *policy.Policy) (cmd, workdir str
 		return "", "", true, fmt.Errorf("input.%s (the shellTools command argument of %s) is missing", field, toolName)
 	}
 	if wd != "" {
-		workdir, _, err = input.str(wd, "input.")
+		workdir, _, err = input.Str(wd, "input.")
 	}
 	return cmd, workdir, true, err
 }
@@ -754,11 +755,11 @@ type gatesCall struct {
 // decodeCall reads tool_call/check params strictly (a call toolgate
 // cannot read unambiguously is invalid).
 func (s *Server) decodeCall(raw []byte) (*gatesCall, string, error) {
-	inputRaw, err := checkUnambiguous(raw)
+	inputRaw, err := jsonobj.CheckUnambiguous(raw)
 	if err != nil {
 		return nil, "", err
 	}
-	params, err := decodeObject(raw)
+	params, err := jsonobj.Decode(raw)
 	if err != nil {
 		return nil, "", err
 	}
@@ -771,13 +772,13 @@ type callParams struct {
 	id, name, agentName, cwd string
 	hasAgentName, hasCwd     bool
 	hasUI, hasHasUI          bool
-	input                    object
+	input                    jsonobj.Object
 }
 
 // decodeParams is decodeCall after the params' text was read: params
 // decoded (objects as map[string]any, numbers as json.Number) and checked
 // unambiguous, inputRaw the raw bytes of params.input.
-func (s *Server) decodeParams(params object, inputRaw []byte) (*gatesCall, string, error) {
+func (s *Server) decodeParams(params jsonobj.Object, inputRaw []byte) (*gatesCall, string, error) {
 	cp, err := readParams(params)
 	if err != nil {
 		return nil, cp.id, err
@@ -787,14 +788,14 @@ func (s *Server) decodeParams(params object, inputRaw []byte) (*gatesCall, strin
 
 // readParams reads the fields of params toolgate reads, checking each as
 // it goes (the first fault is the error; cp.id is the id read so far).
-func readParams(params object) (cp callParams, err error) {
-	if cp.id, _, err = params.str("toolCallId", ""); err != nil {
+func readParams(params jsonobj.Object) (cp callParams, err error) {
+	if cp.id, _, err = params.Str("toolCallId", ""); err != nil {
 		return cp, err
 	}
 	if err := checkCallKeys(params); err != nil {
 		return cp, err
 	}
-	if cp.name, _, err = params.str("toolName", ""); err != nil {
+	if cp.name, _, err = params.Str("toolName", ""); err != nil {
 		return cp, err
 	}
 	if cp.id == "" {
@@ -803,7 +804,7 @@ func readParams(params object) (cp callParams, err error) {
 	if cp.name == "" {
 		return cp, fmt.Errorf("toolName is missing")
 	}
-	input, hasInput, err := params.obj("input", "")
+	input, hasInput, err := params.Obj("input", "")
 	if err != nil {
 		return cp, err
 	}
@@ -811,16 +812,16 @@ func readParams(params object) (cp callParams, err error) {
 		return cp, fmt.Errorf("input is missing")
 	}
 	cp.input = input
-	if cp.agentName, cp.hasAgentName, err = params.str("agentName", ""); err != nil {
+	if cp.agentName, cp.hasAgentName, err = params.Str("agentName", ""); err != nil {
 		return cp, err
 	}
-	if cp.cwd, cp.hasCwd, err = params.str("cwd", ""); err != nil {
+	if cp.cwd, cp.hasCwd, err = params.Str("cwd", ""); err != nil {
 		return cp, err
 	}
 	if cp.hasCwd && !filepath.IsAbs(cp.cwd) {
 		return cp, fmt.Errorf("cwd %q is not an absolute path", cp.cwd)
 	}
-	hasUI, err := params.boolean("hasUI", "")
+	hasUI, err := params.Bool("hasUI", "")
 	if err != nil {
 		return cp, err
 	}
@@ -836,11 +837,11 @@ func readParams(params object) (cp callParams, err error) {
 func fastParams(fc *protocol.FastCall) (callParams, error) {
 	cp := callParams{id: fc.ToolCallID, name: fc.ToolName, agentName: fc.AgentName, cwd: fc.Cwd,
 		hasAgentName: fc.Has&protocol.ParamAgentName != 0, hasCwd: fc.Has&protocol.ParamCwd != 0,
-		hasUI: fc.HasUI, hasHasUI: fc.Has&protocol.ParamHasUI != 0, input: object(fc.InputValue)}
+		hasUI: fc.HasUI, hasHasUI: fc.Has&protocol.ParamHasUI != 0, input: jsonobj.Object(fc.InputValue)}
 	if len(fc.Other) > 0 {
 		// Keys it does not read: one that nearly names a field is an
 		// error (checkCallKeys of the params' keys).
-		keys := make(object, len(fc.Other)+6)
+		keys := make(jsonobj.Object, len(fc.Other)+6)
 		for k := range fc.Params() {
 			keys[k] = nil
 		}
@@ -955,7 +956,7 @@ func analyzeShellInto(sc *gates.ShellCommand, cache *shell.Cache, cmd, workdir, 
 // checkInputKeys rejects an input key that nearly names a field toolgate
 // reads for the tool ("Command" for bash's "command", "Path" for a path):
 // the host might read it as that field while toolgate did not look at it.
-func checkInputKeys(tool string, input object, p *policy.Policy) error {
+func checkInputKeys(tool string, input jsonobj.Object, p *policy.Policy) error {
 	var read []string
 	switch tool {
 	case "bash":
@@ -993,15 +994,15 @@ func nearInputKey(obj map[string]any, read []string, where string) error {
 }
 
 // checkToolFields rejects a field toolgate reads that has the wrong type.
-func checkToolFields(tool string, input object) error {
+func checkToolFields(tool string, input jsonobj.Object) error {
 	switch tool {
 	case "mcp":
 		for _, f := range []string{"tool", "server", "connect", "describe", "search"} {
-			if _, _, err := input.str(f, "input."); err != nil {
+			if _, _, err := input.Str(f, "input."); err != nil {
 				return err
 			}
 		}
-		args, ok, err := input.obj("arguments", "input.")
+		args, ok, err := input.Obj("arguments", "input.")
 		if err != nil {
 			if input["arguments"] == nil {
 				return nil
@@ -1009,18 +1010,18 @@ func checkToolFields(tool string, input object) error {
 			return err
 		}
 		if ok {
-			if _, _, err := args.str("path", "input.arguments."); err != nil {
+			if _, _, err := args.Str("path", "input.arguments."); err != nil {
 				return err
 			}
 		}
 	case "skill":
-		_, _, err := input.str("name", "input.")
+		_, _, err := input.Str("name", "input.")
 		return err
 	case "bash":
-		_, _, err := input.str("command", "input.")
+		_, _, err := input.Str("command", "input.")
 		return err
 	default:
-		_, _, err := input.str("path", "input.")
+		_, _, err := input.Str("path", "input.")
 		return err
 	}
 	return nil

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/toolgate/toolgate/internal/jsonobj"
 	"github.com/toolgate/toolgate/policy"
 )
 
@@ -34,7 +35,7 @@ func requiredField(tool string) string {
 // for every tool that is no shell, MCP or skill call; an alias beside the
 // field (or beside another alias) is an invalid request: the host may act
 // on either.
-func readPathAliases(tool string, input object, pol *policy.Policy) error {
+func readPathAliases(tool string, input jsonobj.Object, pol *policy.Policy) error {
 	switch tool {
 	case "bash", "mcp", "skill":
 		return nil
@@ -64,7 +65,7 @@ func readPathAliases(tool string, input object, pol *policy.Policy) error {
 // checkInputShape reports the required field tool's input lacks, or
 // carries empty where emptiness would be read as "nothing" (a path of
 // only spaces).
-func checkInputShape(tool string, input object) error {
+func checkInputShape(tool string, input jsonobj.Object) error {
 	field := requiredField(tool)
 	if field == "" {
 		return nil
@@ -75,7 +76,7 @@ func checkInputShape(tool string, input object) error {
 	}
 	s, isStr := v.(string)
 	if !isStr {
-		return &fieldError{"input." + field, "a string", v}
+		return &jsonobj.FieldError{Field: "input." + field, Want: "a string", Got: v}
 	}
 	if field == "path" && strings.TrimSpace(s) == "" {
 		return fmt.Errorf("input.path is empty: %s acts on a path", tool)

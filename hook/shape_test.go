@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/toolgate/toolgate/internal/jsonobj"
 	"github.com/toolgate/toolgate/policy"
 )
 
@@ -37,7 +38,7 @@ func TestInputShape(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.tool+" "+tc.input, func(t *testing.T) {
-			input, err := decodeObject([]byte(tc.input))
+			input, err := jsonobj.Decode([]byte(tc.input))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,4 +1,4 @@
-package hook
+package hosts
 
 import (
 	"fmt"
@@ -32,14 +32,14 @@ var patchMarkers = []struct{ marker, tool string }{
 	{"*** Move to:", "write"},
 }
 
-// patchCalls are the engine calls of a patch's text: one per file it
+// PatchCalls are the engine calls of a patch's text: one per file it
 // names. A text that is not a patch, or names no file, is an error (the
 // call is blocked): toolgate cannot tell what it would change.
-func patchCalls(tool, text string) ([]engineCall, error) {
+func PatchCalls(tool, text string) ([]Call, error) {
 	if !strings.Contains(text, "*** Begin Patch") {
 		return nil, fmt.Errorf("the %s call's patch has no \"*** Begin Patch\" line, so toolgate cannot tell which files it changes", tool)
 	}
-	var calls []engineCall
+	var calls []Call
 	seen := map[string]bool{}
 	for i, line := range strings.Split(text, "\n") {
 		t := strings.TrimSpace(line)
@@ -54,7 +54,7 @@ func patchCalls(tool, text string) ([]engineCall, error) {
 			}
 			if key := m.tool + "\x00" + path; !seen[key] {
 				seen[key] = true
-				calls = append(calls, engineCall{tool: m.tool, input: map[string]any{"path": path}})
+				calls = append(calls, Call{Tool: m.tool, Input: map[string]any{"path": path}})
 			}
 		}
 	}
@@ -64,9 +64,9 @@ func patchCalls(tool, text string) ([]engineCall, error) {
 	return calls, nil
 }
 
-// patchText is the patch of a patch tool's input: the one string field of
+// PatchText is the patch of a patch tool's input: the one string field of
 // fields present (two that differ are ambiguous).
-func patchText(tool string, input map[string]any, fields ...string) (string, error) {
+func PatchText(tool string, input map[string]any, fields ...string) (string, error) {
 	text, from := "", ""
 	for _, f := range fields {
 		v, ok := input[f]

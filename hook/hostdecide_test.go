@@ -158,7 +158,4 @@ func TestClaudeToolsOnWhatTheyTouch(t *testing.T) {
 			t.Errorf("%s %v: %s %q, want %s mentioning %q", c.tool, c.input, reply.H.Decision, reply.H.Reason, c.want, c.words)
 		}
 	}
-	if _, err := claudeCall("PowerShell", json.RawMessage(`{"command":"  "}`)); err == nil {
-		t.Errorf("a PowerShell call without code: no error")
-	}
 }

@@ -3,63 +3,24 @@ package hook
 import (
 	"encoding/json"
 	"fmt"
-	"maps"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/toolgate/toolgate/gates"
+	"github.com/toolgate/toolgate/hook/hosts"
 	"github.com/toolgate/toolgate/policy"
 	"github.com/toolgate/toolgate/protocol"
 )
 
 // Host names, as the audit log records them.
 const (
-	HostClaudeCode = "claude-code"
-	HostGeminiCLI  = "gemini-cli"
+	HostClaudeCode = hosts.ClaudeCode
+	HostGeminiCLI  = hosts.GeminiCLI
+	HostCodex      = hosts.Codex
+	HostCopilotCLI = hosts.CopilotCLI
+	HostQwenCode   = hosts.QwenCode
+	HostOpenCode   = hosts.OpenCode
 )
-
-// engineCall is one call in toolgate's own terms, as a host adapter made
-// it from the host's event: a tool name and input the gates know (a tool
-// with no pi counterpart gets its value from the host's profile).
-type engineCall struct {
-	tool  string
-	input map[string]any
-	// workdir is a shell tool's own working directory (Gemini's dir_path):
-	// the command is analyzed as if it started with `cd workdir`.
-	workdir string
-	// rewrite is set for a host's shell tool whose input's "command" the
-	// host runs with bash and takes back rewritten from the hook: the
-	// call that runs confined. A bash-surface call without it
-	// (a watched command, foreign code, a command Codex applies a patch
-	// from) runs as it is.
-	rewrite bool
-}
-
-// hostProfile is what the engine needs to know of a host beyond the
-// mapping of its events: the values of its own tools and the tools it
-// never asks for.
-type hostProfile struct {
-	name string
-	// values gives the value of a tool that keeps its host name, from its
-	// input (empty: "*").
-	values map[string]func(in map[string]any) string
-	// builtinAllow are the host's tools that it never asks a person about
-	// (todo lists, plan mode, subagents): allowed unless a policy rule
-	// names them.
-	builtinAllow map[string]bool
-	// calls maps one of the host's tool calls to the engine calls that
-	// decide it (the most restrictive answers), for the hook and for
-	// explain and replay alike.
-	calls func(tool string, input json.RawMessage) ([]engineCall, error)
-	// projectSettings (relative to the project) and userSettings
-	// (relative to the home) are where the host is told to run toolgate:
-	// no call may change them unasked.
-	projectSettings, userSettings []string
-	// confines is set for a host whose adapter runs an allowed bash
-	// command through toolgate sandbox.
-	confines bool
-}
 
 // IsHost reports whether name is a host toolgate maps the tool calls of
 // (the hook hosts, and OpenCode, whose plugin maps them the same way).
@@ -73,29 +34,22 @@ var HostNames = []string{"pi", HostClaudeCode, HostGeminiCLI, HostOpenCode, Host
 // KnownHost reports whether name is one of HostNames.
 func KnownHost(name string) bool { return slices.Contains(HostNames, name) }
 
-func profileFor(host string) (hostProfile, bool) {
+func profileFor(host string) (hosts.Profile, bool) {
 	switch host {
 	case HostClaudeCode:
-		return claudeProfile, true
+		return hosts.ClaudeProfile, true
 	case HostGeminiCLI:
-		return geminiProfile, true
+		return hosts.GeminiProfile, true
 	case HostCodex:
-		return codexProfile, true
+		return hosts.CodexProfile, true
 	case HostCopilotCLI:
-		return copilotProfile, true
+		return hosts.CopilotProfile, true
 	case HostQwenCode:
-		return qwenProfile, true
+		return hosts.QwenProfile, true
 	case HostOpenCode:
-		return opencodeProfile, true
+		return hosts.OpenCodeProfile, true
 	}
-	return hostProfile{}, false
-}
-
-func strField(key string) func(map[string]any) string {
-	return func(in map[string]any) string {
-		s, _ := in[key].(string)
-		return strings.TrimSpace(s)
-	}
+	return hosts.Profile{}, false
 }
 
 // hostResolver decides a hook host's queries: MCP candidates as forms of
@@ -145,7 +99,7 @@ func (r hostResolver) TrustCommand() string { return r.pol.TrustCommand() }
 
 // hostDecision is the engine's answer to one engine call.
 type hostDecision struct {
-	call engineCall
+	call hosts.Call
 	id   string
 	res  protocol.CheckResult
 	gc   *gatesCall
@@ -159,18 +113,18 @@ type hostDecision struct {
 
 // decideEngineCall decides one engine call of a host, as a dry run: a hook
 // host shows the ask itself.
-func (s *Server) decideEngineCall(prof hostProfile, id string, ec engineCall) (hostDecision, error) {
+func (s *Server) decideEngineCall(prof hosts.Profile, id string, ec hosts.Call) (hostDecision, error) {
 	gc, err := s.prepareEngineCall(prof, id, ec)
 	if err != nil {
 		return hostDecision{}, err
 	}
 	res := gates.Check(gates.Request{Call: gc.call, Gates: gates.ToolGates,
-		Resolver: hostResolver{Resolver: resolver{p: gc.policy}, pol: gc.policy, builtin: prof.builtinAllow}})
+		Resolver: hostResolver{Resolver: resolver{p: gc.policy}, pol: gc.policy, builtin: prof.BuiltinAllow}})
 	if res.State != "allow" && res.State != "ask" && res.State != "deny" {
-		return hostDecision{}, fmt.Errorf("no decision for %s", ec.tool)
+		return hostDecision{}, fmt.Errorf("no decision for %s", ec.Tool)
 	}
 	if res.State != "allow" && res.Reason == "" {
-		res.Reason = fmt.Sprintf("toolgate: the %s call is blocked (fail-closed): no gate gave a reason", ec.tool)
+		res.Reason = fmt.Sprintf("toolgate: the %s call is blocked (fail-closed): no gate gave a reason", ec.Tool)
 	}
 	if gc.call.Shell != nil && gc.policy.Sandbox.Mode == policy.SandboxRequired && res.State != "deny" &&
 		!s.hostConfines(prof, ec) {
@@ -187,7 +141,7 @@ func (s *Server) auditHostDecision(d hostDecision, action, reason string) error 
 	if dec == nil {
 		dec = &protocol.Decision{}
 	}
-	return (reporter{s: s}).Audit(gates.AuditRecord{Event: "decision", ToolCallID: d.id, ToolName: d.call.tool,
+	return (reporter{s: s}).Audit(gates.AuditRecord{Event: "decision", ToolCallID: d.id, ToolName: d.call.Tool,
 		Action: action, Reason: reason, Resolution: dec.Resolution, Gate: dec.Gate, Surface: dec.Surface, Value: dec.Value,
 		State: d.res.State, MatchedPattern: dec.MatchedPattern, Origin: dec.Origin, Trace: d.res.Trace, Input: d.gc.input, Cwd: d.gc.call.Cwd,
 		Unconfined: d.unconfined && action != "deny"})
@@ -195,11 +149,11 @@ func (s *Server) auditHostDecision(d hostDecision, action, reason string) error 
 
 // prepareEngineCall decodes an engine call like a tool_call and applies
 // the host's profile: the value of a host tool, a shell tool's workdir.
-func (s *Server) prepareEngineCall(prof hostProfile, id string, ec engineCall) (*gatesCall, error) {
+func (s *Server) prepareEngineCall(prof hosts.Profile, id string, ec hosts.Call) (*gatesCall, error) {
 	if id == "" {
-		id = prof.name
+		id = prof.Name
 	}
-	raw, err := json.Marshal(map[string]any{"toolCallId": id, "toolName": ec.tool, "input": ec.input})
+	raw, err := json.Marshal(map[string]any{"toolCallId": id, "toolName": ec.Tool, "input": ec.Input})
 	if err != nil {
 		return nil, err
 	}
@@ -207,11 +161,11 @@ func (s *Server) prepareEngineCall(prof hostProfile, id string, ec engineCall) (
 	if err != nil {
 		return nil, fmt.Errorf("the tool call cannot be read: %w", err)
 	}
-	if f, ok := prof.values[ec.tool]; ok && gc.call.Shell == nil {
-		gc.call.Value = f(ec.input)
+	if f, ok := prof.Values[ec.Tool]; ok && gc.call.Shell == nil {
+		gc.call.Value = f(ec.Input)
 	}
-	if ec.workdir != "" && gc.call.Shell != nil {
-		gc.call.Shell = analyzeShell(&s.shells, gc.call.Shell.Command, ec.workdir, gc.call.Cwd, s.opts.Home)
+	if ec.Workdir != "" && gc.call.Shell != nil {
+		gc.call.Shell = analyzeShell(&s.shells, gc.call.Shell.Command, ec.Workdir, gc.call.Cwd, s.opts.Home)
 	}
 	return gc, nil
 }
@@ -251,33 +205,6 @@ func hookServer(opts Options, host, cwd, sessionID string) (*Server, error) {
 	return s, nil
 }
 
-// objectInput decodes a hook event's tool_input: absent is {}, anything
-// but an object is an error.
-func objectInput(tool string, raw json.RawMessage) (map[string]any, error) {
-	if len(raw) == 0 || string(raw) == "null" {
-		return map[string]any{}, nil
-	}
-	o, err := decodeObject(raw)
-	if err != nil {
-		return nil, fmt.Errorf("tool_input of %s: %w", tool, err)
-	}
-	return o, nil
-}
-
-// renameField moves in[from] to in[to]; both present is ambiguous.
-func renameField(in map[string]any, tool, from, to string) error {
-	v, ok := in[from]
-	if !ok || from == to {
-		return nil
-	}
-	if _, clash := in[to]; clash {
-		return fmt.Errorf("tool_input of %s has both %s and %s", tool, from, to)
-	}
-	delete(in, from)
-	in[to] = v
-	return nil
-}
-
 // hostProtected are the files beyond pi's that no call may change unasked:
 // toolgate's own policy files, and the settings where a hook host is told
 // to run toolgate (a call that could rewrite them could turn toolgate off).
@@ -291,12 +218,12 @@ func (s *Server) hostProtected(cwd string) []string {
 		out = append(out, filepath.Dir(policy.ToolgateProjectPath(cwd)))
 	}
 	prof, _ := profileFor(s.opts.Host)
-	for _, f := range prof.projectSettings {
+	for _, f := range prof.ProjectSettings {
 		if cwd != "" {
 			out = append(out, filepath.Join(cwd, f))
 		}
 	}
-	for _, f := range prof.userSettings {
+	for _, f := range prof.UserSettings {
 		if home != "" {
 			out = append(out, filepath.Join(home, f))
 		}
@@ -307,7 +234,7 @@ func (s *Server) hostProtected(cwd string) []string {
 // decideAll decides every engine call of one host event and audits each
 // with the answer the host was given (answer maps toolgate's state and
 // reason to the host's); the most restrictive decision answers.
-func (s *Server) decideAll(prof hostProfile, id string, calls []engineCall, answer func(state, reason string) (string, string)) (hostDecision, error) {
+func (s *Server) decideAll(prof hosts.Profile, id string, calls []hosts.Call, answer func(state, reason string) (string, string)) (hostDecision, error) {
 	var ds []hostDecision
 	for _, ec := range calls {
 		d, err := s.decideEngineCall(prof, id, ec)
@@ -329,36 +256,4 @@ func (s *Server) decideAll(prof hostProfile, id string, calls []engineCall, answ
 		}
 	}
 	return mostRestrictive(ds), nil
-}
-
-// mcpToolCall is the engine call of an MCP tool a host names
-// mcp__SERVER__TOOL (Claude Code's naming, which Codex, Qwen Code and
-// Copilot's Claude-format hooks share): the target SERVER:TOOL.
-func mcpToolCall(name string, input map[string]any) (engineCall, bool) {
-	rest, ok := strings.CutPrefix(name, "mcp__")
-	if !ok {
-		return engineCall{}, false
-	}
-	server, tool, _ := strings.Cut(rest, "__")
-	ref := server
-	if tool != "" {
-		ref = server + ":" + tool
-	}
-	return engineCall{tool: "mcp", input: map[string]any{"tool": ref, "arguments": input}}, true
-}
-
-// urlFormCalls are the engine calls of a fetch tool: its url as written
-// and as a fetcher normalizes it (the most restrictive decides).
-func urlFormCalls(tool string, input map[string]any, where string) ([]engineCall, error) {
-	u, _, err := object(input).str("url", where)
-	if err != nil {
-		return nil, err
-	}
-	var calls []engineCall
-	for _, form := range urlForms(strings.TrimSpace(u)) {
-		in := maps.Clone(input)
-		in["url"] = form
-		calls = append(calls, engineCall{tool: tool, input: in})
-	}
-	return calls, nil
 }

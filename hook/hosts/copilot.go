@@ -1,0 +1,187 @@
+package hosts
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"strings"
+
+	"github.com/toolgate/toolgate/internal/jsonobj"
+)
+
+// copilotPathTools maps Copilot's file tools to toolgate's path tools.
+var copilotPathTools = map[string]string{"view": "read", "create": "write", "edit": "edit"}
+
+// CopilotAnswer is Copilot's preToolUse answer, one line of JSON.
+func CopilotAnswer(decision, reason string) []byte {
+	reply := map[string]string{"permissionDecision": decision}
+	if reason != "" {
+		reply["permissionDecisionReason"] = reason
+	}
+	b, _ := json.Marshal(reply)
+	return append(b, '\n')
+}
+
+// CopilotDecision is Copilot's answer for toolgate's state: the same
+// word, an ask with how to allow the call where Copilot cannot ask.
+func CopilotDecision(state, reason string) (string, string) {
+	if state == "ask" {
+		return state, reason + copilotAskNote
+	}
+	return state, reason
+}
+
+// copilotArgs decodes toolArgs: an object, or a JSON string holding one.
+func copilotArgs(tool string, raw json.RawMessage) (map[string]any, error) {
+	if trimmed := bytes.TrimSpace(raw); len(trimmed) > 0 && trimmed[0] == '"' {
+		var s string
+		if err := json.Unmarshal(trimmed, &s); err != nil {
+			return nil, fmt.Errorf("toolArgs of %s: %w", tool, err)
+		}
+		if strings.TrimSpace(s) == "" {
+			return map[string]any{}, nil
+		}
+		if _, err := jsonobj.CheckUnambiguous([]byte(s)); err != nil {
+			return nil, fmt.Errorf("toolArgs of %s cannot be read unambiguously: %w", tool, err)
+		}
+		raw = json.RawMessage(s)
+	}
+	in, err := ObjectInput(tool, raw)
+	if err != nil {
+		return nil, fmt.Errorf("toolArgs of %s: %w", tool, err)
+	}
+	return in, nil
+}
+
+// CopilotCalls turns a Copilot tool call into engine calls: grep and glob
+// are one per path searched; web_fetch one per URL form.
+func CopilotCalls(name string, raw json.RawMessage) ([]Call, error) {
+	if name == "" {
+		return nil, fmt.Errorf("the hook event has no toolName")
+	}
+	input, err := copilotArgs(name, raw)
+	if err != nil {
+		return nil, err
+	}
+	one := func(ec Call) ([]Call, error) { return []Call{ec}, nil }
+	if ec, ok := mcpToolCall(name, input); ok {
+		return one(ec)
+	}
+	if t, ok := copilotPathTools[name]; ok {
+		return one(Call{Tool: t, Input: input})
+	}
+	switch name {
+	case "bash":
+		return one(Call{Tool: "bash", Input: input, Rewrite: true})
+	case "grep", "glob":
+		tool := map[string]string{"grep": "grep", "glob": "find"}[name]
+		return perPath(name, tool, input)
+	case "skill":
+		if err := renameField(input, name, "skill", "name"); err != nil {
+			return nil, err
+		}
+		return one(Call{Tool: "skill", Input: input})
+	case "web_fetch":
+		return urlFormCalls(name, input, "toolArgs.")
+	case "apply_patch":
+		text, err := PatchText(name, input, "input", "patch", "command")
+		if err != nil {
+			return nil, err
+		}
+		return PatchCalls(name, text)
+	}
+	return one(Call{Tool: name, Input: input})
+}
+
+// perPath is one engine call of tool per entry of the input's paths (none:
+// one call, which searches the working directory).
+func perPath(name, tool string, input map[string]any) ([]Call, error) {
+	raw, ok := input["paths"]
+	delete(input, "paths")
+	if !ok || raw == nil {
+		return []Call{{Tool: tool, Input: input}}, nil
+	}
+	list, ok := raw.([]any)
+	if !ok {
+		if s, isStr := raw.(string); isStr {
+			list = []any{s}
+		} else {
+			return nil, fmt.Errorf("toolArgs.paths of %s is not a list of paths", name)
+		}
+	}
+	if len(list) == 0 {
+		return []Call{{Tool: tool, Input: input}}, nil
+	}
+	var calls []Call
+	for i, v := range list {
+		p, ok := v.(string)
+		if !ok {
+			return nil, fmt.Errorf("toolArgs.paths[%d] of %s is not a string", i, name)
+		}
+		in := maps.Clone(input)
+		in["path"] = p
+		calls = append(calls, Call{Tool: tool, Input: in})
+	}
+	return calls, nil
+}
+
+// copilotAskNote ends the reason of an ask, which Copilot shows in its
+// permission dialog, and which a run with nobody to ask (copilot -p)
+// denies.
+const copilotAskNote = " (toolgate asks; where nobody can answer, as in `copilot -p`, Copilot denies the call." +
+	" To allow it there, add an allow rule to your toolgate policy (~/.config/toolgate/config.json or" +
+	" <project>/.toolgate/config.json; `toolgate explain --host copilot-cli` shows which rule decides))"
+
+// CopilotCLI is the Copilot CLI's host name, as the audit log records it.
+const CopilotCLI = "copilot-cli"
+
+var CopilotProfile = Profile{
+	Name:  CopilotCLI,
+	Calls: CopilotCalls,
+	Values: map[string]func(map[string]any) string{
+		"web_fetch":            strField("url"),
+		"semantic_code_search": strField("repo"),
+	},
+	// Tools Copilot runs without asking anyone: the shells it started
+	// (reading, listing, stopping them), its own documentation, its
+	// session's database and store, and its subagents (whose own tool
+	// calls come through this hook).
+	BuiltinAllow: map[string]bool{
+		"read_bash": true, "stop_bash": true, "list_bash": true,
+		"fetch_copilot_cli_documentation": true, "sql": true, "session_store_sql": true,
+		"task": true, "read_agent": true, "list_agents": true, "write_agent": true,
+		"report_intent": true, "update_todo": true,
+	},
+	ProjectSettings: []string{".github/hooks", ".copilot"},
+	Confines:        true,
+	UserSettings:    []string{".copilot"},
+}
+
+// CopilotEvent is the part of a Copilot preToolUse event toolgate reads.
+// toolArgs is an object, or a string holding one (both are seen).
+type CopilotEvent struct {
+	SessionID string          `json:"sessionId"`
+	Cwd       string          `json:"cwd"`
+	ToolName  string          `json:"toolName"`
+	ToolArgs  json.RawMessage `json:"toolArgs"`
+}
+
+// CopilotConfinedAnswer is CopilotAnswer for a call that may run confined
+// (cmd, "" for none): one not denied gets modifiedArgs, the arguments
+// Copilot runs the tool with, and an ask ends its reason with the command
+// as written.
+func CopilotConfinedAnswer(action, reason string, input map[string]any, cmd, written string) []byte {
+	if cmd == "" || action == "deny" {
+		return CopilotAnswer(action, reason)
+	}
+	if action == "ask" {
+		reason += written
+	}
+	reply := map[string]any{"permissionDecision": action, "modifiedArgs": WithCommand(input, "command", cmd)}
+	if reason != "" {
+		reply["permissionDecisionReason"] = reason
+	}
+	b, _ := json.Marshal(reply)
+	return append(b, '\n')
+}
