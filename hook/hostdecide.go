@@ -87,9 +87,13 @@ func (r hostResolver) Without() gates.Resolver {
 	if w == nil {
 		return nil
 	}
-	inner := r.Resolver
-	if s, ok := inner.(gates.Sided); ok {
-		inner = s.Without()
+	// The without side resolves on the policy without the untrusted
+	// files, whatever the inner resolver is (never on the side with them).
+	var inner gates.Resolver = resolver{p: w}
+	if s, ok := r.Resolver.(gates.Sided); ok {
+		if x := s.Without(); x != nil {
+			inner = x
+		}
 	}
 	return hostResolver{Resolver: inner, pol: w, builtin: r.builtin}
 }
