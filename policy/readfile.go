@@ -5,6 +5,8 @@ import (
 	"io"
 	"io/fs"
 	"os"
+
+	"github.com/toolgate/toolgate/internal/filekind"
 )
 
 // MaxFileBytes bounds a policy file (and an agent file or mcp.json); a
@@ -53,29 +55,13 @@ func tooLarge() error {
 
 // regular says why info is not a regular file of a readable size, or nil.
 func regular(info fs.FileInfo) error {
-	m := info.Mode()
-	var kind string
-	switch {
-	case m.IsRegular():
-		if info.Size() > MaxFileBytes {
-			return tooLarge()
-		}
-		return nil
-	case m.IsDir():
-		kind = "a directory"
-	case m&fs.ModeNamedPipe != 0:
-		kind = "a named pipe (FIFO)"
-	case m&fs.ModeSocket != 0:
-		kind = "a socket"
-	case m&fs.ModeCharDevice != 0:
-		kind = "a character device"
-	case m&fs.ModeDevice != 0:
-		kind = "a device"
-	default:
-		kind = "not a regular file (" + m.Type().String() + ")"
-		return fmt.Errorf("it is %s, so it is not read", kind)
+	if kind := filekind.Of(info.Mode()); kind != "" {
+		return fmt.Errorf("it is %s, not a regular file, so it is not read", kind)
 	}
-	return fmt.Errorf("it is %s, not a regular file, so it is not read", kind)
+	if info.Size() > MaxFileBytes {
+		return tooLarge()
+	}
+	return nil
 }
 
 // readAll is io.ReadAll starting with room for size bytes (the size the

@@ -32,6 +32,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/toolgate/toolgate/internal/filekind"
+
 	json "github.com/goccy/go-json"
 	"github.com/rs/zerolog"
 )
@@ -181,25 +183,10 @@ func (l *Log) open() error {
 // record's write while the log's lock is held, a device (a link to
 // /dev/null) would lose every record.
 func regular(info fs.FileInfo) error {
-	m := info.Mode()
-	var kind string
-	switch {
-	case m.IsRegular():
-		return nil
-	case m.IsDir():
-		kind = "a directory"
-	case m&fs.ModeNamedPipe != 0:
-		kind = "a named pipe (FIFO)"
-	case m&fs.ModeSocket != 0:
-		kind = "a socket"
-	case m&fs.ModeCharDevice != 0:
-		kind = "a character device"
-	case m&fs.ModeDevice != 0:
-		kind = "a device"
-	default:
-		kind = "of type " + m.Type().String()
+	if kind := filekind.Of(info.Mode()); kind != "" {
+		return fmt.Errorf("it is %s, not a regular file, so no record could be kept in it", kind)
 	}
-	return fmt.Errorf("it is %s, not a regular file, so no record could be kept in it", kind)
+	return nil
 }
 
 // Path is the log's file.
