@@ -69,10 +69,7 @@ var claudeForeign = map[string]string{"PowerShell": "pwsh -Command"}
 
 // claudeCall turns a Claude Code tool call into an engine call.
 func claudeCall(name string, rawInput json.RawMessage) (Call, error) {
-	if name == "" {
-		return Call{}, fmt.Errorf("the hook event has no tool_name")
-	}
-	input, err := ObjectInput(name, rawInput)
+	input, err := eventInput(name, rawInput)
 	if err != nil {
 		return Call{}, err
 	}

@@ -26,10 +26,7 @@ func CodexDecision(state, reason string, pre bool) (action, why string) {
 // file the patch touches), MCP tools, and any other tool under its own
 // name.
 func CodexCalls(name string, rawInput json.RawMessage) ([]Call, error) {
-	if name == "" {
-		return nil, fmt.Errorf("the hook event has no tool_name")
-	}
-	input, err := ObjectInput(name, rawInput)
+	input, err := eventInput(name, rawInput)
 	if err != nil {
 		return nil, err
 	}

@@ -35,10 +35,7 @@ func GeminiDecision(state, reason string, ask bool) (action, why string) {
 // read_many_files is one per include, web_fetch one per URL form.
 func GeminiCalls(ev GeminiEvent) ([]Call, error) {
 	name := ev.ToolName
-	if name == "" {
-		return nil, fmt.Errorf("the hook event has no tool_name")
-	}
-	input, err := ObjectInput(name, ev.ToolInput)
+	input, err := eventInput(name, ev.ToolInput)
 	if err != nil {
 		return nil, err
 	}

@@ -10,6 +10,16 @@ import (
 	"github.com/toolgate/toolgate/internal/jsonobj"
 )
 
+// eventInput is the tool input of a hook event for tool name: an event
+// without a tool name, or whose input cannot be read unambiguously, is an
+// error (and blocks).
+func eventInput(name string, raw json.RawMessage) (map[string]any, error) {
+	if name == "" {
+		return nil, fmt.Errorf("the hook event has no tool_name")
+	}
+	return ObjectInput(name, raw)
+}
+
 // ObjectInput decodes a hook event's tool_input: absent is {}, anything
 // but an object is an error.
 func ObjectInput(tool string, raw json.RawMessage) (map[string]any, error) {

@@ -38,10 +38,7 @@ func QwenCalls(name string, raw json.RawMessage) ([]Call, error) {
 }
 
 func qwenCallsDepth(name string, raw json.RawMessage, depth int) ([]Call, error) {
-	if name == "" {
-		return nil, fmt.Errorf("the hook event has no tool_name")
-	}
-	input, err := ObjectInput(name, raw)
+	input, err := eventInput(name, raw)
 	if err != nil {
 		return nil, err
 	}
