@@ -21,7 +21,6 @@ import (
 	"github.com/toolgate/toolgate/internal/runtimecfg"
 	"github.com/toolgate/toolgate/policy"
 	"github.com/toolgate/toolgate/protocol"
-	"github.com/toolgate/toolgate/sandbox"
 )
 
 const usage = `usage: toolgate [serve] [flags]          the JSON-RPC plugin on stdin/stdout
@@ -51,9 +50,6 @@ serve flags:
 `
 
 func main() {
-	if len(os.Args) > 1 && os.Args[1] == sandbox.StageArg {
-		sandbox.StageMain() // toolgate sandbox's confining stage; never returns
-	}
 	runtimecfg.Apply()
 	exe, _ := os.Executable() // a hook's export drain is this binary (none when unknown)
 	os.Exit(runAs(exe, os.Args[1:], os.Stdin, os.Stdout, os.Stderr))

@@ -2,10 +2,6 @@ package sandbox
 
 import "io"
 
-// StageArg is the internal argument with which toolgate re-executes itself
-// as the confining stage (main dispatches it to StageMain).
-const StageArg = "__toolgate-sandbox-stage"
-
 // Command is what Run runs.
 type Command struct {
 	Argv   []string
@@ -15,16 +11,16 @@ type Command struct {
 	Stderr io.Writer
 }
 
-// stageConfig is what the outer process hands the stage over a pipe.
-type stageConfig struct {
-	Profile    *Profile `json:"profile"`
-	Argv       []string `json:"argv"`
-	Namespaces bool     `json:"namespaces"` // the stage runs in new user and mount namespaces
-	PID        bool     `json:"pid"`        // … and a new PID namespace
-	NetNS      bool     `json:"netns"`      // … and a new network namespace
-	LandlockV  int      `json:"landlockABI"`
-	// NoProc makes the stage act as where /proc cannot be mounted (tests).
-	NoProc bool `json:"noProc,omitempty"`
+// spawnConfig is how Run starts a command: the profile and which of the
+// machine's parts it uses.
+type spawnConfig struct {
+	Profile    *Profile
+	Namespaces bool // new user and mount namespaces
+	PID        bool // … and a new PID namespace
+	NetNS      bool // … and a new network namespace
+	LandlockV  int
+	// NoProc acts as where /proc cannot be mounted (tests).
+	NoProc bool
 }
 
 // options are Run's switches for tests of a machine without namespaces.

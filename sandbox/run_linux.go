@@ -1,20 +1,14 @@
 package sandbox
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"syscall"
-
-	"golang.org/x/sys/unix"
 )
 
 // Run runs c confined by p and returns its exit status (128+n for a
@@ -36,19 +30,19 @@ func run(p *Profile, c Command, o options) (int, error) {
 		stderr = io.Discard
 	}
 	abi := landlockABI()
-	real := probe("", abi, nsAllowed) // what Run uses: the pretend switch never weakens it
+	// The namespaces are assumed until the kernel refuses one (reading
+	// its switches first would cost every command a dozen file reads);
+	// then its switches say what to go on with.
+	real := Report{LandlockABI: abi, Namespaces: []string{"user", "mount", "pid", "net"}}
 	rep := real
 	if pretend := os.Getenv(PretendEnv); pretend != "" {
-		rep = probe(pretend, abi, nsAllowed)
+		rep = probe(pretend, abi, nsAllowed) // it only lowers what is reported: the view is never built weaker
 	}
 	if p.Mode == "required" && !rep.ProtectedEnforced() {
 		return 0, fmt.Errorf("sandbox is required but this machine cannot enforce it: %s", strings.Join(rep.Missing, "; "))
 	}
-	cfg := stageConfig{Profile: p, Argv: c.Argv, LandlockV: real.LandlockABI}
-	cfg.Namespaces = real.Has("user") && real.Has("mount") && !o.noNamespaces
-	cfg.PID = cfg.Namespaces && real.Has("pid")
-	cfg.NetNS = cfg.Namespaces && p.NetworkOff && real.Has("net")
-	cfg.NoProc = o.noProc
+	cfg := spawnConfig{Profile: p, LandlockV: real.LandlockABI, NoProc: o.noProc}
+	cfg.set(real, o)
 	if real.LandlockABI == 0 {
 		fmt.Fprintln(stderr, "toolgate sandbox: warning: no Landlock on this machine: writes outside the write roots are not stopped by the kernel")
 	}
@@ -74,11 +68,11 @@ func run(p *Profile, c Command, o options) (int, error) {
 		}
 		held = holdFolders(p.ReadOnly)
 	}
-	code, err := start(cfg, c)
+	code, err := spawn(cfg, c)
 	if errors.Is(err, errRetryNoPID) {
 		fmt.Fprintln(stderr, "toolgate sandbox: warning: /proc cannot be mounted for a PID namespace here: the command runs without one (it sees the user's other processes)")
 		cfg.PID = false
-		code, err = start(cfg, c)
+		code, err = spawn(cfg, c)
 	}
 	defer func() {
 		if code != 0 && err == nil {
@@ -88,112 +82,24 @@ func run(p *Profile, c Command, o options) (int, error) {
 			}
 		}
 	}()
-	if err != nil && cfg.Namespaces && (errors.Is(err, syscall.EPERM) || errors.Is(err, syscall.EINVAL) || errors.Is(err, syscall.ENOSPC)) {
+	var nsErr *nsError
+	if err != nil && cfg.Namespaces && errors.As(err, &nsErr) {
+		// Refused: what the kernel's switches allow, else none.
+		if real = probe("", abi, nsAllowed); real.Has("user") && real.Has("mount") && !o.noNamespaces &&
+			(cfg.PID && !real.Has("pid") || cfg.NetNS && !real.Has("net")) {
+			cfg.set(real, o)
+			code, err = spawn(cfg, c)
+		}
+	}
+	if err != nil && cfg.Namespaces && errors.As(err, &nsErr) {
 		if p.Mode == "required" {
 			return 0, fmt.Errorf("sandbox is required but the kernel refused its namespaces: %w", err)
 		}
 		fmt.Fprintf(stderr, "toolgate sandbox: warning: the kernel refused user namespaces (%v): %s; hidden paths stay readable\n", err, NotEnforced)
 		cfg.Namespaces, cfg.PID, cfg.NetNS = false, false, false
-		code, err = start(cfg, c)
+		code, err = spawn(cfg, c)
 	}
 	return code, err
-}
-
-// start runs the stage and waits for it.
-func start(cfg stageConfig, c Command) (int, error) {
-	self, err := os.Executable()
-	if err != nil {
-		self = "/proc/self/exe"
-	}
-	r, w, err := os.Pipe()
-	if err != nil {
-		return 0, fmt.Errorf("sandbox: %w", err)
-	}
-	// The stage writes the command's status here when the command ends.
-	statusR, statusW, err := os.Pipe()
-	if err != nil {
-		r.Close()
-		w.Close()
-		return 0, fmt.Errorf("sandbox: %w", err)
-	}
-	defer statusR.Close()
-	cmd := exec.Command(self, StageArg)
-	cmd.Path = "/proc/self/exe" // the running binary itself, whatever PATH or a rename says
-	cmd.Args[0] = self
-	cmd.Env = c.Env
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = c.Stdin, c.Stdout, c.Stderr
-	cmd.ExtraFiles = []*os.File{r, statusW}
-	attr := &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	if cfg.Namespaces {
-		uid, gid := os.Getuid(), os.Getgid()
-		attr.Cloneflags = syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS
-		if cfg.PID {
-			attr.Cloneflags |= syscall.CLONE_NEWPID
-		}
-		if cfg.NetNS {
-			attr.Cloneflags |= syscall.CLONE_NEWNET
-		}
-		attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
-		attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
-		attr.GidMappingsEnableSetgroups = false
-		// The stage needs these to build the view; it drops every
-		// capability before it starts the command.
-		attr.AmbientCaps = []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_NET_ADMIN, unix.CAP_SETPCAP}
-	}
-	cmd.SysProcAttr = attr
-	if err := cmd.Start(); err != nil {
-		r.Close()
-		w.Close()
-		statusW.Close()
-		return 0, err
-	}
-	r.Close()
-	statusW.Close()
-	go func() {
-		json.NewEncoder(w).Encode(cfg)
-		w.Close()
-	}()
-	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
-	defer signal.Stop(sigs)
-	done := make(chan struct{})
-	defer close(done)
-	go func() {
-		for {
-			select {
-			case s := <-sigs:
-				cmd.Process.Signal(s)
-			case <-done:
-				return
-			}
-		}
-	}()
-	var status string
-	if cfg.Namespaces {
-		fmt.Fscan(statusR, &status)
-	}
-	if status == statusNoPID {
-		cmd.Wait()
-		return 0, errRetryNoPID
-	}
-	if code, err := strconv.Atoi(status); err == nil && direct(c) {
-		// The stage is past the command; its exit (and the namespaces'
-		// teardown) is reaped in the background.
-		go cmd.Wait()
-		return code, nil
-	}
-	err = cmd.Wait()
-	return exitCode(cmd.ProcessState, err)
-}
-
-func exitCode(ps *os.ProcessState, err error) (int, error) {
-	if ps == nil {
-		return 0, err
-	}
-	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return 128 + int(ws.Signal()), nil
-	}
-	return ps.ExitCode(), nil
 }
 
 // placeholders creates the read-only paths that do not exist yet (and the
@@ -294,16 +200,13 @@ func envHome(env []string) string {
 	return home
 }
 
-// errRetryNoPID: the stage must be run again without a PID namespace.
-var errRetryNoPID = errors.New("sandbox: no /proc for a PID namespace")
-
-// direct reports whether the stage writes and reads c's files itself (no
-// copying goroutine that only ends with the stage).
-func direct(c Command) bool {
-	for _, f := range []any{c.Stdin, c.Stdout, c.Stderr} {
-		if _, ok := f.(*os.File); !ok && f != nil {
-			return false
-		}
-	}
-	return true
+// set chooses the namespaces from what the machine gives.
+func (cfg *spawnConfig) set(r Report, o options) {
+	cfg.Namespaces = r.Has("user") && r.Has("mount") && !o.noNamespaces
+	cfg.PID = cfg.Namespaces && r.Has("pid")
+	cfg.NetNS = cfg.Namespaces && cfg.Profile.NetworkOff && r.Has("net")
 }
+
+// errRetryNoPID: the command must be started again without a PID
+// namespace.
+var errRetryNoPID = errors.New("sandbox: no /proc for a PID namespace")

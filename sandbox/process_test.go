@@ -1,0 +1,129 @@
+package sandbox
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// startConfined runs script confined in the background and waits until
+// it has written ready; the result arrives on the returned channel.
+func startConfined(t *testing.T, w *world, script, ready string) (<-chan int, *bytes.Buffer) {
+	t.Helper()
+	var errb bytes.Buffer
+	done := make(chan int, 1)
+	go func() {
+		code, err := Run(w.profile(), Command{Argv: []string{"sh", "-c", script}, Env: w.env, Stderr: &errb})
+		if err != nil {
+			t.Errorf("Run: %v", err)
+		}
+		done <- code
+	}()
+	deadline := time.Now().Add(20 * time.Second)
+	for !w.exists(ready) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the confined command never got ready")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return done, &errb
+}
+
+func waitCode(t *testing.T, done <-chan int) int {
+	t.Helper()
+	select {
+	case code := <-done:
+		return code
+	case <-time.After(20 * time.Second):
+		t.Fatal("the confined command did not end after the signal")
+		return -1
+	}
+}
+
+// TestSignalEndsAnUncaughtCommand: the command is the first process of
+// its PID namespace, where a signal it has no handler for would be
+// ignored; a SIGTERM to toolgate still ends it, with the status a plain
+// command killed by it has (128+15), and what it left running goes too.
+func TestSignalEndsAnUncaughtCommand(t *testing.T) {
+	w := newWorld(t)
+	ready := filepath.Join(w.tmp, "ready")
+	left := filepath.Join(w.tmp, "left")
+	done, errb := startConfined(t, w, "(sleep 2; touch "+left+") & touch "+ready+"; sleep 30", ready)
+	syscall.Kill(os.Getpid(), syscall.SIGTERM)
+	if code := waitCode(t, done); code != 128+int(syscall.SIGTERM) {
+		t.Errorf("exit %d, want %d\n%s", code, 128+int(syscall.SIGTERM), errb.String())
+	}
+	time.Sleep(2500 * time.Millisecond)
+	if w.exists(left) {
+		t.Error("a process the command left running outlived it")
+	}
+}
+
+// TestSignalReachesACatchingCommand: a command that handles the signal
+// gets it and ends as it chooses.
+func TestSignalReachesACatchingCommand(t *testing.T) {
+	w := newWorld(t)
+	ready := filepath.Join(w.tmp, "ready")
+	caught := filepath.Join(w.proj, "caught")
+	done, errb := startConfined(t, w, "trap 'echo yes > "+caught+"; exit 3' TERM; touch "+ready+"; while :; do sleep 0.05; done", ready)
+	syscall.Kill(os.Getpid(), syscall.SIGTERM)
+	if code := waitCode(t, done); code != 3 || w.read(caught) != "yes\n" {
+		t.Errorf("exit %d, trap wrote %q\n%s", code, w.read(caught), errb.String())
+	}
+}
+
+// TestCommandNotFound: a command that is not there is said as a shell
+// says it, with its status (127), and nothing runs.
+func TestCommandNotFound(t *testing.T) {
+	w := newWorld(t)
+	var errb bytes.Buffer
+	code, err := Run(w.profile(), Command{Argv: []string{"no-such-program-here"}, Env: w.env, Stderr: &errb})
+	if err != nil || code != 127 || !strings.Contains(errb.String(), "no-such-program-here: executable file not found") {
+		t.Errorf("exit %d, %v\n%s", code, err, errb.String())
+	}
+	// A path that is not executable: the child's exec refuses it.
+	script := filepath.Join(w.proj, "script.sh")
+	w.write(script, "#!/bin/sh\necho ran\n")
+	os.Chmod(script, 0o644)
+	errb.Reset()
+	code, err = Run(w.profile(), Command{Argv: []string{script}, Env: w.env, Stderr: &errb})
+	if err != nil || code != 127 || !strings.Contains(errb.String(), "not an executable file") {
+		t.Errorf("exit %d, %v\n%s", code, err, errb.String())
+	}
+}
+
+// TestStatusAndStandardFiles: the command's status, its input and its
+// two outputs pass through whatever the caller's readers and writers are.
+func TestStatusAndStandardFiles(t *testing.T) {
+	w := newWorld(t)
+	var out, errb bytes.Buffer
+	code, err := Run(w.profile(), Command{Argv: []string{"sh", "-c", "read l; echo out:$l; echo err:$l >&2; exit 7"}, Env: w.env,
+		Stdin: strings.NewReader("hello\n"), Stdout: &out, Stderr: &errb})
+	if err != nil || code != 7 || out.String() != "out:hello\n" || !strings.HasPrefix(errb.String(), "err:hello\n") {
+		t.Errorf("exit %d, %v; stdout %q; stderr %q", code, err, out.String(), errb.String())
+	}
+}
+
+// TestCapabilitiesAndPrivileges: the command has no capability and
+// cannot gain privileges, whatever user it runs as.
+func TestCapabilitiesAndPrivileges(t *testing.T) {
+	w := newWorld(t)
+	code, out, errb := w.run(w.profile(), "grep -E '^(CapInh|CapPrm|CapEff|CapBnd|CapAmb|NoNewPrivs):' /proc/self/status")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, errb)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		f := strings.Fields(line)
+		want := "0000000000000000"
+		if f[0] == "NoNewPrivs:" {
+			want = "1"
+		}
+		if len(f) != 2 || f[1] != want {
+			t.Errorf("%s, want %s", line, want)
+		}
+	}
+}
