@@ -79,10 +79,10 @@ func Derive(in Input) (*Profile, []string, error) {
 	}
 	d.writeRoots()
 	d.readOnly()
-	if len(d.missing) > 0 {
-		d.p.Unenforced = append(d.p.Unenforced, "protected files not there yet may be created (a placeholder would show in the work tree): "+strings.Join(d.missing, ", "))
-	}
 	d.hidden()
+	if len(d.missing) > 0 {
+		d.p.Unenforced = append(d.p.Unenforced, "protected files not there yet can exist while the command runs (a placeholder would show in the work tree); one it creates is moved aside when it ends: "+strings.Join(d.missing, ", "))
+	}
 	d.sockets()
 	return d.p, d.notes, nil
 }
@@ -248,7 +248,7 @@ func (d *deriver) protect(path string, dir bool, why string) {
 		case dir:
 		case strings.Contains(path, "/.git/") || filepath.Base(filepath.Dir(path)) == ".git":
 		default:
-			d.missing = append(d.missing, path)
+			d.absent(path, why)
 			return
 		}
 	} else if real, err := filepath.EvalSymlinks(path); err == nil {
@@ -262,6 +262,17 @@ func (d *deriver) protect(path string, dir bool, why string) {
 	}
 	d.seen[path] = true
 	d.p.ReadOnly = append(d.p.ReadOnly, Entry{Path: path, Dir: dir, Why: why})
+}
+
+// absent lists a protected file that is not there yet and has no
+// placeholder: Run moves aside one the command creates.
+func (d *deriver) absent(path, why string) {
+	if d.seen[path] {
+		return
+	}
+	d.seen[path] = true
+	d.missing = append(d.missing, path)
+	d.p.Absent = append(d.p.Absent, Entry{Path: path, Why: why})
 }
 
 // fileLike reports whether a path toolgate names as its own, not there
@@ -284,7 +295,7 @@ func (d *deriver) repo(gitdir string) {
 				// the file whenever it is there); config.worktree counts
 				// only where the read-only config says so.
 				if r.Path == "commondir" {
-					d.missing = append(d.missing, p)
+					d.absent(p, r.Why+" (built-in protected path)")
 				}
 				continue
 			}
@@ -396,8 +407,11 @@ func (d *deriver) hidden() {
 		}
 		named = append(named, dir)
 	}
-	if !any {
+	if !any && d.project == "" {
 		return
+	}
+	if !any {
+		named = nil
 	}
 	deadline := time.Now().Add(d.in.WalkTime)
 	budget := d.in.WalkEntries
@@ -425,8 +439,27 @@ func (d *deriver) hidden() {
 				d.unwalked(start)
 				return fs.SkipAll
 			}
-			if e.IsDir() && e.Name() == ".git" {
-				return fs.SkipDir
+			if e.Name() == ".git" {
+				// A repository below the top of the project: its hooks
+				// and configuration run for the person later, as the
+				// top one's do.
+				if d.project != "" && within(path, d.project) && path != filepath.Join(d.project, ".git") {
+					if e.IsDir() {
+						d.repo(path)
+					} else if gitdir, common := gitDirs(path); gitdir != "" {
+						d.repo(gitdir)
+						if common != gitdir {
+							d.repo(common)
+						}
+					}
+				}
+				if e.IsDir() {
+					return fs.SkipDir
+				}
+				return nil
+			}
+			if !any {
+				return nil
 			}
 			if r := d.denied(path); r != nil {
 				d.hide(path, e.IsDir(), ruleWhy(r))
@@ -441,7 +474,7 @@ func (d *deriver) hidden() {
 }
 
 func (d *deriver) unwalked(start string) {
-	msg := fmt.Sprintf("files under %s that the policy denies reading were not all looked for (walk bound: %d entries or %v); those past it are not hidden", start, d.in.WalkEntries, d.in.WalkTime)
+	msg := fmt.Sprintf("files under %s were not all looked at (walk bound: %d entries or %v): files the policy denies reading past it are not hidden, and git folders past it are not made read-only", start, d.in.WalkEntries, d.in.WalkTime)
 	d.p.Unenforced = append(d.p.Unenforced, msg)
 }
 

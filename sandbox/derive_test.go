@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/toolgate/toolgate/gates"
 	"github.com/toolgate/toolgate/policy"
@@ -201,5 +202,59 @@ func TestDeriveDecidedWrites(t *testing.T) {
 	code, _, stderr := w.run(p, "echo new > "+filepath.Join(other, "new.txt")+" && echo x > "+filepath.Join(other, ".git/hooks/pre-commit"))
 	if code == 0 || w.read(filepath.Join(other, "new.txt")) != "new\n" || w.exists(filepath.Join(other, ".git/hooks/pre-commit")) {
 		t.Errorf("exit %d: %s", code, stderr)
+	}
+}
+
+// TestDeriveNestedRepositories: a repository below the top of the
+// project (a clone inside it, not a submodule) keeps its hooks and
+// configuration read-only too, whether or not the policy denies any
+// reading (the project walk finds it either way).
+func TestDeriveNestedRepositories(t *testing.T) {
+	for _, pol := range []string{`{}`, `{"permission": {"path": {"*.pem": "deny"}}}`} {
+		w := newWorld(t)
+		nested := filepath.Join(w.proj, "vendor", "lib")
+		must(t, os.MkdirAll(nested, 0o755))
+		w.plain("git", "init", "-q", nested)
+		p, _ := w.derive(w.policy(pol), w.proj, nil)
+		ro := pathList(p.ReadOnly)
+		for _, want := range []string{filepath.Join(nested, ".git/hooks"), filepath.Join(nested, ".git/config")} {
+			if !strings.Contains(ro+"\n", want+"\n") {
+				t.Errorf("%s: read-only lacks %s:\n%s", pol, want, ro)
+			}
+		}
+		hook := filepath.Join(nested, ".git/hooks/pre-commit")
+		code, _, stderr := w.run(p, "echo x > "+hook+"; echo tg-marker >> "+filepath.Join(nested, ".git/config")+"; mv "+filepath.Join(nested, ".git")+" "+filepath.Join(nested, "moved"))
+		if code == 0 || w.exists(hook) || strings.Contains(w.read(filepath.Join(nested, ".git/config")), "tg-marker") || w.exists(filepath.Join(nested, "moved")) {
+			t.Errorf("%s: exit %d: %s", pol, code, stderr)
+		}
+	}
+}
+
+// TestAbsentProtectedFileMovedAside: a protected file that is not there
+// and has no placeholder (.envrc at the top of the project) may be
+// written while the command runs, but it does not outlast the command:
+// it is moved aside, and stderr says where.
+func TestAbsentProtectedFileMovedAside(t *testing.T) {
+	w := newWorld(t)
+	p, _ := w.derive(w.policy(`{}`), w.proj, nil)
+	envrc := filepath.Join(w.proj, ".envrc")
+	if !strings.Contains(pathList(p.Absent)+"\n", envrc+"\n") {
+		t.Fatalf("absent lacks %s:\n%s", envrc, pathList(p.Absent))
+	}
+	code, _, stderr := w.run(p, "echo 'touch marker' > .envrc; (sleep 0.3; echo late > .npmrc) & echo ok > made.txt")
+	if code != 0 || w.read(filepath.Join(w.proj, "made.txt")) != "ok\n" {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if w.exists(envrc) || !strings.Contains(stderr, envrc+" (") || !strings.Contains(stderr, "moved aside to "+envrc+".toolgate-blocked-") {
+		t.Errorf(".envrc there: %v; stderr:\n%s", w.exists(envrc), stderr)
+	}
+	matches, _ := filepath.Glob(envrc + ".toolgate-blocked-*")
+	if len(matches) != 1 || w.read(matches[0]) != "touch marker\n" {
+		t.Errorf("moved aside: %v", matches)
+	}
+	// The background writer was ended with the command: nothing came later.
+	time.Sleep(500 * time.Millisecond)
+	if w.exists(filepath.Join(w.proj, ".npmrc")) {
+		t.Error(".npmrc was written after the command ended")
 	}
 }

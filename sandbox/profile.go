@@ -49,6 +49,10 @@ type Profile struct {
 	// Sockets are the socket folders and files hidden as Hidden is, so
 	// that the command cannot reach processes outside through them.
 	Sockets []Entry `json:"sockets"`
+	// Absent are protected files that are not there yet and have no
+	// placeholder (one would show in the work tree): one the command
+	// creates is moved aside when it ends.
+	Absent []Entry `json:"absent,omitempty"`
 	// NetworkOff gives the command loopback only.
 	NetworkOff bool `json:"networkOff"`
 	// Unenforced says, in words, what this profile knows it does not make
@@ -72,7 +76,7 @@ func (p *Profile) Validate() error {
 	for _, list := range []struct {
 		name string
 		es   []Entry
-	}{{"write", p.Write}, {"readOnly", p.ReadOnly}, {"hidden", p.Hidden}, {"sockets", p.Sockets}} {
+	}{{"write", p.Write}, {"readOnly", p.ReadOnly}, {"hidden", p.Hidden}, {"sockets", p.Sockets}, {"absent", p.Absent}} {
 		for i, e := range list.es {
 			if !filepath.IsAbs(e.Path) || filepath.Clean(e.Path) != e.Path || e.Path == "/" && list.name != "write" {
 				return fmt.Errorf("profile %s[%d]: %q is not a clean absolute path", list.name, i, e.Path)

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // Run runs c confined by p and returns its exit status (128+n for a
@@ -61,6 +62,8 @@ func run(p *Profile, c Command, o options) (int, error) {
 		}
 		removePlaceholders(created)
 	}()
+	absent := stillAbsent(p.Absent)
+	defer moveAsideCreated(absent, stderr)
 	if cfg.Namespaces {
 		var err error
 		if created, err = placeholders(p.ReadOnly); err != nil {
@@ -198,6 +201,35 @@ func envHome(env []string) string {
 		}
 	}
 	return home
+}
+
+// stillAbsent are those of the absent protected files not there now.
+func stillAbsent(es []Entry) []Entry {
+	var out []Entry
+	for _, e := range es {
+		if _, err := os.Lstat(e.Path); errors.Is(err, os.ErrNotExist) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// moveAsideCreated moves aside each absent protected file that is there
+// now: the confined command created it (the whole PID namespace has
+// ended by now), and a start-up or configuration file it wrote must not
+// act for the person. It is renamed, never removed, and said on stderr.
+func moveAsideCreated(absent []Entry, stderr io.Writer) {
+	for _, e := range absent {
+		if _, err := os.Lstat(e.Path); err != nil {
+			continue
+		}
+		aside := fmt.Sprintf("%s.toolgate-blocked-%d", e.Path, time.Now().UnixNano())
+		if err := os.Rename(e.Path, aside); err != nil {
+			fmt.Fprintf(stderr, "toolgate sandbox: %s (%s) was created while confined and could not be moved aside: %v; check it before it is used\n", e.Path, e.Why, err)
+			continue
+		}
+		fmt.Fprintf(stderr, "toolgate sandbox: %s (%s) was created while confined; it is moved aside to %s\n", e.Path, e.Why, aside)
+	}
 }
 
 // set chooses the namespaces from what the machine gives.
