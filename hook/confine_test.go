@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/toolgate/toolgate/sandbox"
 )
@@ -84,6 +85,31 @@ func TestDoctorConfinement(t *testing.T) {
 		}
 		if strings.Contains(text, "this host does not run bash commands") {
 			t.Errorf("doctor, with no host, says the host does not confine:\n%s", text)
+		}
+	}
+}
+
+// TestSweepProfiles: a profile whose command never ran does not stay for
+// good: one older than profileTTL goes when the next is written; a fresh
+// one, and other files, stay.
+func TestSweepProfiles(t *testing.T) {
+	dir := t.TempDir()
+	now := time.Now()
+	old := filepath.Join(dir, "profile-old.json")
+	fresh := filepath.Join(dir, "profile-fresh.json")
+	other := filepath.Join(dir, "notes.json")
+	for _, p := range []string{old, fresh, other} {
+		if err := os.WriteFile(p, []byte("{}"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	long := now.Add(-profileTTL - time.Minute)
+	os.Chtimes(old, long, long)
+	os.Chtimes(other, long, long)
+	sweepProfiles(dir, now)
+	for p, want := range map[string]bool{old: false, fresh: true, other: true} {
+		if _, err := os.Stat(p); (err == nil) != want {
+			t.Errorf("%s there: %v, want %v", filepath.Base(p), err == nil, want)
 		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/toolgate/toolgate/gates"
 	"github.com/toolgate/toolgate/hook/hosts"
@@ -111,6 +112,7 @@ func (s *Server) writeConfined(gc *gatesCall, text string, writable []string, at
 	}
 	path = at
 	if path == "" {
+		sweepProfiles(dir, time.Now())
 		f, err := os.CreateTemp(dir, "profile-*.json")
 		if err != nil {
 			return "", "", fmt.Errorf("profile: %w", err)
@@ -129,6 +131,23 @@ func (s *Server) writeConfined(gc *gatesCall, text string, writable []string, at
 	}
 	return fmt.Sprintf("%s sandbox --profile=%s --command-b64=%s", shellQuote(exe), shellQuote(path),
 		base64.StdEncoding.EncodeToString([]byte(text))), path, nil
+}
+
+// profileTTL is how long an unused profile is kept. A profile is spent
+// when its command runs; one whose command never ran (the person said no
+// in the host's own prompt, the host was stopped) would stay.
+const profileTTL = time.Hour
+
+// sweepProfiles removes the profiles in dir older than profileTTL. A
+// command started later than that from one does not run (its profile is
+// gone): it fails closed.
+func sweepProfiles(dir string, now time.Time) {
+	matches, _ := filepath.Glob(filepath.Join(dir, "profile-*.json"))
+	for _, m := range matches {
+		if info, err := os.Lstat(m); err == nil && info.Mode().IsRegular() && now.Sub(info.ModTime()) > profileTTL {
+			os.Remove(m)
+		}
+	}
 }
 
 // decideConfined decides a bash call of a protocol session whose policy's
