@@ -21,7 +21,7 @@ type sandboxWorld struct {
 	env             []string
 }
 
-func newSandboxWorld(t *testing.T) *sandboxWorld {
+func newSandboxWorld(t testing.TB) *sandboxWorld {
 	t.Helper()
 	if !sandbox.Probe().ProtectedEnforced() {
 		t.Fatalf("this test needs Landlock ABI 2+ and user and mount namespaces: %v", sandbox.Probe().Missing)
@@ -32,7 +32,9 @@ func newSandboxWorld(t *testing.T) *sandboxWorld {
 	}
 	w := &sandboxWorld{bin: filepath.Join(dir, "toolgate"), home: filepath.Join(dir, "home")}
 	w.proj = filepath.Join(w.home, "proj")
-	if out, err := exec.Command("go", "build", "-o", w.bin, ".").CombinedOutput(); err != nil {
+	build := exec.Command("go", "build", "-o", w.bin, ".")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0") // static, as the README builds it
+	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	files := map[string]string{
