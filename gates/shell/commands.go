@@ -4,6 +4,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -96,9 +97,10 @@ func (a *analyzer) run(c cmd, sc *scope) branch {
 	if name.value == "" {
 		base = ""
 	}
-	k, ok := commandKinds[base]
+	kinds := commandKinds()
+	k, ok := kinds[base]
 	if !ok {
-		k = commandKinds[versionless(base)] // python3.12, perl5.36, php8.2
+		k = kinds[versionless(base)] // python3.12, perl5.36, php8.2
 	}
 	a.readOnly = readOnlyWith(base, k.readOnlyWrites, k.readOnly, c.args())
 	a.writeThenRun(i, base, k, c, sc)
@@ -148,17 +150,21 @@ type commandKind struct {
 
 type specialFunc func(a *analyzer, i int, base string, c cmd, sc *scope)
 
-// specials are the commands that need more than a table row. They and
-// commandKinds are filled in by init: the handlers call run in turn.
-var specials map[string]specialFunc
-
 // commandKinds gathers the tables of commands into one look-up per command;
 // where a name is in several, cd and eval come first, then shells,
-// wrappers, specials and pattern-first commands.
-var commandKinds map[string]commandKind
+// wrappers, specials and pattern-first commands. It is built on the first
+// analysis, not when the program starts (a process that never analyses a
+// command, toolgate sandbox, does not pay for it).
+var commandKinds func() map[string]commandKind
 
-func init() {
-	specials = map[string]specialFunc{
+// The handlers it holds analyse commands in turn: a cycle that only an
+// init function may close.
+func init() { commandKinds = sync.OnceValue(buildCommandKinds) }
+
+func buildCommandKinds() map[string]commandKind {
+	// specials are the commands that need more than a table row (the
+	// handlers call run in turn, hence built here, not as a literal).
+	specials := map[string]specialFunc{
 		"su":            (*analyzer).su,
 		"runuser":       (*analyzer).su,
 		"sg":            (*analyzer).su,
@@ -227,7 +233,7 @@ func init() {
 	for n, writes := range readOnlyCommands {
 		set(n, func(k *commandKind) { k.readOnly, k.readOnlyWrites = true, writes })
 	}
-	commandKinds = kinds
+	return kinds
 }
 
 func (a *analyzer) loader(i int, base string, c cmd, sc *scope) {

@@ -492,11 +492,11 @@ func TestFieldAddMatchesOld(t *testing.T) {
 // readOnlyCommands, which run used to look up on its own.
 func TestCommandKindsReadOnly(t *testing.T) {
 	for name, writes := range readOnlyCommands {
-		if k := commandKinds[name]; !k.readOnly || !reflect.DeepEqual(k.readOnlyWrites, writes) {
+		if k := commandKinds()[name]; !k.readOnly || !reflect.DeepEqual(k.readOnlyWrites, writes) {
 			t.Errorf("%s: readOnly %v %q, want %q", name, k.readOnly, k.readOnlyWrites, writes)
 		}
 	}
-	for name, k := range commandKinds {
+	for name, k := range commandKinds() {
 		if _, ok := readOnlyCommands[name]; k.readOnly != ok || (!ok && k.readOnlyWrites != nil) {
 			t.Errorf("%s: readOnly %v, in readOnlyCommands %v", name, k.readOnly, ok)
 		}
