@@ -127,3 +127,17 @@ func TestCapabilitiesAndPrivileges(t *testing.T) {
 		}
 	}
 }
+
+// TestChildFailureIsSaid: a step of the confining child that fails (here
+// the working directory, gone) stops the command before it runs, and the
+// error names the step.
+func TestChildFailureIsSaid(t *testing.T) {
+	w := newWorld(t)
+	p := w.profile()
+	p.Cwd = filepath.Join(w.proj, "gone")
+	marker := filepath.Join(w.tmp, "ran")
+	_, err := Run(p, Command{Argv: []string{"sh", "-c", "touch " + marker}, Env: w.env})
+	if err == nil || !strings.Contains(err.Error(), "working directory: no such file or directory") || w.exists(marker) {
+		t.Errorf("err %v; ran %v", err, w.exists(marker))
+	}
+}

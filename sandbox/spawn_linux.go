@@ -497,22 +497,23 @@ func childFailure(fd int, ops []mountOp, raws []rawMount) error {
 		return fmt.Errorf("%s %s: %w", [...]string{"pin", "read-only", "hide"}[op.kind], op.path, errno)
 	case stepProc:
 		return errRetryNoPID
-	case stepLoopback:
-		return fmt.Errorf("loopback: %w", errno)
-	case stepChdir:
-		return fmt.Errorf("working directory: %w", errno)
-	case stepCaps:
-		return fmt.Errorf("drop capabilities: %w", errno)
-	case stepNoNewPrivs:
-		return fmt.Errorf("no_new_privs: %w", errno)
-	case stepLandlock:
-		return fmt.Errorf("landlock: %w", errno)
-	case stepFiles:
-		return fmt.Errorf("sandbox: standard files: %w", errno)
 	case stepExec:
 		return &execError{errno}
 	}
+	if words, ok := stepWords[step]; ok {
+		return fmt.Errorf("%s: %w", words, errno)
+	}
 	return fmt.Errorf("sandbox: the confining child failed (step %d): %w", step, errno)
+}
+
+// stepWords name the child's other steps in its failure's words.
+var stepWords = map[uint32]string{
+	stepLoopback:   "loopback",
+	stepChdir:      "working directory",
+	stepCaps:       "drop capabilities",
+	stepNoNewPrivs: "no_new_privs",
+	stepLandlock:   "landlock",
+	stepFiles:      "sandbox: standard files",
 }
 
 // execError is the command's exec failing in the confined child.
