@@ -5,49 +5,8 @@ import (
 	"errors"
 	"sync"
 
-	"github.com/toolgate/toolgate/hook/hosts"
-	"github.com/toolgate/toolgate/internal/jsonobj"
 	"github.com/toolgate/toolgate/policy"
-	"github.com/toolgate/toolgate/protocol"
 )
-
-// inputFacts are what decodeParams reads of a call's input: the input
-// decoded, its raw bytes, and the shell command (or the host's value) it
-// carries, once the checks of its keys and fields passed.
-type inputFacts struct {
-	input        jsonobj.Object
-	raw          []byte
-	cmd, workdir string
-	isShell      bool
-	value        string
-	bounded      any // boundedInput(raw)
-}
-
-// readInput checks a decoded input (checkInputKeys, checkToolFields,
-// shellFor, in decodeParams' order) and reads its facts.
-func readInput(name string, input jsonobj.Object, raw []byte, pol *policy.Policy, host string) (*inputFacts, error) {
-	if err := readPathAliases(name, input, pol); err != nil {
-		return nil, err
-	}
-	if err := checkInputKeys(name, input, pol); err != nil {
-		return nil, err
-	}
-	if err := checkToolFields(name, input); err != nil {
-		return nil, err
-	}
-	if err := checkInputShape(name, input); err != nil {
-		return nil, err
-	}
-	in := &inputFacts{input: input, raw: raw, bounded: boundedInput(raw)}
-	var err error
-	if in.cmd, in.workdir, in.isShell, err = shellFor(name, input, pol); err != nil {
-		return nil, err
-	}
-	if f, ok := hosts.ProtocolHostValues[host][name]; ok && !in.isShell {
-		in.value = f(input)
-	}
-	return in, nil
-}
 
 // errNotFast: the fast path leaves the call to the general path.
 var errNotFast = errors.New("not a call for the fast path")
@@ -82,17 +41,6 @@ const (
 	maxInputs     = 512
 	maxInputBytes = 2 << 20
 )
-
-// freshFacts are the facts of the input raw (as ScanToolCall took it,
-// not kept: the facts hold a copy), read afresh; errNotFast when raw does
-// not decode.
-func freshFacts(name string, raw []byte, pol *policy.Policy, host string) (*inputFacts, error) {
-	input, ok := protocol.DecodeInput(raw)
-	if !ok {
-		return nil, errNotFast
-	}
-	return readInput(name, jsonobj.Object(input), append([]byte(nil), raw...), pol, host)
-}
 
 // facts are the facts of the input raw (a call's params.input as
 // ScanToolCall took it; it may be the reader's buffer, which is not kept)
