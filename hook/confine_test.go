@@ -113,3 +113,32 @@ func TestSweepProfiles(t *testing.T) {
 		}
 	}
 }
+
+// TestSandboxFolderIsOwn: toolgate's folder of profiles and kept walks is
+// read-only to a confined command even where it lies inside a write root
+// (an XDG_RUNTIME_DIR in the project): a command that wrote there would
+// write the next command's profile, or the walk that says what it hides.
+func TestSandboxFolderIsOwn(t *testing.T) {
+	e := newHookEnv(t, `{"sandbox": "on", "permission": {"path": {"*.pem": "deny"}}}`)
+	run := filepath.Join(e.proj, "run")
+	t.Setenv("XDG_RUNTIME_DIR", run)
+	dir := filepath.Join(run, "toolgate")
+	// Not there yet, it is read-only as the first folder on its way that
+	// is missing; there, as itself.
+	for _, want := range []string{run, dir} {
+		prof, _, _, err := SandboxProfile(e.opts, os.Getenv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, ro := range prof.ReadOnly {
+			found = found || ro.Path == want
+		}
+		if !found {
+			t.Errorf("%s is not read-only in the profile: %+v", want, prof.ReadOnly)
+		}
+	}
+	if files, _ := filepath.Glob(filepath.Join(dir, "walk-*.json")); len(files) != 1 {
+		t.Errorf("kept walks in %s: %v", dir, files)
+	}
+}

@@ -40,9 +40,21 @@ func (s *Server) deriveWith(pol *policy.Policy, cwd string, getenv func(string) 
 	for _, src := range pol.Sources {
 		own = append(own, src.Path)
 	}
-	own = gates.OwnFiles(own, s.opts.AgentDir, cwd)
+	// Toolgate's folder of profiles and kept walks is its own too: a
+	// command that could write there would write the next one's profile.
+	dir := s.sandboxDir(pol)
+	own = gates.OwnFiles(append(own, dir), s.opts.AgentDir, cwd)
 	return sandbox.Derive(sandbox.Input{Cwd: cwd, Home: s.opts.Home, TempDir: os.TempDir(),
-		Getenv: getenv, Policy: pol, Own: own, Writes: writes, Writable: writable})
+		Getenv: getenv, Policy: pol, Own: own, Writes: writes, Writable: writable, CacheDir: dir})
+}
+
+// sandboxDir is toolgate's folder of confinement profiles and kept walks:
+// $XDG_RUNTIME_DIR/toolgate/, else beside the audit log.
+func (s *Server) sandboxDir(pol *policy.Policy) string {
+	if rt := os.Getenv("XDG_RUNTIME_DIR"); filepath.IsAbs(rt) {
+		return filepath.Join(rt, "toolgate")
+	}
+	return filepath.Join(filepath.Dir(s.auditPath(pol)), "sandbox")
 }
 
 // repoConfigs are the repository configuration files (.git/config) among
@@ -101,12 +113,7 @@ func (s *Server) writeConfined(gc *gatesCall, text string, writable []string, at
 	if err != nil {
 		return "", "", err
 	}
-	dir := ""
-	if rt := os.Getenv("XDG_RUNTIME_DIR"); filepath.IsAbs(rt) {
-		dir = filepath.Join(rt, "toolgate")
-	} else {
-		dir = filepath.Join(filepath.Dir(s.auditPath(gc.policy)), "sandbox")
-	}
+	dir := s.sandboxDir(gc.policy)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", "", fmt.Errorf("profile folder: %w", err)
 	}

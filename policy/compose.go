@@ -514,6 +514,10 @@ const maxLooseningWarnings = 20
 // nil when every project file is trusted (or there is none).
 func (p *Policy) Without() *Policy { return p.without }
 
+// Managed is the managed file's own policy, evaluated beside p's (nil
+// without a managed file).
+func (p *Policy) Managed() *Policy { return p.managed }
+
 // TrustCommand is the command that trusts the untrusted project files as
 // they are ("" when there are none).
 func (p *Policy) TrustCommand() string { return p.trustCommand }

@@ -45,6 +45,9 @@ type Input struct {
 	Writable    []string
 	WalkEntries int
 	WalkTime    time.Duration
+	// CacheDir keeps the answers of earlier walks (toolgate's own folder,
+	// which a confined command cannot write); "" walks every time.
+	CacheDir string
 }
 
 // Derive computes the profile for a command run in in.Cwd by in.Policy
@@ -65,7 +68,7 @@ func Derive(in Input) (*Profile, []string, error) {
 		return nil, nil, fmt.Errorf("working directory: %w", err)
 	}
 	home := realOr(in.Home)
-	d := &deriver{in: in, home: home, cwd: cwd, seen: map[string]bool{}}
+	d := &deriver{in: in, home: home, cwd: cwd, seen: map[string]bool{}, view: paths.NewView()}
 	for _, w := range in.Writable {
 		// Marked seen, a path is never listed read-only.
 		d.seen[filepath.Clean(w)], d.seen[realOr(w)] = true, true
@@ -94,6 +97,10 @@ type deriver struct {
 	p         *Profile
 	notes     []string
 	seen      map[string]bool // read-only paths already listed
+	// denies are the read and path denies of the policy's sides.
+	denies []*policy.Rule
+	// view answers the walk's path resolutions from what it listed.
+	view *paths.View
 	// missing are protected files not there yet that no placeholder
 	// stands for (one would show in the work tree).
 	missing []string
@@ -367,12 +374,6 @@ func (d *deriver) inTemp(p string) bool {
 	return false
 }
 
-// denyRule is one deny of the path or read surface.
-type denyRule struct {
-	r   *policy.Rule
-	why string
-}
-
 // hidden hides what the policy denies reading: a denied folder whole, and
 // the existing files a bounded walk of the project and of each pattern's
 // named folder finds matching a deny.
@@ -382,12 +383,20 @@ func (d *deriver) hidden() {
 		return
 	}
 	var named []string
-	any := false
-	for _, r := range pol.Rules() {
-		if r.Action != policy.Deny || r.IsFallback() || r.Surface != "path" && r.Surface != "read" {
+	// The denies of every side the gates decide on: the policy, the
+	// policy without untrusted project files, the managed file.
+	for _, side := range []*policy.Policy{pol, pol.Without(), pol.Managed()} {
+		if side == nil {
 			continue
 		}
-		any = true
+		for _, r := range side.Rules() {
+			if r.Action == policy.Deny && !r.IsFallback() && (r.Surface == "path" || r.Surface == "read") {
+				d.denies = append(d.denies, r)
+			}
+		}
+	}
+	any := len(d.denies) > 0
+	for _, r := range d.denies {
 		pat := policy.ExpandHome(r.Pattern, d.in.Home)
 		if !filepath.IsAbs(pat) {
 			continue // relative: the project walk finds it
@@ -413,8 +422,6 @@ func (d *deriver) hidden() {
 	if !any {
 		named = nil
 	}
-	deadline := time.Now().Add(d.in.WalkTime)
-	budget := d.in.WalkEntries
 	var starts []string
 	if d.project != "" {
 		starts = append(starts, d.project)
@@ -425,18 +432,68 @@ func (d *deriver) hidden() {
 			starts = append(starts, n)
 		}
 	}
+	key := d.walkKey(starts, any)
+	w, ok := loadWalk(d.in.CacheDir, key)
+	if !ok {
+		w = d.walk(starts, any)
+		w.Key = key
+		storeWalk(d.in.CacheDir, w)
+	}
+	for _, h := range w.Hidden {
+		d.hide(h.Path, h.Dir, h.Why)
+	}
+	for _, r := range w.Repos {
+		d.repo(r)
+	}
+	for _, start := range w.Cut {
+		d.unwalked(start)
+	}
+}
+
+// walk walks starts within the bound: the files the policy denies
+// reading, the git folders below the top of the project, and each folder
+// it listed with its stamp (a later walk of the same folders and policy
+// is that walk's answer while no stamp changed).
+func (d *deriver) walk(starts []string, any bool) *walkResult {
+	w := &walkResult{Version: walkVersion, Dirs: map[string]dirStamp{}}
+	names := listings{}
+	defer names.into(w)
+	deadline := time.Now().Add(d.in.WalkTime)
+	budget := d.in.WalkEntries
 	for _, start := range starts {
 		if budget <= 0 || time.Now().After(deadline) {
-			d.unwalked(start)
+			w.Cut = append(w.Cut, start)
+			w.Uncacheable = w.Uncacheable || budget > 0
 			continue
 		}
 		err := filepath.WalkDir(start, func(path string, e fs.DirEntry, err error) error {
 			if err != nil {
 				return nil
 			}
+			// The listing says what each entry is: resolving its path
+			// asks the file system nothing more.
+			d.view.Seed(path, e.Type())
+			if path != start {
+				names.add(filepath.Dir(path), e)
+			}
+			if e.Type()&fs.ModeSymlink != 0 {
+				if w.Links == nil {
+					w.Links = map[string]string{}
+				}
+				w.Links[path] = realOf(path)
+			}
 			budget--
 			if budget <= 0 || budget%256 == 0 && time.Now().After(deadline) {
-				d.unwalked(start)
+				w.Cut = append(w.Cut, start)
+				// The folders on the way to here were listed in part.
+				for dir := filepath.Dir(path); within(dir, start); dir = filepath.Dir(dir) {
+					names.relist(dir)
+					if dir == start {
+						break
+					}
+				}
+				// A walk the clock cut short says nothing of the next one.
+				w.Uncacheable = w.Uncacheable || budget > 0
 				return fs.SkipAll
 			}
 			if e.Name() == ".git" {
@@ -445,11 +502,11 @@ func (d *deriver) hidden() {
 				// top one's do.
 				if d.project != "" && within(path, d.project) && path != filepath.Join(d.project, ".git") {
 					if e.IsDir() {
-						d.repo(path)
+						w.Repos = append(w.Repos, path)
 					} else if gitdir, common := gitDirs(path); gitdir != "" {
-						d.repo(gitdir)
+						w.Repos = append(w.Repos, gitdir)
 						if common != gitdir {
-							d.repo(common)
+							w.Repos = append(w.Repos, common)
 						}
 					}
 				}
@@ -458,19 +515,27 @@ func (d *deriver) hidden() {
 				}
 				return nil
 			}
-			if !any {
-				return nil
+			if any {
+				if r := d.denied(path); r != nil {
+					w.Hidden = append(w.Hidden, Entry{Path: path, Dir: e.IsDir(), Why: ruleWhy(r)})
+					if e.IsDir() {
+						return fs.SkipDir
+					}
+				}
 			}
-			if r := d.denied(path); r != nil {
-				d.hide(path, e.IsDir(), ruleWhy(r))
-				if e.IsDir() {
-					return fs.SkipDir
+			if e.IsDir() {
+				// Stamped as it is listed: a change after this is seen.
+				if st, ok := stampOf(path); ok {
+					w.Dirs[path] = st
+				} else {
+					w.Uncacheable = true
 				}
 			}
 			return nil
 		})
 		_ = err
 	}
+	return w
 }
 
 func (d *deriver) unwalked(start string) {
@@ -478,12 +543,29 @@ func (d *deriver) unwalked(start string) {
 	d.p.Unenforced = append(d.p.Unenforced, msg)
 }
 
+// mayDeny reports whether a deny of the policy's sides matches one of
+// values: only then can an answer for them be a deny (most entries of a
+// walk match none, and skip the full resolution).
+func (d *deriver) mayDeny(values []string) bool {
+	for _, r := range d.denies {
+		for _, v := range values {
+			if r.MatchesValue(v, true) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // denied is the deny rule that decides reading path, nil for none.
 func (d *deriver) denied(path string) *policy.Rule {
-	p := paths.New(path, d.cwd, d.cwd, d.in.Home)
+	p := d.view.New(path, d.cwd, d.cwd, d.in.Home)
 	values := append(p.Spelled(), p.RealForms()...)
+	if !d.mayDeny(values) {
+		return nil // no deny matches any form: no answer can be a deny
+	}
 	for _, surface := range []string{"read", "path"} {
-		res := d.in.Policy.Resolve(policy.Query{Surface: surface, Values: values})
+		res := d.in.Policy.ResolveSides(policy.Query{Surface: surface, Values: values})
 		if res.Action == policy.Deny && res.Rule != nil && !res.Rule.IsFallback() {
 			return res.Rule
 		}

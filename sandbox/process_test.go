@@ -141,3 +141,21 @@ func TestChildFailureIsSaid(t *testing.T) {
 		t.Errorf("err %v; ran %v", err, w.exists(marker))
 	}
 }
+
+// TestReadOnlyInsideHiddenFolder: a read-only path inside a hidden folder
+// (toolgate's own folder inside the runtime directory, whose sockets are
+// hidden) is covered by the hiding; the command runs, and reads neither.
+func TestReadOnlyInsideHiddenFolder(t *testing.T) {
+	w := newWorld(t)
+	run := filepath.Join(w.tmp, "run")
+	own := filepath.Join(run, "toolgate")
+	must(t, os.MkdirAll(own, 0o700))
+	w.write(filepath.Join(own, "profile.json"), "{}\n")
+	p := w.profile()
+	p.ReadOnly = append(p.ReadOnly, Entry{Path: own, Dir: true, Why: "toolgate's own files"})
+	p.Sockets = append(p.Sockets, Entry{Path: run, Why: "the runtime directory's sockets"})
+	code, out, errb := w.run(p, "ls "+own+" || echo unreadable; echo ran")
+	if code != 0 || !strings.Contains(out, "unreadable") || !strings.Contains(out, "ran") {
+		t.Errorf("exit %d\n%s\n%s", code, out, errb)
+	}
+}

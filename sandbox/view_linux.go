@@ -77,9 +77,13 @@ func rawMounts(ops []mountOp) ([]rawMount, error) {
 		b, _ := syscall.BytePtrFromString(s)
 		return b
 	}
+	var hiddenDirs []string // shallowest first, as ops are
 	for i, op := range ops {
 		if strings.IndexByte(op.path, 0) >= 0 {
 			return nil, fmt.Errorf("%s: a NUL in the path", op.path)
+		}
+		if underAny(op.path, hiddenDirs) {
+			continue // a hidden folder covers it: nothing below is reached
 		}
 		info, err := os.Lstat(op.path)
 		if err != nil {
@@ -104,6 +108,7 @@ func rawMounts(ops []mountOp) ([]rawMount, error) {
 				rawMount{dst: dst, flags: unix.MS_REMOUNT | unix.MS_BIND | unix.MS_RDONLY | keep, op: i})
 		case opHide:
 			if info.IsDir() {
+				hiddenDirs = append(hiddenDirs, op.path)
 				out = append(out, rawMount{src: cstr("tmpfs"), dst: dst, fstype: cstr("tmpfs"),
 					flags: unix.MS_RDONLY | unix.MS_NOSUID | unix.MS_NODEV | unix.MS_NOEXEC, data: cstr("mode=000,size=4k"), op: i})
 				continue
@@ -184,4 +189,14 @@ func ruleset(cfg spawnConfig) (int, uint32, error) {
 		landlock.RWDirs("/dev/pts", "/dev/shm").WithIoctlDev().IgnoreIfMissing(),
 	}
 	return c.BestEffort().NewRulesetFD(rules...)
+}
+
+// underAny reports whether path lies below one of dirs.
+func underAny(path string, dirs []string) bool {
+	for _, d := range dirs {
+		if strings.HasPrefix(path, d+"/") || d == "/" {
+			return true
+		}
+	}
+	return false
 }
