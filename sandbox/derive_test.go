@@ -258,3 +258,23 @@ func TestAbsentProtectedFileMovedAside(t *testing.T) {
 		t.Error(".npmrc was written after the command ended")
 	}
 }
+
+// TestDeriveUntrustedAllowHidesStill: an untrusted project file's allow
+// loosens nothing, in the kernel's view too: a file a global deny covers
+// stays hidden though the project file allows reading it.
+func TestDeriveUntrustedAllowHidesStill(t *testing.T) {
+	w := newWorld(t)
+	global := policy.ParseFile("/etc/tg/global.json", []byte(`{"permission": {"path": {"*.pem": "deny"}}}`))
+	project := policy.ParseFile(filepath.Join(w.proj, ".toolgate/config.json"), []byte(`{"permission": {"path": {"certs/*.pem": "allow", "*/key.pem": "allow"}}}`))
+	pol := policy.ComposeSides([]policy.ScopeFile{
+		{Scope: policy.ScopeGlobal, Path: "/etc/tg/global.json", Trusted: true, Exists: true, File: global},
+		{Scope: policy.ScopeProject, Path: filepath.Join(w.proj, ".toolgate/config.json"), Root: w.proj, Untrusted: true, Exists: true, File: project},
+	}, w.home)
+	if pol.Without() == nil {
+		t.Fatal("the policy has no side without the untrusted file (the test needs one)")
+	}
+	p, _ := w.derive(pol, w.proj, nil)
+	if !strings.Contains(pathList(p.Hidden), "certs/key.pem") {
+		t.Errorf("the untrusted allow unhid the denied file:\n%s", pathList(p.Hidden))
+	}
+}
