@@ -278,3 +278,17 @@ func TestDeriveUntrustedAllowHidesStill(t *testing.T) {
 		t.Errorf("the untrusted allow unhid the denied file:\n%s", pathList(p.Hidden))
 	}
 }
+
+// TestDeriveManagedDenyHides: a deny only the managed file holds hides
+// the files it covers, as one of the person's own does.
+func TestDeriveManagedDenyHides(t *testing.T) {
+	w := newWorld(t)
+	managed := policy.ParseFile("/etc/toolgate/managed.json", []byte(`{"permission": {"path": {"*.pem": "deny"}}}`))
+	pol := policy.Compose([]policy.ScopeFile{
+		{Scope: policy.ScopeManaged, Path: "/etc/toolgate/managed.json", Trusted: true, Exists: true, File: managed},
+	}, w.home)
+	p, _ := w.derive(pol, w.proj, nil)
+	if !strings.Contains(pathList(p.Hidden), "certs/key.pem") {
+		t.Errorf("the managed deny hid nothing:\n%s", pathList(p.Hidden))
+	}
+}
