@@ -7,10 +7,11 @@
 package sandbox
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+
+	json "github.com/goccy/go-json"
 )
 
 // ProfileVersion is the version of the profile file format.

@@ -3,13 +3,14 @@ package sandbox
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"syscall"
+
+	json "github.com/goccy/go-json"
 
 	"github.com/toolgate/toolgate/policy"
 )
@@ -203,7 +204,6 @@ func loadWalk(dir, key string) (*walkResult, bool) {
 			return nil, false
 		}
 	}
-	restamped := false
 	for path, was := range w.Dirs {
 		now, ok := stampOf(path)
 		if !ok {
@@ -212,16 +212,14 @@ func loadWalk(dir, key string) (*walkResult, bool) {
 		if sameStamp(now, was) {
 			continue
 		}
+		// Its times changed: its entries say. (The walk is not kept
+		// again: the folder that changed so is mostly the project's top,
+		// where each command's placeholders come and go, and one listing
+		// costs less than writing the whole walk anew.)
 		names, ok := namesOf(path)
 		if !ok || now.Ino != was.Ino || now.Dev != was.Dev || digest(names) != was.Names {
 			return nil, false
 		}
-		now.Names = was.Names
-		w.Dirs[path] = now
-		restamped = true
-	}
-	if restamped {
-		storeWalk(dir, &w)
 	}
 	return &w, true
 }
