@@ -79,30 +79,22 @@ func (s *Server) claudePreToolUse(ev hosts.ClaudeEvent, out io.Writer) error {
 			calls = append(calls, hosts.Call{Tool: ec.Tool, Input: in})
 		}
 	}
-	var ds []hostDecision
-	for _, c := range calls {
-		d, err := s.decideEngineCall(hosts.ClaudeProfile, ev.ToolUseID, c)
-		if err != nil {
-			return err
-		}
-		if ev.ToolName == "Bash" && s.sandboxAutoAllowed(d) {
+	answer := func(state, reason string) (string, string) {
+		return hosts.ClaudeDecision(state, reason, ev.PermissionMode)
+	}
+	autoAllow := func(d *hostDecision) {
+		if ev.ToolName == "Bash" && s.sandboxAutoAllowed(*d) {
 			dec := *d.res.Decision
 			dec.Resolution = protocol.ResSandboxAutoAllowed
 			d.res.State, d.res.Decision = "allow", &dec
 			d.res.Reason = ""
 		}
-		decision, _ := hosts.ClaudeDecision(d.res.State, d.res.Reason, ev.PermissionMode)
-		s.confine(hosts.ClaudeProfile, &d, decision)
-		ds = append(ds, d)
 	}
-	for _, d := range ds {
-		decision, reason := hosts.ClaudeDecision(d.res.State, d.res.Reason, ev.PermissionMode)
-		if err := s.auditHostDecision(d, decision, reason); err != nil {
-			return err
-		}
+	d, ds, err := s.decideAllWith(hosts.ClaudeProfile, ev.ToolUseID, calls, answer, autoAllow)
+	if err != nil {
+		return err
 	}
-	d := mostRestrictive(ds)
-	decision, reason := hosts.ClaudeDecision(d.res.State, d.res.Reason, ev.PermissionMode)
+	decision, reason := answer(d.res.State, d.res.Reason)
 	if decision == "defer" {
 		return nil // no answer: Claude Code's own permission flow decides
 	}

@@ -44,24 +44,12 @@ func GeminiHook(opts Options, gopts GeminiOptions, in io.Reader, out io.Writer) 
 	if err != nil {
 		return err
 	}
-	var ds []hostDecision
-	for _, ec := range calls {
-		d, err := s.decideEngineCall(hosts.GeminiProfile, "", ec)
-		if err != nil {
-			return err
-		}
-		action, _ := hosts.GeminiDecision(d.res.State, d.res.Reason, gopts.Ask)
-		s.confine(hosts.GeminiProfile, &d, action)
-		ds = append(ds, d)
+	answer := func(state, reason string) (string, string) { return hosts.GeminiDecision(state, reason, gopts.Ask) }
+	best, ds, err := s.decideAllWith(hosts.GeminiProfile, "", calls, answer, nil)
+	if err != nil {
+		return err
 	}
-	for _, d := range ds {
-		action, reason := hosts.GeminiDecision(d.res.State, d.res.Reason, gopts.Ask)
-		if err := s.auditHostDecision(d, action, reason); err != nil {
-			return err
-		}
-	}
-	best := mostRestrictive(ds)
-	action, reason := hosts.GeminiDecision(best.res.State, best.res.Reason, gopts.Ask)
+	action, reason := answer(best.res.State, best.res.Reason)
 	if _, err := out.Write(hosts.GeminiAnswer(action, reason, confinedOf(ds), asWritten(best))); err != nil {
 		return err
 	}

@@ -239,16 +239,27 @@ func (s *Server) hostProtected(cwd string) []string {
 // with the answer the host was given (answer maps toolgate's state and
 // reason to the host's); the most restrictive decision answers.
 func (s *Server) decideAll(prof hosts.Profile, id string, calls []hosts.Call, answer func(state, reason string) (string, string)) (hostDecision, error) {
+	d, _, err := s.decideAllWith(prof, id, calls, answer, nil)
+	return d, err
+}
+
+// decideAllWith is decideAll with adjust applied to each decision before
+// it is confined and recorded (Claude Code's sandboxAutoAllow); it also
+// returns every decision.
+func (s *Server) decideAllWith(prof hosts.Profile, id string, calls []hosts.Call, answer func(state, reason string) (string, string), adjust func(*hostDecision)) (hostDecision, []hostDecision, error) {
 	var ds []hostDecision
 	for _, ec := range calls {
 		d, err := s.decideEngineCall(prof, id, ec)
 		if err != nil {
-			return hostDecision{}, err
+			return hostDecision{}, nil, err
+		}
+		if adjust != nil {
+			adjust(&d)
 		}
 		ds = append(ds, d)
 	}
 	if len(ds) == 0 {
-		return hostDecision{}, fmt.Errorf("the tool call maps to nothing toolgate can decide")
+		return hostDecision{}, nil, fmt.Errorf("the tool call maps to nothing toolgate can decide")
 	}
 	for i := range ds {
 		action, _ := answer(ds[i].res.State, ds[i].res.Reason)
@@ -256,8 +267,8 @@ func (s *Server) decideAll(prof hosts.Profile, id string, calls []hosts.Call, an
 		d := ds[i]
 		action, reason := answer(d.res.State, d.res.Reason)
 		if err := s.auditHostDecision(d, action, reason); err != nil {
-			return hostDecision{}, err
+			return hostDecision{}, nil, err
 		}
 	}
-	return mostRestrictive(ds), nil
+	return mostRestrictive(ds), ds, nil
 }
