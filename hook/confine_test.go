@@ -90,15 +90,17 @@ func TestDoctorConfinement(t *testing.T) {
 }
 
 // TestSweepProfiles: a profile whose command never ran does not stay for
-// good: one older than profileTTL goes when the next is written; a fresh
-// one, and other files, stay.
+// good: one older than profileTTL goes when the next is written, and a
+// kept walk older than walkTTL; fresh ones, and other files, stay.
 func TestSweepProfiles(t *testing.T) {
 	dir := t.TempDir()
 	now := time.Now()
 	old := filepath.Join(dir, "profile-old.json")
 	fresh := filepath.Join(dir, "profile-fresh.json")
 	other := filepath.Join(dir, "notes.json")
-	for _, p := range []string{old, fresh, other} {
+	walkDay := filepath.Join(dir, "walk-day.json")
+	walkOld := filepath.Join(dir, "walk-old.json")
+	for _, p := range []string{old, fresh, other, walkDay, walkOld} {
 		if err := os.WriteFile(p, []byte("{}"), 0o600); err != nil {
 			t.Fatal(err)
 		}
@@ -106,8 +108,10 @@ func TestSweepProfiles(t *testing.T) {
 	long := now.Add(-profileTTL - time.Minute)
 	os.Chtimes(old, long, long)
 	os.Chtimes(other, long, long)
+	os.Chtimes(walkDay, now.Add(-24*time.Hour), now.Add(-24*time.Hour))
+	os.Chtimes(walkOld, now.Add(-walkTTL-time.Hour), now.Add(-walkTTL-time.Hour))
 	sweepProfiles(dir, now)
-	for p, want := range map[string]bool{old: false, fresh: true, other: true} {
+	for p, want := range map[string]bool{old: false, fresh: true, other: true, walkDay: true, walkOld: false} {
 		if _, err := os.Stat(p); (err == nil) != want {
 			t.Errorf("%s there: %v, want %v", filepath.Base(p), err == nil, want)
 		}

@@ -145,14 +145,20 @@ func (s *Server) writeConfined(gc *gatesCall, text string, writable []string, at
 // in the host's own prompt, the host was stopped) would stay.
 const profileTTL = time.Hour
 
-// sweepProfiles removes the profiles in dir older than profileTTL. A
-// command started later than that from one does not run (its profile is
-// gone): it fails closed.
+// walkTTL is how long a kept walk stays unwritten before it goes (a
+// project not worked in for that long is walked again).
+const walkTTL = 7 * 24 * time.Hour
+
+// sweepProfiles removes the profiles in dir older than profileTTL, and
+// the kept walks older than walkTTL. A command started later than that
+// from a profile does not run (its profile is gone): it fails closed.
 func sweepProfiles(dir string, now time.Time) {
-	matches, _ := filepath.Glob(filepath.Join(dir, "profile-*.json"))
-	for _, m := range matches {
-		if info, err := os.Lstat(m); err == nil && info.Mode().IsRegular() && now.Sub(info.ModTime()) > profileTTL {
-			os.Remove(m)
+	for pattern, ttl := range map[string]time.Duration{"profile-*.json": profileTTL, "walk-*.json": walkTTL} {
+		matches, _ := filepath.Glob(filepath.Join(dir, pattern))
+		for _, m := range matches {
+			if info, err := os.Lstat(m); err == nil && info.Mode().IsRegular() && now.Sub(info.ModTime()) > ttl {
+				os.Remove(m)
+			}
 		}
 	}
 }
