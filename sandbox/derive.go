@@ -390,7 +390,7 @@ func (d *deriver) hidden() {
 			continue
 		}
 		for _, r := range side.Rules() {
-			if r.Action == policy.Deny && !r.IsFallback() && (r.Surface == "path" || r.Surface == "read") {
+			if r.Action == policy.Deny && !r.IsFallback() && (r.MatchesSurface("path") || r.MatchesSurface("read")) {
 				d.denies = append(d.denies, r)
 			}
 		}

@@ -163,7 +163,7 @@ func (d *deriver) walkKey(starts []string, any bool) string {
 			continue
 		}
 		for _, r := range side.Rules() {
-			if r.Surface == "path" || r.Surface == "read" || r.Surface == "*" {
+			if r.MatchesSurface("path") || r.MatchesSurface("read") {
 				fmt.Fprintf(h, "%d %s %s %v %s\x00", i, r.Surface, r.Pattern, r.Action, ruleWhy(r))
 			}
 		}
