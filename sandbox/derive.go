@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/toolgate/toolgate/gates"
@@ -501,12 +502,23 @@ func (d *deriver) walk(starts []string, any bool) *walkResult {
 				// and configuration run for the person later, as the
 				// top one's do.
 				if d.project != "" && within(path, d.project) && path != filepath.Join(d.project, ".git") {
-					if e.IsDir() {
+					switch st, ok := stampKind(path, syscall.S_IFREG); {
+					case e.IsDir():
 						w.Repos = append(w.Repos, path)
-					} else if gitdir, common := gitDirs(path); gitdir != "" {
-						w.Repos = append(w.Repos, gitdir)
-						if common != gitdir {
-							w.Repos = append(w.Repos, common)
+					case !ok:
+						w.Uncacheable = true // neither a folder nor a file: not kept
+					default:
+						// A gitfile names its git folder: stamped before it
+						// is read, so an edit after this is seen.
+						if w.Gitfiles == nil {
+							w.Gitfiles = map[string]dirStamp{}
+						}
+						w.Gitfiles[path] = st
+						if gitdir, common := gitDirs(path); gitdir != "" {
+							w.Repos = append(w.Repos, gitdir)
+							if common != gitdir {
+								w.Repos = append(w.Repos, common)
+							}
 						}
 					}
 				}

@@ -37,6 +37,9 @@ type walkResult struct {
 	Cut     []string            `json:"cut,omitempty"`
 	// Links are the links the walk met and the real path each led to.
 	Links map[string]string `json:"links,omitempty"`
+	// Gitfiles are the .git files it read (which git folder each names),
+	// stamped as folders are.
+	Gitfiles map[string]dirStamp `json:"gitfiles,omitempty"`
 	// Uncacheable: a folder could not be stamped, or the clock cut the
 	// walk short; the walk is not kept.
 	Uncacheable bool `json:"-"`
@@ -140,9 +143,12 @@ func digest(names []string) string {
 	return hex.EncodeToString(h.Sum(nil)[:16])
 }
 
-func stampOf(path string) (dirStamp, bool) {
+func stampOf(path string) (dirStamp, bool) { return stampKind(path, syscall.S_IFDIR) }
+
+// stampKind is stampOf for a file of kind (syscall.S_IFDIR, S_IFREG).
+func stampKind(path string, kind uint32) (dirStamp, bool) {
 	var st syscall.Stat_t
-	if err := syscall.Lstat(path, &st); err != nil || st.Mode&syscall.S_IFMT != syscall.S_IFDIR {
+	if err := syscall.Lstat(path, &st); err != nil || st.Mode&syscall.S_IFMT != kind {
 		return dirStamp{}, false
 	}
 	return dirStamp{Ino: st.Ino, Dev: uint64(st.Dev), Ctime: st.Ctim.Sec*1e9 + st.Ctim.Nsec, Mtime: st.Mtim.Sec*1e9 + st.Mtim.Nsec}, true
@@ -201,6 +207,11 @@ func loadWalk(dir, key string) (*walkResult, bool) {
 	}
 	for link, was := range w.Links {
 		if realOf(link) != was {
+			return nil, false
+		}
+	}
+	for gitfile, was := range w.Gitfiles {
+		if now, ok := stampKind(gitfile, syscall.S_IFREG); !ok || !sameStamp(now, was) {
 			return nil, false
 		}
 	}

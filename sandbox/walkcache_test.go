@@ -116,3 +116,35 @@ func TestKeptWalkNotToolgates(t *testing.T) {
 	// holds. That is why the folder is toolgate's own, read-only to a
 	// confined command (hook's TestSandboxFolderIsOwn).
 }
+
+// TestKeptWalkSeesAGitfileEdited: a gitfile below the top of the project
+// names the git folder whose hooks are kept read-only; edited in place
+// (its folder's entries unchanged) to name another, the kept walk no
+// longer holds, and the other folder's hooks are protected.
+func TestKeptWalkSeesAGitfileEdited(t *testing.T) {
+	w := newWorld(t)
+	cache := filepath.Join(w.home, ".toolgate-cache")
+	sub := filepath.Join(w.proj, "sub")
+	first, second := filepath.Join(w.proj, "store", "one"), filepath.Join(w.proj, "store", "two")
+	for _, d := range []string{sub, filepath.Join(first, "hooks"), filepath.Join(second, "hooks")} {
+		must(t, os.MkdirAll(d, 0o755))
+	}
+	w.write(filepath.Join(sub, ".git"), "gitdir: "+first+"\n")
+	pol := w.policy(`{}`)
+	p, key := w.deriveCached(pol, cache)
+	if !strings.Contains(pathList(p.ReadOnly)+"\n", filepath.Join(first, "hooks")+"\n") {
+		t.Fatalf("the first git folder's hooks are not read-only:\n%s", pathList(p.ReadOnly))
+	}
+	f, err := os.OpenFile(filepath.Join(sub, ".git"), os.O_WRONLY|os.O_TRUNC, 0)
+	must(t, err)
+	_, err = f.WriteString("gitdir: " + second + "\n")
+	must(t, err)
+	must(t, f.Close())
+	if _, ok := loadWalk(cache, key); ok {
+		t.Error("a kept walk holds after a gitfile was edited")
+	}
+	p, _ = w.deriveCached(pol, cache)
+	if !strings.Contains(pathList(p.ReadOnly)+"\n", filepath.Join(second, "hooks")+"\n") {
+		t.Errorf("the git folder the gitfile now names is not protected:\n%s", pathList(p.ReadOnly))
+	}
+}
