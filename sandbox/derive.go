@@ -196,8 +196,16 @@ func (d *deriver) writeRoots() {
 			d.addWrite(common, "the repository's git folder (a worktree's)")
 			d.repo(gitdir)
 			d.repo(common)
+			d.gitfile(filepath.Join(d.project, ".git"))
 		}
 	}
+}
+
+// gitfile keeps a .git file read-only: it names the git folder whose
+// hooks and configuration the repository uses, and one edited to name a
+// folder the command made would arm hooks the kernel never saw.
+func (d *deriver) gitfile(path string) {
+	d.protect(path, false, "a gitfile: which git folder the repository uses (built-in protected path)")
 }
 
 // gitDirs reads a gitfile (.git that is a file: a worktree or submodule)
@@ -445,6 +453,9 @@ func (d *deriver) hidden() {
 	}
 	for _, r := range w.Repos {
 		d.repo(r)
+	}
+	for g := range w.Gitfiles {
+		d.gitfile(g)
 	}
 	for _, start := range w.Cut {
 		d.unwalked(start)

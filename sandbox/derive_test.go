@@ -173,9 +173,15 @@ func TestDeriveWorktree(t *testing.T) {
 		}
 	}
 	p.Cwd = wt
-	code, stdout, stderr := w.run(p, "echo two > f && git add f && git commit -q -m two && git log --oneline | wc -l; echo x > "+filepath.Join(common, "hooks/pre-commit"))
+	gitfile := w.read(filepath.Join(wt, ".git"))
+	code, stdout, stderr := w.run(p, "echo two > f && git add f && git commit -q -m two && git log --oneline | wc -l; echo x > "+filepath.Join(common, "hooks/pre-commit")+
+		"; echo 'gitdir: /elsewhere' > .git; mv .git moved")
 	if code == 0 || !strings.Contains(stdout, "2") || w.exists(filepath.Join(common, "hooks/pre-commit")) {
 		t.Errorf("exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
+	}
+	// The worktree's gitfile (which git folder it uses) stays as it was.
+	if got := w.read(filepath.Join(wt, ".git")); got != gitfile || w.exists(filepath.Join(wt, "moved")) {
+		t.Errorf("the gitfile was changed: %q (was %q); moved there: %v\n%s", got, gitfile, w.exists(filepath.Join(wt, "moved")), stderr)
 	}
 }
 
