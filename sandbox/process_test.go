@@ -159,3 +159,22 @@ func TestReadOnlyInsideHiddenFolder(t *testing.T) {
 		t.Errorf("exit %d\n%s\n%s", code, out, errb)
 	}
 }
+
+// TestAbsentFileMovedAsideAtOnce: an absent protected file the command
+// creates is moved aside while the command still runs (a long command's
+// .npmrc must not act for the npm the person runs meanwhile).
+func TestAbsentFileMovedAsideAtOnce(t *testing.T) {
+	w := newWorld(t)
+	npmrc := filepath.Join(w.proj, ".npmrc")
+	p := w.profile()
+	p.Absent = append(p.Absent, Entry{Path: npmrc, Why: "npm configuration (runs scripts)"})
+	seen := filepath.Join(w.tmp, "seen")
+	// The command writes .npmrc, then looks for it while it still runs.
+	code, _, stderr := w.run(p, "echo 'script-shell=/tmp/x' > .npmrc; for i in 1 2 3 4 5 6 7 8 9 10; do [ -e .npmrc ] || { echo gone > "+seen+"; break; }; sleep 0.1; done")
+	if code != 0 || w.read(seen) != "gone\n" {
+		t.Errorf("exit %d; .npmrc was still there while the command ran (%q)\n%s", code, w.read(seen), stderr)
+	}
+	if w.exists(npmrc) || !strings.Contains(stderr, "moved aside to "+npmrc+".toolgate-blocked-") {
+		t.Errorf(".npmrc there: %v\n%s", w.exists(npmrc), stderr)
+	}
+}

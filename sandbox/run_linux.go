@@ -8,8 +8,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"syscall"
-	"time"
 )
 
 // Run runs c confined by p and returns its exit status (128+n for a
@@ -27,8 +27,15 @@ func run(p *Profile, c Command, o options) (int, error) {
 		return 0, errors.New("sandbox: no command")
 	}
 	stderr := c.Stderr
-	if stderr == nil {
+	switch stderr.(type) {
+	case nil:
 		stderr = io.Discard
+	case *os.File:
+	default:
+		// The command's own stderr and toolgate's words about it (the
+		// watch of absent files says them while it runs) share it.
+		stderr = &lockedWriter{w: stderr}
+		c.Stderr = stderr
 	}
 	abi := landlockABI()
 	// The namespaces are assumed until the kernel refuses one (reading
@@ -64,6 +71,8 @@ func run(p *Profile, c Command, o options) (int, error) {
 	}()
 	absent := stillAbsent(p.Absent)
 	defer moveAsideCreated(absent, stderr)
+	guard := guardAbsent(absent, stderr)
+	defer guard.stop() // before the last check (defers run in reverse)
 	if cfg.Namespaces {
 		var err error
 		if created, err = placeholders(p.ReadOnly); err != nil {
@@ -220,15 +229,7 @@ func stillAbsent(es []Entry) []Entry {
 // act for the person. It is renamed, never removed, and said on stderr.
 func moveAsideCreated(absent []Entry, stderr io.Writer) {
 	for _, e := range absent {
-		if _, err := os.Lstat(e.Path); err != nil {
-			continue
-		}
-		aside := fmt.Sprintf("%s.toolgate-blocked-%d", e.Path, time.Now().UnixNano())
-		if err := os.Rename(e.Path, aside); err != nil {
-			fmt.Fprintf(stderr, "toolgate sandbox: %s (%s) was created while confined and could not be moved aside: %v; check it before it is used\n", e.Path, e.Why, err)
-			continue
-		}
-		fmt.Fprintf(stderr, "toolgate sandbox: %s (%s) was created while confined; it is moved aside to %s\n", e.Path, e.Why, aside)
+		moveAside(e, stderr)
 	}
 }
 
@@ -242,3 +243,15 @@ func (cfg *spawnConfig) set(r Report, o options) {
 // errRetryNoPID: the command must be started again without a PID
 // namespace.
 var errRetryNoPID = errors.New("sandbox: no /proc for a PID namespace")
+
+// lockedWriter serializes writes to a writer that is not a file.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(b []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(b)
+}
