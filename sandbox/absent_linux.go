@@ -4,109 +4,62 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
-	"sync"
 	"time"
-	"unsafe"
-
-	"golang.org/x/sys/unix"
 )
 
 // A protected file that is not there has no placeholder (one would show
 // in the work tree), so a confined command may create it. It must not act
 // for the person meanwhile — a project's .npmrc is read by the next npm
 // the person runs, while a long command (a dev server) still runs — so
-// its folder is watched while the command runs, and one created is moved
-// aside at once; what the watch could not see (a folder not there yet) is
-// moved aside when the command ends.
+// while the command runs each such path is looked at every absentPoll,
+// and one created is moved aside; when the command ends, once more.
+//
+// Polled rather than watched: closing an inotify instance waits for the
+// kernel's grace period (about 10 ms), which every confined command, short
+// ones most, would pay.
+const absentPoll = 50 * time.Millisecond
 
-// absentGuard watches the folders of absent protected files.
+// absentGuard looks for absent protected files while the command runs.
 type absentGuard struct {
-	f      *os.File
-	names  map[int32]map[string]Entry // watch → base name → entry
+	absent []Entry
 	stderr io.Writer
-	mu     sync.Mutex // stderr and the moves
+	stopc  chan struct{}
 	done   chan struct{}
 }
 
-// guardAbsent starts watching; nil when there is nothing to watch or the
-// kernel gives no inotify (the end-of-command check remains).
+// guardAbsent starts looking; nil when there is nothing to look for.
 func guardAbsent(absent []Entry, stderr io.Writer) *absentGuard {
 	if len(absent) == 0 {
 		return nil
 	}
-	fd, err := unix.InotifyInit1(unix.IN_CLOEXEC | unix.IN_NONBLOCK)
-	if err != nil {
-		return nil
-	}
-	g := &absentGuard{names: map[int32]map[string]Entry{}, stderr: stderr, done: make(chan struct{})}
-	byDir := map[string]int32{}
-	for _, e := range absent {
-		dir := filepath.Dir(e.Path)
-		wd, ok := byDir[dir]
-		if !ok {
-			w, err := unix.InotifyAddWatch(fd, dir, unix.IN_CREATE|unix.IN_MOVED_TO|unix.IN_ONLYDIR|unix.IN_DONT_FOLLOW)
-			if err != nil {
-				continue // not there: the end-of-command check sees it
-			}
-			wd, byDir[dir] = int32(w), int32(w)
-			g.names[wd] = map[string]Entry{}
-		}
-		g.names[wd][filepath.Base(e.Path)] = e
-	}
-	if len(g.names) == 0 {
-		unix.Close(fd)
-		return nil
-	}
-	g.f = os.NewFile(uintptr(fd), "inotify")
-	// Made before the watch was added: moved aside now.
-	for _, byName := range g.names {
-		for _, e := range byName {
-			if _, err := os.Lstat(e.Path); err == nil {
-				g.moveAside(e)
-			}
-		}
-	}
+	g := &absentGuard{absent: absent, stderr: stderr, stopc: make(chan struct{}), done: make(chan struct{})}
 	go g.run()
 	return g
 }
 
 func (g *absentGuard) run() {
 	defer close(g.done)
-	buf := make([]byte, 64*(unix.SizeofInotifyEvent+unix.NAME_MAX+1))
+	t := time.NewTicker(absentPoll)
+	defer t.Stop()
 	for {
-		n, err := g.f.Read(buf)
-		if err != nil {
-			return // closed by stop
-		}
-		for off := 0; off+unix.SizeofInotifyEvent <= n; {
-			ev := (*unix.InotifyEvent)(unsafe.Pointer(&buf[off]))
-			nameBytes := buf[off+unix.SizeofInotifyEvent : off+unix.SizeofInotifyEvent+int(ev.Len)]
-			off += unix.SizeofInotifyEvent + int(ev.Len)
-			name := string(nameBytes)
-			for len(name) > 0 && name[len(name)-1] == 0 {
-				name = name[:len(name)-1]
-			}
-			if e, ok := g.names[ev.Wd][name]; ok {
-				g.moveAside(e)
+		select {
+		case <-g.stopc:
+			return
+		case <-t.C:
+			for _, e := range g.absent {
+				moveAside(e, g.stderr)
 			}
 		}
 	}
 }
 
-// stop ends the watch.
+// stop ends the looking (the caller then looks once more).
 func (g *absentGuard) stop() {
 	if g == nil {
 		return
 	}
-	g.f.Close()
+	close(g.stopc)
 	<-g.done
-}
-
-func (g *absentGuard) moveAside(e Entry) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	moveAside(e, g.stderr)
 }
 
 // moveAside renames e's file aside (never removes it) and says so.

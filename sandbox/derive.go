@@ -85,7 +85,7 @@ func Derive(in Input) (*Profile, []string, error) {
 	d.readOnly()
 	d.hidden()
 	if len(d.missing) > 0 {
-		d.p.Unenforced = append(d.p.Unenforced, "protected files not there yet get no placeholder (one would show in the work tree): one the command creates is moved aside as soon as it is made (when its folder is not there yet, when the command ends): "+strings.Join(d.missing, ", "))
+		d.p.Unenforced = append(d.p.Unenforced, "protected files not there yet get no placeholder (one would show in the work tree): one the command creates is moved aside within 50 ms, and once more when the command ends: "+strings.Join(d.missing, ", "))
 	}
 	d.sockets()
 	return d.p, d.notes, nil

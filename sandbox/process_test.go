@@ -161,8 +161,9 @@ func TestReadOnlyInsideHiddenFolder(t *testing.T) {
 }
 
 // TestAbsentFileMovedAsideAtOnce: an absent protected file the command
-// creates is moved aside while the command still runs (a long command's
-// .npmrc must not act for the npm the person runs meanwhile).
+// creates is moved aside while the command still runs, within absentPoll
+// (a long command's .npmrc must not act for the npm the person runs
+// meanwhile).
 func TestAbsentFileMovedAsideAtOnce(t *testing.T) {
 	w := newWorld(t)
 	npmrc := filepath.Join(w.proj, ".npmrc")

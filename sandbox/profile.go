@@ -52,7 +52,7 @@ type Profile struct {
 	Sockets []Entry `json:"sockets"`
 	// Absent are protected files that are not there yet and have no
 	// placeholder (one would show in the work tree): one the command
-	// creates is moved aside as soon as it is made.
+	// creates is moved aside within absentPoll.
 	Absent []Entry `json:"absent,omitempty"`
 	// NetworkOff gives the command loopback only.
 	NetworkOff bool `json:"networkOff"`
