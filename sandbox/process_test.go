@@ -52,12 +52,12 @@ func TestSignalEndsAnUncaughtCommand(t *testing.T) {
 	w := newWorld(t)
 	ready := filepath.Join(w.tmp, "ready")
 	left := filepath.Join(w.tmp, "left")
-	done, errb := startConfined(t, w, "(sleep 2; touch "+left+") & touch "+ready+"; sleep 30", ready)
+	done, errb := startConfined(t, w, "(sleep 0.5; touch "+left+") & touch "+ready+"; sleep 30", ready)
 	syscall.Kill(os.Getpid(), syscall.SIGTERM)
 	if code := waitCode(t, done); code != 128+int(syscall.SIGTERM) {
 		t.Errorf("exit %d, want %d\n%s", code, 128+int(syscall.SIGTERM), errb.String())
 	}
-	time.Sleep(2500 * time.Millisecond)
+	time.Sleep(time.Second)
 	if w.exists(left) {
 		t.Error("a process the command left running outlived it")
 	}
