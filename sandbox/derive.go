@@ -678,3 +678,14 @@ func rootInside(roots []Entry, dir string) bool {
 	}
 	return false
 }
+
+// rootOf is the write root that holds path, "" for none.
+func rootOf(roots []Entry, path string) string {
+	best := ""
+	for _, r := range roots {
+		if (path == r.Path || strings.HasPrefix(path, r.Path+"/") || r.Path == "/") && len(r.Path) > len(best) {
+			best = r.Path
+		}
+	}
+	return best
+}

@@ -2,11 +2,7 @@
 
 package sandbox
 
-import (
-	"errors"
-	"fmt"
-	"os"
-)
+import "errors"
 
 // Run needs Linux: elsewhere the command never runs (fail closed).
 func Run(p *Profile, c Command) (int, error) {

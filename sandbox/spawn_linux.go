@@ -37,6 +37,7 @@ func runtimeAfterForkInChild()
 // The child's steps, as its failure record names them.
 const (
 	stepSync = iota + 1
+	stepMaps
 	stepPrivate
 	stepMount
 	stepProc
@@ -77,11 +78,13 @@ type plan struct {
 	rsFlags    uintptr
 	files      [3]int
 	nextfd     int
-	syncR      int
-	syncW      int
 	errW       int
-	syncByte   [1]byte
-	fail       [3]uint32 // step, index, errno
+	// mapPaths and maps are the new user namespace's ID maps, which the
+	// child writes itself (setgroups first: gid_map needs it denied).
+	writeMaps bool
+	mapPaths  [3]*byte
+	maps      [3][]byte
+	fail      [3]uint32 // step, index, errno
 }
 
 // forkChild clones the child and, in it, confines and execs. In the
@@ -94,6 +97,7 @@ type plan struct {
 func forkChild(pl *plan) (pid uintptr, err1 syscall.Errno) {
 	var (
 		r1   uintptr
+		e    uintptr
 		i    int
 		c    uintptr
 		fd   uintptr
@@ -101,7 +105,14 @@ func forkChild(pl *plan) (pid uintptr, err1 syscall.Errno) {
 		m    *rawMount
 	)
 	runtimeBeforeFork()
-	r1, _, err1 = syscall.RawSyscall6(syscall.SYS_CLONE, pl.cloneFlags|uintptr(syscall.SIGCHLD), 0, 0, 0, 0, 0)
+	if canVfork {
+		// The child shares this memory and stack; this thread waits in the
+		// kernel until it execs or exits, and then returns at once.
+		r1, e = rawVfork(syscall.SYS_CLONE, pl.cloneFlags|syscall.CLONE_VM|syscall.CLONE_VFORK|uintptr(syscall.SIGCHLD), 0, 0)
+		err1 = syscall.Errno(e)
+	} else {
+		r1, _, err1 = syscall.RawSyscall6(syscall.SYS_CLONE, pl.cloneFlags|uintptr(syscall.SIGCHLD), 0, 0, 0, 0, 0)
+	}
 	if err1 != 0 || r1 != 0 {
 		return r1, err1 // the parent; the caller runs runtimeAfterFork
 	}
@@ -114,18 +125,23 @@ func forkChild(pl *plan) (pid uintptr, err1 syscall.Errno) {
 			goto fail
 		}
 	}
-	// The parent writes the ID maps, then one byte; end of file means it
-	// gave up (or died).
-	syscall.RawSyscall(syscall.SYS_CLOSE, uintptr(pl.syncW), 0, 0)
-	r1, _, err1 = syscall.RawSyscall(syscall.SYS_READ, uintptr(pl.syncR), uintptr(unsafe.Pointer(&pl.syncByte[0])), 1)
-	if err1 != 0 || r1 != 1 {
-		if err1 == 0 {
-			err1 = syscall.EPIPE
+	// The new user namespace maps this user and group to themselves.
+	if pl.writeMaps {
+		for i = 0; i < len(pl.maps); i++ {
+			fd, _, err1 = syscall.RawSyscall6(syscall.SYS_OPENAT, atFDCWD, uintptr(unsafe.Pointer(pl.mapPaths[i])),
+				syscall.O_WRONLY|syscall.O_CLOEXEC, 0, 0, 0)
+			if err1 != 0 {
+				step = stepMaps
+				goto fail
+			}
+			_, _, err1 = syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(&pl.maps[i][0])), uintptr(len(pl.maps[i])))
+			syscall.RawSyscall(syscall.SYS_CLOSE, fd, 0, 0)
+			if err1 != 0 {
+				step = stepMaps
+				goto fail
+			}
 		}
-		step = stepSync
-		goto fail
 	}
-	syscall.RawSyscall(syscall.SYS_CLOSE, uintptr(pl.syncR), 0, 0)
 
 	if pl.private {
 		if _, _, err1 = syscall.RawSyscall6(syscall.SYS_MOUNT, 0, uintptr(unsafe.Pointer(&slash[0])), 0,
@@ -155,7 +171,7 @@ func forkChild(pl *plan) (pid uintptr, err1 syscall.Errno) {
 		}
 	}
 	if pl.loopback {
-		fd, _, err1 = syscall.RawSyscall(syscall.SYS_SOCKET, syscall.AF_INET, syscall.SOCK_DGRAM|syscall.SOCK_CLOEXEC, 0)
+		fd, _, err1 = syscall.RawSyscall(unix.SYS_SOCKET, syscall.AF_INET, syscall.SOCK_DGRAM|syscall.SOCK_CLOEXEC, 0)
 		if err1 != 0 {
 			step = stepLoopback
 			goto fail
@@ -228,6 +244,9 @@ fail:
 	}
 }
 
+// atFDCWD is AT_FDCWD (-100) as the system call takes it.
+var atFDCWD = ^uintptr(99)
+
 var (
 	slash    = [...]byte{'/', 0}
 	procName = [...]byte{'p', 'r', 'o', 'c', 0}
@@ -283,6 +302,12 @@ func spawn(cfg spawnConfig, c Command) (int, error) {
 			pl.ifr.SetUint16(unix.IFF_UP | unix.IFF_LOOPBACK)
 		}
 		pl.private, pl.proc, pl.noProc, pl.dropCaps = true, cfg.PID, cfg.NoProc, true
+		uid, gid := strconv.Itoa(os.Getuid()), strconv.Itoa(os.Getgid())
+		pl.writeMaps = true
+		for i, m := range [3][2]string{{"/proc/self/setgroups", "deny"}, {"/proc/self/gid_map", gid + " " + gid + " 1\n"}, {"/proc/self/uid_map", uid + " " + uid + " 1\n"}} {
+			pl.mapPaths[i], _ = syscall.BytePtrFromString(m[0])
+			pl.maps[i] = []byte(m[1])
+		}
 		if pl.mounts, err = rawMounts(ops); err != nil {
 			return 0, err
 		}
@@ -308,18 +333,14 @@ func spawn(cfg spawnConfig, c Command) (int, error) {
 	}
 	defer std.closeAll()
 	pl.files = std.childFDs
-	var syncP, fail [2]int
-	if err := pipe(&syncP); err != nil {
-		return 0, err
-	}
-	defer closeFDs(syncP[:])
+	var fail [2]int
 	if err := pipe(&fail); err != nil {
 		return 0, err
 	}
 	defer closeFDs(fail[:])
-	pl.syncR, pl.syncW, pl.errW = syncP[0], syncP[1], fail[1]
+	pl.errW = fail[1]
 	pl.nextfd = 3
-	for _, fd := range append([]int{pl.ruleset, pl.syncR, pl.syncW, pl.errW}, pl.files[:]...) {
+	for _, fd := range append([]int{pl.ruleset, pl.errW}, pl.files[:]...) {
 		if fd >= pl.nextfd {
 			pl.nextfd = fd + 1
 		}
@@ -342,25 +363,10 @@ func spawn(cfg spawnConfig, c Command) (int, error) {
 		return 0, fmt.Errorf("sandbox: %w", errno)
 	}
 	std.childStarted()
-	syscall.Close(syncP[0])
 	syscall.Close(fail[1])
-	syncP[0], fail[1] = -1, -1
-	if cfg.Namespaces {
-		if err := writeIDMaps(int(pid)); err != nil {
-			syscall.Close(syncP[1]) // the child reads end of file and exits
-			syncP[1] = -1
-			reap(int(pid))
-			return 0, &nsError{fmt.Errorf("sandbox: user namespace ID maps: %w", err)}
-		}
-	}
-	if _, err := syscall.Write(syncP[1], []byte{1}); err != nil {
-		reap(int(pid))
-		return 0, fmt.Errorf("sandbox: %w", err)
-	}
-	syscall.Close(syncP[1])
-	syncP[1] = -1
-	// The child builds its view meanwhile. A signal before this point
-	// ends this process, and the parent-death signal the child.
+	fail[1] = -1
+	// A signal before this point ends this process, and the parent-death
+	// signal the child.
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
 	defer signal.Stop(sigs)
@@ -441,19 +447,6 @@ func catches(pid int, sig syscall.Signal) bool {
 	return true
 }
 
-// writeIDMaps maps the caller's user and group to themselves in the
-// child's new user namespace.
-func writeIDMaps(pid int) error {
-	dir := "/proc/" + strconv.Itoa(pid) + "/"
-	uid, gid := strconv.Itoa(os.Getuid()), strconv.Itoa(os.Getgid())
-	for _, w := range [][2]string{{"uid_map", uid + " " + uid + " 1\n"}, {"setgroups", "deny"}, {"gid_map", gid + " " + gid + " 1\n"}} {
-		if err := os.WriteFile(dir+w[0], []byte(w[1]), 0); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // childFailure reads the child's failure record: none (end of file at
 // its exec) is nil.
 func childFailure(fd int, ops []mountOp, raws []rawMount) error {
@@ -486,6 +479,8 @@ func childFailure(fd int, ops []mountOp, raws []rawMount) error {
 	switch step {
 	case stepSync:
 		return fmt.Errorf("sandbox: start: %w", errno)
+	case stepMaps:
+		return &nsError{fmt.Errorf("sandbox: user namespace ID maps: %w", errno)}
 	case stepPrivate:
 		// The first mount: a namespace that refuses it gives nothing.
 		return &nsError{fmt.Errorf("private mounts: %w", errno)}

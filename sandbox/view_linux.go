@@ -145,17 +145,6 @@ func keptFlags(path string) (uintptr, error) {
 	return flags, nil
 }
 
-// rootOf is the write root that holds path, "" for none.
-func rootOf(roots []Entry, path string) string {
-	best := ""
-	for _, r := range roots {
-		if (path == r.Path || strings.HasPrefix(path, r.Path+"/") || r.Path == "/") && len(r.Path) > len(best) {
-			best = r.Path
-		}
-	}
-	return best
-}
-
 // ruleset is the outer allow-list, built before the fork: read and run
 // everything (what must not be read is hidden by the view), write only in
 // the write roots and the usual devices; abstract sockets and signals

@@ -143,17 +143,6 @@ func digest(names []string) string {
 	return hex.EncodeToString(h.Sum(nil)[:16])
 }
 
-func stampOf(path string) (dirStamp, bool) { return stampKind(path, syscall.S_IFDIR) }
-
-// stampKind is stampOf for a file of kind (syscall.S_IFDIR, S_IFREG).
-func stampKind(path string, kind uint32) (dirStamp, bool) {
-	var st syscall.Stat_t
-	if err := syscall.Lstat(path, &st); err != nil || st.Mode&syscall.S_IFMT != kind {
-		return dirStamp{}, false
-	}
-	return dirStamp{Ino: st.Ino, Dev: uint64(st.Dev), Ctime: st.Ctim.Sec*1e9 + st.Ctim.Nsec, Mtime: st.Mtim.Sec*1e9 + st.Mtim.Nsec}, true
-}
-
 // walkKey names a walk: where it starts, its bound, and every read and
 // path rule of the policy's sides (an allow can make a deny's file
 // readable), with where each is written.
