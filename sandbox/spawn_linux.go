@@ -17,13 +17,15 @@ import (
 )
 
 // The confined command is started from a child cloned by hand: the child
-// builds the file-system view, drops its capabilities, sets no_new_privs,
-// enters the Landlock domain and execs the command, using system calls
-// only. A second Go runtime (toolgate started again as a stage) would
-// cost milliseconds a host pays on every bash call. Everything the child
-// needs (C strings, the mounts with their flags, the ruleset) is prepared
-// before the fork; the child reads it and writes nothing but its failure
-// record.
+// writes its ID maps, builds the file-system view, drops its capabilities,
+// sets no_new_privs, enters the Landlock domain and execs the command,
+// using system calls only. A second Go runtime (toolgate started again as
+// a stage) would cost milliseconds a host pays on every bash call.
+// Everything the child needs (C strings, the mounts with their flags, the
+// ruleset) is prepared before the clone; the child reads it and writes
+// nothing but its failure record. Where it can (canVfork), the child
+// shares toolgate's memory and stack while this thread waits in the
+// kernel for its exec, as Go's own os/exec does.
 
 //go:linkname runtimeBeforeFork syscall.runtime_BeforeFork
 func runtimeBeforeFork()
@@ -90,7 +92,9 @@ type plan struct {
 // forkChild clones the child and, in it, confines and execs. In the
 // child it may call only functions that cannot grow the stack (the raw
 // system calls and the runtime's fork hooks): runtimeBeforeFork poisons
-// the stack guard, and nothing in it may allocate or take a lock.
+// the stack guard, and nothing in it may allocate or take a lock. The
+// child never returns from this frame, and the parent returns from it at
+// once: with a shared stack, the child's use of the frame is then over.
 //
 //go:norace
 //go:noinline
