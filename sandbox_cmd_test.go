@@ -5,10 +5,12 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/toolgate/toolgate/sandbox"
@@ -409,4 +411,47 @@ func (w *sandboxWorld) claudeBash(t *testing.T, toolInput map[string]any) (decis
 		t.Fatalf("%v: %s", err, out)
 	}
 	return answer.Out.Decision, answer.Out.Input, out
+}
+
+// TestSandboxAsAnotherUser: confinement as a user without privileges, as
+// most people run it: the child maps that user to itself in its new user
+// namespace (it writes the maps itself), writes only in the project, and
+// is refused elsewhere. Run as root, the test drops to nobody; run as
+// anyone else, it is that user already.
+func TestSandboxAsAnotherUser(t *testing.T) {
+	w := newSandboxWorld(t)
+	uid, gid := os.Getuid(), os.Getgid()
+	base := filepath.Dir(w.home)
+	if uid == 0 {
+		uid, gid = 65534, 65534
+		// The world's folders are root's: give a project of its own to nobody.
+		for _, d := range []string{base, filepath.Dir(base)} {
+			if err := os.Chmod(d, 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	proj := filepath.Join(base, "nobody-proj")
+	if err := os.MkdirAll(proj, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chown(proj, uid, gid); err != nil && os.Getuid() == 0 {
+		t.Fatal(err)
+	}
+	os.Chmod(w.bin, 0o755)
+	cmd := exec.Command(w.bin, "sandbox", "--", "sh", "-c", "echo ok > inside; cat /proc/self/uid_map; echo x > "+filepath.Join(base, "outside")+" || echo refused")
+	cmd.Dir = proj
+	cmd.Env = []string{"HOME=" + filepath.Join(proj, ".home"), "PATH=" + os.Getenv("PATH"), "LC_ALL=C"}
+	if os.Getuid() == 0 {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}}
+	}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	want := fmt.Sprintf("%d %d 1", uid, uid)
+	if b, _ := os.ReadFile(filepath.Join(proj, "inside")); string(b) != "ok\n" || !strings.Contains(strings.Join(strings.Fields(string(out)), " "), want) ||
+		!strings.Contains(string(out), "refused") {
+		t.Errorf("inside %q; want the map %q and a refusal outside:\n%s", b, want, out)
+	}
 }
