@@ -146,3 +146,37 @@ func TestSandboxFolderIsOwn(t *testing.T) {
 		t.Errorf("kept walks in %s: %v", dir, files)
 	}
 }
+
+// TestSandboxFolderAsked: a tool call that writes into toolgate's folder
+// of profiles and kept walks is asked whatever the policy allows: a walk
+// written there would leave the next confined command's denied files
+// readable.
+func TestSandboxFolderAsked(t *testing.T) {
+	e := newHookEnv(t, `{"sandbox": "on", "permission": {"*": "allow"}}`)
+	run := filepath.Join(e.dir, "run")
+	t.Setenv("XDG_RUNTIME_DIR", run)
+	for _, ev := range []map[string]any{
+		{"hook_event_name": "PreToolUse", "tool_name": "Write", "tool_use_id": "w1",
+			"tool_input": map[string]any{"file_path": filepath.Join(run, "toolgate", "walk-0123.json"), "content": "{}"}},
+		{"hook_event_name": "PreToolUse", "tool_name": "Write", "tool_use_id": "w2",
+			"tool_input": map[string]any{"file_path": filepath.Join(e.proj, "ordinary.txt"), "content": "x"}},
+	} {
+		var out bytes.Buffer
+		if err := ClaudeHook(e.opts, strings.NewReader(e.event(ev)), &out); err != nil {
+			t.Fatal(err)
+		}
+		var answer struct {
+			Out map[string]any `json:"hookSpecificOutput"`
+		}
+		if err := json.Unmarshal(out.Bytes(), &answer); err != nil {
+			t.Fatalf("%v: %s", err, out.Bytes())
+		}
+		want := "allow"
+		if ev["tool_use_id"] == "w1" {
+			want = "ask"
+		}
+		if got := answer.Out["permissionDecision"]; got != want {
+			t.Errorf("%s: %v, want %s: %s", ev["tool_use_id"], got, want, out.Bytes())
+		}
+	}
+}

@@ -579,7 +579,7 @@ func TestProtectedForKeepsNothingStale(t *testing.T) {
 		for _, step := range []struct{ cwd, log string }{{"/a", "/l1"}, {"/a", "/l1"}, {"/b", "/l1"}, {"/b", "/l2"}, {"/a", "/l1"}, {"", "/l1"}} {
 			got := s.protectedFor(step.cwd, step.log)
 			ref := append(append([]string{"/etc/tg.json"}, step.log, audit.HeadPath(step.log), export.CursorPath(step.log), export.LockPath(step.log),
-				"/etc/toolgate/managed.json"), s.hostProtected(step.cwd)...)
+				"/etc/toolgate/managed.json", sandboxDirFor(step.log)), s.hostProtected(step.cwd)...)
 			if !reflect.DeepEqual(got, ref) {
 				t.Fatalf("host %q, %v: %v, want %v", host, step, got, ref)
 			}

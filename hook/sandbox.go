@@ -40,21 +40,22 @@ func (s *Server) deriveWith(pol *policy.Policy, cwd string, getenv func(string) 
 	for _, src := range pol.Sources {
 		own = append(own, src.Path)
 	}
-	// Toolgate's folder of profiles and kept walks is its own too: a
-	// command that could write there would write the next one's profile.
-	dir := s.sandboxDir(pol)
-	own = gates.OwnFiles(append(own, dir), s.opts.AgentDir, cwd)
+	dir := s.sandboxDir(pol) // protected too (protectedFor)
+	own = gates.OwnFiles(own, s.opts.AgentDir, cwd)
 	return sandbox.Derive(sandbox.Input{Cwd: cwd, Home: s.opts.Home, TempDir: os.TempDir(),
 		Getenv: getenv, Policy: pol, Own: own, Writes: writes, Writable: writable, CacheDir: dir})
 }
 
 // sandboxDir is toolgate's folder of confinement profiles and kept walks:
 // $XDG_RUNTIME_DIR/toolgate/, else beside the audit log.
-func (s *Server) sandboxDir(pol *policy.Policy) string {
+func (s *Server) sandboxDir(pol *policy.Policy) string { return sandboxDirFor(s.auditPath(pol)) }
+
+// sandboxDirFor is sandboxDir for the audit log at logPath.
+func sandboxDirFor(logPath string) string {
 	if rt := os.Getenv("XDG_RUNTIME_DIR"); filepath.IsAbs(rt) {
 		return filepath.Join(rt, "toolgate")
 	}
-	return filepath.Join(filepath.Dir(s.auditPath(pol)), "sandbox")
+	return filepath.Join(filepath.Dir(logPath), "sandbox")
 }
 
 // repoConfigs are the repository configuration files (.git/config) among

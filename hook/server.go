@@ -169,14 +169,16 @@ func (s *Server) protectedFor(cwd, logPath string) []string {
 		return append([]string(nil), p.paths...)
 	}
 	// Also the managed file, the export cursor and lock beside the log,
-	// and (in the folder of toolgate's own global file, hostProtected) the
-	// trust store (protected paths).
+	// toolgate's folder of confinement profiles and kept walks (a file
+	// written there would be the next confined command's profile, or the
+	// walk that says what it hides), and (in the folder of toolgate's own
+	// global file, hostProtected) the trust store (protected paths).
 	managed := policy.DefaultManagedDir
 	if s.opts.ManagedDir != "" {
 		managed = s.opts.ManagedDir
 	}
 	paths := append(append([]string(nil), s.opts.ConfigFiles...), logPath, audit.HeadPath(logPath), export.CursorPath(logPath), export.LockPath(logPath),
-		policy.ManagedPath(managed))
+		policy.ManagedPath(managed), sandboxDirFor(logPath))
 	paths = append(paths, s.hostProtected(cwd)...)
 	s.protected.Store(&protectedPaths{cwd: cwd, logPath: logPath, paths: paths})
 	return append([]string(nil), paths...)
