@@ -75,3 +75,54 @@ func BenchmarkCorpus(b *testing.B) {
 		c.roundTrip(b, lines[i%len(lines)])
 	}
 }
+
+// BenchmarkFreshCorpus decides the fresh corpus (e2ecorpus.FreshCall:
+// no call repeats an earlier one) against e2ebench's 200-rule policy over
+// in-process pipes, one call in flight, audit log on. It is for finding
+// where a fresh call's time goes; the budget is e2ebench -distinct's.
+func BenchmarkFreshCorpus(b *testing.B) {
+	toolgateRuntime(b)
+	dir := b.TempDir()
+	home, work := filepath.Join(dir, "home"), filepath.Join(dir, "work")
+	agentDir := filepath.Join(home, ".pi", "agent")
+	files := e2ecorpus.Files(home, work)
+	for p, c := range e2ecorpus.FreshFiles(work) {
+		files[p] = c
+	}
+	files[filepath.Join(agentDir, "extensions", "pi-permission-system", "config.json")] = e2ecorpus.PolicyText(200)
+	for p, c := range files {
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(c), 0o600); err != nil {
+			b.Fatal(err)
+		}
+	}
+	c := startServerIn(b, work, home, agentDir, filepath.Join(dir, "audit.jsonl"))
+	line := func(n int) []byte {
+		call := e2ecorpus.FreshCall(n)
+		call["toolCallId"] = fmt.Sprintf("c%d", n)
+		params, _ := json.Marshal(call)
+		return []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tool_call","params":%s}`+"\n", n+2, params))
+	}
+	const pre = 1 << 14
+	lines := make([][]byte, pre)
+	for i := range lines {
+		lines[i] = line(i)
+	}
+	for i := range 200 {
+		if resp := c.roundTrip(b, lines[i]); !strings.Contains(string(resp), `"action"`) {
+			b.Fatalf("unexpected answer %s", resp)
+		}
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		n := 200 + i
+		if n < pre {
+			c.roundTrip(b, lines[n])
+		} else {
+			c.roundTrip(b, line(n))
+		}
+	}
+}

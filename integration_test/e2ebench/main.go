@@ -51,7 +51,7 @@ func main() {
 	rulesFlag := flag.String("rules", "200,10000", "policy sizes, comma separated")
 	starts := flag.Int("starts", 30, "process starts measured for start-up and claude-hook")
 	keep := flag.Bool("keep", false, "keep the temporary directory (binaries, policies, audit logs)")
-	distinct := flag.Bool("distinct", false, "make every call's input differ (a counter in it), so that no call repeats an earlier one")
+	distinct := flag.Bool("distinct", false, "the fresh corpus: every call names its own numbers, text and paths, so that no call repeats an earlier one")
 	untrusted := flag.Bool("untrusted", false, "write an untrusted project file (.toolgate/config.json) into the benchmark's project")
 	flag.Parse()
 	if err := run(*calls, *rulesFlag, *starts, *keep, *distinct, *untrusted); err != nil {
@@ -120,6 +120,9 @@ func newSandbox(tmp string, rules int, untrusted bool) (sandbox, error) {
 	if untrusted {
 		files[filepath.Join(s.work, ".toolgate", "config.json")] = e2ecorpus.UntrustedProjectText
 	}
+	for p, c := range e2ecorpus.FreshFiles(s.work) {
+		files[p] = c
+	}
 	for p, c := range files {
 		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
 			return s, err
@@ -131,20 +134,11 @@ func newSandbox(tmp string, rules int, untrusted bool) (sandbox, error) {
 	return s, nil
 }
 
-// distinctParams is call c made the n-th of its kind (-distinct): a bash
-// command gets a further unit `echo n`, any other tool's input a number
-// field toolgate does not read; the params without their opening brace.
-func distinctParams(c map[string]any, n int) []byte {
-	input := map[string]any{}
-	for k, v := range c["input"].(map[string]any) {
-		input[k] = v
-	}
-	if c["toolName"] == "bash" {
-		input["command"] = fmt.Sprintf("%s; echo %d", input["command"], n)
-	} else {
-		input["requestNumber"] = n
-	}
-	params, _ := json.Marshal(map[string]any{"toolName": c["toolName"], "input": input})
+// distinctParams is the n-th call of the fresh corpus (-distinct), where
+// no call repeats an earlier one (e2ecorpus.FreshCall); the params without
+// their opening brace.
+func distinctParams(n int) []byte {
+	params, _ := json.Marshal(e2ecorpus.FreshCall(n))
 	return params[1:]
 }
 
@@ -260,7 +254,7 @@ func measure(tmp, tg, echo string, rules, calls, starts int, distinct, untrusted
 		id := strconv.Itoa(i + 2)
 		params := lines[k]
 		if distinct {
-			params = distinctParams(work[k], i)
+			params = distinctParams(i)
 		}
 		line := []byte(`{"jsonrpc":"2.0","id":` + id + `,"method":"tool_call","params":{"toolCallId":"call-` + id + `",` + string(params) + "}\n")
 		first, second := tp, ep

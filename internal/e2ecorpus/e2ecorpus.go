@@ -146,3 +146,80 @@ func BashCommands() []string {
 	}
 	return out
 }
+
+// FreshDirs and FreshFilesPerDir size the tree the fresh corpus works in:
+// src/m<d>/f<i>.ts, so that the paths of consecutive calls differ and a
+// file's directory is seldom the one the call before asked about.
+const (
+	FreshDirs        = 64
+	FreshFilesPerDir = 16
+)
+
+// FreshFiles are the files the fresh corpus touches besides Files.
+func FreshFiles(work string) map[string]string {
+	out := map[string]string{}
+	for d := range FreshDirs {
+		for i := range FreshFilesPerDir {
+			out[filepath.Join(work, "src", fmt.Sprintf("m%d", d), fmt.Sprintf("f%d.ts", i))] = "export {}\n"
+		}
+		out[filepath.Join(work, "docs", fmt.Sprintf("d%d", d), "notes.md")] = "a\n"
+	}
+	return out
+}
+
+// FreshCall is the n-th call of the fresh corpus, where no call repeats
+// an earlier one: the same mix as Calls (half bash; reads, edits, writes,
+// greps, finds, ls and MCP), but every call names its own numbers, words
+// and text, and its paths move through FreshFiles' tree (and past it, for
+// files that do not exist yet), as a session's calls do.
+func FreshCall(n int) map[string]any {
+	d, f := (n*7)%FreshDirs, (n*5)%FreshFilesPerDir
+	dir := fmt.Sprintf("src/m%d", d)
+	file := fmt.Sprintf("%s/f%d.ts", dir, f)
+	if n%2 == 0 {
+		bash := []string{
+			fmt.Sprintf("git log -n %d -- %s", n, file),
+			fmt.Sprintf("cd %s && npm run lint -- --fix f%d.ts --max-warnings %d", dir, f, n),
+			fmt.Sprintf(`for f in %s/*.ts; do wc -l "$f" > /tmp/wc%d.txt; done`, dir, n),
+			fmt.Sprintf("tar czf /tmp/b%d.tgz %s", n, dir),
+			fmt.Sprintf("cat ~/.ssh/config docs/d%d/notes.md | head -%d", d, n),
+			fmt.Sprintf("git log --oneline -n %d | head -%d", n, n%50+1),
+			fmt.Sprintf("npm test -- %s --seed %d 2>&1 | tail -%d", file, n, n%90+10),
+			fmt.Sprintf("ls -la %s > /tmp/listing%d.txt", dir, n),
+			fmt.Sprintf(`grep -rn "TODO-%d" %s | wc -l`, n, dir),
+			fmt.Sprintf("git diff --stat=%d HEAD~%d -- %s", n, n%40+1, dir),
+			fmt.Sprintf("make build-%d && ./scripts/release.sh %d", n, n),
+			fmt.Sprintf("echo step %d done; sed -n %dp %s", n, n%30+1, file),
+		}
+		return map[string]any{"toolName": "bash", "input": map[string]any{"command": bash[(n/2)%len(bash)]}}
+	}
+	var tool string
+	var input map[string]any
+	switch (n / 2) % 12 {
+	case 0:
+		tool, input = "read", map[string]any{"path": file, "offset": n}
+	case 1:
+		tool, input = "read", map[string]any{"path": fmt.Sprintf("docs/d%d/notes.md", d), "limit": n}
+	case 2:
+		tool, input = "edit", map[string]any{"path": file, "oldText": fmt.Sprintf("export {} // %d", n), "newText": fmt.Sprintf("export const x%d = %d", n, n)}
+	case 3:
+		tool, input = "write", map[string]any{"path": fmt.Sprintf("%s/new%d.ts", dir, n), "content": fmt.Sprintf("export const n = %d\n", n)}
+	case 4:
+		tool, input = "grep", map[string]any{"pattern": fmt.Sprintf("TODO-%d", n), "path": dir}
+	case 5:
+		tool, input = "find", map[string]any{"pattern": fmt.Sprintf("*%d.ts", n%10), "path": dir, "limit": n}
+	case 6:
+		tool, input = "ls", map[string]any{"path": dir, "limit": n}
+	case 7:
+		tool, input = "read", map[string]any{"path": fmt.Sprintf("/tmp/out%d.log", n)}
+	case 8:
+		tool, input = "mcp", map[string]any{"tool": "github:list_issues", "arguments": map[string]any{"repo": fmt.Sprintf("a/b%d", n)}}
+	case 9:
+		tool, input = "mcp", map[string]any{"tool": "exa:search", "arguments": map[string]any{"query": fmt.Sprintf("go %d", n)}}
+	case 10:
+		tool, input = "edit", map[string]any{"path": fmt.Sprintf("docs/d%d/notes.md", d), "oldText": "a", "newText": fmt.Sprintf("b%d", n)}
+	default:
+		tool, input = "grep", map[string]any{"pattern": fmt.Sprintf("x%d", n), "path": "test"}
+	}
+	return map[string]any{"toolName": tool, "input": input}
+}
