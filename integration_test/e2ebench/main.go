@@ -112,7 +112,7 @@ func build(root, pkg, out string) error {
 // project with files the corpus touches, and the audit log.
 type sandbox struct{ dir, home, work, audit string }
 
-func newSandbox(tmp string, rules int, untrusted bool) (sandbox, error) {
+func newSandbox(tmp string, rules int, untrusted, distinct bool) (sandbox, error) {
 	s := sandbox{dir: filepath.Join(tmp, fmt.Sprintf("r%d", rules))}
 	s.home, s.work, s.audit = filepath.Join(s.dir, "home"), filepath.Join(s.dir, "work"), filepath.Join(s.dir, "audit.jsonl")
 	files := e2ecorpus.Files(s.home, s.work)
@@ -120,8 +120,10 @@ func newSandbox(tmp string, rules int, untrusted bool) (sandbox, error) {
 	if untrusted {
 		files[filepath.Join(s.work, ".toolgate", "config.json")] = e2ecorpus.UntrustedProjectText
 	}
-	for p, c := range e2ecorpus.FreshFiles(s.work) {
-		files[p] = c
+	if distinct {
+		for p, c := range e2ecorpus.FreshFiles(s.work) {
+			files[p] = c
+		}
 	}
 	for p, c := range files {
 		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
@@ -221,7 +223,7 @@ func initLine(s sandbox) []byte {
 }
 
 func measure(tmp, tg, echo string, rules, calls, starts int, distinct, untrusted bool) error {
-	s, err := newSandbox(tmp, rules, untrusted)
+	s, err := newSandbox(tmp, rules, untrusted, distinct)
 	if err != nil {
 		return err
 	}
