@@ -2,6 +2,7 @@ package gates
 
 import (
 	"encoding/binary"
+	"hash/maphash"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -47,11 +48,10 @@ type Evals struct {
 	// pols counts the entries of each policy: the entries of a policy
 	// replaced since keep it in memory, so few policies are kept.
 	pols map[*policy.Policy]int
-	// seen are the keys of calls evaluated once and not remembered: a
-	// call is remembered the second time it is seen, so that calls that
-	// never repeat cost no recording and keep nothing but their key.
-	seen      map[string]struct{}
-	seenBytes int
+	// seen are the hashes of the keys of calls evaluated once and not
+	// remembered (seenBefore): a call is remembered the second time it is
+	// seen, so that calls that never repeat cost no recording.
+	seen [seenSlots]uint64
 
 	hits, misses atomic.Uint64
 
@@ -174,27 +174,31 @@ func (m *Evals) Evaluate(req Request) ([]Outcome, *Outcome, error) {
 	return outcomes, failed, err
 }
 
-// maxSeenBytes bounds the keys of calls seen once; past it they are
-// forgotten.
-const maxSeenBytes = 1 << 20
+// seenSlots is the size of the table of calls seen once (a power of
+// two): 32 KB of hashes, which the collector does not scan.
+const seenSlots = 1 << 12
 
 // seenBefore reports whether key was seen before (and forgets it then);
-// otherwise it notes it.
+// otherwise it notes it. The table keeps a 64-bit hash of each key in the
+// slot the hash names, so a call seen once costs no allocation: a key
+// displaced by another in its slot is only remembered later, and a hash
+// shared by two keys only has a call recorded at its first sighting (the
+// memo compares keys whole before re-using anything).
 func (m *Evals) seenBefore(key []byte) bool {
+	h := maphash.Bytes(evalSeed, key) | 1 // never 0, an empty slot
+	slot := &m.seen[h&(seenSlots-1)]
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if _, ok := m.seen[string(key)]; ok {
-		delete(m.seen, string(key))
-		m.seenBytes -= len(key)
+	if *slot == h {
+		*slot = 0
 		return true
 	}
-	if m.seen == nil || m.seenBytes+len(key) > maxSeenBytes {
-		m.seen, m.seenBytes = make(map[string]struct{}), 0
-	}
-	m.seen[string(key)] = struct{}{}
-	m.seenBytes += len(key)
+	*slot = h
 	return false
 }
+
+// evalSeed seeds the hashes of the calls seen once.
+var evalSeed = maphash.MakeSeed()
 
 // same reports whether e was evaluated with this resolver and generation.
 func (m *Evals) same(e *evalEntry, pol *policy.Policy, session []*policy.Rule, gen uint64) bool {

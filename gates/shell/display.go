@@ -25,7 +25,9 @@ const (
 // unit and every path of the command is still shown. A command that cannot
 // be parsed is returned as it is (elided false).
 func ElideData(cmd string) (shown string, elided bool) {
-	if len(cmd) > MaxCommandBytes {
+	if len(cmd) <= ElideAbove || len(cmd) > MaxCommandBytes {
+		// Every piece of data is a part of cmd: in a command of at most
+		// ElideAbove bytes none is longer, and nothing is elided.
 		return cmd, false
 	}
 	f, err := syntax.NewParser(syntax.KeepComments(true), syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(cmd), "")
