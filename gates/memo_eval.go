@@ -2,12 +2,12 @@ package gates
 
 import (
 	"encoding/binary"
-	"hash/maphash"
 	"slices"
 	"sync"
 	"sync/atomic"
 
 	"github.com/toolgate/toolgate/gates/paths"
+	"github.com/toolgate/toolgate/internal/onceseen"
 	"github.com/toolgate/toolgate/policy"
 )
 
@@ -51,7 +51,7 @@ type Evals struct {
 	// seen are the hashes of the keys of calls evaluated once and not
 	// remembered (seenBefore): a call is remembered the second time it is
 	// seen, so that calls that never repeat cost no recording.
-	seen [seenSlots]uint64
+	seen onceseen.Table
 
 	hits, misses atomic.Uint64
 
@@ -174,31 +174,12 @@ func (m *Evals) Evaluate(req Request) ([]Outcome, *Outcome, error) {
 	return outcomes, failed, err
 }
 
-// seenSlots is the size of the table of calls seen once (a power of
-// two): 32 KB of hashes, which the collector does not scan.
-const seenSlots = 1 << 12
-
-// seenBefore reports whether key was seen before (and forgets it then);
-// otherwise it notes it. The table keeps a 64-bit hash of each key in the
-// slot the hash names, so a call seen once costs no allocation: a key
-// displaced by another in its slot is only remembered later, and a hash
-// shared by two keys only has a call recorded at its first sighting (the
-// memo compares keys whole before re-using anything).
+// seenBefore reports whether key was seen before (see onceseen.Table).
 func (m *Evals) seenBefore(key []byte) bool {
-	h := maphash.Bytes(evalSeed, key) | 1 // never 0, an empty slot
-	slot := &m.seen[h&(seenSlots-1)]
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if *slot == h {
-		*slot = 0
-		return true
-	}
-	*slot = h
-	return false
+	return m.seen.Again(key)
 }
-
-// evalSeed seeds the hashes of the calls seen once.
-var evalSeed = maphash.MakeSeed()
 
 // same reports whether e was evaluated with this resolver and generation.
 func (m *Evals) same(e *evalEntry, pol *policy.Policy, session []*policy.Rule, gen uint64) bool {

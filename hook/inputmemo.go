@@ -5,6 +5,7 @@ import (
 	"errors"
 	"sync"
 
+	"github.com/toolgate/toolgate/internal/onceseen"
 	"github.com/toolgate/toolgate/policy"
 )
 
@@ -27,6 +28,9 @@ type inputMemo struct {
 	m     map[string]*inputFacts
 	bytes int
 	hits  uint64 // how many facts were given from m
+	// seen notes the inputs read once: an input is kept from its second
+	// sighting on, so inputs that never repeat keep nothing.
+	seen onceseen.Table
 }
 
 // Bounds of an inputMemo: inputs longer than maxMemoInput are not kept;
@@ -71,6 +75,9 @@ func (im *inputMemo) facts(name string, raw []byte, pol *policy.Policy, host str
 	size := inputSize(len(key))
 	im.mu.Lock()
 	defer im.mu.Unlock()
+	if !im.seen.Again(key) {
+		return in, nil
+	}
 	if im.m == nil || im.pol != pol || im.host != host || len(im.m) >= maxInputs || im.bytes+size > maxInputBytes {
 		im.m, im.bytes, im.pol, im.host = make(map[string]*inputFacts), 0, pol, host
 	}

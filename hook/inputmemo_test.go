@@ -54,11 +54,18 @@ func TestInputMemoReadsAsBefore(t *testing.T) {
 }
 
 // TestInputMemoKeepsNoBuffer: the memo keeps its own copy of an input,
-// never the reader's buffer it was given.
+// never the reader's buffer it was given. An input is kept from its
+// second sighting on.
 func TestInputMemoKeepsNoBuffer(t *testing.T) {
 	var im inputMemo
-	buf := []byte(`{"command":"git status"}`)
 	pol := &policy.Policy{}
+	if _, err := im.facts("bash", []byte(`{"command":"git status"}`), pol, ""); err != nil {
+		t.Fatal(err)
+	}
+	if len(im.m) != 0 {
+		t.Fatalf("an input seen once is kept: %d entries", len(im.m))
+	}
+	buf := []byte(`{"command":"git status"}`)
 	in, err := im.facts("bash", buf, pol, "")
 	if err != nil {
 		t.Fatal(err)
@@ -69,7 +76,7 @@ func TestInputMemoKeepsNoBuffer(t *testing.T) {
 		t.Fatal(err)
 	}
 	if string(in.raw) != `{"command":"git status"}` || in.cmd != "git status" || again != in {
-		t.Fatalf("kept %q (%q), again %p, first %p", in.raw, in.cmd, again, in)
+		t.Fatalf("kept %q (%q), again %p, second %p", in.raw, in.cmd, again, in)
 	}
 }
 
