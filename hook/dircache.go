@@ -25,6 +25,9 @@ type dirCache struct {
 	mu     sync.Mutex
 	gen    uint64
 	known  map[string]dirReal
+	// vouched are the directories Canonical asked the watch to vouch for
+	// under gen (whatever it answered), so that it asks once a generation.
+	vouched map[string]bool
 }
 
 type dirReal struct {
@@ -40,7 +43,7 @@ type dirReal struct {
 }
 
 func newDirCache(l *policy.Loader) *dirCache {
-	return &dirCache{loader: l, known: map[string]dirReal{}}
+	return &dirCache{loader: l, known: map[string]dirReal{}, vouched: map[string]bool{}}
 }
 
 // maxDirs bounds the directories remembered; past it the cache starts over.
@@ -53,7 +56,7 @@ const maxDirs = 1024
 // creation would be an event. Any other directory is the caller's to
 // resolve (hit false), and that answer is remembered too.
 func (d *dirCache) Canonical(dir string) (string, bool, bool) {
-	r, _, answered, _ := d.lookup(dir)
+	r, _, answered, _ := d.lookup(dir, true)
 	return r.real, r.ok, answered
 }
 
@@ -62,14 +65,14 @@ func (d *dirCache) Canonical(dir string) (string, bool, bool) {
 // for an existing entry on the way: the same answer again until the
 // generation changes).
 func (d *dirCache) CanonicalKept(dir string) (string, bool, bool, bool) {
-	r, _, answered, stable := d.lookup(dir)
+	r, _, answered, stable := d.lookup(dir, true)
 	return r.real, r.ok, answered, stable
 }
 
 // EntryKept implements paths.KeptDirs: Entry, and whether the answer is
 // kept under the generation.
 func (d *dirCache) EntryKept(p string) (exists, isDir, known, kept bool) {
-	r, isKept, _, stable := d.lookup(p)
+	r, isKept, _, stable := d.lookup(p, false)
 	if !isKept || !r.ok || r.real != p {
 		return false, false, false, stable
 	}
@@ -77,25 +80,38 @@ func (d *dirCache) EntryKept(p string) (exists, isDir, known, kept bool) {
 }
 
 // lookup is what the cache says of dir: answered false when the caller
-// must resolve it; kept when r is remembered under the generation (its
+// must resolve it; vouch: dir is one every call checks (Canonical's), and
+// when nothing above it is watched the watch is asked, once a generation,
+// to vouch for its parent (and so watch every directory above), so that
+// it is kept from then on wherever it lies; kept when r is remembered under the generation (its
 // exists and isDir too); stable when the answer is one the cache keeps in
 // its map under the generation it read first (remembered, or skipped), so
 // that it answers the same again while the generation lasts: a change the
 // answer depends on is an event of the watch (see the kept cases below),
 // and a lookup made again after the map was cleared within the
 // generation finds the same.
-func (d *dirCache) lookup(dir string) (r dirReal, kept, answered, stable bool) {
+func (d *dirCache) lookup(dir string, vouch bool) (r dirReal, kept, answered, stable bool) {
 	gen := d.loader.Generation()
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if gen != d.gen {
 		clear(d.known)
+		clear(d.vouched)
 		d.gen = gen
 	}
 	if r, hit := d.known[dir]; hit {
 		return r, !r.skip, !r.skip, true
 	}
 	wgen, x, watched := d.loader.WatchedAncestor(dir)
+	if vouch && wgen == gen && filepath.IsAbs(dir) && (!watched || x != filepath.Clean(dir) && x != filepath.Dir(filepath.Clean(dir))) {
+		parent := filepath.Dir(filepath.Clean(dir))
+		if !d.vouched[parent] && len(d.vouched) < maxDirs {
+			d.vouched[parent] = true
+			if _, ok := d.loader.Vouch(parent); ok {
+				wgen, x, watched = d.loader.WatchedAncestor(dir)
+			}
+		}
+	}
 	if !watched || wgen != gen {
 		return dirReal{}, false, false, false
 	}
@@ -151,7 +167,7 @@ func (d *dirCache) Peek(p string) (exists, isDir, known bool) {
 // the cache keeps p as its own real path (no link on the way): whether it
 // exists and is a directory. One lookup (also shell.Cache's Known).
 func (d *dirCache) Entry(p string) (exists, isDir, known bool) {
-	r, kept, _, _ := d.lookup(p)
+	r, kept, _, _ := d.lookup(p, false)
 	if !kept || !r.ok || r.real != p {
 		return false, false, false
 	}

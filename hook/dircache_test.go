@@ -12,6 +12,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/toolgate/toolgate/gates/paths"
 	"github.com/toolgate/toolgate/policy"
 )
 
@@ -230,9 +231,10 @@ func TestDirCacheKept(t *testing.T) {
 		return said{real, ok, hit, kept}
 	}
 	want := map[string]said{
-		work:                          {work, true, true, true},     // kept: its parent is watched
-		filepath.Join(outside, "sub"): {"", false, false, true},     // skipped: outside exists, unwatched below
-		link:                          {outside, true, true, false}, // resolved through a link, not kept
+		work:                          {work, true, true, true},                          // kept: its parent is watched
+		filepath.Join(outside, "sub"): {filepath.Join(outside, "sub"), true, true, true}, // kept: the watch vouched for its parent
+		filepath.Join(link, "sub"):    {"", false, false, true},                          // skipped: its parent is a link, which no watch vouches for
+		link:                          {outside, true, true, false},                      // resolved through a link, not kept
 	}
 	for dir, w := range want {
 		if got := ask(dir); got != w {
@@ -272,5 +274,77 @@ func TestDirCacheKept(t *testing.T) {
 	}
 	if _, _, known := d.Peek(work); known {
 		t.Error("Peek(work) still known in the new generation")
+	}
+}
+
+// TestDirCacheVouchedSeesChanges: a directory every call checks that lies
+// where no policy file's watch reaches (an audit log in a folder of its
+// own) is kept once the watch vouched for its parent, and a change to it
+// or above it is still seen by the next call.
+func TestDirCacheVouchedSeesChanges(t *testing.T) {
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	agentDir := filepath.Join(root, "agent")
+	logs, elsewhere := filepath.Join(root, "var", "logs"), filepath.Join(root, "elsewhere")
+	for _, d := range []string{filepath.Join(agentDir, "extensions", "pi-permission-system"), logs, elsewhere} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(agentDir, "extensions", "pi-permission-system", "config.json"), []byte(`{"permission": {"*": "allow"}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	l := policy.NewLoader()
+	loc := policy.Locations{AgentDir: agentDir, Home: filepath.Join(root, "home"), Cwd: filepath.Join(root, "work")}
+	l.Policy(loc)
+	l.Policy(loc)
+	d := newDirCache(l)
+	for _, change := range []struct {
+		what string
+		do   func() error
+		want string
+	}{
+		{"logs replaced by a link", func() error {
+			if err := os.Rename(logs, logs+".old"); err != nil {
+				return err
+			}
+			return os.Symlink(elsewhere, logs)
+		}, elsewhere},
+		{"var replaced by a link", func() error {
+			other := filepath.Join(root, "var2")
+			if err := os.MkdirAll(filepath.Join(other, "logs"), 0o700); err != nil {
+				return err
+			}
+			if err := os.Rename(filepath.Join(root, "var"), filepath.Join(root, "var.old")); err != nil {
+				return err
+			}
+			return os.Symlink(other, filepath.Join(root, "var"))
+		}, filepath.Join(root, "var2", "logs")},
+	} {
+		if real, ok, hit, kept := d.CanonicalKept(logs); !ok || !hit || !kept {
+			t.Fatalf("before %s: %q %v %v %v, want kept", change.what, real, ok, hit, kept)
+		}
+		if err := change.do(); err != nil {
+			t.Fatal(err)
+		}
+		l.Policy(loc) // the next call reads the watch
+		real, ok := paths.Canonical(logs)
+		if !ok || real != change.want {
+			t.Fatalf("%s: the test's own resolution %q %v, want %q", change.what, real, ok, change.want)
+		}
+		got, ok, hit := d.Canonical(logs)
+		if hit && (!ok || got != change.want) {
+			t.Fatalf("after %s: the cache says %q (%v), want %q", change.what, got, ok, change.want)
+		}
+		// Back to a plain directory for the next change.
+		if err := os.Remove(logs); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(logs, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		l.Policy(loc)
 	}
 }
