@@ -119,6 +119,12 @@ func (d *dirCache) lookup(dir string, vouch bool) (r dirReal, kept, answered, st
 		clear(d.known) // many working directories: keep it small
 	}
 	clean := filepath.Clean(dir)
+	// x is watched with every directory above it, each of them looked at
+	// when its watch was added and found a directory, no link: x's real
+	// path is x (a link put in the place of any of them since would have
+	// been an event). So is that of an entry of x that is no link, and of
+	// a path below an entry of x that does not exist; they need no
+	// resolution from the root.
 	if x != clean && filepath.Dir(clean) != x {
 		// The entry of x on the way to dir must not exist.
 		next := clean
@@ -131,17 +137,26 @@ func (d *dirCache) lookup(dir string, vouch bool) (r dirReal, kept, answered, st
 			d.known[dir] = dirReal{skip: true}
 			return dirReal{}, false, false, true
 		}
-	}
-	real, ok := paths.Canonical(clean)
-	if !ok || real != clean {
-		return dirReal{real: real, ok: ok}, false, true, false // resolved, not remembered
+		r = dirReal{real: clean, ok: true}
+		d.known[dir] = r
+		return r, true, true, true
 	}
 	// Resolved after the generation was read: a change made since is an
 	// event, and the next call's generation forgets this. Whether it is a
 	// directory is as watched as its real path: its entry is in a watched
-	// directory, or the missing entry on the way to it would be.
+	// directory.
 	info, err := os.Lstat(clean)
-	r = dirReal{real: real, ok: ok, exists: err == nil, isDir: err == nil && info.IsDir()}
+	switch {
+	case err == nil && info.Mode()&fs.ModeSymlink == 0:
+		r = dirReal{real: clean, ok: true, exists: true, isDir: info.IsDir()}
+	case errors.Is(err, fs.ErrNotExist):
+		r = dirReal{real: clean, ok: true}
+	default:
+		// A link (or an entry that cannot be looked at): resolved, not
+		// remembered.
+		real, ok := paths.Canonical(clean)
+		return dirReal{real: real, ok: ok}, false, true, false
+	}
 	d.known[dir] = r
 	return r, true, true, true
 }
