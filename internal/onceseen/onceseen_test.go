@@ -2,46 +2,53 @@ package onceseen
 
 import (
 	"fmt"
+	"hash/maphash"
 	"testing"
 )
 
+// slotOf is the slot the table keeps key in.
+func slotOf(key []byte) uint64 { return (maphash.Bytes(seed, key) | 1) & (Slots - 1) }
+
+// TestAgainOnTheSecondSighting: a key is seen again exactly when no key
+// noted after it took its slot; seen again, it is forgotten.
 func TestAgainOnTheSecondSighting(t *testing.T) {
 	var tb Table
-	for i := range 100 {
-		k := []byte(fmt.Sprint("key ", i))
+	var keys [][]byte
+	for i := range 3 * Slots {
+		keys = append(keys, []byte(fmt.Sprint("key ", i)))
+	}
+	last := map[uint64]int{} // slot → the last key noted in it
+	for i, k := range keys {
 		if tb.Again(k) {
 			t.Fatalf("%s: seen again at its first sighting", k)
 		}
+		last[slotOf(k)] = i
 	}
-	again := 0
-	for i := range 100 {
-		if tb.Again([]byte(fmt.Sprint("key ", i))) {
-			again++
+	// The last key of each slot first (a miss notes its key, which would
+	// displace the last one), then the displaced ones.
+	again, displaced := 0, 0
+	for i, k := range keys {
+		if last[slotOf(k)] != i {
+			continue
+		}
+		again++
+		if !tb.Again(k) {
+			t.Fatalf("%s: not seen again, though no key took its slot", k)
+		}
+		if tb.Again(k) {
+			t.Fatalf("%s: still noted after it was seen again", k)
 		}
 	}
-	// 100 keys in 4,096 slots: a displaced key is possible, rare.
-	if again < 95 {
-		t.Fatalf("only %d of 100 keys seen again", again)
-	}
-	// Seen again, a key is forgotten: the third sighting is a first one.
-	if tb.Again([]byte("key 0")) {
-		t.Fatal("a key seen again is still noted")
-	}
-}
-
-func TestDisplacedKeysAreSeenAfresh(t *testing.T) {
-	var tb Table
-	for i := range 10 * Slots {
-		tb.Again([]byte(fmt.Sprint("k", i)))
-	}
-	// The first keys were displaced by later ones (at least most of them).
-	again := 0
-	for i := range 100 {
-		if tb.Again([]byte(fmt.Sprint("k", i))) {
-			again++
+	for i, k := range keys {
+		if last[slotOf(k)] == i {
+			continue
+		}
+		displaced++
+		if tb.Again(k) {
+			t.Fatalf("%s: seen again, though %s took its slot", k, keys[last[slotOf(k)]])
 		}
 	}
-	if again > 10 {
-		t.Fatalf("%d of 100 early keys still noted after %d others", again, 10*Slots)
+	if again == 0 || displaced == 0 {
+		t.Fatalf("%d keys seen again, %d displaced: the test covers neither case", again, displaced)
 	}
 }
