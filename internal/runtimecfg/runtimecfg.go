@@ -25,19 +25,10 @@ const (
 	// limitHeadroom is what the limit keeps above twice the live heap when
 	// a very large policy makes that more than MemoryLimit.
 	limitHeadroom = 4 << 20
-	// Procs is how many threads run Go code at once. toolgate decides one
-	// call after another, each a few tens of microseconds of work between
-	// waits for the host: with a second processor the runtime wakes and
-	// parks threads across cores around every call (and its collector
-	// marks on the idle one), which cost a host 10–20 µs of CPU and about
-	// 10 µs of round trip per call that is seen for the first time, for no
-	// parallel work to gain. Goroutines still take turns: a call waiting
-	// for a person never holds up the reader.
-	Procs = 1
 )
 
-// Apply sets GCPercent, MemoryLimit and Procs, except where the environment
-// sets GOGC, GOMEMLIMIT or GOMAXPROCS, which keep precedence. After each collection the
+// Apply sets GCPercent and MemoryLimit, except where the environment sets
+// GOGC or GOMEMLIMIT, which keep precedence. After each collection the
 // limit is raised above what is live when that is more than MemoryLimit
 // leaves room for (a policy of far more rules than the budget's): the
 // process then grows instead of collecting without end. Apply returns a
@@ -47,10 +38,6 @@ func Apply() (restore func()) {
 	if os.Getenv("GOGC") == "" {
 		gc = debug.SetGCPercent(GCPercent)
 	}
-	procs := 0
-	if os.Getenv("GOMAXPROCS") == "" {
-		procs = runtime.GOMAXPROCS(Procs)
-	}
 	w := &watcher{}
 	if os.Getenv("GOMEMLIMIT") == "" {
 		limit = debug.SetMemoryLimit(MemoryLimit)
@@ -58,9 +45,6 @@ func Apply() (restore func()) {
 	}
 	return func() {
 		w.stop()
-		if procs > 0 {
-			runtime.GOMAXPROCS(procs)
-		}
 		if gc != -2 {
 			debug.SetGCPercent(gc)
 		}

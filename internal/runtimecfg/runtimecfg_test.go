@@ -11,13 +11,8 @@ import (
 func TestApply(t *testing.T) {
 	t.Setenv("GOGC", "")
 	t.Setenv("GOMEMLIMIT", "")
-	t.Setenv("GOMAXPROCS", "")
 	before := debug.SetGCPercent(100)
-	procs := runtime.GOMAXPROCS(0)
 	restore := Apply()
-	if got := runtime.GOMAXPROCS(0); got != Procs {
-		t.Errorf("GOMAXPROCS = %d, want %d", got, Procs)
-	}
 	if got := debug.SetGCPercent(GCPercent); got != GCPercent {
 		t.Errorf("GC percent = %d, want %d", got, GCPercent)
 	}
@@ -25,9 +20,6 @@ func TestApply(t *testing.T) {
 		t.Errorf("memory limit = %d, want %d", got, MemoryLimit)
 	}
 	restore()
-	if got := runtime.GOMAXPROCS(0); got != procs {
-		t.Errorf("GOMAXPROCS after restore = %d, want %d", got, procs)
-	}
 	if got := debug.SetGCPercent(before); got != 100 {
 		t.Errorf("GC percent after restore = %d, want 100", got)
 	}
@@ -36,21 +28,15 @@ func TestApply(t *testing.T) {
 	}
 }
 
-// TestApplyEnvironmentWins: GOGC, GOMEMLIMIT and GOMAXPROCS set by the
-// person running toolgate are left alone.
+// TestApplyEnvironmentWins: GOGC and GOMEMLIMIT set by the person running
+// toolgate are left alone.
 func TestApplyEnvironmentWins(t *testing.T) {
 	t.Setenv("GOGC", "50")
 	t.Setenv("GOMEMLIMIT", "1GiB")
-	t.Setenv("GOMAXPROCS", "2")
 	before := debug.SetGCPercent(77)
 	defer debug.SetGCPercent(before)
-	procs := runtime.GOMAXPROCS(Procs + 1)
-	defer runtime.GOMAXPROCS(procs)
 	restore := Apply()
 	defer restore()
-	if got := runtime.GOMAXPROCS(0); got != Procs+1 {
-		t.Errorf("GOMAXPROCS = %d, want %d (left alone)", got, Procs+1)
-	}
 	if got := debug.SetGCPercent(77); got != 77 {
 		t.Errorf("GC percent = %d, want 77 (left alone)", got)
 	}
