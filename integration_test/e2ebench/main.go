@@ -324,15 +324,25 @@ func measure(tmp, tg, echo string, rules, calls, starts int, distinct, untrusted
 	row := func(what string, e, t float64, unit, budget string) {
 		fmt.Printf("| %s | %.1f %s | %.1f %s | %.2f× | %s |\n", what, e, unit, t, unit, t/e, budget)
 	}
+	// The budgets: on the fresh corpus p50 may be 3× the echo's and CPU
+	// 60 µs a call, on the repeated one 2× and 50 µs.
+	p50Budget, cpuBudget := "≤ 2×", "≤ 50 µs"
+	if distinct {
+		p50Budget, cpuBudget = "≤ 3×", "≤ 60 µs"
+	}
 	for _, q := range []struct {
 		name   string
 		p      float64
 		budget string
-	}{{"p50 round trip", 0.50, "≤ 2×"}, {"p90 round trip", 0.90, ""}, {"p99 round trip", 0.99, "≤ 3×"}} {
+	}{{"p50 round trip", 0.50, p50Budget}, {"p90 round trip", 0.90, ""}, {"p99 round trip", 0.99, "≤ 3×"}} {
 		row(q.name, us(pct(echoTimes, q.p)), us(pct(tgTimes, q.p)), "µs", q.budget)
 	}
-	row("`git status` alone, p50", us(pct(echoBash, 0.5)), us(pct(tgBash, 0.5)), "µs", "")
-	fmt.Printf("| CPU per call (user + system) | %.1f µs | %.1f µs | %.2f× | ≤ 50 µs |\n", perCall(echoCPU, 0), perCall(tgCPU, startCPU), perCall(tgCPU, startCPU)/perCall(echoCPU, 0))
+	first := "`git status` alone, p50"
+	if distinct {
+		first = "`git log -n N -- FILE` alone (the fresh corpus's first call), p50"
+	}
+	row(first, us(pct(echoBash, 0.5)), us(pct(tgBash, 0.5)), "µs", "")
+	fmt.Printf("| CPU per call (user + system) | %.1f µs | %.1f µs | %.2f× | %s |\n", perCall(echoCPU, 0), perCall(tgCPU, startCPU), perCall(tgCPU, startCPU)/perCall(echoCPU, 0), cpuBudget)
 	budgetStart, budgetHook := "< 10 ms", "< 10 ms CPU"
 	if rules > 1000 {
 		budgetStart, budgetHook = "< 15 ms", "< 20 ms CPU"
