@@ -46,7 +46,7 @@ func CodexHook(opts Options, in io.Reader, out io.Writer) error {
 	defer s.closeAudit()
 	pre := ev.HookEventName == "PreToolUse"
 	answer := func(state, reason string) (string, string) { return hosts.CodexDecision(state, reason, pre) }
-	d, err := s.decideAll(hosts.CodexProfile, ev.ToolUseID, calls, answer)
+	d, _, err := s.decideAll(hosts.CodexProfile, ev.ToolUseID, calls, answer, nil)
 	if err != nil {
 		return err
 	}

@@ -83,7 +83,7 @@ func copilotDecide(opts Options, in io.Reader, out io.Writer) error {
 		return err
 	}
 	defer s.closeAudit()
-	d, err := s.decideAll(hosts.CopilotProfile, "", calls, hosts.CopilotDecision)
+	d, _, err := s.decideAll(hosts.CopilotProfile, "", calls, hosts.CopilotDecision, nil)
 	if err != nil {
 		return err
 	}

@@ -45,7 +45,7 @@ func GeminiHook(opts Options, gopts GeminiOptions, in io.Reader, out io.Writer) 
 		return err
 	}
 	answer := func(state, reason string) (string, string) { return hosts.GeminiDecision(state, reason, gopts.Ask) }
-	best, ds, err := s.decideAllWith(hosts.GeminiProfile, "", calls, answer, nil)
+	best, ds, err := s.decideAll(hosts.GeminiProfile, "", calls, answer, nil)
 	if err != nil {
 		return err
 	}

@@ -50,7 +50,7 @@ func QwenHook(opts Options, qopts QwenOptions, in io.Reader, out io.Writer) erro
 	}
 	defer s.closeAudit()
 	answer := func(state, reason string) (string, string) { return hosts.QwenDecision(state, reason, qopts.NoAsk) }
-	d, err := s.decideAll(hosts.QwenProfile, ev.ToolUseID, calls, answer)
+	d, _, err := s.decideAll(hosts.QwenProfile, ev.ToolUseID, calls, answer, nil)
 	if err != nil {
 		return err
 	}
