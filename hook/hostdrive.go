@@ -18,9 +18,10 @@ import (
 // same engine as serve, audits it, and writes the answer the adapter
 // makes of the decision.
 
-// RunHook answers one event of the hook host h read from in, on out. Any
-// error is returned, and the caller exits 2, which the hosts treat as a
-// block (Copilot CLI's adapter prints a deny as well).
+// RunHook answers one event of the hook host h read from in, on out, with
+// the same engine as serve. Any error is returned: the caller exits 2,
+// which the hosts treat as a block (Copilot CLI's adapter has printed a
+// deny already, and the caller exits 0).
 func RunHook(opts Options, h hosts.Hook, in io.Reader, out io.Writer) error {
 	return h.Run(func(out io.Writer) error { return answerHook(opts, h, in, out) }, out)
 }
