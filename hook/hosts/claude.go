@@ -3,11 +3,9 @@ package hosts
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/toolgate/toolgate/internal/jsonobj"
-	"github.com/toolgate/toolgate/protocol"
 )
 
 // The Claude Code adapter: a PreToolUse / UserPromptSubmit command hook,
@@ -214,16 +212,14 @@ func ClaudeAnswer(decision, reason string, input map[string]any, cmd, written st
 // ClaudeHook is the Claude Code adapter (claude-hook). It gates
 // PreToolUse and UserPromptSubmit; any other event opens the audit log and
 // gets no answer.
-type ClaudeHook struct{}
+type ClaudeHook struct{ atOnce }
 
 func (ClaudeHook) Profile() Profile { return ClaudeProfile }
 
-func (ClaudeHook) Run(answer func(io.Writer) error, out io.Writer) error { return answer(out) }
-
 func (ClaudeHook) Event(data []byte) (Event, error) {
 	var ev ClaudeEvent
-	if err := protocol.Unmarshal(data, &ev, ""); err != nil {
-		return Event{}, fmt.Errorf("the hook event cannot be read: %w", err)
+	if err := readEvent(data, &ev); err != nil {
+		return Event{}, err
 	}
 	e := Event{Cwd: ev.Cwd, SessionID: ev.SessionID, Drain: true}
 	switch ev.HookEventName {

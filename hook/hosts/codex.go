@@ -3,14 +3,12 @@ package hosts
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"path/filepath"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/toolgate/toolgate/internal/jsonobj"
-	"github.com/toolgate/toolgate/protocol"
 )
 
 // The Codex CLI adapter: a PreToolUse and PermissionRequest command hook,
@@ -295,16 +293,14 @@ func CodexAnswer(ev CodexEvent, action, reason, confined string) ([]byte, error)
 // CodexHook is the Codex adapter (codex-hook), which gates PreToolUse and
 // PermissionRequest. A tool call it cannot map blocks before the audit
 // log is opened.
-type CodexHook struct{}
+type CodexHook struct{ atOnce }
 
 func (CodexHook) Profile() Profile { return CodexProfile }
 
-func (CodexHook) Run(answer func(io.Writer) error, out io.Writer) error { return answer(out) }
-
 func (CodexHook) Event(data []byte) (Event, error) {
 	var ev CodexEvent
-	if err := protocol.Unmarshal(data, &ev, ""); err != nil {
-		return Event{}, fmt.Errorf("the hook event cannot be read: %w", err)
+	if err := readEvent(data, &ev); err != nil {
+		return Event{}, err
 	}
 	if ev.HookEventName != "PreToolUse" && ev.HookEventName != "PermissionRequest" {
 		return Event{Kind: Ignored}, nil // other events do not gate anything

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/toolgate/toolgate/internal/jsonobj"
-	"github.com/toolgate/toolgate/protocol"
 )
 
 // The GitHub Copilot CLI adapter: a preToolUse command hook, one process
@@ -248,8 +247,8 @@ func (h CopilotHook) Run(answer func(io.Writer) error, out io.Writer) error {
 
 func (CopilotHook) Event(data []byte) (Event, error) {
 	var ev CopilotEvent
-	if err := protocol.Unmarshal(data, &ev, ""); err != nil {
-		return Event{}, fmt.Errorf("the hook event cannot be read: %w", err)
+	if err := readEvent(data, &ev); err != nil {
+		return Event{}, err
 	}
 	calls, err := CopilotCalls(ev.ToolName, ev.ToolArgs)
 	if err != nil {

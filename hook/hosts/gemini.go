@@ -3,7 +3,6 @@ package hosts
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/toolgate/toolgate/internal/jsonobj"
@@ -202,6 +201,8 @@ func GeminiAnswer(action, reason, cmd, written string) []byte {
 // GeminiHook is the Gemini CLI adapter (gemini-hook), which gates
 // BeforeTool.
 type GeminiHook struct {
+	atOnce
+
 	// Ask answers toolgate's ask with Gemini's own ask. Only for an
 	// interactive session: a headless run never answers it and hangs, so
 	// without Ask an ask blocks.
@@ -209,8 +210,6 @@ type GeminiHook struct {
 }
 
 func (GeminiHook) Profile() Profile { return GeminiProfile }
-
-func (GeminiHook) Run(answer func(io.Writer) error, out io.Writer) error { return answer(out) }
 
 func (h GeminiHook) Event(data []byte) (Event, error) {
 	var ev GeminiEvent

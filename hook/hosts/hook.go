@@ -1,6 +1,11 @@
 package hosts
 
-import "io"
+import (
+	"fmt"
+	"io"
+
+	"github.com/toolgate/toolgate/protocol"
+)
 
 // A hook host runs toolgate as a command once per event: it writes the
 // event on stdin and reads the answer on stdout. Hook is such a host's
@@ -20,6 +25,12 @@ type Hook interface {
 	// is, or bounded the way the host needs it (Copilot CLI's deadline).
 	Run(answer func(out io.Writer) error, out io.Writer) error
 }
+
+// atOnce is the Run of a host that reads the answer as the driver writes
+// it.
+type atOnce struct{}
+
+func (atOnce) Run(answer func(io.Writer) error, out io.Writer) error { return answer(out) }
 
 // Kind is what an event asks toolgate to decide.
 type Kind int
@@ -83,4 +94,13 @@ type Decision struct {
 	Action, Reason    string
 	Input             map[string]any
 	Confined, Written string
+}
+
+// readEvent reads a hook event into ev, a host's event type, refusing a
+// key that nearly names one of its fields (protocol.Unmarshal).
+func readEvent(data []byte, ev any) error {
+	if err := protocol.Unmarshal(data, ev, ""); err != nil {
+		return fmt.Errorf("the hook event cannot be read: %w", err)
+	}
+	return nil
 }

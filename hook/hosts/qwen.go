@@ -3,11 +3,9 @@ package hosts
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"path/filepath"
 
 	"github.com/toolgate/toolgate/internal/jsonobj"
-	"github.com/toolgate/toolgate/protocol"
 )
 
 // The Qwen Code adapter: a PreToolUse command hook in Claude Code's
@@ -181,6 +179,8 @@ var QwenProfile = Profile{
 // QwenHook is the Qwen Code adapter (qwen-hook), which gates PreToolUse.
 // A tool call it cannot map blocks before the audit log is opened.
 type QwenHook struct {
+	atOnce
+
 	// NoAsk answers toolgate's ask with a deny that says how to allow the
 	// call. For sessions driven over stream-json (the SDK): Qwen Code
 	// 0.24.4 never hands a hook's ask to the driver there, and the session
@@ -190,12 +190,10 @@ type QwenHook struct {
 
 func (QwenHook) Profile() Profile { return QwenProfile }
 
-func (QwenHook) Run(answer func(io.Writer) error, out io.Writer) error { return answer(out) }
-
 func (h QwenHook) Event(data []byte) (Event, error) {
 	var ev ClaudeEvent
-	if err := protocol.Unmarshal(data, &ev, ""); err != nil {
-		return Event{}, fmt.Errorf("the hook event cannot be read: %w", err)
+	if err := readEvent(data, &ev); err != nil {
+		return Event{}, err
 	}
 	if ev.HookEventName != "PreToolUse" {
 		return Event{Kind: Ignored}, nil // other events do not gate anything
