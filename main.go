@@ -18,6 +18,7 @@ import (
 
 	"github.com/toolgate/toolgate/hook"
 	"github.com/toolgate/toolgate/hook/audit"
+	"github.com/toolgate/toolgate/hook/hosts"
 	"github.com/toolgate/toolgate/internal/runtimecfg"
 	"github.com/toolgate/toolgate/policy"
 	"github.com/toolgate/toolgate/protocol"
@@ -385,20 +386,20 @@ func hostHook(cmd, exe string, args []string, stdin io.Reader, stdout, stderr io
 	}
 	opts := hook.Options{Cwd: cwd, ConfigFiles: configs, AuditLog: *auditLog, Home: home, AgentDir: agentDir,
 		ConfigHome: configHome(home), ManagedDir: os.Getenv("TOOLGATE_MANAGED_DIR"), Executable: exe, Log: zerolog.New(zerolog.ConsoleWriter{Out: stderr, NoColor: true}).Level(zerolog.ErrorLevel)}
-	var err error
+	var h hosts.Hook
 	switch cmd {
 	case "gemini-hook":
-		err = hook.GeminiHook(opts, hook.GeminiOptions{Ask: ask}, stdin, stdout)
+		h = hosts.GeminiHook{Ask: ask}
 	case "codex-hook":
-		err = hook.CodexHook(opts, stdin, stdout)
+		h = hosts.CodexHook{}
 	case "copilot-hook":
-		err = hook.CopilotHook(opts, hook.CopilotOptions{Deadline: deadline}, stdin, stdout)
+		h = hosts.CopilotHook{Deadline: deadline}
 	case "qwen-hook":
-		err = hook.QwenHook(opts, hook.QwenOptions{NoAsk: noAsk}, stdin, stdout)
+		h = hosts.QwenHook{NoAsk: noAsk}
 	default:
-		err = hook.ClaudeHook(opts, stdin, stdout)
+		h = hosts.ClaudeHook{}
 	}
-	if err != nil {
+	if err := hook.RunHook(opts, h, stdin, stdout); err != nil {
 		fmt.Fprintf(stderr, "toolgate: blocked (fail-closed): %v\n", err)
 		if cmd == "copilot-hook" {
 			return 0 // the deny is printed, with its reason, for Copilot to read

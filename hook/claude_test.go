@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/rs/zerolog"
+
+	"github.com/toolgate/toolgate/hook/hosts"
 )
 
 // hookEnv is a temporary home, project and policy for one adapter.
@@ -149,7 +151,7 @@ func TestClaudeHookDecisions(t *testing.T) {
 		var out bytes.Buffer
 		ev := e.event(map[string]any{"hook_event_name": "PreToolUse", "tool_name": c.tool, "tool_input": c.input,
 			"permission_mode": c.mode, "tool_use_id": "toolu_1"})
-		if err := ClaudeHook(e.opts, strings.NewReader(ev), &out); err != nil {
+		if err := RunHook(e.opts, hosts.ClaudeHook{}, strings.NewReader(ev), &out); err != nil {
 			t.Errorf("%s %v: %v", c.tool, c.input, err)
 			continue
 		}
@@ -198,7 +200,7 @@ func TestClaudeHookBuiltinAllowClamped(t *testing.T) {
 	e := newHookEnv(t, `{"permission": {"bash": {"*": "allow"}, "bogus": }}`)
 	var out bytes.Buffer
 	ev := e.event(map[string]any{"hook_event_name": "PreToolUse", "tool_name": "TodoWrite", "tool_input": map[string]any{}})
-	if err := ClaudeHook(e.opts, strings.NewReader(ev), &out); err != nil {
+	if err := RunHook(e.opts, hosts.ClaudeHook{}, strings.NewReader(ev), &out); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(out.String(), `"permissionDecision":"ask"`) {
@@ -218,7 +220,7 @@ func TestClaudeHookProtectsItsSettings(t *testing.T) {
 	} {
 		var out bytes.Buffer
 		ev := e.event(map[string]any{"hook_event_name": "PreToolUse", "tool_name": c.tool, "tool_input": map[string]any{"file_path": c.path}})
-		if err := ClaudeHook(e.opts, strings.NewReader(ev), &out); err != nil {
+		if err := RunHook(e.opts, hosts.ClaudeHook{}, strings.NewReader(ev), &out); err != nil {
 			t.Fatal(err)
 		}
 		if !strings.Contains(out.String(), `"permissionDecision":"ask"`) {
@@ -227,7 +229,7 @@ func TestClaudeHookProtectsItsSettings(t *testing.T) {
 	}
 	var out bytes.Buffer
 	ev := e.event(map[string]any{"hook_event_name": "PreToolUse", "tool_name": "Write", "tool_input": map[string]any{"file_path": "notes.txt"}})
-	if err := ClaudeHook(e.opts, strings.NewReader(ev), &out); err != nil || !strings.Contains(out.String(), `"allow"`) {
+	if err := RunHook(e.opts, hosts.ClaudeHook{}, strings.NewReader(ev), &out); err != nil || !strings.Contains(out.String(), `"allow"`) {
 		t.Errorf("an ordinary write: %s %v", out.String(), err)
 	}
 }

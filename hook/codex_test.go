@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/toolgate/toolgate/hook/hosts"
 )
 
 // codexEventJSON is a Codex 0.169.0 hook event as recorded (codex exec,
@@ -69,7 +71,7 @@ func TestCodexHookDecisions(t *testing.T) {
 	}
 	for _, c := range cases {
 		var out bytes.Buffer
-		if err := CodexHook(e.opts, strings.NewReader(e.codexEventJSON(c.event, c.tool, c.input)), &out); err != nil {
+		if err := RunHook(e.opts, hosts.CodexHook{}, strings.NewReader(e.codexEventJSON(c.event, c.tool, c.input)), &out); err != nil {
 			t.Errorf("%s %s %v: %v", c.event, c.tool, c.input, err)
 			continue
 		}
@@ -134,13 +136,13 @@ func TestCodexHookDecisions(t *testing.T) {
 func TestCodexHookOtherEvents(t *testing.T) {
 	e := newHookEnv(t, `{"permission": {"*": "deny"}}`)
 	var out bytes.Buffer
-	if err := CodexHook(e.opts, strings.NewReader(`{"hook_event_name":"SessionStart","session_id":"s","cwd":"/p"}`), &out); err != nil || out.Len() != 0 {
+	if err := RunHook(e.opts, hosts.CodexHook{}, strings.NewReader(`{"hook_event_name":"SessionStart","session_id":"s","cwd":"/p"}`), &out); err != nil || out.Len() != 0 {
 		t.Errorf("SessionStart: %q %v", out.String(), err)
 	}
 	for _, bad := range []string{``, `{`, `{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":["ls"]}`,
 		`{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"},"cwd":"relative"}`} {
 		out.Reset()
-		if err := CodexHook(e.opts, strings.NewReader(bad), &out); err == nil || out.Len() != 0 {
+		if err := RunHook(e.opts, hosts.CodexHook{}, strings.NewReader(bad), &out); err == nil || out.Len() != 0 {
 			t.Errorf("%q: answered %q, err %v; want an error and no answer", bad, out.String(), err)
 		}
 	}
@@ -154,7 +156,7 @@ func TestCodexHookShellPatch(t *testing.T) {
 	for _, c := range []struct{ file, decision string }{{"*** Add File: notes.txt\n+hi", ""}, {"*** Delete File: vendor/lib.go", "deny"}} {
 		cmd := "apply_patch <<'EOF'\n*** Begin Patch\n" + c.file + "\n*** End Patch\nEOF"
 		var out bytes.Buffer
-		if err := CodexHook(e.opts, strings.NewReader(e.codexEventJSON("PreToolUse", "Bash", map[string]any{"command": cmd})), &out); err != nil {
+		if err := RunHook(e.opts, hosts.CodexHook{}, strings.NewReader(e.codexEventJSON("PreToolUse", "Bash", map[string]any{"command": cmd})), &out); err != nil {
 			t.Fatalf("%q: %v", cmd, err)
 		}
 		if c.decision == "" && out.Len() != 0 || c.decision != "" && !strings.Contains(out.String(), `"permissionDecision":"deny"`) {

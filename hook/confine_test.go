@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toolgate/toolgate/hook/hosts"
 	"github.com/toolgate/toolgate/sandbox"
 )
 
@@ -26,7 +27,7 @@ func TestHookRecordsUnconfined(t *testing.T) {
 		{"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_use_id": "b1", "tool_input": map[string]any{"command": "ls"}},
 	} {
 		var out bytes.Buffer
-		if err := ClaudeHook(e.opts, strings.NewReader(e.event(ev)), &out); err != nil {
+		if err := RunHook(e.opts, hosts.ClaudeHook{}, strings.NewReader(e.event(ev)), &out); err != nil {
 			t.Fatal(err)
 		}
 		var answer struct {
@@ -162,7 +163,7 @@ func TestSandboxFolderAsked(t *testing.T) {
 			"tool_input": map[string]any{"file_path": filepath.Join(e.proj, "ordinary.txt"), "content": "x"}},
 	} {
 		var out bytes.Buffer
-		if err := ClaudeHook(e.opts, strings.NewReader(e.event(ev)), &out); err != nil {
+		if err := RunHook(e.opts, hosts.ClaudeHook{}, strings.NewReader(e.event(ev)), &out); err != nil {
 			t.Fatal(err)
 		}
 		var answer struct {

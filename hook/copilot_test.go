@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/toolgate/toolgate/hook/hosts"
 )
 
 // copilotEventJSON is a Copilot CLI 1.0.102 preToolUse event as recorded,
@@ -47,7 +49,7 @@ func TestCopilotHookDecisions(t *testing.T) {
 	}
 	for _, c := range cases {
 		var out bytes.Buffer
-		err := CopilotHook(e.opts, CopilotOptions{Deadline: time.Minute}, strings.NewReader(e.copilotEventJSON(c.tool, c.args)), &out)
+		err := RunHook(e.opts, hosts.CopilotHook{Deadline: time.Minute}, strings.NewReader(e.copilotEventJSON(c.tool, c.args)), &out)
 		if err != nil {
 			t.Errorf("%s %v: %v", c.tool, c.args, err)
 			continue
@@ -98,7 +100,7 @@ func TestCopilotHookFailsClosed(t *testing.T) {
 	for _, bad := range []string{``, `{`, `{"toolName":"bash","toolArgs":["ls"],"cwd":"/p"}`, `{"toolName":"","cwd":"/p"}`,
 		`{"toolName":"bash","toolArgs":{"command":"ls"},"cwd":"relative"}`} {
 		var out bytes.Buffer
-		err := CopilotHook(e.opts, CopilotOptions{Deadline: time.Minute}, strings.NewReader(bad), &out)
+		err := RunHook(e.opts, hosts.CopilotHook{Deadline: time.Minute}, strings.NewReader(bad), &out)
 		if reply := copilotReply(t, out.Bytes()); err == nil || reply["permissionDecision"] != "deny" || !strings.Contains(reply["permissionDecisionReason"], "fail-closed") {
 			t.Errorf("%q: %v (err %v), want a deny", bad, reply, err)
 		}
@@ -106,7 +108,7 @@ func TestCopilotHookFailsClosed(t *testing.T) {
 	r, w := io.Pipe()
 	defer w.Close()
 	var out bytes.Buffer
-	err := CopilotHook(e.opts, CopilotOptions{Deadline: 20 * time.Millisecond}, r, &out)
+	err := RunHook(e.opts, hosts.CopilotHook{Deadline: 20 * time.Millisecond}, r, &out)
 	if reply := copilotReply(t, out.Bytes()); err == nil || reply["permissionDecision"] != "deny" || !strings.Contains(reply["permissionDecisionReason"], "no decision within") {
 		t.Errorf("a stream that never ends: %v (err %v), want a deny", reply, err)
 	}

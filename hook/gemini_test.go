@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/toolgate/toolgate/hook/hosts"
 )
 
 func TestGeminiHookDecisions(t *testing.T) {
@@ -49,7 +51,7 @@ func TestGeminiHookDecisions(t *testing.T) {
 	for _, c := range cases {
 		var out bytes.Buffer
 		ev := e.event(map[string]any{"hook_event_name": "BeforeTool", "tool_name": c.tool, "tool_input": c.input})
-		if err := GeminiHook(e.opts, GeminiOptions{Ask: c.ask}, strings.NewReader(ev), &out); err != nil {
+		if err := RunHook(e.opts, hosts.GeminiHook{Ask: c.ask}, strings.NewReader(ev), &out); err != nil {
 			t.Errorf("%s %v: %v", c.tool, c.input, err)
 			continue
 		}
@@ -72,12 +74,12 @@ func TestGeminiHookDecisions(t *testing.T) {
 	}
 	// Other events gate nothing; an unreadable one is an error (exit 2).
 	var out bytes.Buffer
-	if err := GeminiHook(e.opts, GeminiOptions{}, strings.NewReader(e.event(map[string]any{"hook_event_name": "AfterTool", "tool_name": "x"})), &out); err != nil || out.Len() != 0 {
+	if err := RunHook(e.opts, hosts.GeminiHook{}, strings.NewReader(e.event(map[string]any{"hook_event_name": "AfterTool", "tool_name": "x"})), &out); err != nil || out.Len() != 0 {
 		t.Errorf("AfterTool: %q %v", out.String(), err)
 	}
 	for _, bad := range []string{`not json`, `{"hook_event_name":"BeforeTool","tool_name":"read_file","tool_input":{"file_path":"a","File_path":"b"}}`,
 		`{"hook_event_name":"BeforeTool","cwd":"rel","tool_name":"read_file","tool_input":{}}`} {
-		if err := GeminiHook(e.opts, GeminiOptions{}, strings.NewReader(bad), &out); err == nil {
+		if err := RunHook(e.opts, hosts.GeminiHook{}, strings.NewReader(bad), &out); err == nil {
 			t.Errorf("%s: no error", bad)
 		}
 	}
@@ -96,7 +98,7 @@ func TestGeminiHookProtectsItsSettings(t *testing.T) {
 	} {
 		var out bytes.Buffer
 		ev := e.event(map[string]any{"hook_event_name": "BeforeTool", "tool_name": c.tool, "tool_input": map[string]any{"file_path": c.path, "content": "x"}})
-		if err := GeminiHook(e.opts, GeminiOptions{Ask: true}, strings.NewReader(ev), &out); err != nil {
+		if err := RunHook(e.opts, hosts.GeminiHook{Ask: true}, strings.NewReader(ev), &out); err != nil {
 			t.Fatal(err)
 		}
 		if !strings.Contains(out.String(), `"decision":"ask"`) {
@@ -105,7 +107,7 @@ func TestGeminiHookProtectsItsSettings(t *testing.T) {
 	}
 	var out bytes.Buffer
 	ev := e.event(map[string]any{"hook_event_name": "BeforeTool", "tool_name": "run_shell_command", "tool_input": map[string]any{"command": "echo x > .gemini/settings.json"}})
-	if err := GeminiHook(e.opts, GeminiOptions{}, strings.NewReader(ev), &out); err != nil || !strings.Contains(out.String(), `"decision":"deny"`) {
+	if err := RunHook(e.opts, hosts.GeminiHook{}, strings.NewReader(ev), &out); err != nil || !strings.Contains(out.String(), `"decision":"deny"`) {
 		t.Errorf("a shell write to the settings: %s %v", out.String(), err)
 	}
 }

@@ -187,28 +187,6 @@ func mostRestrictive(ds []hostDecision) hostDecision {
 	return best
 }
 
-// hookServer is a server for one hook event of host: the event's cwd and
-// session, the host named in every audit record.
-func hookServer(opts Options, host, cwd, sessionID string) (*Server, error) {
-	if cwd != "" {
-		if !filepath.IsAbs(cwd) {
-			return nil, fmt.Errorf("the hook event's cwd %q is not absolute", cwd)
-		}
-		opts.Cwd = filepath.Clean(cwd)
-	}
-	opts.Host = host
-	s := New(opts)
-	s.loader = policy.NewOneShotLoader() // one event per process: nothing to watch
-	s.dirs = newDirCache(s.loader)
-	s.st.sessionID = sessionID
-	s.openAudit(s.currentPolicy())
-	if err := s.auditErr(); err != nil {
-		s.closeAudit()
-		return nil, err
-	}
-	return s, nil
-}
-
 // hostProtected are the files beyond pi's that no call may change unasked:
 // toolgate's own policy files, and the settings where a hook host is told
 // to run toolgate (a call that could rewrite them could turn toolgate off).
@@ -235,18 +213,13 @@ func (s *Server) hostProtected(cwd string) []string {
 	return out
 }
 
-// decideAll decides every engine call of one host event and audits each
-// with the answer the host was given (answer maps toolgate's state and
-// reason to the host's); the most restrictive decision answers.
-func (s *Server) decideAll(prof hosts.Profile, id string, calls []hosts.Call, answer func(state, reason string) (string, string)) (hostDecision, error) {
-	d, _, err := s.decideAllWith(prof, id, calls, answer, nil)
-	return d, err
-}
-
-// decideAllWith is decideAll with adjust applied to each decision before
-// it is confined and recorded (Claude Code's sandboxAutoAllow); it also
-// returns every decision.
-func (s *Server) decideAllWith(prof hosts.Profile, id string, calls []hosts.Call, answer func(state, reason string) (string, string), adjust func(*hostDecision)) (hostDecision, []hostDecision, error) {
+// decideAll decides every engine call of one host event, with adjust
+// (when set) applied to each decision before it is confined and recorded
+// (Claude Code's sandbox autoAllow), and audits each with the answer the
+// host was given (answer maps toolgate's state and reason to the host's).
+// It returns the most restrictive decision, which answers, and every
+// decision.
+func (s *Server) decideAll(prof hosts.Profile, id string, calls []hosts.Call, answer func(state, reason string) (string, string), adjust func(*hostDecision)) (hostDecision, []hostDecision, error) {
 	var ds []hostDecision
 	for _, ec := range calls {
 		d, err := s.decideEngineCall(prof, id, ec)

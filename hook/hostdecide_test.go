@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/toolgate/toolgate/hook/hosts"
 )
 
 // While a policy file is broken, every host's answer to a call that is
@@ -21,21 +23,21 @@ func TestHostAnswersNameABrokenPolicyFile(t *testing.T) {
 		run  func(out *bytes.Buffer) error
 	}{
 		{HostClaudeCode, func(out *bytes.Buffer) error {
-			return ClaudeHook(e.opts, strings.NewReader(e.event(map[string]any{"hook_event_name": "PreToolUse", "tool_name": "Bash",
+			return RunHook(e.opts, hosts.ClaudeHook{}, strings.NewReader(e.event(map[string]any{"hook_event_name": "PreToolUse", "tool_name": "Bash",
 				"tool_input": cmd, "permission_mode": "default"})), out)
 		}},
 		{HostGeminiCLI, func(out *bytes.Buffer) error {
-			return GeminiHook(e.opts, GeminiOptions{}, strings.NewReader(e.event(map[string]any{"hook_event_name": "BeforeTool",
+			return RunHook(e.opts, hosts.GeminiHook{}, strings.NewReader(e.event(map[string]any{"hook_event_name": "BeforeTool",
 				"tool_name": "run_shell_command", "tool_input": cmd})), out)
 		}},
 		{HostCodex, func(out *bytes.Buffer) error {
-			return CodexHook(e.opts, strings.NewReader(e.codexEventJSON("PreToolUse", "Bash", cmd)), out)
+			return RunHook(e.opts, hosts.CodexHook{}, strings.NewReader(e.codexEventJSON("PreToolUse", "Bash", cmd)), out)
 		}},
 		{HostCopilotCLI, func(out *bytes.Buffer) error {
-			return CopilotHook(e.opts, CopilotOptions{Deadline: time.Minute}, strings.NewReader(e.copilotEventJSON("bash", cmd)), out)
+			return RunHook(e.opts, hosts.CopilotHook{Deadline: time.Minute}, strings.NewReader(e.copilotEventJSON("bash", cmd)), out)
 		}},
 		{HostQwenCode, func(out *bytes.Buffer) error {
-			return QwenHook(e.opts, QwenOptions{}, strings.NewReader(e.qwenEventJSON("run_shell_command", cmd, "yolo")), out)
+			return RunHook(e.opts, hosts.QwenHook{}, strings.NewReader(e.qwenEventJSON("run_shell_command", cmd, "yolo")), out)
 		}},
 	}
 	for _, h := range hosts {
@@ -140,7 +142,7 @@ func TestClaudeToolsOnWhatTheyTouch(t *testing.T) {
 			fields["cwd"] = c.cwd
 		}
 		var out bytes.Buffer
-		if err := ClaudeHook(e.opts, strings.NewReader(e.event(fields)), &out); err != nil {
+		if err := RunHook(e.opts, hosts.ClaudeHook{}, strings.NewReader(e.event(fields)), &out); err != nil {
 			t.Errorf("%s %v: %v", c.tool, c.input, err)
 			continue
 		}

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/toolgate/toolgate/hook/hosts"
 )
 
 // qwenEventJSON is a Qwen Code 0.24.4 PreToolUse event as recorded
@@ -47,7 +49,7 @@ func TestQwenHookDecisions(t *testing.T) {
 	}
 	for _, c := range cases {
 		var out bytes.Buffer
-		if err := QwenHook(e.opts, QwenOptions{}, strings.NewReader(e.qwenEventJSON(c.tool, c.input, c.mode)), &out); err != nil {
+		if err := RunHook(e.opts, hosts.QwenHook{}, strings.NewReader(e.qwenEventJSON(c.tool, c.input, c.mode)), &out); err != nil {
 			t.Errorf("%s %v: %v", c.tool, c.input, err)
 			continue
 		}
@@ -70,7 +72,7 @@ func TestQwenHookDecisions(t *testing.T) {
 		}
 	}
 	var out bytes.Buffer
-	if err := QwenHook(e.opts, QwenOptions{NoAsk: true}, strings.NewReader(e.qwenEventJSON("run_shell_command", map[string]any{"command": "make"}, "default")), &out); err != nil {
+	if err := RunHook(e.opts, hosts.QwenHook{NoAsk: true}, strings.NewReader(e.qwenEventJSON("run_shell_command", map[string]any{"command": "make"}, "default")), &out); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(out.String(), `"permissionDecision":"deny"`) || !strings.Contains(out.String(), "--no-ask") {

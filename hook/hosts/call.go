@@ -1,8 +1,9 @@
-// Package hosts holds the pure parts of the host adapters, a file per
-// host: what a host's tool call is in engine calls (its tool map and the
-// reading of its event), and what toolgate's decision is in the host's
-// answer. It knows no session: package hook reads the event, decides the
-// calls and writes the answer.
+// Package hosts holds the host adapters, a file per host: what a host's
+// tool call is in engine calls (its tool map), and for a hook host all
+// else that is its own (Hook): which of its events gate and how one is
+// read, its options, and what toolgate's decision is in its answer. It
+// knows no session: package hook's one driver reads the event, decides
+// the calls and writes the answer the adapter makes.
 package hosts
 
 import "encoding/json"

@@ -8,6 +8,10 @@ import (
 	"github.com/toolgate/toolgate/internal/jsonobj"
 )
 
+// The Claude Code adapter: a PreToolUse / UserPromptSubmit command hook,
+// one process per event. It turns the event into engine calls and the
+// engine's decision into Claude Code's hook answer.
+
 // claudePathTools maps Claude Code's file tools to toolgate's path tools,
 // with the input field that holds the path. Grep's glob and Glob's
 // pattern keep their names: they are grep's glob and find's pattern.
@@ -203,4 +207,58 @@ func ClaudeAnswer(decision, reason string, input map[string]any, cmd, written st
 	}
 	b, _ := json.Marshal(map[string]any{"hookSpecificOutput": answer})
 	return append(b, '\n')
+}
+
+// ClaudeHook is the Claude Code adapter (claude-hook). It gates
+// PreToolUse and UserPromptSubmit; any other event opens the audit log and
+// gets no answer.
+type ClaudeHook struct{ atOnce }
+
+func (ClaudeHook) Profile() Profile { return ClaudeProfile }
+
+func (ClaudeHook) Event(data []byte) (Event, error) {
+	var ev ClaudeEvent
+	if err := readEvent(data, &ev); err != nil {
+		return Event{}, err
+	}
+	e := Event{Cwd: ev.Cwd, SessionID: ev.SessionID, Drain: true}
+	switch ev.HookEventName {
+	case "PreToolUse":
+		e.ID, e.SandboxAutoAllow = ev.ToolUseID, ev.ToolName == "Bash"
+		e.Calls, e.Err = claudeHookCalls(ev.ToolName, ev.ToolInput)
+		e.Action = func(state, reason string) (string, string) {
+			return ClaudeDecision(state, reason, ev.PermissionMode)
+		}
+		e.Answer = func(d Decision) ([]byte, error) {
+			if d.Action == "defer" {
+				return nil, nil // no answer: Claude Code's own permission flow decides
+			}
+			return ClaudeAnswer(d.Action, d.Reason, d.Input, d.Confined, d.Written), nil
+		}
+	case "UserPromptSubmit":
+		e.Kind, e.Prompt = SkillPrompt, ev.Prompt
+		e.Answer = func(d Decision) ([]byte, error) {
+			// A prompt hook cannot ask: an ask blocks, like a host without a UI.
+			b, _ := json.Marshal(map[string]string{"decision": "block", "reason": d.Reason})
+			return append(b, '\n'), nil
+		}
+	default:
+		e.Kind = IgnoredOnceOpen // other events do not gate anything
+	}
+	return e, nil
+}
+
+// claudeHookCalls are ClaudeCalls with a URL decided as written and as
+// the fetcher normalizes it (HTTPS://EVIL.example is https://evil.example/):
+// the most restrictive decides.
+func claudeHookCalls(name string, rawInput json.RawMessage) ([]Call, error) {
+	calls, err := ClaudeCalls(name, rawInput)
+	if err != nil {
+		return nil, err
+	}
+	if ec := calls[0]; len(calls) == 1 && ec.Tool == "WebFetch" {
+		u, _ := ec.Input["url"].(string)
+		calls = urlForms(ec.Tool, ec.Input, u)
+	}
+	return calls, nil
 }

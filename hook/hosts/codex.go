@@ -11,6 +11,18 @@ import (
 	"github.com/toolgate/toolgate/internal/jsonobj"
 )
 
+// The Codex CLI adapter: a PreToolUse and PermissionRequest command hook,
+// one process per event (~/.codex/hooks.json). Codex's hook answers admit
+// no field beyond its schema (an answer it cannot read makes it run the
+// tool), a PreToolUse allow counts only with a rewritten input, and
+// PreToolUse cannot ask. So: - PreToolUse: toolgate's deny is a deny; its
+// allow is no answer (Codex's own sandbox and approval go on); its ask is
+// a deny whose reason says how to allow the call, since nothing tells the
+// hook that Codex will ask a person before it runs the tool. -
+// PermissionRequest (where Codex itself would ask a person): allow and
+// deny answer Codex's question; an ask is no answer, so the person is
+// asked.
+
 // CodexDecision is the answer toolgate gives Codex for its state: in
 // PreToolUse an ask is a deny (nothing there can ask a person); in
 // PermissionRequest an ask is left to the person Codex asks.
@@ -276,4 +288,30 @@ func CodexAnswer(ev CodexEvent, action, reason, confined string) ([]byte, error)
 	}
 	b, _ := json.Marshal(reply)
 	return append(b, '\n'), nil
+}
+
+// CodexHook is the Codex adapter (codex-hook), which gates PreToolUse and
+// PermissionRequest. A tool call it cannot map blocks before the audit
+// log is opened.
+type CodexHook struct{ atOnce }
+
+func (CodexHook) Profile() Profile { return CodexProfile }
+
+func (CodexHook) Event(data []byte) (Event, error) {
+	var ev CodexEvent
+	if err := readEvent(data, &ev); err != nil {
+		return Event{}, err
+	}
+	if ev.HookEventName != "PreToolUse" && ev.HookEventName != "PermissionRequest" {
+		return Event{Kind: Ignored}, nil // other events do not gate anything
+	}
+	calls, err := CodexCalls(ev.ToolName, ev.ToolInput)
+	if err != nil {
+		return Event{}, err
+	}
+	pre := ev.HookEventName == "PreToolUse"
+	return Event{Cwd: ev.Cwd, SessionID: ev.SessionID, ID: ev.ToolUseID, Calls: calls,
+		Action: func(state, reason string) (string, string) { return CodexDecision(state, reason, pre) },
+		Answer: func(d Decision) ([]byte, error) { return CodexAnswer(ev, d.Action, d.Reason, d.Confined) },
+	}, nil
 }

@@ -4,11 +4,19 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"maps"
 	"strings"
+	"time"
 
 	"github.com/toolgate/toolgate/internal/jsonobj"
 )
+
+// The GitHub Copilot CLI adapter: a preToolUse command hook, one process
+// per event (~/.copilot/hooks/*.json). Copilot runs the tool when a hook
+// times out or prints what it cannot parse, so the hook answers within
+// its own deadline, prints one answer and nothing else, and a failure is
+// a printed deny.
 
 // copilotPathTools maps Copilot's file tools to toolgate's path tools.
 var copilotPathTools = map[string]string{"view": "read", "create": "write", "edit": "edit"}
@@ -184,4 +192,74 @@ func CopilotConfinedAnswer(action, reason string, input map[string]any, cmd, wri
 	}
 	b, _ := json.Marshal(reply)
 	return append(b, '\n')
+}
+
+// CopilotHook is the Copilot CLI adapter (copilot-hook), which gates
+// every event it is given (preToolUse). A tool call it cannot map blocks
+// before the audit log is opened.
+type CopilotHook struct {
+	// Deadline bounds the whole answer: past it the call is denied
+	// (Copilot would run the tool once its own timeoutSec passed).
+	Deadline time.Duration
+}
+
+func (CopilotHook) Profile() Profile { return CopilotProfile }
+
+// Run prints one JSON answer on out, within h.Deadline. It never fails:
+// any error is answered as a deny (fail-closed), and returned too, for
+// stderr and the exit status.
+func (h CopilotHook) Run(answer func(io.Writer) error, out io.Writer) error {
+	type result struct {
+		answer []byte
+		err    error
+	}
+	done := make(chan result, 1)
+	go func() {
+		defer func() {
+			if p := recover(); p != nil {
+				done <- result{err: fmt.Errorf("internal error: %v", p)}
+			}
+		}()
+		var buf bytes.Buffer
+		err := answer(&buf)
+		done <- result{answer: buf.Bytes(), err: err}
+	}()
+	var timer <-chan time.Time
+	if h.Deadline > 0 {
+		t := time.NewTimer(h.Deadline)
+		defer t.Stop()
+		timer = t.C
+	}
+	var r result
+	select {
+	case r = <-done:
+	case <-timer:
+		r.err = fmt.Errorf("no decision within %s", h.Deadline)
+	}
+	if r.err != nil {
+		r.answer = CopilotAnswer("deny", "toolgate: blocked (fail-closed): "+r.err.Error())
+	}
+	// One write of the whole answer: the decision is made into a buffer,
+	// so a late one is never printed after the deadline's deny.
+	_, _ = out.Write(r.answer)
+	return r.err
+}
+
+func (CopilotHook) Event(data []byte) (Event, error) {
+	var ev CopilotEvent
+	if err := readEvent(data, &ev); err != nil {
+		return Event{}, err
+	}
+	calls, err := CopilotCalls(ev.ToolName, ev.ToolArgs)
+	if err != nil {
+		return Event{}, err
+	}
+	return Event{Cwd: ev.Cwd, SessionID: ev.SessionID, Calls: calls, Action: CopilotDecision,
+		Answer: func(d Decision) ([]byte, error) {
+			if d.Action == "allow" {
+				d.Reason = ""
+			}
+			return CopilotConfinedAnswer(d.Action, d.Reason, d.Input, d.Confined, d.Written), nil
+		},
+	}, nil
 }

@@ -8,6 +8,10 @@ import (
 	"github.com/toolgate/toolgate/internal/jsonobj"
 )
 
+// The Gemini CLI adapter: a BeforeTool command hook, one process per
+// event. It turns the event into engine calls and the engine's decision
+// into Gemini CLI's hook answer.
+
 // geminiPathTools maps Gemini CLI's file tools to toolgate's path tools:
 // the input field that holds the path, and the one that holds a glob
 // (grep's glob, find's pattern).
@@ -192,4 +196,34 @@ func GeminiAnswer(action, reason, cmd, written string) []byte {
 	}
 	b, _ := json.Marshal(reply)
 	return append(b, '\n')
+}
+
+// GeminiHook is the Gemini CLI adapter (gemini-hook), which gates
+// BeforeTool.
+type GeminiHook struct {
+	atOnce
+
+	// Ask answers toolgate's ask with Gemini's own ask. Only for an
+	// interactive session: a headless run never answers it and hangs, so
+	// without Ask an ask blocks.
+	Ask bool
+}
+
+func (GeminiHook) Profile() Profile { return GeminiProfile }
+
+func (h GeminiHook) Event(data []byte) (Event, error) {
+	var ev GeminiEvent
+	if err := json.Unmarshal(data, &ev); err != nil {
+		return Event{}, fmt.Errorf("the hook event is not valid JSON: %w", err)
+	}
+	if ev.HookEventName != "BeforeTool" {
+		return Event{Kind: Ignored}, nil // other events do not gate anything
+	}
+	e := Event{Cwd: ev.Cwd, SessionID: ev.SessionID, Drain: true}
+	e.Calls, e.Err = GeminiCalls(ev)
+	e.Action = func(state, reason string) (string, string) { return GeminiDecision(state, reason, h.Ask) }
+	e.Answer = func(d Decision) ([]byte, error) {
+		return GeminiAnswer(d.Action, d.Reason, d.Confined, d.Written), nil
+	}
+	return e, nil
 }

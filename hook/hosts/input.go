@@ -70,13 +70,19 @@ func urlFormCalls(tool string, input map[string]any, where string) ([]Call, erro
 	if err != nil {
 		return nil, err
 	}
+	return urlForms(tool, input, u), nil
+}
+
+// urlForms are the engine calls of tool with input's url as each form of
+// u (URLForms).
+func urlForms(tool string, input map[string]any, u string) []Call {
 	var calls []Call
 	for _, form := range URLForms(strings.TrimSpace(u)) {
 		in := maps.Clone(input)
 		in["url"] = form
 		calls = append(calls, Call{Tool: tool, Input: in})
 	}
-	return calls, nil
+	return calls
 }
 
 // URLForms are a URL as written and, when it differs, as a fetcher

@@ -8,6 +8,14 @@ import (
 	"github.com/toolgate/toolgate/internal/jsonobj"
 )
 
+// The Qwen Code adapter: a PreToolUse command hook in Claude Code's
+// format (~/.qwen/settings.json), one process per event, with Qwen's own
+// tool names (Gemini-style). Qwen fires the hook when it is about to run
+// the tool (after its own approval): an allow lets it run, a deny blocks
+// it with toolgate's reason, and an ask goes back to Qwen's own
+// confirmation where a person can answer, and is a deny (with the reason)
+// where nobody can.
+
 // qwenPathTools maps Qwen's file tools to toolgate's path tools, with the
 // input field that holds the path.
 var qwenPathTools = map[string]struct{ tool, pathField string }{
@@ -166,4 +174,39 @@ var QwenProfile = Profile{
 	ProjectSettings: []string{".qwen"},
 	Confines:        true,
 	UserSettings:    []string{".qwen/settings.json"},
+}
+
+// QwenHook is the Qwen Code adapter (qwen-hook), which gates PreToolUse.
+// A tool call it cannot map blocks before the audit log is opened.
+type QwenHook struct {
+	atOnce
+
+	// NoAsk answers toolgate's ask with a deny that says how to allow the
+	// call. For sessions driven over stream-json (the SDK): Qwen Code
+	// 0.24.4 never hands a hook's ask to the driver there, and the session
+	// hangs.
+	NoAsk bool
+}
+
+func (QwenHook) Profile() Profile { return QwenProfile }
+
+func (h QwenHook) Event(data []byte) (Event, error) {
+	var ev ClaudeEvent
+	if err := readEvent(data, &ev); err != nil {
+		return Event{}, err
+	}
+	if ev.HookEventName != "PreToolUse" {
+		return Event{Kind: Ignored}, nil // other events do not gate anything
+	}
+	calls, err := QwenCalls(ev.ToolName, ev.ToolInput)
+	if err != nil {
+		return Event{}, err
+	}
+	return Event{Cwd: ev.Cwd, SessionID: ev.SessionID, ID: ev.ToolUseID, Calls: calls,
+		Action: func(state, reason string) (string, string) { return QwenDecision(state, reason, h.NoAsk) },
+		Answer: func(d Decision) ([]byte, error) {
+			// Claude Code's format: updatedInput replaces the tool's input.
+			return ClaudeAnswer(d.Action, d.Reason, d.Input, d.Confined, d.Written), nil
+		},
+	}, nil
 }
