@@ -30,10 +30,11 @@ func exportEnv(t *testing.T, endpoint string) (home, agentDir string) {
 	return home, agentDir
 }
 
-// TestHookProcessesStartDrains: the real binary as Claude Code and Gemini
-// CLI run it, one process per call, a few times in a row against a
-// listening receiver: every answer is given, and once the detached drains
-// are done every record has arrived once, in order.
+// TestHookProcessesStartDrains: the real binary as each hook host runs
+// it (Claude Code, Gemini CLI, Codex, Copilot CLI, Qwen Code), one
+// process per call, a few times in a row against a listening receiver:
+// every answer is given, each process's detached drain sends its record
+// before the next call is made, and every record arrives once, in order.
 func TestHookProcessesStartDrains(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
@@ -45,19 +46,33 @@ func TestHookProcessesStartDrains(t *testing.T) {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	log := filepath.Join(home, "audit.jsonl")
-	const calls = 8
+	// Each host's event of an allowed `git status` and what its allow
+	// looks like (Codex's PreToolUse allow is no answer at all).
+	hostEvents := []struct{ cmd, name, event, allow string }{
+		{"claude-hook", "claude-code", `{"hook_event_name":"PreToolUse","session_id":"s1","cwd":%q,"tool_name":"Bash","tool_use_id":"t%d","tool_input":{"command":"git status"}}`, `"permissionDecision":"allow"`},
+		{"gemini-hook", "gemini-cli", `{"hook_event_name":"BeforeTool","session_id":"s1","cwd":%q,"tool_name":"run_shell_command","tool_input":{"command":"git status","description":"t%d"}}`, `"decision":"allow"`},
+		{"codex-hook", "codex", `{"hook_event_name":"PreToolUse","session_id":"s1","cwd":%q,"tool_name":"Bash","tool_use_id":"t%d","tool_input":{"command":"git status"}}`, ""},
+		{"copilot-hook", "copilot-cli", `{"sessionId":"s1","timestamp":1,"cwd":%q,"toolName":"bash","toolArgs":{"command":"git status","description":"t%d"}}`, `"permissionDecision":"allow"`},
+		{"qwen-hook", "qwen-code", `{"hook_event_name":"PreToolUse","session_id":"s1","cwd":%q,"permission_mode":"default","tool_name":"run_shell_command","tool_use_id":"t%d","tool_input":{"command":"git status"}}`, `"permissionDecision":"allow"`},
+	}
+	const calls = 10
 	for i := 0; i < calls; i++ {
-		host, event, allow := "claude-hook", `{"hook_event_name":"PreToolUse","session_id":"s1","cwd":%q,"tool_name":"Bash","tool_use_id":"t%d","tool_input":{"command":"git status"}}`, `"permissionDecision":"allow"`
-		if i%4 == 3 {
-			host, event, allow = "gemini-hook", `{"hook_event_name":"BeforeTool","session_id":"s1","cwd":%q,"tool_name":"run_shell_command","tool_input":{"command":"git status","description":"t%d"}}`, `"decision":"allow"`
-		}
-		cmd := exec.Command(bin, host, "--audit-log", log)
+		h := hostEvents[i%len(hostEvents)]
+		cmd := exec.Command(bin, h.cmd, "--audit-log", log)
 		cmd.Env = append(os.Environ(), "HOME="+home, "PI_CODING_AGENT_DIR="+agentDir, "XDG_CONFIG_HOME="+filepath.Join(home, "config"))
-		cmd.Stdin = strings.NewReader(fmt.Sprintf(event, home, i))
+		cmd.Stdin = strings.NewReader(fmt.Sprintf(h.event, home, i))
 		var out bytes.Buffer
 		cmd.Stdout = &out
-		if err := cmd.Run(); err != nil || !strings.Contains(out.String(), allow) {
-			t.Fatalf("%s %d: %v: %s", host, i, err, out.String())
+		if err := cmd.Run(); err != nil || !strings.Contains(out.String(), h.allow) || h.allow == "" && out.Len() != 0 {
+			t.Fatalf("%s %d: %v: %s", h.cmd, i, err, out.String())
+		}
+		// This call's own drain sends its record: nobody else would.
+		deadline := time.Now().Add(30 * time.Second)
+		for len(col.Received()) < i+1 {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s %d: its record was not sent within 30 s (%d received)", h.cmd, i, len(col.Received()))
+			}
+			time.Sleep(10 * time.Millisecond)
 		}
 	}
 	deadline := time.Now().Add(60 * time.Second)
@@ -85,10 +100,7 @@ func TestHookProcessesStartDrains(t *testing.T) {
 		t.Fatalf("%d records received, want %d", len(recs), calls)
 	}
 	for i, r := range recs {
-		host := "claude-code"
-		if i%4 == 3 {
-			host = "gemini-cli"
-		}
+		host := hostEvents[i%len(hostEvents)].name
 		if r.Seq != int64(i+1) || r.Event != "decision" || r.Attrs["toolgate.agent_host"] != host || r.Attrs["session.id"] != "s1" {
 			t.Errorf("record %d: seq %d, %v", i, r.Seq, r.Attrs)
 		}

@@ -310,7 +310,7 @@ func (CodexHook) Event(data []byte) (Event, error) {
 		return Event{}, err
 	}
 	pre := ev.HookEventName == "PreToolUse"
-	return Event{Cwd: ev.Cwd, SessionID: ev.SessionID, ID: ev.ToolUseID, Calls: calls,
+	return Event{Cwd: ev.Cwd, SessionID: ev.SessionID, ID: ev.ToolUseID, Calls: calls, Drain: true,
 		Action: func(state, reason string) (string, string) { return CodexDecision(state, reason, pre) },
 		Answer: func(d Decision) ([]byte, error) { return CodexAnswer(ev, d.Action, d.Reason, d.Confined) },
 	}, nil

@@ -254,7 +254,7 @@ func (CopilotHook) Event(data []byte) (Event, error) {
 	if err != nil {
 		return Event{}, err
 	}
-	return Event{Cwd: ev.Cwd, SessionID: ev.SessionID, Calls: calls, Action: CopilotDecision,
+	return Event{Cwd: ev.Cwd, SessionID: ev.SessionID, Calls: calls, Drain: true, Action: CopilotDecision,
 		Answer: func(d Decision) ([]byte, error) {
 			if d.Action == "allow" {
 				d.Reason = ""

@@ -202,7 +202,7 @@ func (h QwenHook) Event(data []byte) (Event, error) {
 	if err != nil {
 		return Event{}, err
 	}
-	return Event{Cwd: ev.Cwd, SessionID: ev.SessionID, ID: ev.ToolUseID, Calls: calls,
+	return Event{Cwd: ev.Cwd, SessionID: ev.SessionID, ID: ev.ToolUseID, Calls: calls, Drain: true,
 		Action: func(state, reason string) (string, string) { return QwenDecision(state, reason, h.NoAsk) },
 		Answer: func(d Decision) ([]byte, error) {
 			// Claude Code's format: updatedInput replaces the tool's input.
