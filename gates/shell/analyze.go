@@ -53,7 +53,10 @@ func analyzeWith(command string, opt Options, reads *[]fsRead, peek func(string)
 	a := newAnalyzer(opt)
 	a.fs.reads = reads
 	a.fs.peek = peek
-	defer parsers.Put(a.parser)
+	defer func() {
+		a.parser.keepFields(a.fieldStack)
+		parsers.Put(a.parser)
+	}()
 	out := a.analyze(command)
 	if a.cr {
 		restoreCR(&out)
@@ -68,8 +71,8 @@ func (a *analyzer) analyze(command string) Analysis {
 	}
 	sc := a.topScope(command, f)
 	// Wrapped commands and inline scripts add units of their own.
-	a.units = make([]Unit, 0, sc.facts.commands+sc.facts.commands/4+4)
-	a.fieldStack = make([]field, 0, 8) // most commands have fewer words
+	a.units = make([]Unit, 0, sc.facts.commands+sc.facts.commands/4+1)
+	a.fieldStack = a.parser.fields[:0] // scratch: kept with the pooled parser
 	a.stmts(f.Stmts, CtxTop, sc)
 	if a.tooDeep {
 		return Analysis{Unparseable: true, Error: fmt.Sprintf(
@@ -141,7 +144,9 @@ func commentParser() *syntax.Parser {
 // parsers keeps bash parsers between analyses: a new one costs about as
 // much as parsing a short command. A parser is reusable once Parse has
 // returned, and the trees it made stay valid.
-var parsers = sync.Pool{New: func() any { return &pooledParser{Parser: syntax.NewParser(syntax.Variant(syntax.LangBash))} }}
+var parsers = sync.Pool{New: func() any {
+	return &pooledParser{Parser: syntax.NewParser(syntax.Variant(syntax.LangBash)), fields: make([]field, 0, 8)}
+}}
 
 // analyzer holds the results and budgets of one Analyze call.
 type analyzer struct {
@@ -207,6 +212,19 @@ func (a *analyzer) reader(src string) *strings.Reader {
 type pooledParser struct {
 	*syntax.Parser
 	rd strings.Reader
+	// fields is the analysis's stack of words (analyzer.fieldStack),
+	// kept between analyses without what it held.
+	fields []field
+}
+
+// keepFields keeps stack, the analysis's word stack, for the parser's
+// next analysis, emptied so that it holds on to no text.
+func (p *pooledParser) keepFields(stack []field) {
+	if cap(stack) > 1024 {
+		stack = nil // a huge command's: not kept
+	}
+	clear(stack[:cap(stack)])
+	p.fields = stack[:0]
 }
 
 func newAnalyzer(opt Options) *analyzer {
