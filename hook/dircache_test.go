@@ -348,3 +348,64 @@ func TestDirCacheVouchedSeesChanges(t *testing.T) {
 		l.Policy(loc)
 	}
 }
+
+// TestDirCacheGivesUpABusyVouchedFolder: a folder the cache had vouched
+// for that changes call after call (an export cursor renamed into the
+// audit log's folder after every batch) starts a new generation a few
+// times, then is given up: the generation holds again, and what the cache
+// says of it is still right.
+func TestDirCacheGivesUpABusyVouchedFolder(t *testing.T) {
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	agentDir := filepath.Join(root, "agent")
+	logs := filepath.Join(root, "var", "logs")
+	for _, d := range []string{filepath.Join(agentDir, "extensions", "pi-permission-system"), logs} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(agentDir, "extensions", "pi-permission-system", "config.json"), []byte(`{"permission": {"*": "allow"}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	l := policy.NewLoader()
+	loc := policy.Locations{AgentDir: agentDir, Home: filepath.Join(root, "home"), Cwd: filepath.Join(root, "work")}
+	l.Policy(loc)
+	l.Policy(loc)
+	d := newDirCache(l)
+	audit := filepath.Join(logs, "audit.jsonl")
+	cursor := audit + ".export.cursor"
+	const calls = 200
+	early, bumps := 0, 0
+	last := d.Generation()
+	for i := range calls {
+		l.Policy(loc) // a call reads the watch
+		if g := d.Generation(); g != last {
+			if i >= calls/2 {
+				bumps++
+			} else {
+				early++
+			}
+			last = g
+		}
+		if real, ok, hit := d.Canonical(audit); hit && (!ok || real != audit) {
+			t.Fatalf("call %d: the cache says %q (%v) for %s", i, real, ok, audit)
+		}
+		// The sender's cursor, written as it writes it: a new file
+		// renamed over the old one.
+		tmp := cursor + ".tmp"
+		if err := os.WriteFile(tmp, []byte(`{"v":1}`), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(tmp, cursor); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if early == 0 {
+		t.Fatal("the cursor's renames never started a generation: the folder was not vouched for, so this test shows nothing")
+	}
+	if bumps > 0 {
+		t.Fatalf("the generation still changed %d times in the last %d calls (%d in the first): the busy folder was not given up", bumps, calls/2, early)
+	}
+}
