@@ -13,10 +13,7 @@ import (
 // exactly one branch applies (tool, connect, describe, search,
 // server, nothing), candidates are de-duplicated, and "mcp" comes last.
 func MCPTargets(input map[string]any, servers []string) []string {
-	field := func(k string) string {
-		s, _ := input[k].(string)
-		return strings.TrimSpace(s)
-	}
+	field := func(k string) string { return mcpField(input, k) }
 	tool, server, connect, describe, search := field("tool"), field("server"), field("connect"), field("describe"), field("search")
 	var out []string
 	switch {
@@ -238,4 +235,20 @@ func elideArg(s string) string {
 		tail++
 	}
 	return fmt.Sprintf("%s… %d bytes …%s", s[:head], tail-head, s[tail:])
+}
+
+// mcpField is the mcp call's input field k as a trimmed string: "" when it
+// is missing or not a string.
+func mcpField(input map[string]any, k string) string {
+	s, _ := input[k].(string)
+	return strings.TrimSpace(s)
+}
+
+// mcpToolRef is the tool an mcp call names: its tool field, else the one
+// it describes ("" for neither).
+func mcpToolRef(input map[string]any) string {
+	if ref := mcpField(input, "tool"); ref != "" {
+		return ref
+	}
+	return mcpField(input, "describe")
 }

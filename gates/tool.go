@@ -366,10 +366,7 @@ func withPathRule(c *Call, r Resolver, o Outcome, p paths.Path) Outcome {
 // cover them also covers calls the prompt did not name. A name holding a
 // wildcard character is recorded exactly.
 func mcpSessionPatterns(input map[string]any, servers []string) []verdict.SessionPattern {
-	field := func(k string) string {
-		s, _ := input[k].(string)
-		return strings.TrimSpace(s)
-	}
+	field := func(k string) string { return mcpField(input, k) }
 	exact := func(p string) []verdict.SessionPattern {
 		return []verdict.SessionPattern{{Surface: "mcp", Pattern: p, Exact: true}}
 	}
@@ -399,14 +396,8 @@ func mcpSessionPatterns(input map[string]any, servers []string) []verdict.Sessio
 // github:delete_repo and github_delete_repo ... as adapters expose tools
 // under prefixed names.
 func mcpPrefixedForms(input map[string]any, servers []string) []string {
-	field := func(k string) string {
-		s, _ := input[k].(string)
-		return strings.TrimSpace(s)
-	}
-	ref := field("tool")
-	if ref == "" {
-		ref = field("describe")
-	}
+	field := func(k string) string { return mcpField(input, k) }
+	ref := mcpToolRef(input)
 	if ref == "" {
 		return nil
 	}
@@ -437,14 +428,8 @@ func mcpPrefixedForms(input map[string]any, servers []string) []string {
 // {tool: "github:x", server: "gitlab"}, which runs gitlab's tool; nil (every
 // form) otherwise.
 func mcpSessionValues(input map[string]any, servers []string) []string {
-	field := func(k string) string {
-		s, _ := input[k].(string)
-		return strings.TrimSpace(s)
-	}
-	ref := field("tool")
-	if ref == "" {
-		ref = field("describe")
-	}
+	field := func(k string) string { return mcpField(input, k) }
+	ref := mcpToolRef(input)
 	if ref == "" {
 		return nil
 	}
