@@ -282,24 +282,9 @@ func TestDirCacheKept(t *testing.T) {
 // own) is kept once the watch vouched for its parent, and a change to it
 // or above it is still seen by the next call.
 func TestDirCacheVouchedSeesChanges(t *testing.T) {
-	root, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	agentDir := filepath.Join(root, "agent")
+	root, l, loc := armedPolicyWatch(t)
 	logs, elsewhere := filepath.Join(root, "var", "logs"), filepath.Join(root, "elsewhere")
-	for _, d := range []string{filepath.Join(agentDir, "extensions", "pi-permission-system"), logs, elsewhere} {
-		if err := os.MkdirAll(d, 0o700); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := os.WriteFile(filepath.Join(agentDir, "extensions", "pi-permission-system", "config.json"), []byte(`{"permission": {"*": "allow"}}`), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	l := policy.NewLoader()
-	loc := policy.Locations{AgentDir: agentDir, Home: filepath.Join(root, "home"), Cwd: filepath.Join(root, "work")}
-	l.Policy(loc)
-	l.Policy(loc)
+	mkdirs(t, logs, elsewhere)
 	d := newDirCache(l)
 	for _, change := range []struct {
 		what string
@@ -355,24 +340,9 @@ func TestDirCacheVouchedSeesChanges(t *testing.T) {
 // it stops starting generations, while a quiet folder is still vouched
 // for; what the cache says of the log is right throughout.
 func TestDirCacheGivesUpABusyVouchedFolder(t *testing.T) {
-	root, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	agentDir := filepath.Join(root, "agent")
+	root, l, loc := armedPolicyWatch(t)
 	logs, quiet := filepath.Join(root, "var", "logs"), filepath.Join(root, "var", "quiet")
-	for _, d := range []string{filepath.Join(agentDir, "extensions", "pi-permission-system"), logs, quiet} {
-		if err := os.MkdirAll(d, 0o700); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := os.WriteFile(filepath.Join(agentDir, "extensions", "pi-permission-system", "config.json"), []byte(`{"permission": {"*": "allow"}}`), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	l := policy.NewLoader()
-	loc := policy.Locations{AgentDir: agentDir, Home: filepath.Join(root, "home"), Cwd: filepath.Join(root, "work")}
-	l.Policy(loc)
-	l.Policy(loc)
+	mkdirs(t, logs, quiet)
 	d := newDirCache(l)
 	audit := filepath.Join(logs, "audit.jsonl")
 	cursor := audit + ".export.cursor"
@@ -410,5 +380,36 @@ func TestDirCacheGivesUpABusyVouchedFolder(t *testing.T) {
 	}
 	if vouched(logs) {
 		t.Fatal("the log's folder changed on every call and the watch still vouches for it: every call starts a new generation")
+	}
+}
+
+// armedPolicyWatch is a policy file in an agent directory below a fresh
+// folder root, read twice by a loader, so that its watch is armed: the
+// folder, the loader and the locations it read.
+func armedPolicyWatch(t *testing.T) (string, *policy.Loader, policy.Locations) {
+	t.Helper()
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	agentDir := filepath.Join(root, "agent")
+	mkdirs(t, filepath.Join(agentDir, "extensions", "pi-permission-system"))
+	if err := os.WriteFile(filepath.Join(agentDir, "extensions", "pi-permission-system", "config.json"), []byte(`{"permission": {"*": "allow"}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	l := policy.NewLoader()
+	loc := policy.Locations{AgentDir: agentDir, Home: filepath.Join(root, "home"), Cwd: filepath.Join(root, "work")}
+	l.Policy(loc)
+	l.Policy(loc)
+	return root, l, loc
+}
+
+// mkdirs makes each of dirs with the folders above it.
+func mkdirs(t *testing.T, dirs ...string) {
+	t.Helper()
+	for _, d := range dirs {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
