@@ -26,19 +26,10 @@ func TestHookRecordsUnconfined(t *testing.T) {
 		{"hook_event_name": "PreToolUse", "tool_name": "Monitor", "tool_use_id": "m1", "tool_input": map[string]any{"command": "tail -f log"}},
 		{"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_use_id": "b1", "tool_input": map[string]any{"command": "ls"}},
 	} {
-		var out bytes.Buffer
-		if err := RunHook(e.opts, hosts.ClaudeHook{}, strings.NewReader(e.event(ev)), &out); err != nil {
-			t.Fatal(err)
-		}
-		var answer struct {
-			Out map[string]any `json:"hookSpecificOutput"`
-		}
-		if err := json.Unmarshal(out.Bytes(), &answer); err != nil {
-			t.Fatalf("%v: %s", err, out.Bytes())
-		}
+		answer := e.claudeAnswer(ev)
 		_, rewritten := answer.Out["updatedInput"]
 		if want := ev["tool_name"] == "Bash" && enforced; rewritten != want {
-			t.Errorf("%s: rewritten %v, want %v: %s", ev["tool_name"], rewritten, want, out.Bytes())
+			t.Errorf("%s: rewritten %v, want %v: %v", ev["tool_name"], rewritten, want, answer.Out)
 		}
 	}
 	marks := map[string]any{}
@@ -162,22 +153,28 @@ func TestSandboxFolderAsked(t *testing.T) {
 		{"hook_event_name": "PreToolUse", "tool_name": "Write", "tool_use_id": "w2",
 			"tool_input": map[string]any{"file_path": filepath.Join(e.proj, "ordinary.txt"), "content": "x"}},
 	} {
-		var out bytes.Buffer
-		if err := RunHook(e.opts, hosts.ClaudeHook{}, strings.NewReader(e.event(ev)), &out); err != nil {
-			t.Fatal(err)
-		}
-		var answer struct {
-			Out map[string]any `json:"hookSpecificOutput"`
-		}
-		if err := json.Unmarshal(out.Bytes(), &answer); err != nil {
-			t.Fatalf("%v: %s", err, out.Bytes())
-		}
+		answer := e.claudeAnswer(ev)
 		want := "allow"
 		if ev["tool_use_id"] == "w1" {
 			want = "ask"
 		}
 		if got := answer.Out["permissionDecision"]; got != want {
-			t.Errorf("%s: %v, want %s: %s", ev["tool_use_id"], got, want, out.Bytes())
+			t.Errorf("%s: %v, want %s: %v", ev["tool_use_id"], got, want, answer.Out)
 		}
 	}
+}
+
+// claudeAnswer runs one Claude Code hook event and reads its answer.
+func (e *hookEnv) claudeAnswer(ev map[string]any) (answer struct {
+	Out map[string]any `json:"hookSpecificOutput"`
+}) {
+	e.t.Helper()
+	var out bytes.Buffer
+	if err := RunHook(e.opts, hosts.ClaudeHook{}, strings.NewReader(e.event(ev)), &out); err != nil {
+		e.t.Fatal(err)
+	}
+	if err := json.Unmarshal(out.Bytes(), &answer); err != nil {
+		e.t.Fatalf("%v: %s", err, out.Bytes())
+	}
+	return answer
 }
