@@ -2,7 +2,6 @@ package gates
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/toolgate/toolgate/gates/paths"
@@ -104,15 +103,16 @@ func BashExternalDirectory(c *Call, r Resolver) Outcome {
 		return o
 	}
 	var shown []string
-	var patterns []verdict.SessionPattern
+	var patterns distinct[verdict.SessionPattern]
+	approvable := true
 	for _, bp := range uncovered {
 		shown = append(shown, bp.shown())
 		if ps := pathSessionPatterns("external_directory", bp.path, c.Home); bp.known && len(ps) > 0 {
 			for _, p := range ps {
-				patterns = appendPattern(patterns, p)
+				patterns.add(p)
 			}
 		} else {
-			patterns = nil // a path of unknown location cannot be approved by directory
+			approvable = false // a path of unknown location cannot be approved by directory
 			break
 		}
 	}
@@ -121,7 +121,10 @@ func BashExternalDirectory(c *Call, r Resolver) Outcome {
 		value = uncovered[0].word.Raw
 	}
 	o := checked(verdict.GateBashExternalDirectory, "external_directory", value, deciding)
-	o.D.Command, o.D.Forms, o.D.SessionPatterns = c.Shell.Command, forms, patterns
+	o.D.Command, o.D.Forms, o.D.SessionPatterns = c.Shell.Command, forms, patterns.list
+	if !approvable {
+		o.D.SessionPatterns = nil
+	}
 	what := fmt.Sprintf("bash command %s, which touches paths outside the working directory %s: %s",
 		shownCommand(c.Memo, c.Shell.Command, &c.Shell.Analysis), quote(c.Cwd), strings.Join(shown, ", "))
 	fillTexts(&o.D, c.AgentName, what, "", "Allow this access outside the project?")
@@ -144,15 +147,6 @@ func unknownOutside(r Resolver, bp bashPath) policy.Result {
 	}
 	res.Action = policy.Ask
 	return res
-}
-
-func appendPattern(ps []verdict.SessionPattern, p verdict.SessionPattern) []verdict.SessionPattern {
-	for _, q := range ps {
-		if q == p {
-			return ps
-		}
-	}
-	return append(ps, p)
 }
 
 // BashPath checks every path word of a shell command on the path surface
@@ -211,27 +205,25 @@ func BashPath(c *Call, r Resolver) Outcome {
 	if o.D.State == policy.Ask {
 		// Every path that asks is named, and "allow for this session"
 		// records a pattern for each (or none, if one cannot have one).
-		var lines []string
-		var patterns []verdict.SessionPattern
+		var lines distinct[string]
+		var patterns distinct[verdict.SessionPattern]
 		recordable := true
 		for _, cp := range all {
 			if cp.o.D.State != policy.Ask {
 				continue
 			}
-			if line := fmt.Sprintf("\n  - %s, asked by %s", cp.bp.label(), ruleRef(&cp.o.D)); !slices.Contains(lines, line) {
-				lines = append(lines, line)
-			}
+			lines.add(fmt.Sprintf("\n  - %s, asked by %s", cp.bp.label(), ruleRef(&cp.o.D)))
 			recordable = recordable && len(cp.o.D.SessionPatterns) > 0
 			for _, p := range cp.o.D.SessionPatterns {
-				patterns = appendPattern(patterns, p)
+				patterns.add(p)
 			}
 		}
+		o.D.SessionPatterns = patterns.list
 		if !recordable {
-			patterns = nil
+			o.D.SessionPatterns = nil
 		}
-		o.D.SessionPatterns = patterns
-		if len(lines) > 1 {
-			detail = fmt.Sprintf("\nThe command has %d paths that ask; this one answer covers all of them:%s", len(lines), strings.Join(lines, ""))
+		if len(lines.list) > 1 {
+			detail = fmt.Sprintf("\nThe command has %d paths that ask; this one answer covers all of them:%s", len(lines.list), strings.Join(lines.list, ""))
 		}
 	}
 	fillTexts(&o.D, c.AgentName, what, detail, "Allow this path access?")

@@ -112,7 +112,8 @@ func bashTool(c *Call, r Resolver) Outcome {
 	if o.D.State == policy.Allow {
 		return o // only asks and denies are shown to anyone
 	}
-	what := unitWhat(a.Units[best], a)
+	code := runsCode(a) // once: it looks at every unit
+	what := unitWhat(a.Units[best], a, code)
 	if o.D.State != policy.Ask {
 		fillTexts(&o.D, c.AgentName, what, fullCommandLine(c.Memo, sc.Command, a.Units[best].Text, a), "Allow this command?")
 		return o
@@ -120,40 +121,37 @@ func bashTool(c *Call, r Resolver) Outcome {
 	// One prompt names every unit that asks, and "allow for this session"
 	// records a pattern for each of them: one answer covers exactly what
 	// the person read.
-	var lines []string
-	var patterns []verdict.SessionPattern
+	var lines distinct[string]
+	var patterns distinct[verdict.SessionPattern]
 	noSession := false // a unit asked every time (arming, own files): no session option at all
 	for i, u := range a.Units {
 		if outs[i].D.State != policy.Ask {
 			continue
 		}
 		noSession = noSession || len(outs[i].D.SessionPatterns) == 0
-		line := fmt.Sprintf("\n  - %s, asked by %s", unitWhat(u, a), ruleRef(&outs[i].D))
-		if !slices.Contains(lines, line) {
-			lines = append(lines, line)
-		}
+		lines.add(fmt.Sprintf("\n  - %s, asked by %s", unitWhat(u, a, code), ruleRef(&outs[i].D)))
 		for _, p := range outs[i].D.SessionPatterns {
-			patterns = appendPattern(patterns, p)
+			patterns.add(p)
 		}
 	}
-	o.D.SessionPatterns = patterns
+	o.D.SessionPatterns = patterns.list
 	if noSession {
 		o.D.SessionPatterns = nil
 	}
 	detail := ""
-	if len(lines) > 1 {
-		detail = fmt.Sprintf("\nThe command has %d units that ask; this one answer covers all of them:%s", len(lines), strings.Join(lines, ""))
+	if len(lines.list) > 1 {
+		detail = fmt.Sprintf("\nThe command has %d units that ask; this one answer covers all of them:%s", len(lines.list), strings.Join(lines.list, ""))
 	}
 	detail += fullCommandLine(c.Memo, sc.Command, a.Units[best].Text, a) + shellPathLines(c)
 	fillTexts(&o.D, c.AgentName, what, detail, "Allow this command?")
 	return o
 }
 
-// unitWhat names a unit in a message: its text, long data elided, and
-// where it stands.
-func unitWhat(u shell.Unit, a *shell.Analysis) string {
+// unitWhat names a unit in a message: its text, long data elided unless
+// the command runs code (runsCode of its analysis), and where it stands.
+func unitWhat(u shell.Unit, a *shell.Analysis, runsCode bool) string {
 	text := u.Text
-	if !runsCode(a) {
+	if !runsCode {
 		text = elideWords(u.Text, a.Paths)
 	}
 	what := "bash command " + quote(text)
@@ -195,19 +193,17 @@ func fullCommandLine(m *Memo, cmd, unit string, a *shell.Analysis) string {
 // the working directory: outside it, resolving elsewhere, or of unknown
 // location.
 func shellPathLines(c *Call) string {
-	var shown []string
+	var shown distinct[string]
 	for _, bp := range wordPaths(c) {
 		if !bp.outside(c.Cwd) && bp.known && bp.path.Real == bp.path.Abs {
 			continue
 		}
-		if s := bp.shown(); !slices.Contains(shown, s) {
-			shown = append(shown, s)
-		}
+		shown.add(bp.shown())
 	}
-	if len(shown) == 0 {
+	if len(shown.list) == 0 {
 		return ""
 	}
-	return "\nPaths outside the working directory or resolving elsewhere: " + strings.Join(shown, ", ")
+	return "\nPaths outside the working directory or resolving elsewhere: " + strings.Join(shown.list, ", ")
 }
 
 // commandRuler is a Resolver that knows which commands its bash rules

@@ -105,17 +105,31 @@ func residentMB(pid int) float64 {
 // 200-rule policy: the bash analysis of the design inside a whole decision
 // (decoding, every unit matched against the policy, the audit record).
 func BenchmarkToolCall64KiBBash(b *testing.B) {
+	bench64KiBCall(b, func(i int) string {
+		return []string{
+			`cd /tmp/project && npm install --save-dev typescript@5 2>&1 | tail -5`,
+			`for f in src/*.ts; do echo "$f"; wc -l "$f"; done`,
+			`git log --oneline -n 20 -- src/ | head -3`,
+			`find . -name '*.py' -not -path './node_modules/*' | xargs grep -n TODO`,
+			`bash -c 'echo inline && ls -la ~/projects'`,
+		}[i%5]
+	})
+}
+
+// BenchmarkToolCall64KiBDistinct: a tool_call of 64 KiB of short commands
+// no two alike (about 5,000 units, each its own line in the prompt), the
+// case where the gates' work per unit once grew with the number of units.
+func BenchmarkToolCall64KiBDistinct(b *testing.B) {
+	bench64KiBCall(b, func(i int) string { return fmt.Sprintf("echo w%d; ls d%d", i, i) })
+}
+
+// bench64KiBCall decides a tool_call of as many statements as fit in 64 KiB,
+// statement i being stmt(i).
+func bench64KiBCall(b *testing.B, stmt func(i int) string) {
 	p, _ := benchPlugin(b, 200)
-	stmts := []string{
-		`cd /tmp/project && npm install --save-dev typescript@5 2>&1 | tail -5`,
-		`for f in src/*.ts; do echo "$f"; wc -l "$f"; done`,
-		`git log --oneline -n 20 -- src/ | head -3`,
-		`find . -name '*.py' -not -path './node_modules/*' | xargs grep -n TODO`,
-		`bash -c 'echo inline && ls -la ~/projects'`,
-	}
 	var cmd strings.Builder
 	for i := 0; ; i++ {
-		s := stmts[i%len(stmts)] + "\n"
+		s := stmt(i) + "\n"
 		if cmd.Len()+len(s) > 64*1024 {
 			break
 		}
