@@ -300,6 +300,12 @@ var analyzeRows = []row{
 	{cmd: `cd a && cd b 2>&1 | tail ; cat ../../x`, units: us(u(`cd a`), u(`cd b`), u(`tail`), u(`cat ../../x`)), paths: ps(p(`a`, `a`), p(`b`, `b`, in(`@CWD@/a`)), p(`../../x`, `../../x`, in(`@CWD@/a`)), p(`../../x`, `../../x`))},
 	{cmd: `cd -- sub && cat y`, units: us(u(`cd -- sub`), u(`cat y`)), paths: ps(p(`sub`, `sub`), p(`y`, `y`, in(`@CWD@/sub`)))},
 	{cmd: `cd /etc && cat passwd`, units: us(u(`cd /etc`), u(`cat passwd`)), paths: ps(p(`/etc`, `/etc`), p(`passwd`, `passwd`, in(`/etc`)))},
+	// Lists and pipelines of several commands are walked one level at a
+	// time (binary, pipeline): the same places as the nested walk.
+	{cmd: `cd a && cd b || cat x`, units: us(u(`cd a`), u(`cd b`), u(`cat x`)), paths: ps(p(`a`, `a`), p(`b`, `b`, in(`@CWD@/a`)), p(`x`, `x`), p(`x`, `x`, in(`@CWD@/a`)))},
+	{cmd: `cd a || cd sub && cat y`, units: us(u(`cd a`), u(`cd sub`), u(`cat y`)), paths: ps(p(`a`, `a`), p(`sub`, `sub`), p(`y`, `y`, in(`@CWD@/a`)), p(`y`, `y`, in(`@CWD@/sub`)))},
+	{cmd: `cd a | cd b | cat ../x`, units: us(u(`cd a`), u(`cd b`), u(`cat ../x`)), paths: ps(p(`a`, `a`), p(`b`, `b`), p(`../x`, `../x`))},
+	{cmd: `cat x | cd a | cd sub; cat y`, units: us(u(`cat x`), u(`cd a`), u(`cd sub`), u(`cat y`)), paths: ps(p(`x`, `x`), p(`a`, `a`), p(`sub`, `sub`), p(`y`, `y`), p(`y`, `y`, in(`@CWD@/sub`)))},
 	{cmd: `cd x || cat ../../secret`, units: us(u(`cd x`), u(`cat ../../secret`)), paths: ps(p(`x`, `x`), p(`../../secret`, `../../secret`))},
 	{cmd: `if true; then cd /; fi; cat etc/shadow`, units: us(u(`true`, CtxIf), u(`cd /`, CtxIf), u(`cat etc/shadow`)), paths: ps(p(`/`, `/`), p(`etc/shadow`, `etc/shadow`, in(`/`)), p(`etc/shadow`, `etc/shadow`))},
 	{cmd: `cd`, units: us(u(`cd`)), paths: ps(p(`~`, `@HOME@`))},

@@ -189,29 +189,63 @@ func (a *analyzer) binary(c *syntax.BinaryCmd, ctx Context, sc *scope) branch {
 	if c.Op != syntax.AndStmt && c.Op != syntax.OrStmt {
 		return a.pipeline(c, ctx, sc)
 	}
-	x := a.stmt(c.X, ctx, sc)
-	runsY, skipsY := x.ok, x.fail
-	if c.Op == syntax.OrStmt {
-		runsY, skipsY = x.fail, x.ok
+	// "a && b || c" is ((a && b) || c): the list is walked from its first
+	// command on, one level at a time, as the recursion down the left side
+	// would, so that a list of thousands keeps the stack flat.
+	levels := spine(c, isList)
+	x := a.stmt(levels[len(levels)-1].X, ctx, sc)
+	for i := len(levels) - 1; i >= 0; i-- {
+		c := levels[i]
+		runsY, skipsY := x.ok, x.fail
+		if c.Op == syntax.OrStmt {
+			runsY, skipsY = x.fail, x.ok
+		}
+		sc.dirs = runsY
+		var y branch
+		sc.maybe(func() { y = a.stmt(c.Y, ctx, sc) })
+		if c.Op == syntax.AndStmt {
+			x = branch{ok: y.ok, fail: union(skipsY, y.fail)}
+		} else {
+			x = branch{ok: union(skipsY, y.ok), fail: y.fail}
+		}
 	}
-	sc.dirs = runsY
-	var y branch
-	sc.maybe(func() { y = a.stmt(c.Y, ctx, sc) })
-	if c.Op == syntax.AndStmt {
-		return branch{ok: y.ok, fail: union(skipsY, y.fail)}
+	return x
+}
+
+func isList(op syntax.BinCmdOperator) bool { return op == syntax.AndStmt || op == syntax.OrStmt }
+
+func isPipe(op syntax.BinCmdOperator) bool { return op == syntax.Pipe || op == syntax.PipeAll }
+
+// spine returns c and the binary commands down its left side that continue
+// it (same kind of operator, a statement that is nothing but the command),
+// outermost first: ((a | b) | c) gives the commands of "… | c" and "a | b".
+func spine(c *syntax.BinaryCmd, kind func(syntax.BinCmdOperator) bool) []*syntax.BinaryCmd {
+	levels := []*syntax.BinaryCmd{c}
+	for {
+		s := c.X
+		b, ok := s.Cmd.(*syntax.BinaryCmd)
+		if !ok || !kind(b.Op) || len(s.Redirs) > 0 || s.Negated || s.Background || s.Coprocess || s.Disown {
+			return levels
+		}
+		levels = append(levels, b)
+		c = b
 	}
-	return branch{ok: union(skipsY, y.ok), fail: y.fail}
 }
 
 // pipeline walks each stage as a subshell. The last stage may run in the
 // current shell (shopt -s lastpipe), so its directory changes may survive.
+// A pipeline of thousands of stages is walked stage by stage, not by
+// recursion down its left side.
 func (a *analyzer) pipeline(c *syntax.BinaryCmd, ctx Context, sc *scope) branch {
 	before := sc.dirs
 	var last branch
 	piped := a.piped
-	sc.isolate(func() { a.stmt(c.X, ctx, sc) })
-	a.piped = true // the later stage reads the earlier one's output
-	sc.isolate(func() { last = a.stmt(c.Y, ctx, sc) })
+	levels := spine(c, isPipe)
+	sc.isolate(func() { a.stmt(levels[len(levels)-1].X, ctx, sc) })
+	a.piped = true // a later stage reads the earlier one's output
+	for i := len(levels) - 1; i >= 0; i-- {
+		sc.isolate(func() { last = a.stmt(levels[i].Y, ctx, sc) })
+	}
 	a.piped = piped
 	dirs := union(before, union(last.ok, last.fail))
 	return branch{dirs, dirs}
