@@ -123,13 +123,19 @@ func bashTool(c *Call, r Resolver) Outcome {
 	// the person read.
 	var lines distinct[string]
 	var patterns distinct[verdict.SessionPattern]
+	// A line is written once for each unit and rule that asks: a long
+	// command repeats the same few.
+	var written distinct[askLine]
 	noSession := false // a unit asked every time (arming, own files): no session option at all
 	for i, u := range a.Units {
-		if outs[i].D.State != policy.Ask {
+		d := &outs[i].D
+		if d.State != policy.Ask {
 			continue
 		}
-		noSession = noSession || len(outs[i].D.SessionPatterns) == 0
-		lines.add(fmt.Sprintf("\n  - %s, asked by %s", unitWhat(u, a, code), ruleRef(&outs[i].D)))
+		noSession = noSession || len(d.SessionPatterns) == 0
+		if written.add(askLine{u.Text, u.Code, u.Lang, u.Context, d.Rule, d.Session, d.Sentinel, d.MatchedAs}) {
+			lines.add(fmt.Sprintf("\n  - %s, asked by %s", unitWhat(u, a, code), ruleRef(d)))
+		}
 		for _, p := range outs[i].D.SessionPatterns {
 			patterns.add(p)
 		}
@@ -145,6 +151,16 @@ func bashTool(c *Call, r Resolver) Outcome {
 	detail += fullCommandLine(c.Memo, sc.Command, a.Units[best].Text, a) + shellPathLines(c)
 	fillTexts(&o.D, c.AgentName, what, detail, "Allow this command?")
 	return o
+}
+
+// askLine is what a line of a bash prompt is written from: the unit's
+// text and where it stands (unitWhat), and the rule that asked (ruleRef).
+type askLine struct {
+	text, code, lang string
+	ctx              shell.Context
+	rule             *policy.Rule
+	session          bool
+	sentinel, as     string
 }
 
 // unitWhat names a unit in a message: its text, long data elided unless
