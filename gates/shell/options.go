@@ -44,37 +44,69 @@ func parseOpts(o opts, args []field) ([]option, int) {
 }
 
 // scanArgs reads options anywhere in args (GNU tools permute them) and
-// returns the options and the operands.
+// returns the options and the operands. The operands are a window of args
+// (capacity cut, so an append copies) while they stand together, options
+// first, as they mostly do; only operands split by options are copied.
 func scanArgs(o opts, args []field) ([]option, []field) {
-	// Room for one option per word that looks like one and the other
-	// words as operands: the fields are large, and growing copies them.
-	dashes := 0
-	for _, f := range args {
-		if f.known && len(f.value) > 1 && f.value[0] == '-' {
-			dashes++
-		}
-	}
 	var list []option
-	var operands []field
-	if dashes > 0 {
-		list = make([]option, 0, dashes)
+	// Room for each option a word that looks like options holds ("-la"
+	// holds two): the fields are large, and growing copies them.
+	if n := optionRoom(args); n > 0 {
+		list = make([]option, 0, n)
 	}
-	if dashes < len(args) {
-		operands = make([]field, 0, len(args)-dashes)
-	}
+	from, to := 0, 0 // the operands are args[from:to] while copied is nil
+	var copied []field
 	for i := 0; i < len(args); {
 		if isDashDash(args[i]) {
-			return list, append(operands, args[i+1:]...)
+			if copied == nil && from == to {
+				return list, args[i+1 : len(args) : len(args)]
+			}
+			if copied == nil {
+				copied = append(make([]field, 0, to-from+len(args)-i-1), args[from:to]...)
+			}
+			return list, append(copied, args[i+1:]...)
 		}
 		got, next, ok := readOption(o, args, i, list)
-		if !ok {
-			operands = append(operands, args[i])
-			i++
+		if ok {
+			list, i = got, next
 			continue
 		}
-		list, i = got, next
+		switch {
+		case copied != nil:
+			copied = append(copied, args[i])
+		case from == to:
+			from, to = i, i+1
+		case to == i:
+			to++
+		default:
+			copied = append(make([]field, 0, to-from+len(args)-i), args[from:to]...)
+			copied = append(copied, args[i])
+		}
+		i++
 	}
-	return list, operands
+	if copied != nil {
+		return list, copied
+	}
+	if from == to {
+		return list, nil
+	}
+	return list, args[from:to:to]
+}
+
+// optionRoom is how many options the words of args that look like options
+// may hold: a letter each for "-abc", one for "--name".
+func optionRoom(args []field) int {
+	n := 0
+	for _, f := range args {
+		switch v := f.value; {
+		case !f.known || len(v) < 2 || v[0] != '-':
+		case v[1] == '-':
+			n++
+		default:
+			n += len(v) - 1
+		}
+	}
+	return n
 }
 
 func isDashDash(f field) bool { return f.known && f.value == "--" }
