@@ -19,6 +19,7 @@ const (
 	maxPayloadBytes = 4 * MaxCommandBytes // inline-script text parsed per analysis
 	maxWrapDepth    = 16                  // wrappers unwrapped around one command
 	maxBraceFields  = 256                 // fields one word may brace-expand to
+	maxBraceExps    = 64                  // brace expressions in one word, nested ones too
 	maxFields       = 1 << 17             // fields expanded per analysis
 	maxGlobMatches  = 256                 // matches of one glob
 	maxDirReads     = 64                  // directories read per analysis

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -153,6 +154,9 @@ func TestAnalyzeBudgets(t *testing.T) {
 			return last.Raw == "x" && last.Dir == "" // past PATH_MAX: unknown
 		}},
 		{"globs", strings.Repeat("cat /*/*/* ", 5000), func(a Analysis) bool { return !a.Unparseable }},
+		{"a word of many braces", "rm " + strings.Repeat("{a,b}", 2*maxBraceExps) + " x", func(a Analysis) bool {
+			return len(a.Units) == 1 && len(a.Paths) == 1 && !a.Paths[0].Known // unknown, a path word whatever it looks like
+		}},
 		{"inline scripts", "X='" + strings.Repeat("ls;", 8000) + "'" + strings.Repeat(`; bash -c "$X"`, 12),
 			func(a Analysis) bool {
 				return a.Units[len(a.Units)-1].Floor == SentinelUnparseable // past maxPayloadBytes
@@ -162,5 +166,24 @@ func TestAnalyzeBudgets(t *testing.T) {
 			t.Errorf("%s: unexpected result: unparseable=%v (%s), %d units, %d paths",
 				tc.name, a.Unparseable, a.Error, len(a.Units), len(a.Paths))
 		}
+	}
+}
+
+// A word's brace expressions cost the analysis time in proportion to their
+// number, not to its square or more: past maxBraceExps the word is not
+// expanded (it is unknown, as past the other budgets). Bytes allocated
+// count the work, not the clock.
+func TestBraceWordCostIsLinear(t *testing.T) {
+	cost := func(n int) uint64 {
+		cmd := "echo " + strings.Repeat("{a,b}", n)
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		Analyze(cmd, Options{Cwd: "/", Home: "/root"})
+		runtime.ReadMemStats(&after)
+		return after.TotalAlloc - before.TotalAlloc
+	}
+	cost(8) // warm the pools
+	if a, b := cost(1000), cost(4000); b > 6*a {
+		t.Errorf("a word of 4,000 brace expressions allocates %d bytes, of 1,000 %d: more than linear", b, a)
 	}
 }

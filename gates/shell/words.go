@@ -177,6 +177,11 @@ func braceWords(w *syntax.Word, left int) ([]*syntax.Word, bool) {
 	if !syntax.SplitBraces(cp) {
 		return []*syntax.Word{w}, true
 	}
+	if braceExps(cp.Parts, maxBraceExps) > maxBraceExps {
+		// Each word made costs the expansion time in the square of the
+		// braces: a word of a thousand took seconds for its first few.
+		return nil, false
+	}
 	var out []*syntax.Word
 	for bw, err := range expand.BracesSeq(nil, cp) {
 		if err != nil || len(out) >= min(maxBraceFields, left) {
@@ -185,6 +190,29 @@ func braceWords(w *syntax.Word, left int) ([]*syntax.Word, bool) {
 		out = append(out, bw)
 	}
 	return out, true
+}
+
+// braceExps counts the brace expressions in parts, nested ones too, up to
+// just past limit.
+func braceExps(parts []syntax.WordPart, limit int) int {
+	n := 0
+	for _, p := range parts {
+		b, ok := p.(*syntax.BraceExp)
+		if !ok {
+			continue
+		}
+		n++
+		for _, e := range b.Elems {
+			if n > limit {
+				return n
+			}
+			n += braceExps(e.Parts, limit-n)
+		}
+		if n > limit {
+			return n
+		}
+	}
+	return n
 }
 
 // hasBraceLit reports whether a literal part of w has a "{", which brace
