@@ -170,6 +170,7 @@ type analyzer struct {
 	argChunk     int
 	fieldsLeft   int
 	bracesLeft   int
+	codeWalked   int // nodes codeWords visited (its work, for a test)
 	payloadBytes int
 	// nesting is the depth of command lists being walked; tooDeep is set
 	// once it goes past maxNesting, in the top-level command at topPos.

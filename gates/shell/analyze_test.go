@@ -749,6 +749,11 @@ var analyzeRows = []row{
 	{cmd: `[[ 'a[$(rm y)]' -eq 1 ]]`, units: us(u(`[[ 'a[$(rm y)]' -eq 1 ]]`, CtxTest, ind), u(`rm y`, CtxPayload, ind))},
 	{cmd: `[[ x == @($(rm y)|z) ]]`, units: us(u(`[[ x == @($(rm y)|z) ]]`, CtxTest), u(`rm y`, CtxPayload))},
 	{cmd: `echo ${y:='a[$(rm y)]'}; echo $((y))`, units: us(u(`echo ${y:='a[$(rm y)]'}`), u(`rm y`, CtxPayload), u(`echo $((y))`))},
+	// A nested operand is code too, read once however deep it stands.
+	{cmd: `echo ${y:=${z:-'a[$(rm y)]'}}; echo $((y))`, units: us(u(`echo ${y:=${z:-'a[$(rm y)]'}}`), u(`rm y`, CtxPayload), u(`echo $((y))`), u(`y`, CtxArithmetic, dyn))},
+	{cmd: `echo ${y:=${z:-${w:-'a[$(rm y)]'}}}; echo $((y))`, units: us(u(`echo ${y:=${z:-${w:-'a[$(rm y)]'}}}`), u(`rm y`, CtxPayload), u(`echo $((y))`), u(`y`, CtxArithmetic, dyn))},
+	{cmd: `echo ${y:=${z/a/'a[$(rm y)]'}}; echo $((y))`, units: us(u(`echo ${y:=${z/a/'a[$(rm y)]'}}`), u(`rm y`, CtxPayload), u(`echo $((y))`), u(`y`, CtxArithmetic, dyn))},
+	{cmd: `echo $(( ${z:-'a[$(rm y)]'} ))`, units: us(u(`echo $(( ${z:-'a[$(rm y)]'} ))`), u(`rm y`, CtxPayload))},
 	{cmd: `let 'a[$(rm y)]'`, units: us(u(`let 'a[$(rm y)]'`, CtxArithmetic, ind), u(`rm y`, CtxPayload, ind))},
 	{cmd: `x=$(cat f); echo $((x))`, units: us(u(`x=$(cat f)`, CtxAssignment), u(`cat f`, CtxCmdSubst), u(`echo $((x))`), u(`x`, CtxArithmetic, dyn))},
 	{cmd: `read x; echo ${!x}`, units: us(u(`read x`), u(`echo ${!x}`), u(`${!x}`, CtxArithmetic, dyn)), paths: ps(p(`x`, `x`))},

@@ -169,21 +169,35 @@ func TestAnalyzeBudgets(t *testing.T) {
 	}
 }
 
-// A word's brace expressions cost the analysis time in proportion to their
-// number, not to its square or more: past maxBraceExps the word is not
-// expanded (it is unknown, as past the other budgets). Bytes allocated
-// count the work, not the clock.
-func TestBraceWordCostIsLinear(t *testing.T) {
-	cost := func(n int) uint64 {
-		cmd := "echo " + strings.Repeat("{a,b}", n)
+// Input that nests or repeats one construct costs the analysis in
+// proportion to its size, not to its square or more: four times the input
+// may cost at most six times as much. The work is counted, not timed.
+func TestDeepInputCostIsLinear(t *testing.T) {
+	// A word's brace expressions, counted in bytes allocated: past
+	// maxBraceExps the word is not expanded (it is unknown, as past the
+	// other budgets); each word made cost the square of its braces, and
+	// 4,000 took 20 s.
+	braces := func(n int) uint64 {
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
-		Analyze(cmd, Options{Cwd: "/", Home: "/root"})
+		Analyze("echo "+strings.Repeat("{a,b}", n), Options{Cwd: "/", Home: "/root"})
 		runtime.ReadMemStats(&after)
 		return after.TotalAlloc - before.TotalAlloc
 	}
-	cost(8) // warm the pools
-	if a, b := cost(1000), cost(4000); b > 6*a {
-		t.Errorf("a word of 4,000 brace expressions allocates %d bytes, of 1,000 %d: more than linear", b, a)
+	braces(8) // warm the pools
+	if a, b := braces(1000), braces(4000); b > 6*a {
+		t.Errorf("brace expressions: 4,000 allocate %d bytes, 1,000 %d: more than linear", b, a)
+	}
+	// Operands nested in operands (${x:-${x:-…}}), counted in the nodes
+	// the reading of operands visits: each was read again for every
+	// operand around it, and 8,000 took 38 s in the binary.
+	operands := func(n int) uint64 {
+		a := newAnalyzer(Options{Cwd: "/", Home: "/root"})
+		defer parsers.Put(a.parser)
+		a.analyze("echo " + strings.Repeat("${x:-", n) + "y" + strings.Repeat("}", n))
+		return uint64(a.codeWalked)
+	}
+	if a, b := operands(1000), operands(4000); a == 0 || b > 6*a {
+		t.Errorf("nested operands: 4,000 visit %d nodes, 1,000 %d: more than linear", b, a)
 	}
 }

@@ -74,16 +74,29 @@ func (a *analyzer) codeNode(n syntax.Node, sc *scope) {
 
 // codeWords analyzes the literal text of every word below n (quotes
 // removed, the parts of one word joined) for substitutions; the commands
-// substituted below n are walked as commands elsewhere.
+// substituted below n are walked as commands elsewhere. The operand of a
+// ${…} nested below n is left to codeNode, which substs calls for that
+// ${…} too, in the same scope: walked here as well, a word nested a
+// thousand deep was read a thousand times.
 func (a *analyzer) codeWords(n syntax.Node, sc *scope) {
 	if isNil(n) {
 		return
 	}
+	var operand *syntax.Word // of the ${…} being walked, when codeNode reads it
 	syntax.Walk(n, func(m syntax.Node) bool {
+		a.codeWalked++
 		switch m := m.(type) {
 		case *syntax.CmdSubst, *syntax.ProcSubst:
 			return false
+		case *syntax.ParamExp:
+			operand = nil
+			if m.Exp != nil && m != n {
+				operand = m.Exp.Word
+			}
 		case *syntax.Word:
+			if m != nil && m == operand {
+				return false
+			}
 			if m == nil {
 				return false
 			}
