@@ -201,3 +201,31 @@ func TestDeepInputCostIsLinear(t *testing.T) {
 		t.Errorf("nested operands: 4,000 visit %d nodes, 1,000 %d: more than linear", b, a)
 	}
 }
+
+// The collector is paused for the analysis of a long command whose
+// brackets nest deep (its parse recurses that deep), and only for that:
+// the everyday 64 KiB command and a short deep one run as any other.
+func TestPausesCollectorForDeepCommands(t *testing.T) {
+	deep := func(open, close string, n int) string {
+		return strings.Repeat(open, n) + "1" + strings.Repeat(close, n)
+	}
+	for _, c := range []struct {
+		name  string
+		cmd   string
+		pause bool
+	}{
+		{"arithmetic nested 16,000 deep", "echo $((" + deep("(", ")", 16000) + "))", true},
+		{"substitutions nested 4,000 deep", "echo " + deep("$(", ")", 4000), true},
+		{"operands nested 3,000 deep", "echo " + deep("${x:-", "}", 3000), true},
+		{"64 KiB of everyday commands", bigCommand(MaxCommandBytes), false},
+		{"a short command nested 300 deep", "echo " + deep("$(", ")", 300), false},
+		{"many brackets side by side", strings.Repeat("echo $(( (1) + [2] )) {a,b}; ", 1000), false},
+	} {
+		if got := pausesCollector(c.cmd); got != c.pause {
+			t.Errorf("%s: pauses the collector = %v, want %v", c.name, got, c.pause)
+		}
+	}
+	if got := bracketDepth("a ( b [ c { d } ] ) (", 100); got != 3 {
+		t.Errorf("bracketDepth = %d, want 3", got)
+	}
+}

@@ -3,6 +3,7 @@
 package runtimecfg
 
 import (
+	"math"
 	"os"
 	"runtime"
 	"runtime/debug"
@@ -29,9 +30,11 @@ const (
 
 // Apply sets GCPercent and MemoryLimit, except where the environment sets
 // GOGC or GOMEMLIMIT, which keep precedence. After each collection the
-// limit is raised above what is live when that is more than MemoryLimit
-// leaves room for (a policy of far more rules than the budget's): the
-// process then grows instead of collecting without end. Apply returns a
+// limit is raised above what is live and the goroutine stacks when that is
+// more than MemoryLimit leaves room for (a policy of far more rules than
+// the budget's, or the deep stack of the parse of a command nested
+// thousands deep): the process then grows instead of collecting without
+// end, each collection scanning the whole stack again. Apply returns a
 // function that restores the previous settings.
 func Apply() (restore func()) {
 	gc, limit := int(-2), int64(-1)
@@ -54,9 +57,12 @@ func Apply() (restore func()) {
 	}
 }
 
-// fitLimit returns the memory limit for a live heap of live bytes.
-func fitLimit(live uint64) int64 {
-	return max(MemoryLimit, int64(2*live)+limitHeadroom)
+// fitLimit returns the memory limit for a live heap of live bytes and
+// goroutine stacks of stacks bytes. A collection cannot free a stack in
+// use; the stacks shrink again at the collections after the call that
+// grew them, and the limit with them.
+func fitLimit(live, stacks uint64) int64 {
+	return max(MemoryLimit, int64(2*live+stacks)+limitHeadroom)
 }
 
 // sentinel is an object whose finalizer runs after a collection found it
@@ -64,9 +70,10 @@ func fitLimit(live uint64) int64 {
 // objects, which would keep its finalizer from running.
 type sentinel struct{ _ [64]byte }
 
-// watcher fits the memory limit to the live heap after every collection,
-// until stopped. What is live is the runtime's own figure of the last
-// collection (runtime/metrics' /gc/heap/live:bytes), read only in the
+// watcher fits the memory limit to the live heap and the stacks after every
+// collection, until stopped. What is live is the runtime's own figure of
+// the last collection (runtime/metrics' /gc/heap/live:bytes, and
+// /memory/classes/heap/stacks:bytes for the stacks), read only in the
 // finalizer, so a process that never collects (a hook host's one call)
 // never reads it. Not MemStats.HeapAlloc: read when the finalizer gets to
 // run, it also counts what was allocated since, which raised the limit
@@ -74,7 +81,7 @@ type sentinel struct{ _ [64]byte }
 type watcher struct {
 	mu      sync.Mutex
 	stopped bool
-	sample  [1]metrics.Sample
+	sample  [2]metrics.Sample
 }
 
 func (w *watcher) start() {
@@ -88,9 +95,11 @@ func (w *watcher) afterCollection(*sentinel) {
 		return
 	}
 	w.sample[0].Name = "/gc/heap/live:bytes"
+	w.sample[1].Name = "/memory/classes/heap/stacks:bytes"
 	metrics.Read(w.sample[:])
-	if w.sample[0].Value.Kind() == metrics.KindUint64 {
-		debug.SetMemoryLimit(fitLimit(w.sample[0].Value.Uint64()))
+	live, stacks := w.sample[0].Value, w.sample[1].Value
+	if live.Kind() == metrics.KindUint64 && stacks.Kind() == metrics.KindUint64 {
+		debug.SetMemoryLimit(fitLimit(live.Uint64(), stacks.Uint64()))
 	}
 	runtime.SetFinalizer(new(sentinel), w.afterCollection)
 }
@@ -99,4 +108,42 @@ func (w *watcher) stop() {
 	w.mu.Lock()
 	w.stopped = true
 	w.mu.Unlock()
+}
+
+// paused counts the callers of PauseCollector that have not resumed.
+var paused struct {
+	mu    sync.Mutex
+	n     int
+	gc    int
+	limit int64
+}
+
+// PauseCollector stops the collector until the returned resume is called,
+// for work whose memory is live until it ends anyway (the syntax tree of a
+// large command) and which may hold a stack so deep that each collection
+// scanning it costs more than the work: a command nested thousands deep
+// took seconds while the collector ran again and again under the memory
+// limit. Pauses nest and may overlap across goroutines: the collector runs
+// again when the last one resumes. Each first pause and last resume stops
+// the world briefly, so this is for work of milliseconds, not microseconds.
+func PauseCollector() (resume func()) {
+	paused.mu.Lock()
+	if paused.n == 0 {
+		paused.gc = debug.SetGCPercent(-1)
+		paused.limit = debug.SetMemoryLimit(math.MaxInt64)
+	}
+	paused.n++
+	paused.mu.Unlock()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			paused.mu.Lock()
+			defer paused.mu.Unlock()
+			paused.n--
+			if paused.n == 0 {
+				debug.SetMemoryLimit(paused.limit)
+				debug.SetGCPercent(paused.gc)
+			}
+		})
+	}
 }
