@@ -84,6 +84,71 @@ func (f *field) add(s seg) {
 	}
 }
 
+// addAll adds each seg of run in turn, as add does, building each string
+// once: add joins strings, and a word of thousands of parts (`ls`×16,000)
+// made each join copy all the parts before it. A short run is added seg by
+// seg, which costs nothing for the first (a string added to "" is not
+// copied). TestAddAllIsAdd keeps the two equal.
+func (f *field) addAll(run []seg) {
+	if len(run) <= 4 {
+		for _, s := range run {
+			f.add(s)
+		}
+		return
+	}
+	var raw, text, value, pat, lits, operand strings.Builder
+	for _, b := range []struct {
+		b    *strings.Builder
+		have string
+		part func(seg) string
+	}{
+		{&raw, f.raw, func(s seg) string { return s.raw }},
+		{&text, f.text, func(s seg) string { return s.text }},
+		{&value, f.value, func(s seg) string { return s.value }},
+		{&pat, f.pat, func(s seg) string { return s.pat }},
+	} {
+		n := len(b.have)
+		for _, s := range run {
+			n += len(b.part(s))
+		}
+		b.b.Grow(n)
+		b.b.WriteString(b.have)
+	}
+	lits.WriteString(f.lits)
+	operand.WriteString(f.operand)
+	for _, s := range run {
+		raw.WriteString(s.raw)
+		text.WriteString(s.text)
+		before := value.String() // the value of the segs before s
+		value.WriteString(s.value)
+		pat.WriteString(s.pat)
+		if s.lit {
+			lits.WriteString(s.raw)
+		}
+		f.known = f.known && s.known
+		f.glob = f.glob || s.glob
+		f.proc = f.proc || s.proc
+		f.pathy = f.pathy || s.pathy
+		switch {
+		case s.hasOperand:
+			if !f.hasOperand {
+				operand.Reset()
+				operand.WriteString(before)
+			}
+			operand.WriteString(s.operand)
+			f.hasOperand = true
+		case s.known:
+			if f.hasOperand {
+				operand.WriteString(s.value)
+			}
+		default:
+			f.noOperand = true
+		}
+	}
+	f.raw, f.text, f.value, f.pat, f.lits = raw.String(), text.String(), value.String(), pat.String(), lits.String()
+	f.operand = operand.String()
+}
+
 // mode says which expansions a word undergoes where it stands (brace
 // expansion is done by appendFields, for arguments only).
 type mode struct {
@@ -160,9 +225,7 @@ func (sc *scope) word(w *syntax.Word, m mode) field {
 		return literalField("")
 	}
 	f := field{known: true}
-	for _, s := range sc.segs(w.Parts, m) {
-		f.add(s)
-	}
+	f.addAll(sc.segs(w.Parts, m))
 	f.glob = f.glob || hasGlob(f.pat)
 	return f
 }
@@ -429,9 +492,7 @@ func (sc *scope) operandParam(p *syntax.ParamExp, s seg, m mode, quoted bool) se
 	w := literalField("")
 	if p.Exp.Word != nil {
 		w = field{known: true}
-		for _, o := range sc.appendSegs(nil, p.Exp.Word.Parts, mode{tilde: !quoted && m.tilde}, quoted) {
-			w.add(o)
-		}
+		w.addAll(sc.appendSegs(nil, p.Exp.Word.Parts, mode{tilde: !quoted && m.tilde}, quoted))
 	}
 	v, known := sc.vars.get(name)
 	switch {
@@ -476,6 +537,9 @@ func simpleParam(p *syntax.ParamExp) (string, bool) {
 // empty leaves no field.
 func appendSplit(out []field, segs []seg) []field {
 	cur, open := field{known: true}, false
+	// from is where the run of segs not yet added to cur starts: a run of
+	// segs that are not split goes to cur in one addAll.
+	from := 0
 	flush := func() {
 		if open {
 			cur.glob = cur.glob || hasGlob(cur.pat)
@@ -483,12 +547,13 @@ func appendSplit(out []field, segs []seg) []field {
 		}
 		cur, open = field{known: true}, false
 	}
-	for _, s := range segs {
+	for i, s := range segs {
 		if !s.split || !hasByte(s.value, &ifsBytes) {
-			cur.add(s)
 			open = open || !s.split || s.value != ""
 			continue
 		}
+		cur.addAll(segs[from:i])
+		from = i + 1
 		pieces := strings.FieldsFunc(s.value, isIFS)
 		if isIFS(firstRune(s.value)) {
 			flush()
@@ -504,6 +569,7 @@ func appendSplit(out []field, segs []seg) []field {
 			flush()
 		}
 	}
+	cur.addAll(segs[from:])
 	flush()
 	return out
 }
