@@ -35,12 +35,34 @@ func writePolicy(tb testing.TB, agentDir string, n int) {
 		fmt.Fprintf(&b, `, "tool%d sub%d *": "deny"`, i, i)
 	}
 	b.WriteString(`, "git status": "allow"}}}`)
+	writePiConfig(tb, agentDir, b.String())
+}
+
+// writePiConfig writes text as pi's policy file in agentDir, making the
+// folders above it, and returns the file's path.
+func writePiConfig(tb testing.TB, agentDir, text string) string {
+	tb.Helper()
 	path := filepath.Join(agentDir, "extensions", "pi-permission-system", "config.json")
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		tb.Fatal(err)
 	}
-	if err := os.WriteFile(path, []byte(b.String()), 0o600); err != nil {
+	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
 		tb.Fatal(err)
+	}
+	return path
+}
+
+// writeFiles writes each file of files (path: text), making the folders
+// above it.
+func writeFiles(tb testing.TB, files map[string]string) {
+	tb.Helper()
+	for p, text := range files {
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			tb.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
+			tb.Fatal(err)
+		}
 	}
 }
 
@@ -74,14 +96,7 @@ func startServer(tb testing.TB, rules int) *client {
 
 // startServerIn serves a session of directory dir, initialized.
 func startServerIn(tb testing.TB, dir, home, agentDir, auditLog string) *client {
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	s := New(Options{Cwd: dir, Home: home, AgentDir: agentDir, AuditLog: auditLog, Log: zerolog.Nop()})
-	go func() { _ = s.Serve(inR, outW); outW.Close() }()
-	tb.Cleanup(func() { inW.Close() })
-	c := &client{w: inW, r: bufio.NewReader(outR)}
-	c.roundTrip(tb, []byte(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1,"cwd":"`+dir+`","hasUI":false}}`+"\n"))
-	return c
+	return serveWith(tb, New(Options{Cwd: dir, Home: home, AgentDir: agentDir, AuditLog: auditLog, Log: zerolog.Nop()}), dir)
 }
 
 var toolCallLine = []byte(`{"jsonrpc":"2.0","id":1,"method":"tool_call","params":{"toolCallId":"c","toolName":"bash","input":{"command":"git status"}}}` + "\n")

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -48,11 +49,64 @@ func (e *hookEnv) event(fields map[string]any) string {
 	for k, v := range fields {
 		base[k] = v
 	}
-	b, err := json.Marshal(base)
+	return e.marshal(base)
+}
+
+// marshal is v as JSON text, for an event.
+func (e *hookEnv) marshal(v any) string {
+	e.t.Helper()
+	b, err := json.Marshal(v)
 	if err != nil {
 		e.t.Fatal(err)
 	}
 	return string(b)
+}
+
+// writeProject writes a file of the project.
+func (e *hookEnv) writeProject(name, text string) {
+	e.t.Helper()
+	if err := os.WriteFile(filepath.Join(e.proj, name), []byte(text), 0o600); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+// preToolUse is the hookSpecificOutput of an answer to PreToolUse, the
+// shape Claude Code reads and Qwen Code reads too.
+type preToolUse struct {
+	Event    string `json:"hookEventName"`
+	Decision string `json:"permissionDecision"`
+	Reason   string `json:"permissionDecisionReason"`
+}
+
+// readPreToolUse reads the answer out to a PreToolUse event; an answer
+// that is not JSON is an error of the call named by label, and ok false.
+func readPreToolUse(t *testing.T, label string, out []byte) (h preToolUse, ok bool) {
+	t.Helper()
+	var reply struct {
+		H preToolUse `json:"hookSpecificOutput"`
+	}
+	if err := json.Unmarshal(out, &reply); err != nil {
+		t.Errorf("%s: reply %q: %v", label, out, err)
+		return preToolUse{}, false
+	}
+	return reply.H, true
+}
+
+// checkPreToolUse wants the answer out to a PreToolUse event to be
+// decision, with a reason that holds words, and a reason at all for
+// anything but an allow.
+func checkPreToolUse(t *testing.T, label string, out []byte, decision, words string) {
+	t.Helper()
+	h, ok := readPreToolUse(t, label, out)
+	if !ok {
+		return
+	}
+	if h.Event != "PreToolUse" || h.Decision != decision || !strings.Contains(h.Reason, words) {
+		t.Errorf("%s: %+v, want %s mentioning %q", label, h, decision, words)
+	}
+	if decision != "allow" && h.Reason == "" {
+		t.Errorf("%s: a %s without a reason", label, decision)
+	}
 }
 
 // auditRecords reads the audit log's decision records.
@@ -99,9 +153,7 @@ const hostsPolicy = `{"permission": {
 
 func TestClaudeHookDecisions(t *testing.T) {
 	e := newHookEnv(t, hostsPolicy)
-	if err := os.WriteFile(filepath.Join(e.proj, "key.pem"), []byte("k"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	e.writeProject("key.pem", "k")
 	cases := []struct {
 		tool     string
 		input    map[string]any
@@ -161,23 +213,7 @@ func TestClaudeHookDecisions(t *testing.T) {
 			}
 			continue
 		}
-		var reply struct {
-			H struct {
-				Event    string `json:"hookEventName"`
-				Decision string `json:"permissionDecision"`
-				Reason   string `json:"permissionDecisionReason"`
-			} `json:"hookSpecificOutput"`
-		}
-		if err := json.Unmarshal(out.Bytes(), &reply); err != nil {
-			t.Errorf("%s: reply %q: %v", c.tool, out.String(), err)
-			continue
-		}
-		if reply.H.Event != "PreToolUse" || reply.H.Decision != c.decision || !strings.Contains(reply.H.Reason, c.reason) {
-			t.Errorf("%s %v (%s): %+v, want %s mentioning %q", c.tool, c.input, c.mode, reply.H, c.decision, c.reason)
-		}
-		if c.decision != "allow" && reply.H.Reason == "" {
-			t.Errorf("%s %v: a %s without a reason", c.tool, c.input, c.decision)
-		}
+		checkPreToolUse(t, fmt.Sprintf("%s %v (%s)", c.tool, c.input, c.mode), out.Bytes(), c.decision, c.reason)
 	}
 	recs := e.auditRecords()
 	// One record per engine call: the uppercase URL is decided in both

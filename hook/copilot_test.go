@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -18,18 +16,12 @@ import (
 func (e *hookEnv) copilotEventJSON(tool string, args any) string {
 	ev := map[string]any{"sessionId": "c1ae5ba5-e946-4698-b493-6e9417b3a650", "timestamp": 1796162185956,
 		"cwd": e.proj, "toolName": tool, "toolArgs": args}
-	b, err := json.Marshal(ev)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	return string(b)
+	return e.marshal(ev)
 }
 
 func TestCopilotHookDecisions(t *testing.T) {
 	e := newHookEnv(t, hostsPolicy)
-	if err := os.WriteFile(filepath.Join(e.proj, "key.pem"), []byte("k"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	e.writeProject("key.pem", "k")
 	cases := []struct {
 		tool     string
 		args     any

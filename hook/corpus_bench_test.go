@@ -39,7 +39,7 @@ func BenchmarkCorpus(b *testing.B) {
 	dir := b.TempDir()
 	home, work := filepath.Join(dir, "home"), filepath.Join(dir, "work")
 	agentDir := filepath.Join(home, ".pi", "agent")
-	for p, c := range map[string]string{
+	writeFiles(b, map[string]string{
 		filepath.Join(agentDir, "extensions", "pi-permission-system", "config.json"): benchCorpusPolicy,
 		filepath.Join(home, ".ssh", "config"):                                        "Host *\n",
 		filepath.Join(work, "src", "index.ts"):                                       "export {}\n",
@@ -50,14 +50,7 @@ func BenchmarkCorpus(b *testing.B) {
 		filepath.Join(work, "scripts", "release.sh"):                                 "echo\n",
 		filepath.Join(work, "test", "util.test.ts"):                                  "x\n",
 		filepath.Join(work, "build", "out", "app.js"):                                "x\n",
-	} {
-		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
-			b.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(c), 0o600); err != nil {
-			b.Fatal(err)
-		}
-	}
+	})
 	c := startServerIn(b, work, home, agentDir, filepath.Join(dir, "audit.jsonl"))
 	lines := benchCorpus()
 	for _, l := range lines {
@@ -90,14 +83,7 @@ func BenchmarkFreshCorpus(b *testing.B) {
 		files[p] = c
 	}
 	files[filepath.Join(agentDir, "extensions", "pi-permission-system", "config.json")] = e2ecorpus.PolicyText(200)
-	for p, c := range files {
-		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
-			b.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(c), 0o600); err != nil {
-			b.Fatal(err)
-		}
-	}
+	writeFiles(b, files)
 	c := startServerIn(b, work, home, agentDir, filepath.Join(dir, "audit.jsonl"))
 	line := func(n int) []byte {
 		call := e2ecorpus.FreshCall(n)

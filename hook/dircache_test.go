@@ -1,13 +1,9 @@
 package hook
 
 import (
-	"bufio"
-	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/rs/zerolog"
@@ -21,44 +17,15 @@ import (
 // a symlink to an outside directory, the next write there is a change of
 // toolgate's own files, asked (not allowed from a stale real path).
 func TestDirCacheSeesReplacedDirectory(t *testing.T) {
-	root, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	root := realTempDir(t)
 	agentDir := filepath.Join(root, "agent")
 	work, outside := filepath.Join(root, "work"), filepath.Join(root, "outside")
-	for _, d := range []string{filepath.Join(agentDir, "extensions", "pi-permission-system"), filepath.Join(agentDir, "agents"), work, outside} {
-		if err := os.MkdirAll(d, 0o700); err != nil {
-			t.Fatal(err)
-		}
-	}
-	cfg := filepath.Join(agentDir, "extensions", "pi-permission-system", "config.json")
-	if err := os.WriteFile(cfg, []byte(`{"permission": {"*": "allow"}}`), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	s := New(Options{Cwd: work, Home: root, AgentDir: agentDir, AuditLog: filepath.Join(root, "audit.jsonl"), Log: zerolog.Nop()})
-	go func() { _ = s.Serve(inR, outW); outW.Close() }()
-	defer inW.Close()
-	r := bufio.NewReader(outR)
+	mkdirs(t, filepath.Join(agentDir, "agents"), work, outside)
+	writePiConfig(t, agentDir, `{"permission": {"*": "allow"}}`)
+	c := servePipes(t, New(Options{Cwd: work, Home: root, AgentDir: agentDir, AuditLog: filepath.Join(root, "audit.jsonl"), Log: zerolog.Nop()}))
 	call := func(id int, method, params string) map[string]any {
 		t.Helper()
-		fmt.Fprintf(inW, `{"jsonrpc":"2.0","id":%d,"method":%q,"params":%s}`+"\n", id, method, params)
-		for {
-			line, err := r.ReadBytes('\n')
-			if err != nil {
-				t.Fatal(err)
-			}
-			if strings.Contains(string(line), `"method":"decision"`) {
-				continue
-			}
-			var m map[string]any
-			if err := json.Unmarshal(line, &m); err != nil {
-				t.Fatal(err)
-			}
-			return m
-		}
+		return c.answer(t, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q,"params":%s}`, id, method, params))
 	}
 	call(1, "initialize", fmt.Sprintf(`{"protocolVersion":1,"cwd":%q,"hasUI":false}`, work))
 	target := filepath.Join(outside, "reviewer.md")
@@ -109,56 +76,28 @@ func TestDirCacheSeesReplacedDirectory(t *testing.T) {
 // watched): a file there replaced by a link into toolgate's own files, or
 // a directory there replaced by one, is seen by the next call.
 func TestDirCacheSeesReplacedEntry(t *testing.T) {
-	root, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	root := realTempDir(t)
 	agentDir := filepath.Join(root, "agent")
 	work := filepath.Join(root, "work")
 	own := filepath.Join(agentDir, "agents")
-	for _, d := range []string{filepath.Join(agentDir, "extensions", "pi-permission-system"), own, filepath.Join(work, "src")} {
-		if err := os.MkdirAll(d, 0o700); err != nil {
-			t.Fatal(err)
-		}
-	}
-	cfg := filepath.Join(agentDir, "extensions", "pi-permission-system", "config.json")
-	if err := os.WriteFile(cfg, []byte(`{"permission": {"*": "allow"}}`), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	mkdirs(t, own, filepath.Join(work, "src"))
+	writePiConfig(t, agentDir, `{"permission": {"*": "allow"}}`)
 	notes := filepath.Join(work, "notes.md")
 	if err := os.WriteFile(notes, []byte("x"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	s := New(Options{Cwd: work, Home: root, AgentDir: agentDir, AuditLog: filepath.Join(root, "audit.jsonl"), Log: zerolog.Nop()})
-	go func() { _ = s.Serve(inR, outW); outW.Close() }()
-	defer inW.Close()
-	r := bufio.NewReader(outR)
+	c := servePipes(t, New(Options{Cwd: work, Home: root, AgentDir: agentDir, AuditLog: filepath.Join(root, "audit.jsonl"), Log: zerolog.Nop()}))
 	id := 0
 	action := func(path string) string {
 		t.Helper()
 		id++
-		fmt.Fprintf(inW, `{"jsonrpc":"2.0","id":%d,"method":"tool_call","params":{"toolCallId":"w","toolName":"write","input":{"path":%q,"content":"x"}}}`+"\n", id, path)
-		for {
-			line, err := r.ReadBytes('\n')
-			if err != nil {
-				t.Fatal(err)
-			}
-			if strings.Contains(string(line), `"method":"decision"`) {
-				continue
-			}
-			var m map[string]any
-			if err := json.Unmarshal(line, &m); err != nil {
-				t.Fatal(err)
-			}
-			res, _ := m["result"].(map[string]any)
-			a, _ := res["action"].(string)
-			return a
-		}
+		m := c.answer(t, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tool_call","params":{"toolCallId":"w","toolName":"write","input":{"path":%q,"content":"x"}}}`, id, path))
+		res, _ := m["result"].(map[string]any)
+		a, _ := res["action"].(string)
+		return a
 	}
-	fmt.Fprintf(inW, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1,"cwd":%q,"hasUI":false}}`+"\n", work)
-	if _, err := r.ReadBytes('\n'); err != nil {
+	fmt.Fprintf(c.w, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1,"cwd":%q,"hasUI":false}}`+"\n", work)
+	if _, err := c.r.ReadBytes('\n'); err != nil {
 		t.Fatal(err)
 	}
 	for i := 0; i < 3; i++ { // warm: work/notes.md and work/src are kept now
@@ -195,20 +134,11 @@ func TestDirCacheSeesReplacedEntry(t *testing.T) {
 // everything; what it resolves without keeping is not called kept; and a
 // change in a watched directory is a new generation.
 func TestDirCacheKept(t *testing.T) {
-	root, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	root := realTempDir(t)
 	agentDir := filepath.Join(root, "agent")
 	work, outside := filepath.Join(root, "work"), filepath.Join(root, "outside")
-	for _, d := range []string{filepath.Join(agentDir, "extensions", "pi-permission-system"), filepath.Join(work, "src"), filepath.Join(outside, "sub")} {
-		if err := os.MkdirAll(d, 0o700); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := os.WriteFile(filepath.Join(agentDir, "extensions", "pi-permission-system", "config.json"), []byte(`{"permission": {"*": "allow"}}`), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	mkdirs(t, filepath.Join(work, "src"), filepath.Join(outside, "sub"))
+	writePiConfig(t, agentDir, `{"permission": {"*": "allow"}}`)
 	link := filepath.Join(root, "link")
 	if err := os.Symlink(outside, link); err != nil {
 		t.Fatal(err)
@@ -388,20 +318,25 @@ func TestDirCacheGivesUpABusyVouchedFolder(t *testing.T) {
 // folder, the loader and the locations it read.
 func armedPolicyWatch(t *testing.T) (string, *policy.Loader, policy.Locations) {
 	t.Helper()
-	root, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	root := realTempDir(t)
 	agentDir := filepath.Join(root, "agent")
-	mkdirs(t, filepath.Join(agentDir, "extensions", "pi-permission-system"))
-	if err := os.WriteFile(filepath.Join(agentDir, "extensions", "pi-permission-system", "config.json"), []byte(`{"permission": {"*": "allow"}}`), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	writePiConfig(t, agentDir, `{"permission": {"*": "allow"}}`)
 	l := policy.NewLoader()
 	loc := policy.Locations{AgentDir: agentDir, Home: filepath.Join(root, "home"), Cwd: filepath.Join(root, "work")}
 	l.Policy(loc)
 	l.Policy(loc)
 	return root, l, loc
+}
+
+// realTempDir is a fresh folder of the test, by its real path (no link on
+// the way), as the session resolves paths.
+func realTempDir(t *testing.T) string {
+	t.Helper()
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root
 }
 
 // mkdirs makes each of dirs with the folders above it.

@@ -1,10 +1,8 @@
 package hook
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -22,14 +20,7 @@ import (
 func TestEvalsSessionAnswersAsWithout(t *testing.T) {
 	on, hits := evalsSession(t, false)
 	off, _ := evalsSession(t, true)
-	if len(on) != len(off) {
-		t.Fatalf("%d answers with the memo, %d without", len(on), len(off))
-	}
-	for i := range on {
-		if on[i] != off[i] {
-			t.Errorf("step %d:\nmemo    %s\nwithout %s", i, on[i], off[i])
-		}
-	}
+	sameRuns(t, "memo", on, "without", off)
 	if hits == 0 {
 		t.Error("the memo answered no call")
 	}
@@ -49,18 +40,10 @@ func TestEvalsSessionAnswersAsWithout(t *testing.T) {
 // and audit record (the world's root spelled $ROOT, times and chain left
 // out) and the memo's hits.
 func evalsSession(t *testing.T, noEvals bool) ([]string, uint64) {
-	root, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	root := realTempDir(t)
 	agentDir := filepath.Join(root, "agent")
 	work, other, outside := filepath.Join(root, "work"), filepath.Join(root, "other"), filepath.Join(root, "outside")
-	for _, d := range []string{filepath.Join(agentDir, "extensions", "pi-permission-system"), filepath.Join(work, "src"), filepath.Join(work, "docs", "guide"), filepath.Join(other, "src"), outside} {
-		if err := os.MkdirAll(d, 0o700); err != nil {
-			t.Fatal(err)
-		}
-	}
-	cfg := filepath.Join(agentDir, "extensions", "pi-permission-system", "config.json")
+	mkdirs(t, filepath.Join(work, "src"), filepath.Join(work, "docs", "guide"), filepath.Join(other, "src"), outside)
 	writeFile := func(p, text string) {
 		t.Helper()
 		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
@@ -69,33 +52,21 @@ func evalsSession(t *testing.T, noEvals bool) ([]string, uint64) {
 	}
 	policy := `{"permission": {"*": "ask", "read": "allow", "grep": "allow", "find": "allow", "write": {"*": "ask", "src/*": "allow"},
 	  "path": {"*.env": "deny"}, "bash": {"*": "ask", "git *": "allow", "cat *": "allow", "echo *": "allow"}, "external_directory": "ask"}}`
-	writeFile(cfg, policy)
+	cfg := writePiConfig(t, agentDir, policy)
 	writeFile(filepath.Join(work, "src", "index.ts"), "x")
 	writeFile(filepath.Join(work, "docs", "guide", "a.md"), "x")
 	writeFile(filepath.Join(outside, "x.txt"), "x")
 	audit := filepath.Join(root, "audit.jsonl")
 
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
 	s := New(Options{Cwd: work, Home: root, AgentDir: agentDir, AuditLog: audit, Log: zerolog.Nop()})
 	s.noEvals = noEvals
-	go func() { _ = s.Serve(inR, outW); outW.Close() }()
-	defer inW.Close()
-	r := bufio.NewReader(outR)
+	c := servePipes(t, s)
 	id := 0
 	send := func(method, params string) string {
 		t.Helper()
 		id++
-		fmt.Fprintf(inW, `{"jsonrpc":"2.0","id":%d,"method":%q,"params":%s}`+"\n", id, method, params)
-		for {
-			line, err := r.ReadBytes('\n')
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !strings.Contains(string(line), `"method":"decision"`) {
-				return strings.ReplaceAll(string(line), root, "$ROOT")
-			}
-		}
+		line := c.roundTrip(t, fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":%q,"params":%s}`+"\n", id, method, params))
+		return strings.ReplaceAll(string(line), root, "$ROOT")
 	}
 	var out []string
 	tool := func(name, input string) {
@@ -197,7 +168,7 @@ func evalsSession(t *testing.T, noEvals bool) ([]string, uint64) {
 	mustDo(os.Symlink(moved, work))
 	round()
 	// Audit records, in order, without what differs between two runs.
-	inW.Close()
+	c.w.Close()
 	data, err := os.ReadFile(audit)
 	if err != nil {
 		t.Fatal(err)

@@ -1,10 +1,7 @@
 package hook
 
 import (
-	"bufio"
 	"encoding/json"
-	"io"
-	"os"
 	"path/filepath"
 	"reflect"
 	"sort"
@@ -23,19 +20,20 @@ func exactServer(t *testing.T) (*client, string) {
 	t.Helper()
 	dir := t.TempDir()
 	agentDir := filepath.Join(dir, "agent")
-	path := filepath.Join(agentDir, "extensions", "pi-permission-system", "config.json")
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(`{"permission": {"*": "allow", "bash": {"*": "allow"}, "skill": {"*": "allow"}, "mcp": {"*": "allow"}, "external_directory": {"*": "allow"}}}`), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
+	writePiConfig(t, agentDir, `{"permission": {"*": "allow", "bash": {"*": "allow"}, "skill": {"*": "allow"}, "mcp": {"*": "allow"}, "external_directory": {"*": "allow"}}}`)
 	s := New(Options{Cwd: dir, Home: dir, AgentDir: agentDir, AuditLog: filepath.Join(dir, "audit.jsonl"), Log: zerolog.Nop()})
-	go func() { _ = s.Serve(inR, outW); outW.Close() }()
-	t.Cleanup(func() { inW.Close() })
-	return &client{w: inW, r: bufio.NewReader(outR)}, dir
+	return servePipes(t, s), dir
+}
+
+// answer writes the request line (without its newline) and reads the
+// answer to it, notifications passed over.
+func (c *client) answer(t *testing.T, line string) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(c.roundTrip(t, []byte(line+"\n")), &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
 }
 
 func (c *client) call(t *testing.T, method string, params any) map[string]any {
@@ -44,11 +42,7 @@ func (c *client) call(t *testing.T, method string, params any) map[string]any {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var m map[string]any
-	if err := json.Unmarshal(c.roundTrip(t, append(line, '\n')), &m); err != nil {
-		t.Fatal(err)
-	}
-	return m
+	return c.answer(t, string(line))
 }
 
 // keyCase is one kind of request the hook decodes, with a sample that it

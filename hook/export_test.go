@@ -35,13 +35,7 @@ func exportSession(tb testing.TB, endpoint string, rules int) (*client, string, 
 		fmt.Fprintf(&b, `, "tool%d sub%d *": "deny"`, i, i)
 	}
 	b.WriteString(`, "git status": "allow"}}}`)
-	path := filepath.Join(agentDir, "extensions", "pi-permission-system", "config.json")
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		tb.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(b.String()), 0o600); err != nil {
-		tb.Fatal(err)
-	}
+	writePiConfig(tb, agentDir, b.String())
 	log := filepath.Join(dir, "audit.jsonl")
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()

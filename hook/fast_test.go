@@ -342,16 +342,10 @@ func wireSession(t *testing.T, dir string, framing protocol.Framing, slow bool, 
 
 func wirePolicy(t testing.TB, dir string) {
 	t.Helper()
-	path := filepath.Join(dir, "agent", "extensions", "pi-permission-system", "config.json")
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		t.Fatal(err)
-	}
 	pol := `{"permission": {"*": "ask", "read": {"*": "allow", "*.env": "deny"}, "edit": "allow", "write": {"*": "ask", "src/*": "allow"},
 	  "bash": {"*": "ask", "git status": "allow", "git *": "allow", "rm *": "deny", "npm run *": "allow", "echo *": "allow", "make deploy*": "deny"},
 	  "mcp": {"*": "ask", "github:*": "allow"}, "skill": {"*": "deny"}, "external_directory": {"*": "ask", "/tmp/*": "allow"}}}`
-	if err := os.WriteFile(path, []byte(pol), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	writePiConfig(t, filepath.Join(dir, "agent"), pol)
 }
 
 // TestFastPathAnswersAsBefore is the differential test of the fast path:

@@ -3,7 +3,6 @@ package hook
 import (
 	"bytes"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,9 +13,7 @@ import (
 func TestGeminiHookDecisions(t *testing.T) {
 	e := newHookEnv(t, hostsPolicy)
 	// The globs select files that exist: one a path rule denies.
-	if err := os.WriteFile(filepath.Join(e.proj, "key.pem"), []byte("k"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	e.writeProject("key.pem", "k")
 	cases := []struct {
 		tool     string
 		input    map[string]any

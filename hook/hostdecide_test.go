@@ -146,18 +146,12 @@ func TestClaudeToolsOnWhatTheyTouch(t *testing.T) {
 			t.Errorf("%s %v: %v", c.tool, c.input, err)
 			continue
 		}
-		var reply struct {
-			H struct {
-				Decision string `json:"permissionDecision"`
-				Reason   string `json:"permissionDecisionReason"`
-			} `json:"hookSpecificOutput"`
-		}
-		if err := json.Unmarshal(out.Bytes(), &reply); err != nil {
-			t.Errorf("%s: %q: %v", c.tool, out.String(), err)
+		h, ok := readPreToolUse(t, c.tool, out.Bytes())
+		if !ok {
 			continue
 		}
-		if reply.H.Decision != c.want || !strings.Contains(reply.H.Reason, c.words) {
-			t.Errorf("%s %v: %s %q, want %s mentioning %q", c.tool, c.input, reply.H.Decision, reply.H.Reason, c.want, c.words)
+		if h.Decision != c.want || !strings.Contains(h.Reason, c.words) {
+			t.Errorf("%s %v: %s %q, want %s mentioning %q", c.tool, c.input, h.Decision, h.Reason, c.want, c.words)
 		}
 	}
 }

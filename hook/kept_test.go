@@ -1,11 +1,9 @@
 package hook
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -30,14 +28,7 @@ import (
 func TestKeptAnswersAsFresh(t *testing.T) {
 	kept, keptN := keptSession(t, false)
 	fresh, freshN := keptSession(t, true)
-	if len(kept) != len(fresh) {
-		t.Fatalf("%d messages and records with kept encodings, %d without", len(kept), len(fresh))
-	}
-	for i := range kept {
-		if kept[i] != fresh[i] {
-			t.Errorf("message %d:\nkept  %s\nfresh %s", i, kept[i], fresh[i])
-		}
-	}
+	sameRuns(t, "kept", kept, "fresh", fresh)
 	if freshN != 0 {
 		t.Errorf("the session without kept encodings answered %d calls from one", freshN)
 	}
@@ -62,18 +53,10 @@ func TestKeptAnswersAsFresh(t *testing.T) {
 // every message written and every audit record (without time and chain),
 // and how many calls were answered from a kept encoding.
 func keptSession(t *testing.T, fresh bool) ([]string, uint64) {
-	root, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	root := realTempDir(t)
 	agentDir := filepath.Join(root, "agent")
 	work := filepath.Join(root, "work")
-	for _, d := range []string{filepath.Join(agentDir, "extensions", "pi-permission-system"), filepath.Join(work, "src")} {
-		if err := os.MkdirAll(d, 0o700); err != nil {
-			t.Fatal(err)
-		}
-	}
-	cfg := filepath.Join(agentDir, "extensions", "pi-permission-system", "config.json")
+	mkdirs(t, filepath.Join(work, "src"))
 	writeFile := func(p, text string) {
 		t.Helper()
 		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
@@ -83,17 +66,14 @@ func keptSession(t *testing.T, fresh bool) ([]string, uint64) {
 	policy := `{"permission": {"*": "ask", "read": {"*": "allow", "*.env": "deny"}, "write": {"*": "ask", "src/*": "allow"},
 	  "bash": {"*": "ask", "git *": "allow", "echo *": "allow", "rm *": {"action": "deny", "reason": "no <rm> & \"friends\""}},
 	  "mcp": {"*": "ask", "github:*": "allow"}, "external_directory": "ask"}}`
-	writeFile(cfg, policy)
+	cfg := writePiConfig(t, agentDir, policy)
 	writeFile(filepath.Join(work, "src", "index.ts"), "x")
 	audit := filepath.Join(root, "audit.jsonl")
 
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
 	s := New(Options{Cwd: work, Home: root, AgentDir: agentDir, AuditLog: audit, Log: zerolog.Nop()})
 	s.noKept = fresh
-	go func() { _ = s.Serve(inR, outW); outW.Close() }()
-	defer inW.Close()
-	r := bufio.NewReader(outR)
+	c := servePipes(t, s)
+	inW, r := c.w, c.r
 	var out []string
 	// send writes one request with this id and reads up to its answer,
 	// keeping every message; a prompt is answered with choice.
@@ -177,20 +157,41 @@ func keptSession(t *testing.T, fresh bool) ([]string, uint64) {
 	initialize(`,"sessionId":"s3"`)
 	round()
 	inW.Close()
-	data, err := os.ReadFile(audit)
+	return append(out, auditCut(t, audit, root, "$ROOT")...), s.keptCalls.Load()
+}
+
+// sameRuns wants two sessions of one script, named a and b, to have
+// written the same messages and records, one for one.
+func sameRuns(t *testing.T, a string, as []string, b string, bs []string) {
+	t.Helper()
+	if len(as) != len(bs) {
+		t.Fatalf("%d messages and records in the %s session, %d in the %s one", len(as), a, len(bs), b)
+	}
+	for i := range as {
+		if as[i] != bs[i] {
+			t.Errorf("message %d:\n%-7s %s\n%-7s %s", i, a, as[i], b, bs[i])
+		}
+	}
+}
+
+// auditCut is each record of the audit log as written but for its time
+// and chain (cut at the fields that differ between two runs), with dir
+// spelled as name.
+func auditCut(t *testing.T, log, dir, name string) []string {
+	t.Helper()
+	data, err := os.ReadFile(log)
 	if err != nil {
 		t.Fatal(err)
 	}
+	var out []string
 	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
-		// The record's own bytes but time and chain: cut at the fields
-		// that differ between two runs, keep the rest as written.
 		i, j := strings.Index(line, `,"seq":`), strings.LastIndex(line, `,"prev":`)
 		if i < 0 || j < i {
 			t.Fatalf("audit record %q", line)
 		}
-		out = append(out, strings.ReplaceAll(line[i:j], root, "$ROOT"))
+		out = append(out, strings.ReplaceAll(line[i:j], dir, name))
 	}
-	return out, s.keptCalls.Load()
+	return out
 }
 
 // sameID reports whether the JSON ids a and b are the same value.
@@ -239,14 +240,9 @@ func BenchmarkFastAnswer(b *testing.B) {
 				b.Fatal(err)
 			}
 			writePolicy(b, agentDir, 200)
-			inR, inW := io.Pipe()
-			outR, outW := io.Pipe()
 			s := New(Options{Cwd: dir, Home: dir, AgentDir: agentDir, AuditLog: filepath.Join(dir, "audit.jsonl"), Log: zerolog.Nop()})
 			s.noKept = fresh
-			go func() { _ = s.Serve(inR, outW); outW.Close() }()
-			b.Cleanup(func() { inW.Close() })
-			c := &client{w: inW, r: bufio.NewReader(outR)}
-			c.roundTrip(b, []byte(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1,"cwd":"`+dir+`","hasUI":false}}`+"\n"))
+			serveWith(b, s, dir)
 			line := []byte(`{"jsonrpc":"2.0","id":12,"method":"tool_call","params":{"toolCallId":"call_0123456789","toolName":"bash","input":{"command":"git status"}}}`)
 			answer := func() []byte {
 				fc, ok := protocol.DecodeToolCall(line)

@@ -3,9 +3,7 @@
 package hook
 
 import (
-	"bufio"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -43,13 +41,10 @@ func keptFailureSession(t *testing.T, fresh bool) ([]string, uint64) {
 	dir := t.TempDir()
 	wirePolicy(t, dir)
 	audit := filepath.Join(dir, "audit.jsonl")
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
 	s := New(Options{Cwd: dir, Home: dir, AgentDir: filepath.Join(dir, "agent"), AuditLog: audit, Log: zerolog.Nop()})
 	s.noKept = fresh
-	go func() { _ = s.Serve(inR, outW); outW.Close() }()
-	defer inW.Close()
-	r := bufio.NewReader(outR)
+	c := servePipes(t, s)
+	inW, r := c.w, c.r
 	var out []string
 	id := 0
 	call := func() {
@@ -95,16 +90,5 @@ func keptFailureSession(t *testing.T, fresh bool) ([]string, uint64) {
 	call()
 	call()
 	inW.Close()
-	data, err := os.ReadFile(audit)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
-		i, j := strings.Index(line, `,"seq":`), strings.LastIndex(line, `,"prev":`)
-		if i < 0 || j < i {
-			t.Fatalf("audit record %q", line)
-		}
-		out = append(out, strings.ReplaceAll(line[i:j], dir, "$DIR"))
-	}
-	return out, s.keptCalls.Load()
+	return append(out, auditCut(t, audit, dir, "$DIR")...), s.keptCalls.Load()
 }

@@ -3,7 +3,6 @@ package hook
 import (
 	"bufio"
 	"io"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -21,18 +20,11 @@ func BenchmarkPrecheck(b *testing.B) {
 	dir := b.TempDir()
 	home, work := filepath.Join(dir, "home"), filepath.Join(dir, "work")
 	agentDir := filepath.Join(home, ".pi", "agent")
-	for p, c := range map[string]string{
+	writeFiles(b, map[string]string{
 		filepath.Join(agentDir, "extensions", "pi-permission-system", "config.json"): benchCorpusPolicy,
 		filepath.Join(work, "src", "index.ts"):                                       "export {}\n",
 		filepath.Join(work, "README.md"):                                             "# x\n",
-	} {
-		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
-			b.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(c), 0o600); err != nil {
-			b.Fatal(err)
-		}
-	}
+	})
 	s := New(Options{Cwd: work, Home: home, AgentDir: agentDir, AuditLog: filepath.Join(dir, "audit.jsonl"), Log: zerolog.Nop()})
 	c := serveWith(b, s, work)
 	lines := benchCorpus()
@@ -53,13 +45,19 @@ func BenchmarkPrecheck(b *testing.B) {
 	}
 }
 
-// serveWith serves s over in-process pipes, initialized in dir.
-func serveWith(tb testing.TB, s *Server, dir string) *client {
+// servePipes serves s over in-process pipes, not initialized. The
+// session's input is closed when the test ends, or before by c.w.Close.
+func servePipes(tb testing.TB, s *Server) *client {
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	go func() { _ = s.Serve(inR, outW); outW.Close() }()
 	tb.Cleanup(func() { inW.Close() })
-	c := &client{w: inW, r: bufio.NewReader(outR)}
+	return &client{w: inW, r: bufio.NewReader(outR)}
+}
+
+// serveWith serves s over in-process pipes, initialized in dir.
+func serveWith(tb testing.TB, s *Server, dir string) *client {
+	c := servePipes(tb, s)
 	c.roundTrip(tb, []byte(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1,"cwd":"`+dir+`","hasUI":false}}`+"\n"))
 	return c
 }

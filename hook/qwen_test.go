@@ -2,9 +2,7 @@ package hook
 
 import (
 	"bytes"
-	"encoding/json"
-	"os"
-	"path/filepath"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -18,18 +16,12 @@ func (e *hookEnv) qwenEventJSON(tool string, input any, mode string) string {
 		"transcript_path": "/home/u/.qwen/projects/p/chats/0b365176.jsonl", "cwd": e.proj, "hook_event_name": "PreToolUse",
 		"timestamp": "2026-12-01T21:57:34.453Z", "permission_mode": mode, "prompt_id": "0b365176########0",
 		"tool_name": tool, "tool_input": input, "tool_use_id": "toolu_1796162254453_0edv0s109", "tool_call_id": "call_1"}
-	b, err := json.Marshal(ev)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	return string(b)
+	return e.marshal(ev)
 }
 
 func TestQwenHookDecisions(t *testing.T) {
 	e := newHookEnv(t, hostsPolicy)
-	if err := os.WriteFile(filepath.Join(e.proj, "key.pem"), []byte("k"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	e.writeProject("key.pem", "k")
 	cases := []struct {
 		tool     string
 		input    map[string]any
@@ -53,23 +45,7 @@ func TestQwenHookDecisions(t *testing.T) {
 			t.Errorf("%s %v: %v", c.tool, c.input, err)
 			continue
 		}
-		var reply struct {
-			H struct {
-				Event    string `json:"hookEventName"`
-				Decision string `json:"permissionDecision"`
-				Reason   string `json:"permissionDecisionReason"`
-			} `json:"hookSpecificOutput"`
-		}
-		if err := json.Unmarshal(out.Bytes(), &reply); err != nil {
-			t.Errorf("%s: reply %q: %v", c.tool, out.String(), err)
-			continue
-		}
-		if reply.H.Event != "PreToolUse" || reply.H.Decision != c.decision || !strings.Contains(reply.H.Reason, c.reason) {
-			t.Errorf("%s %v (%s): %+v, want %s mentioning %q", c.tool, c.input, c.mode, reply.H, c.decision, c.reason)
-		}
-		if c.decision != "allow" && reply.H.Reason == "" {
-			t.Errorf("%s %v: a %s without a reason", c.tool, c.input, c.decision)
-		}
+		checkPreToolUse(t, fmt.Sprintf("%s %v (%s)", c.tool, c.input, c.mode), out.Bytes(), c.decision, c.reason)
 	}
 	var out bytes.Buffer
 	if err := RunHook(e.opts, hosts.QwenHook{NoAsk: true}, strings.NewReader(e.qwenEventJSON("run_shell_command", map[string]any{"command": "make"}, "default")), &out); err != nil {

@@ -195,14 +195,21 @@ func benchRecord() gates.AuditRecord {
 		Input: json.RawMessage(`{"command":"git status","timeout":120}`), Cwd: "/home/u/work/project"}
 }
 
-// BenchmarkAuditRecord is reporter.Audit's record: its fields built and
-// appended to a log (the syscalls included).
-func BenchmarkAuditRecord(b *testing.B) {
+// benchLog is an audit log in a fresh folder, closed when the benchmark
+// ends.
+func benchLog(b *testing.B) *audit.Log {
 	l, err := audit.Open(filepath.Join(b.TempDir(), "audit.jsonl"))
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer l.Close()
+	b.Cleanup(func() { l.Close() })
+	return l
+}
+
+// BenchmarkAuditRecord is reporter.Audit's record: its fields built and
+// appended to a log (the syscalls included).
+func BenchmarkAuditRecord(b *testing.B) {
+	l := benchLog(b)
 	rec := benchRecord()
 	b.ReportAllocs()
 	for b.Loop() {
@@ -215,11 +222,7 @@ func BenchmarkAuditRecord(b *testing.B) {
 // BenchmarkAuditRecordOld is the same record written as before: zerolog
 // fields, goccy/go-json for origin, trace and input.
 func BenchmarkAuditRecordOld(b *testing.B) {
-	l, err := audit.Open(filepath.Join(b.TempDir(), "audit.jsonl"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer l.Close()
+	l := benchLog(b)
 	rec := benchRecord()
 	b.ReportAllocs()
 	for b.Loop() {
