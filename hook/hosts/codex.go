@@ -216,9 +216,8 @@ func shellLiteral(w *syntax.Word) (string, bool) {
 }
 
 // codexAskNote ends the reason of an ask Codex cannot show.
-const codexAskNote = " (toolgate would ask, and Codex cannot ask a person from its PreToolUse hook, so the call is blocked;" +
-	" to allow it, add an allow rule to your toolgate policy (~/.config/toolgate/config.json or <project>/.toolgate/config.json;" +
-	" `toolgate explain --host codex` shows which rule decides))"
+var codexAskNote = " (toolgate would ask, and Codex cannot ask a person from its PreToolUse hook, so the call is blocked;" +
+	" to allow it," + allowRuleHint(Codex)
 
 // Codex is the Codex CLI's host name, as the audit log records it.
 const Codex = "codex"

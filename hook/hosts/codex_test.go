@@ -2,16 +2,12 @@ package hosts
 
 import (
 	"encoding/json"
-	"reflect"
 	"strings"
 	"testing"
 )
 
 func TestCodexCallMapping(t *testing.T) {
-	cases := []struct {
-		name, input string
-		want        []Call
-	}{
+	cases := []mappingCase{
 		{"Bash", `{"command":"ls -l"}`, []Call{{Tool: "bash", Input: map[string]any{"command": "ls -l"}, Rewrite: true}}},
 		{"Bash", `{"command":"make","workdir":"sub"}`, []Call{{Tool: "bash", Input: map[string]any{"command": "make", "workdir": "sub"}, Workdir: "sub", Rewrite: true}}},
 		{"exec_command", `{"cmd":"ls"}`, []Call{{Tool: "bash", Input: map[string]any{"command": "ls"}, Rewrite: true}}},
@@ -26,17 +22,8 @@ func TestCodexCallMapping(t *testing.T) {
 		{"view_image", `{"path":"/p/a.png"}`, []Call{{Tool: "read", Input: map[string]any{"path": "/p/a.png"}}}},
 		{"update_plan", `{"plan":[]}`, []Call{{Tool: "update_plan", Input: map[string]any{"plan": []any{}}}}},
 	}
-	for _, c := range cases {
-		got, err := CodexCalls(c.name, json.RawMessage(c.input))
-		if err != nil {
-			t.Errorf("%s %s: %v", c.name, c.input, err)
-			continue
-		}
-		if !reflect.DeepEqual(got, c.want) {
-			t.Errorf("%s %s:\n got %#v\nwant %#v", c.name, c.input, got, c.want)
-		}
-	}
-	for _, bad := range []struct{ name, input string }{
+	checkMapping(t, CodexCalls, cases)
+	checkMappingErrors(t, CodexCalls, [][2]string{
 		{"apply_patch", `{"command":"rm -rf /"}`},                                // not a patch
 		{"apply_patch", `{"command":"*** Begin Patch\n*** End Patch"}`},          // no file
 		{"apply_patch", `{"command":"*** Begin Patch\n*** Add File:   \n+x\n"}`}, // a marker without a path
@@ -45,11 +32,7 @@ func TestCodexCallMapping(t *testing.T) {
 		{"Bash", `{"command":"ls","cmd":"rm x"}`},
 		{"Bash", `"ls"`},
 		{"", `{}`},
-	} {
-		if _, err := CodexCalls(bad.name, json.RawMessage(bad.input)); err == nil {
-			t.Errorf("%s %s: no error", bad.name, bad.input)
-		}
-	}
+	})
 }
 
 // A patch handed to apply_patch in a shell command (which Codex applies

@@ -137,9 +137,8 @@ func perPath(name, tool string, input map[string]any) ([]Call, error) {
 // copilotAskNote ends the reason of an ask, which Copilot shows in its
 // permission dialog, and which a run with nobody to ask (copilot -p)
 // denies.
-const copilotAskNote = " (toolgate asks; where nobody can answer, as in `copilot -p`, Copilot denies the call." +
-	" To allow it there, add an allow rule to your toolgate policy (~/.config/toolgate/config.json or" +
-	" <project>/.toolgate/config.json; `toolgate explain --host copilot-cli` shows which rule decides))"
+var copilotAskNote = " (toolgate asks; where nobody can answer, as in `copilot -p`, Copilot denies the call." +
+	" To allow it there," + allowRuleHint(CopilotCLI)
 
 // CopilotCLI is the Copilot CLI's host name, as the audit log records it.
 const CopilotCLI = "copilot-cli"

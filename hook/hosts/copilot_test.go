@@ -2,15 +2,11 @@ package hosts
 
 import (
 	"encoding/json"
-	"reflect"
 	"testing"
 )
 
 func TestCopilotCallMapping(t *testing.T) {
-	cases := []struct {
-		name, args string
-		want       []Call
-	}{
+	cases := []mappingCase{
 		{"bash", `{"command":"ls","description":"d"}`, []Call{{Tool: "bash", Input: map[string]any{"command": "ls", "description": "d"}, Rewrite: true}}},
 		// toolArgs as a JSON string holding the object.
 		{"bash", `"{\"command\":\"ls\",\"description\":\"d\"}"`, []Call{{Tool: "bash", Input: map[string]any{"command": "ls", "description": "d"}, Rewrite: true}}},
@@ -28,26 +24,13 @@ func TestCopilotCallMapping(t *testing.T) {
 			{Tool: "web_fetch", Input: map[string]any{"url": "https://x.example/"}}}},
 		{"task", `{"name":"n","prompt":"p"}`, []Call{{Tool: "task", Input: map[string]any{"name": "n", "prompt": "p"}}}},
 	}
-	for _, c := range cases {
-		got, err := CopilotCalls(c.name, json.RawMessage(c.args))
-		if err != nil {
-			t.Errorf("%s %s: %v", c.name, c.args, err)
-			continue
-		}
-		if !reflect.DeepEqual(got, c.want) {
-			t.Errorf("%s %s:\n got %#v\nwant %#v", c.name, c.args, got, c.want)
-		}
-	}
-	for _, bad := range []struct{ name, args string }{
+	checkMapping(t, CopilotCalls, cases)
+	checkMappingErrors(t, CopilotCalls, [][2]string{
 		{"bash", `"{\"command\":\"ls\",\"command\":\"rm x\"}"`}, // a string that reads two ways
 		{"bash", `"not json"`},
 		{"bash", `["ls"]`},
 		{"grep", `{"pattern":"x","paths":[1]}`},
 		{"skill", `{"skill":"a","name":"b"}`},
 		{"", `{}`},
-	} {
-		if _, err := CopilotCalls(bad.name, json.RawMessage(bad.args)); err == nil {
-			t.Errorf("%s %s: no error", bad.name, bad.args)
-		}
-	}
+	})
 }

@@ -32,6 +32,14 @@ type atOnce struct{}
 
 func (atOnce) Run(answer func(io.Writer) error, out io.Writer) error { return answer(out) }
 
+// allowRuleHint ends the note of an ask a host cannot put to a person:
+// where an allow rule goes, and the explain command that shows which rule
+// decides a call of host.
+func allowRuleHint(host string) string {
+	return " add an allow rule to your toolgate policy (~/.config/toolgate/config.json or" +
+		" <project>/.toolgate/config.json; `toolgate explain --host " + host + "` shows which rule decides))"
+}
+
 // Kind is what an event asks toolgate to decide.
 type Kind int
 

@@ -136,14 +136,12 @@ func qwenCallsDepth(name string, raw json.RawMessage, depth int) ([]Call, error)
 // qwenAskNote ends the reason of an ask, which Qwen shows in its own
 // confirmation, and which a run with nobody to ask (qwen -p) denies with
 // this reason.
-const qwenAskNote = " (toolgate asks; where nobody can answer, as in `qwen -p`, Qwen Code blocks the call." +
-	" To allow it there, add an allow rule to your toolgate policy (~/.config/toolgate/config.json or" +
-	" <project>/.toolgate/config.json; `toolgate explain --host qwen-code` shows which rule decides))"
+var qwenAskNote = " (toolgate asks; where nobody can answer, as in `qwen -p`, Qwen Code blocks the call." +
+	" To allow it there," + allowRuleHint(QwenCode)
 
 // qwenNoAskNote ends the reason of an ask that qwen-hook --no-ask denies.
-const qwenNoAskNote = " (toolgate would ask, and this Qwen Code hook does not ask (--no-ask), so the call is blocked;" +
-	" to allow it, add an allow rule to your toolgate policy (~/.config/toolgate/config.json or" +
-	" <project>/.toolgate/config.json; `toolgate explain --host qwen-code` shows which rule decides))"
+var qwenNoAskNote = " (toolgate would ask, and this Qwen Code hook does not ask (--no-ask), so the call is blocked;" +
+	" to allow it," + allowRuleHint(QwenCode)
 
 // QwenCode is Qwen Code's host name, as the audit log records it.
 const QwenCode = "qwen-code"

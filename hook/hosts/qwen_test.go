@@ -2,15 +2,11 @@ package hosts
 
 import (
 	"encoding/json"
-	"reflect"
 	"testing"
 )
 
 func TestQwenCallMapping(t *testing.T) {
-	cases := []struct {
-		name, input string
-		want        []Call
-	}{
+	cases := []mappingCase{
 		{"run_shell_command", `{"command":"ls","description":"d"}`, []Call{{Tool: "bash", Input: map[string]any{"command": "ls", "description": "d"}, Rewrite: true}}},
 		{"run_shell_command", `{"command":"make","directory":"sub"}`, []Call{{Tool: "bash", Input: map[string]any{"command": "make", "directory": "sub"}, Workdir: "sub", Rewrite: true}}},
 		{"read_file", `{"file_path":"/p/a","offset":1}`, []Call{{Tool: "read", Input: map[string]any{"path": "/p/a", "offset": json.Number("1")}}}},
@@ -33,25 +29,12 @@ func TestQwenCallMapping(t *testing.T) {
 			{Tool: "artifact", Input: map[string]any{"file_path": "report.md", "title": "t"}},
 			{Tool: "read", Input: map[string]any{"path": "report.md"}}}},
 	}
-	for _, c := range cases {
-		got, err := QwenCalls(c.name, json.RawMessage(c.input))
-		if err != nil {
-			t.Errorf("%s %s: %v", c.name, c.input, err)
-			continue
-		}
-		if !reflect.DeepEqual(got, c.want) {
-			t.Errorf("%s %s:\n got %#v\nwant %#v", c.name, c.input, got, c.want)
-		}
-	}
-	for _, bad := range []struct{ name, input string }{
+	checkMapping(t, QwenCalls, cases)
+	checkMappingErrors(t, QwenCalls, [][2]string{
 		{"read_file", `{"file_path":"a","path":"b"}`},
 		{"tool_call", `{"name":"tool_call","arguments":{"name":"run_shell_command","arguments":{"command":"ls"}}}`},
 		{"tool_call", `{"arguments":{}}`},
 		{"run_shell_command", `["ls"]`},
 		{"", `{}`},
-	} {
-		if _, err := QwenCalls(bad.name, json.RawMessage(bad.input)); err == nil {
-			t.Errorf("%s %s: no error", bad.name, bad.input)
-		}
-	}
+	})
 }
