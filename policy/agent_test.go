@@ -27,15 +27,7 @@ func TestParseAgentFile(t *testing.T) {
 	if len(f.Errors) != 0 {
 		t.Fatalf("errors: %v", f.Errors)
 	}
-	var got []string
-	for _, e := range f.Permission {
-		if e.Shorthand != nil {
-			got = append(got, fmt.Sprintf("%s@%d=%v", e.Surface, e.Line, e.Shorthand.Action))
-		}
-		for _, p := range e.Patterns {
-			got = append(got, fmt.Sprintf("%s@%d:%s@%d=%v/%s", e.Surface, e.Line, p.Pattern, p.Line, p.State.Action, p.State.Reason))
-		}
-	}
+	got := entryLines(f.Permission)
 	want := []string{
 		"bash@4:docker run -p 80:80 *@5=deny/", "bash@4:git *@6=allow/", "bash@4:1@7=ask/",
 		"mcp@8:exa:*@9=allow/",

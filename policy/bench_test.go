@@ -54,9 +54,8 @@ func benchPolicy(b *testing.B, n int) *Policy {
 	return p
 }
 
-func benchEvaluate(b *testing.B, n int) {
-	p := benchPolicy(b, n)
-	q := Query{Surface: "bash", Values: []string{benchValue}}
+// benchResolveAllow times p's decision of q, which must be an allow.
+func benchResolveAllow(b *testing.B, p *Policy, q Query) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
@@ -64,6 +63,11 @@ func benchEvaluate(b *testing.B, n int) {
 			b.Fatal("wrong decision")
 		}
 	}
+}
+
+func benchEvaluate(b *testing.B, n int) {
+	p := benchPolicy(b, n)
+	benchResolveAllow(b, p, Query{Surface: "bash", Values: []string{benchValue}})
 }
 
 func BenchmarkEvaluate200(b *testing.B)   { benchEvaluate(b, 200) }
@@ -74,14 +78,7 @@ func BenchmarkEvaluate10000(b *testing.B) { benchEvaluate(b, 10000) }
 func BenchmarkEvaluate200Floor(b *testing.B) {
 	p := composeOK(b, scopeFile(b, ScopeGlobal, benchPolicyText(200)),
 		scopeFile(b, ScopeProject, `{"permission": {"bash": {"make *": "allow"}}}`))
-	q := Query{Surface: "bash", Values: []string{benchValue}}
-	b.ReportAllocs()
-	b.ResetTimer()
-	for b.Loop() {
-		if p.Resolve(q).Action != Allow {
-			b.Fatal("wrong decision")
-		}
-	}
+	benchResolveAllow(b, p, Query{Surface: "bash", Values: []string{benchValue}})
 }
 
 func BenchmarkEvaluateMCP200(b *testing.B) {
@@ -108,8 +105,9 @@ func benchCompose(b *testing.B, n int) {
 func BenchmarkCompose200(b *testing.B)   { benchCompose(b, 200) }
 func BenchmarkCompose10000(b *testing.B) { benchCompose(b, 10000) }
 
-func BenchmarkParseCompose200(b *testing.B) {
-	data := []byte(benchPolicyText(200))
+// benchParseCompose times a start's read of data as the global policy
+// file: parse and compose.
+func benchParseCompose(b *testing.B, data []byte) {
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -117,6 +115,11 @@ func BenchmarkParseCompose200(b *testing.B) {
 		f := ParseFile("/g.json", data)
 		Compose([]ScopeFile{{Scope: ScopeGlobal, Path: "/g.json", Trusted: true, Exists: true, File: f}}, testHome)
 	}
+}
+
+func BenchmarkParseCompose200(b *testing.B) {
+	data := []byte(benchPolicyText(200))
+	benchParseCompose(b, data)
 }
 
 func BenchmarkMatchPathological(b *testing.B) {
@@ -164,13 +167,7 @@ func BenchmarkCanonicalize(b *testing.B) {
 // before initialize can be answered (start to initialize under 15 ms).
 func BenchmarkParseCompose10000(b *testing.B) {
 	data := []byte(benchPolicyText(10000))
-	b.SetBytes(int64(len(data)))
-	b.ReportAllocs()
-	b.ResetTimer()
-	for b.Loop() {
-		f := ParseFile("/g.json", data)
-		Compose([]ScopeFile{{Scope: ScopeGlobal, Path: "/g.json", Trusted: true, Exists: true, File: f}}, testHome)
-	}
+	benchParseCompose(b, data)
 }
 
 // e2ePolicyText is the end-to-end benchmark's policy of about n rules.
@@ -180,12 +177,7 @@ func e2ePolicyText(n int) string { return e2ecorpus.PolicyText(n) }
 // 10,000-rule policy: parse and compose.
 func BenchmarkLoadE2E10000(b *testing.B) {
 	data := []byte(e2ePolicyText(10000))
-	b.SetBytes(int64(len(data)))
-	b.ReportAllocs()
-	for b.Loop() {
-		f := ParseFile("/g.json", data)
-		Compose([]ScopeFile{{Scope: ScopeGlobal, Path: "/g.json", Trusted: true, Exists: true, File: f}}, testHome)
-	}
+	benchParseCompose(b, data)
 }
 
 // BenchmarkLoadE2E10000Indented is BenchmarkLoadE2E10000 with the policy
@@ -197,12 +189,7 @@ func BenchmarkLoadE2E10000Indented(b *testing.B) {
 		b.Fatal(err)
 	}
 	data := out.Bytes()
-	b.SetBytes(int64(len(data)))
-	b.ReportAllocs()
-	for b.Loop() {
-		f := ParseFile("/g.json", data)
-		Compose([]ScopeFile{{Scope: ScopeGlobal, Path: "/g.json", Trusted: true, Exists: true, File: f}}, testHome)
-	}
+	benchParseCompose(b, data)
 }
 
 // BenchmarkFirstBashCall10000 is what a hook host's process does with the

@@ -419,6 +419,17 @@ func mergePattern(cur *mergedSurface, pe PatternEntry, origin Origin) {
 	cur.patterns = append(cur.patterns, mergedPattern{pattern: pe.Pattern, state: pe.State, origin: origin})
 }
 
+// fallbackRule is the rule of the top-level "*" shorthand, the fallback;
+// nil for any other surface or shape.
+func (m *mergedSurface) fallbackRule(home string) *Rule {
+	if m.surface != "*" || m.shorthand == nil {
+		return nil
+	}
+	r := NewRule("*", "*", m.shorthand.Action, LayerFallback, m.origin, home)
+	r.Reason = m.shorthand.Reason
+	return &r
+}
+
 // configRules expands merged surfaces into rules; the top-level "*"
 // shorthand is returned separately as the fallback.
 func configRules(merged []*mergedSurface, home string, trusted bool) (rules []*Rule, fallback *Rule) {
@@ -430,10 +441,8 @@ func configRules(merged []*mergedSurface, home string, trusted bool) (rules []*R
 	}
 	block := make([]Rule, 0, n)
 	for _, m := range merged {
-		if m.surface == "*" && m.shorthand != nil {
-			r := NewRule("*", "*", m.shorthand.Action, LayerFallback, m.origin, home)
-			r.Reason = m.shorthand.Reason
-			fallback = &r
+		if r := m.fallbackRule(home); r != nil {
+			fallback = r
 			continue
 		}
 		// The rules of one surface share its compiled surface pattern:
@@ -706,10 +715,8 @@ func composeFiles(files []ScopeFile, home string, managed *ScopeFile) *Policy {
 	var fallback *Rule
 	baseline := false
 	for _, m := range merged {
-		if m.surface == "*" && m.shorthand != nil {
-			r := NewRule("*", "*", m.shorthand.Action, LayerFallback, m.origin, home)
-			r.Reason = m.shorthand.Reason
-			fallback = &r
+		if r := m.fallbackRule(home); r != nil {
+			fallback = r
 			continue
 		}
 		if m.surface == "mcp" && !baseline {

@@ -7,6 +7,22 @@ import (
 	"testing"
 )
 
+// entryLines is each of a file's permission entries as a line to compare:
+// surface@line=action for a shorthand, and
+// surface@line:pattern@line=action/reason for each pattern.
+func entryLines(entries []SurfaceEntry) []string {
+	var out []string
+	for _, e := range entries {
+		if e.Shorthand != nil {
+			out = append(out, fmt.Sprintf("%s@%d=%v", e.Surface, e.Line, e.Shorthand.Action))
+		}
+		for _, p := range e.Patterns {
+			out = append(out, fmt.Sprintf("%s@%d:%s@%d=%v/%s", e.Surface, e.Line, p.Pattern, p.Line, p.State.Action, p.State.Reason))
+		}
+	}
+	return out
+}
+
 // posOf returns the 1-based line and byte column of the nth (1-based)
 // occurrence of needle in text.
 func posOf(t *testing.T, text, needle string, nth int) (int, int) {
@@ -51,16 +67,7 @@ func TestParseFileOrderAndLines(t *testing.T) {
 	if len(f.Errors) != 0 {
 		t.Fatalf("errors: %v", f.Errors)
 	}
-	var got []string
-	for _, e := range f.Permission {
-		if e.Shorthand != nil {
-			got = append(got, fmt.Sprintf("%s@%d=%v", e.Surface, e.Line, e.Shorthand.Action))
-			continue
-		}
-		for _, p := range e.Patterns {
-			got = append(got, fmt.Sprintf("%s@%d:%s@%d=%v/%s", e.Surface, e.Line, p.Pattern, p.Line, p.State.Action, p.State.Reason))
-		}
-	}
+	got := entryLines(f.Permission)
 	// Integer-like keys keep their place (JavaScript would move them).
 	want := []string{
 		"*@3=ask",

@@ -435,14 +435,23 @@ func hex4(b []byte) bool {
 	return true
 }
 
+// next skips space up to the next byte and reports whether there is one:
+// at the end, or at a comment that does not end, the text is bad.
+func (f *fastParser) next() bool {
+	f.space()
+	if f.bad || f.n >= len(f.b) {
+		f.bad = true
+		return false
+	}
+	return true
+}
+
 func (f *fastParser) object() []jval {
 	f.n++                               // '{'
 	direct, start := true, len(f.block) // direct: the kids are f.block[start:]
 	base := len(f.stack)
 	for {
-		f.space()
-		if f.bad || f.n >= len(f.b) {
-			f.bad = true
+		if !f.next() {
 			return nil
 		}
 		if f.b[f.n] == '}' {
@@ -463,9 +472,7 @@ func (f *fastParser) object() []jval {
 			return nil
 		}
 		f.n++
-		f.space()
-		if f.bad || f.n >= len(f.b) {
-			f.bad = true
+		if !f.next() {
 			return nil
 		}
 		if c := f.b[f.n]; direct && (c == '{' || c == '[') {
@@ -492,9 +499,7 @@ func (f *fastParser) object() []jval {
 		} else {
 			f.stack = append(f.stack, name, val)
 		}
-		f.space()
-		if f.bad || f.n >= len(f.b) {
-			f.bad = true
+		if !f.next() {
 			return nil
 		}
 		if f.b[f.n] == ',' {
@@ -521,9 +526,7 @@ func (f *fastParser) array() []jval {
 	f.n++ // '['
 	base := len(f.stack)
 	for {
-		f.space()
-		if f.bad || f.n >= len(f.b) {
-			f.bad = true
+		if !f.next() {
 			return nil
 		}
 		if f.b[f.n] == ']' {
@@ -535,9 +538,7 @@ func (f *fastParser) array() []jval {
 			return nil
 		}
 		f.stack = append(f.stack, el)
-		f.space()
-		if f.bad || f.n >= len(f.b) {
-			f.bad = true
+		if !f.next() {
 			return nil
 		}
 		if f.b[f.n] == ',' {

@@ -13,10 +13,7 @@ import (
 // an edit, a removed directory or new locations are still seen on the
 // very next call.
 func TestLoaderQuietShortcut(t *testing.T) {
-	root, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	root := realTempDir(t)
 	loc := Locations{Home: root, AgentDir: filepath.Join(root, "agent"), Cwd: filepath.Join(root, "work"), ProjectTrusted: true}
 	global, project := GlobalPath(loc.AgentDir), ProjectPath(loc.Cwd)
 	write := func(path, action string) {

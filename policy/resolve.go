@@ -52,15 +52,23 @@ type Result struct {
 // Resolve decides a query. It is pure: the policy is immutable and session
 // rules are passed in.
 func (p *Policy) Resolve(q Query) Result {
-	values := q.Values
+	values, sessionValues := q.valueSets()
+	return p.resolveSet(q.Surface, values, q.Args, q.Session, sessionValues)
+}
+
+// valueSets is the values q is decided on ("*" when it has none) and the
+// values a session approval may match (SessionValues when set, else the
+// same).
+func (q *Query) valueSets() (values, sessionValues []string) {
+	values = q.Values
 	if len(values) == 0 {
 		values = []string{"*"}
 	}
-	sessionValues := values
+	sessionValues = values
 	if q.SessionValues != nil {
 		sessionValues = q.SessionValues
 	}
-	return p.resolveSet(q.Surface, values, q.Args, q.Session, sessionValues)
+	return values, sessionValues
 }
 
 // ResolveSides is Resolve on both sides of a policy with untrusted

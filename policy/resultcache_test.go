@@ -67,14 +67,7 @@ func TestResultCacheIsPlain(t *testing.T) {
 
 // plainResolve is Resolve without the result cache.
 func plainResolve(p *Policy, q Query) Result {
-	values := q.Values
-	if len(values) == 0 {
-		values = []string{"*"}
-	}
-	sessionValues := values
-	if q.SessionValues != nil {
-		sessionValues = q.SessionValues
-	}
+	values, sessionValues := q.valueSets()
 	res := p.resolveFiles(p.surfaceSet(q.Surface), q.Surface, values, q.Args)
 	if res.Action != Deny && len(q.Session) > 0 {
 		if s, sv := Evaluate(q.Surface, sessionValues, q.Session); s != nil {

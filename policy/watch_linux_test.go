@@ -16,22 +16,35 @@ import (
 	"github.com/toolgate/toolgate/internal/testmount"
 )
 
-// The watch answers quiet only while nothing that could change a policy
-// file has happened: every kind of change below must make it say so on the
-// very next question, and a file it cannot watch is never quiet.
-func TestChangeWatch(t *testing.T) {
+// realTempDir is a fresh folder of the test by its real path (no link on
+// the way), as the watch sees the paths below it.
+func realTempDir(t *testing.T) string {
+	t.Helper()
 	root, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	global := filepath.Join(root, "agent", "extensions", "pi-permission-system", "config.json")
-	project := filepath.Join(root, "work", ".pi", "extensions", "pi-permission-system", "config.json")
-	must := func(err error) {
+	return root
+}
+
+// fatalOn is a check that ends the test t on an error.
+func fatalOn(t *testing.T) func(error) {
+	return func(err error) {
 		t.Helper()
 		if err != nil {
 			t.Fatal(err)
 		}
 	}
+}
+
+// The watch answers quiet only while nothing that could change a policy
+// file has happened: every kind of change below must make it say so on the
+// very next question, and a file it cannot watch is never quiet.
+func TestChangeWatch(t *testing.T) {
+	root := realTempDir(t)
+	global := filepath.Join(root, "agent", "extensions", "pi-permission-system", "config.json")
+	project := filepath.Join(root, "work", ".pi", "extensions", "pi-permission-system", "config.json")
+	must := fatalOn(t)
 	must(os.MkdirAll(filepath.Dir(global), 0o700))
 	must(os.MkdirAll(filepath.Join(root, "work"), 0o700))
 	must(os.WriteFile(global, []byte(`{}`), 0o600))
@@ -110,10 +123,7 @@ func TestChangeWatch(t *testing.T) {
 // Through the loader: every edit between two calls is in the second one's
 // policy, however it was made, while unchanged files are not read again.
 func TestLoaderSeesEveryEdit(t *testing.T) {
-	root, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	root := realTempDir(t)
 	agentDir := filepath.Join(root, "agent")
 	loc := Locations{Home: root, AgentDir: agentDir, Cwd: filepath.Join(root, "work"), ProjectTrusted: true}
 	global := GlobalPath(agentDir)
@@ -181,16 +191,8 @@ func TestLoaderSeesEveryEdit(t *testing.T) {
 // the very next question not quiet; and it vouches for nothing it cannot
 // watch.
 func TestWatchVouches(t *testing.T) {
-	root, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	must := func(err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	root := realTempDir(t)
+	must := fatalOn(t)
 	global := filepath.Join(root, "agent", "config.json")
 	work := filepath.Join(root, "work")
 	src := filepath.Join(work, "src")
@@ -346,16 +348,8 @@ func TestWatchVouches(t *testing.T) {
 // up (every event forgets everything kept): no longer watched, vouched
 // for no more, its changes no events. A policy file's directory never is.
 func TestWatchGivesUpNoisyDirectories(t *testing.T) {
-	root, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	must := func(err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	root := realTempDir(t)
+	must := fatalOn(t)
 	global := filepath.Join(root, "agent", "config.json")
 	busy := filepath.Join(root, "work", "out")
 	must(os.MkdirAll(filepath.Dir(global), 0o700))
@@ -410,10 +404,7 @@ func TestWatchGivesUpNoisyDirectories(t *testing.T) {
 // is another all the same, so that nothing vouched for under the last one
 // is trusted while an event of a change to it waits unread.
 func TestLoaderGenerationOnOtherLocations(t *testing.T) {
-	root, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	root := realTempDir(t)
 	agentDir := filepath.Join(root, "agent")
 	a := Locations{Home: root, AgentDir: agentDir, Cwd: filepath.Join(root, "a"), ProjectTrusted: true}
 	b := a
