@@ -80,11 +80,7 @@ func TestBrokenPolicyFailsItsCase(t *testing.T) {
 }
 
 func TestExplainExitCodes(t *testing.T) {
-	dir := isolatedHome(t)
-	cfg := filepath.Join(dir, "p.json")
-	if err := os.WriteFile(cfg, []byte(`{"permission": {"bash": {"*": "ask", "ls *": "allow", "rm *": "deny"}}}`), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	dir, cfg := isolatedPolicy(t, `{"permission": {"bash": {"*": "ask", "ls *": "allow", "rm *": "deny"}}}`)
 	cases := []struct {
 		args    []string
 		code    int
@@ -118,11 +114,7 @@ func TestExplainExitCodes(t *testing.T) {
 }
 
 func TestExplainShowsPolicyWarningsFirst(t *testing.T) {
-	dir := isolatedHome(t)
-	cfg := filepath.Join(dir, "p.json")
-	if err := os.WriteFile(cfg, []byte("{\"permission\": {\"bash\": {\"ls *\": \"alow\"}}}\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	dir, cfg := isolatedPolicy(t, "{\"permission\": {\"bash\": {\"ls *\": \"alow\"}}}\n")
 	var out bytes.Buffer
 	run([]string{"explain", "--cwd", dir, "--config", cfg, "--tool", "bash", "--input", `{"command":"ls"}`}, nil, &out, &out)
 	got := out.String()
@@ -295,11 +287,7 @@ func TestValidateShowsPolicyWarningsAndShadowedRules(t *testing.T) {
 }
 
 func TestFlagsAfterArguments(t *testing.T) {
-	dir := isolatedHome(t)
-	cfg := filepath.Join(dir, "p.json")
-	if err := os.WriteFile(cfg, []byte(`{"permission": {"bash": {"*": "ask", "ls *": "allow"}}}`), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	dir, cfg := isolatedPolicy(t, `{"permission": {"bash": {"*": "ask", "ls *": "allow"}}}`)
 	cases := filepath.Join(dir, "c.jsonl")
 	if err := os.WriteFile(cases, []byte(`{"tool": "bash", "input": {"command": "ls"}, "expect": "allow"}`+"\n"), 0o600); err != nil {
 		t.Fatal(err)

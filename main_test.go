@@ -108,11 +108,7 @@ func TestReplayListsChangedDecisions(t *testing.T) {
 // after the previous one was answered, as a host does.
 func serveSession(t *testing.T, args []string, requests []string) {
 	t.Helper()
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	done := make(chan int)
-	go func() { code := run(args, inR, outW, io.Discard); outW.Close(); done <- code }()
-	lines := bufio.NewReader(outR)
+	inW, lines, end := serveInProcess(t, args)
 	for i, req := range requests {
 		if _, err := io.WriteString(inW, req+"\n"); err != nil {
 			t.Fatal(err)
@@ -128,19 +124,30 @@ func serveSession(t *testing.T, args []string, requests []string) {
 			}
 		}
 	}
-	inW.Close()
-	go io.Copy(io.Discard, outR)
-	if code := <-done; code != 0 {
-		t.Fatalf("serve exit %d", code)
+	end()
+}
+
+// serveInProcess starts `toolgate serve` (run with args) in-process over
+// pipes: the host writes its lines to w and reads toolgate's from r; end
+// closes toolgate's input and wants it to exit with 0.
+func serveInProcess(t *testing.T, args []string) (w *io.PipeWriter, r *bufio.Reader, end func()) {
+	t.Helper()
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	done := make(chan int)
+	go func() { code := run(args, inR, outW, io.Discard); outW.Close(); done <- code }()
+	return inW, bufio.NewReader(outR), func() {
+		t.Helper()
+		inW.Close()
+		go io.Copy(io.Discard, outR)
+		if code := <-done; code != 0 {
+			t.Fatalf("serve exit %d", code)
+		}
 	}
 }
 
 func TestExplainShowsEveryMatchAndTheWinner(t *testing.T) {
-	dir := isolatedHome(t)
-	cfg := filepath.Join(dir, "p.json")
-	if err := os.WriteFile(cfg, []byte("{\"permission\": {\n \"bash\": {\n  \"*\": \"allow\",\n  \"rm *\": \"deny\"}}}"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	dir, cfg := isolatedPolicy(t, "{\"permission\": {\n \"bash\": {\n  \"*\": \"allow\",\n  \"rm *\": \"deny\"}}}")
 	var out bytes.Buffer
 	code := run([]string{"explain", "--tool", "bash", "--input", `{"command":"ls && sudo rm -rf x"}`, "--cwd", dir, "--config", cfg}, nil, &out, &out)
 	got := out.String()
@@ -154,12 +161,8 @@ func TestExplainShowsEveryMatchAndTheWinner(t *testing.T) {
 }
 
 func TestClaudeHook(t *testing.T) {
-	dir := isolatedHome(t)
-	cfg := filepath.Join(dir, "p.json")
 	policy := `{"permission": {"*": "ask", "read": "allow", "bash": {"*": "ask", "git status": "allow", "rm *": "deny"}, "mcp": {"exa_*": "allow"}}}`
-	if err := os.WriteFile(cfg, []byte(policy), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	dir, cfg := isolatedPolicy(t, policy)
 	auditLog := filepath.Join(dir, "audit.jsonl")
 	cases := []struct {
 		event    string
@@ -207,14 +210,22 @@ func isolatedHome(t *testing.T) string {
 	return dir
 }
 
+// isolatedPolicy is isolatedHome with the policy file p.json in it
+// holding text: the home and the file's path.
+func isolatedPolicy(t *testing.T, text string) (dir, cfg string) {
+	t.Helper()
+	dir = isolatedHome(t)
+	cfg = filepath.Join(dir, "p.json")
+	if err := os.WriteFile(cfg, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return dir, cfg
+}
+
 // TestExplainPrintsPolicyWarningsFirst: a broken file is the first thing
 // explain says, and the reason carries the note too.
 func TestExplainPrintsPolicyWarningsFirst(t *testing.T) {
-	dir := isolatedHome(t)
-	cfg := filepath.Join(dir, "p.json")
-	if err := os.WriteFile(cfg, []byte("{\"permission\": {\n \"bash\": {\n  \"ls\": \"allow\"}}\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	dir, cfg := isolatedPolicy(t, "{\"permission\": {\n \"bash\": {\n  \"ls\": \"allow\"}}\n")
 	var out bytes.Buffer
 	code := run([]string{"explain", "--tool", "bash", "--input", `{"command":"ls"}`, "--cwd", dir, "--config", cfg}, nil, &out, &out)
 	got := out.String()
@@ -334,11 +345,7 @@ func TestHostHookReplayAndExplain(t *testing.T) {
 // gemini-hook: a block answers {"decision": "deny", "reason": …}; any
 // internal error exits 2 with nothing on stdout (Gemini CLI's block).
 func TestGeminiHookExitCodes(t *testing.T) {
-	dir := isolatedHome(t)
-	cfg := filepath.Join(dir, "p.json")
-	if err := os.WriteFile(cfg, []byte(`{"permission": {"bash": {"*": "ask", "git status": "allow", "rm *": "deny"}}}`), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	dir, cfg := isolatedPolicy(t, `{"permission": {"bash": {"*": "ask", "git status": "allow", "rm *": "deny"}}}`)
 	auditLog := filepath.Join(dir, "audit.jsonl")
 	ev := func(tool, input string) string {
 		return `{"hook_event_name":"BeforeTool","cwd":"` + dir + `","tool_name":"` + tool + `","tool_input":` + input + `}`
@@ -374,11 +381,7 @@ func TestGeminiHookExitCodes(t *testing.T) {
 // -fr x read as rm -f -r x) is in explain's table, marked as the winner;
 // the last rule matching the text as written is not.
 func TestExplainShowsTheCanonicalWinner(t *testing.T) {
-	dir := isolatedHome(t)
-	cfg := filepath.Join(dir, "p.json")
-	if err := os.WriteFile(cfg, []byte("{\"permission\": {\"bash\": {\n  \"*\": \"ask\",\n  \"rm *\": \"allow\",\n  \"rm -rf *\": \"deny\"\n}}}"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	dir, cfg := isolatedPolicy(t, "{\"permission\": {\"bash\": {\n  \"*\": \"ask\",\n  \"rm *\": \"allow\",\n  \"rm -rf *\": \"deny\"\n}}}")
 	var out bytes.Buffer
 	code := run([]string{"explain", "--tool", "bash", "--input", `{"command":"rm -fr x"}`, "--cwd", dir, "--config", cfg}, nil, &out, &out)
 	got := out.String()

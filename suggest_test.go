@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -16,11 +15,7 @@ import (
 // person at the keyboard: each prompt is answered with choose(prompt).
 func answeringSession(t *testing.T, args []string, requests []string, choose func(value string) string) {
 	t.Helper()
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	done := make(chan int)
-	go func() { code := run(args, inR, outW, io.Discard); outW.Close(); done <- code }()
-	lines := bufio.NewReader(outR)
+	inW, lines, end := serveInProcess(t, args)
 	for i, req := range requests {
 		if _, err := io.WriteString(inW, req+"\n"); err != nil {
 			t.Fatal(err)
@@ -52,11 +47,7 @@ func answeringSession(t *testing.T, args []string, requests []string, choose fun
 			}
 		}
 	}
-	inW.Close()
-	go io.Copy(io.Discard, outR)
-	if code := <-done; code != 0 {
-		t.Fatalf("serve exit %d", code)
-	}
+	end()
 }
 
 func TestSuggestApplyValidateExplain(t *testing.T) {

@@ -45,20 +45,44 @@ func TestMayMeet(t *testing.T) {
 	}
 }
 
-func TestSuggestSurfaces(t *testing.T) {
-	dir := t.TempDir()
-	project := filepath.Join(dir, "project")
-	outside := filepath.Join(dir, "docs", "manual")
-	for _, d := range []string{filepath.Join(project, "src"), outside} {
+// suggestSession makes the folders dirs and the policy file
+// dir/policy.json holding policy, and returns the options of a session in
+// dir/project that reads that file alone.
+func suggestSession(t *testing.T, dir, policy string, dirs ...string) hook.Options {
+	t.Helper()
+	for _, d := range dirs {
 		if err := os.MkdirAll(d, 0o700); err != nil {
 			t.Fatal(err)
 		}
 	}
 	cfg := filepath.Join(dir, "policy.json")
-	if err := os.WriteFile(cfg, []byte(`{"permission": {"*": "ask", "mcp": {"*": "ask", "github:delete_repo": "deny"}}}`), 0o600); err != nil {
+	if err := os.WriteFile(cfg, []byte(policy), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	opts := hook.Options{Cwd: project, ConfigFiles: []string{cfg}, Home: filepath.Join(dir, "home"), AgentDir: filepath.Join(dir, "agent"), Log: zerolog.Nop()}
+	return hook.Options{Cwd: filepath.Join(dir, "project"), ConfigFiles: []string{cfg}, Home: filepath.Join(dir, "home"), AgentDir: filepath.Join(dir, "agent"), Log: zerolog.Nop()}
+}
+
+// suggestCalls runs Suggest on recs (a suggestion wants two approved
+// calls at least) and returns the report and each suggestion's calls by
+// its surface and pattern.
+func suggestCalls(t *testing.T, opts hook.Options, recs []Recorded) (SuggestReport, map[string]int) {
+	t.Helper()
+	rep, err := Suggest(opts, recs, SuggestOptions{Min: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]int{}
+	for _, s := range rep.Suggestions {
+		got[s.Surface+" "+s.Pattern] = s.Calls
+	}
+	return rep, got
+}
+
+func TestSuggestSurfaces(t *testing.T) {
+	dir := t.TempDir()
+	project := filepath.Join(dir, "project")
+	outside := filepath.Join(dir, "docs", "manual")
+	opts := suggestSession(t, dir, `{"permission": {"*": "ask", "mcp": {"*": "ask", "github:delete_repo": "deny"}}}`, filepath.Join(project, "src"), outside)
 	line := 0
 	rec := func(tool, input string, answers ...RecordedAnswer) Recorded {
 		line++
@@ -79,14 +103,7 @@ func TestSuggestSurfaces(t *testing.T) {
 		rec("skill", `{"name": "deploy"}`, yes("tool")),
 		rec("skill", `{"name": "deploy"}`, yes("tool")),
 	}
-	rep, err := Suggest(opts, recs, SuggestOptions{Min: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := map[string]int{}
-	for _, s := range rep.Suggestions {
-		got[s.Surface+" "+s.Pattern] = s.Calls
-	}
+	rep, got := suggestCalls(t, opts, recs)
 	// Never broader than what was approved: the file approved, not its
 	// folder (which the prompts offered for the session).
 	want := map[string]int{
@@ -127,30 +144,14 @@ func TestSuggestNarrowsPathsPastADeny(t *testing.T) {
 	dir := t.TempDir()
 	project := filepath.Join(dir, "project")
 	outside := filepath.Join(dir, "docs")
-	for _, d := range []string{project, outside} {
-		if err := os.MkdirAll(d, 0o700); err != nil {
-			t.Fatal(err)
-		}
-	}
-	cfg := filepath.Join(dir, "policy.json")
-	if err := os.WriteFile(cfg, []byte(`{"permission": {"*": "ask", "read": {"*": "ask", "*.secret": "deny"}}}`), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	opts := hook.Options{Cwd: project, ConfigFiles: []string{cfg}, Home: filepath.Join(dir, "home"), AgentDir: filepath.Join(dir, "agent"), Log: zerolog.Nop()}
+	opts := suggestSession(t, dir, `{"permission": {"*": "ask", "read": {"*": "ask", "*.secret": "deny"}}}`, project, outside)
 	var recs []Recorded
 	for i := range 3 {
 		recs = append(recs, Recorded{Line: i + 1, SessionID: "s", ToolCallID: fmt.Sprint("c", i), ToolName: "read", State: "ask", Cwd: project,
 			Input: json.RawMessage(`{"path": "../docs/a.md"}`), Decidable: true,
 			Answers: []RecordedAnswer{{Gate: "external_directory", Choice: "allow_once"}, {Gate: "tool", Choice: "allow_once"}}})
 	}
-	rep, err := Suggest(opts, recs, SuggestOptions{Min: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := map[string]int{}
-	for _, s := range rep.Suggestions {
-		got[s.Surface+" "+s.Pattern] = s.Calls
-	}
+	rep, got := suggestCalls(t, opts, recs)
 	// read DIR/* could reach a *.secret file: only the file itself.
 	want := map[string]int{"read " + outside + "/a.md": 3, "external_directory " + outside + "/a.md": 3}
 	if fmt.Sprint(got) != fmt.Sprint(want) {

@@ -21,6 +21,29 @@ type benchProc struct {
 	out   *bufio.Reader
 }
 
+// writeGlobalPolicy writes text as pi's global policy file of the agent
+// directory root/agent, making the folders above it.
+func writeGlobalPolicy(b *testing.B, root, text string) {
+	b.Helper()
+	cfg := filepath.Join(root, "agent", "extensions", "pi-permission-system", "config.json")
+	if err := os.MkdirAll(filepath.Dir(cfg), 0o700); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(cfg, []byte(text), 0o600); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// denyRules is n bash deny rules, each after a comma, none of which
+// matches a command the benchmarks run.
+func denyRules(n int) string {
+	var sb strings.Builder
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&sb, `, "tool%d sub%d *": "deny"`, i, i)
+	}
+	return sb.String()
+}
+
 // benchPlugin starts the built binary with a global policy of n bash rules
 // and returns it after initialize was answered, with the time that took.
 func benchPlugin(b *testing.B, rules int) (*benchProc, time.Duration) {
@@ -29,19 +52,7 @@ func benchPlugin(b *testing.B, rules int) (*benchProc, time.Duration) {
 		b.Fatalf("toolgate did not build: %v", buildErr)
 	}
 	root := b.TempDir()
-	cfg := filepath.Join(root, "agent", "extensions", "pi-permission-system", "config.json")
-	if err := os.MkdirAll(filepath.Dir(cfg), 0o700); err != nil {
-		b.Fatal(err)
-	}
-	var sb strings.Builder
-	sb.WriteString(`{"permission": {"*": "ask", "bash": {"*": "ask"`)
-	for i := 0; i < rules; i++ {
-		fmt.Fprintf(&sb, `, "tool%d sub%d *": "deny"`, i, i)
-	}
-	sb.WriteString(`}}}`)
-	if err := os.WriteFile(cfg, []byte(sb.String()), 0o600); err != nil {
-		b.Fatal(err)
-	}
+	writeGlobalPolicy(b, root, `{"permission": {"*": "ask", "bash": {"*": "ask"`+denyRules(rules)+`}}}`)
 	cmd := exec.Command(pluginBin, "--audit-log", filepath.Join(root, "audit.jsonl"))
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + root, "PI_CODING_AGENT_DIR=" + filepath.Join(root, "agent")}
 	cmd.Dir = root

@@ -22,19 +22,7 @@ func benchClaudeHook(b *testing.B, export string, prepare func(b *testing.B, log
 		b.Fatalf("toolgate did not build: %v", buildErr)
 	}
 	root := b.TempDir()
-	cfg := filepath.Join(root, "agent", "extensions", "pi-permission-system", "config.json")
-	if err := os.MkdirAll(filepath.Dir(cfg), 0o700); err != nil {
-		b.Fatal(err)
-	}
-	var sb strings.Builder
-	sb.WriteString(`{` + export + `"permission": {"*": "ask", "bash": {"*": "ask"`)
-	for i := 0; i < 199; i++ {
-		fmt.Fprintf(&sb, `, "tool%d sub%d *": "deny"`, i, i)
-	}
-	sb.WriteString(`, "git status": "allow"}}}`)
-	if err := os.WriteFile(cfg, []byte(sb.String()), 0o600); err != nil {
-		b.Fatal(err)
-	}
+	writeGlobalPolicy(b, root, `{`+export+`"permission": {"*": "ask", "bash": {"*": "ask"`+denyRules(199)+`, "git status": "allow"}}}`)
 	log := filepath.Join(root, "audit.jsonl")
 	if prepare != nil {
 		prepare(b, log)

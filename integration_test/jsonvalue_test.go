@@ -138,6 +138,19 @@ func dumpValue(b *strings.Builder, v any, indent, level int) {
 		b.WriteByte('\n')
 		b.WriteString(strings.Repeat(" ", indent*l))
 	}
+	// item starts the i-th item of an array or object: after a separator
+	// but for the first, on a line of its own when indented.
+	item := func(i int) {
+		if i > 0 {
+			b.WriteByte(',')
+			if indent < 0 {
+				b.WriteByte(' ')
+			}
+		}
+		if indent >= 0 {
+			newline(level + 1)
+		}
+	}
 	switch x := v.(type) {
 	case nil:
 		b.WriteString("null")
@@ -154,15 +167,7 @@ func dumpValue(b *strings.Builder, v any, indent, level int) {
 		}
 		b.WriteByte('[')
 		for i, e := range x {
-			if i > 0 {
-				b.WriteByte(',')
-				if indent < 0 {
-					b.WriteByte(' ')
-				}
-			}
-			if indent >= 0 {
-				newline(level + 1)
-			}
+			item(i)
 			dumpValue(b, e, indent, level+1)
 		}
 		if indent >= 0 {
@@ -176,15 +181,7 @@ func dumpValue(b *strings.Builder, v any, indent, level int) {
 		}
 		b.WriteByte('{')
 		for i, k := range x.keys {
-			if i > 0 {
-				b.WriteByte(',')
-				if indent < 0 {
-					b.WriteByte(' ')
-				}
-			}
-			if indent >= 0 {
-				newline(level + 1)
-			}
+			item(i)
 			dumpString(b, k)
 			b.WriteString(": ")
 			dumpValue(b, x.vals[k], indent, level+1)

@@ -127,6 +127,28 @@ func (p *livePlugin) initialize(t *testing.T, hasUI bool) {
 	}
 }
 
+// exit closes the plugin's stdin and waits for it to exit, which it must
+// do cleanly.
+func (p *livePlugin) exit(t *testing.T) {
+	t.Helper()
+	p.stdin.Close()
+	if err := p.cmd.Wait(); err != nil {
+		t.Fatalf("exit: %v", err)
+	}
+}
+
+// wantOneRecordEach wants the audit log at path to hold one decision
+// record for each of the calls c0 to c(n-1).
+func wantOneRecordEach(t *testing.T, path string, n int) {
+	t.Helper()
+	counts := auditDecisions(t, path)
+	for i := 0; i < n; i++ {
+		if c := counts[fmt.Sprintf("c%d", i)]; c != 1 {
+			t.Fatalf("call c%d has %d audit records, want 1", i, c)
+		}
+	}
+}
+
 func auditDecisions(t *testing.T, path string) map[string]int {
 	t.Helper()
 	f, err := os.Open(path)
@@ -230,16 +252,8 @@ func TestThousandConcurrentCalls(t *testing.T) {
 	if prompts != n/10 {
 		t.Fatalf("%d prompts, want %d", prompts, n/10)
 	}
-	p.stdin.Close()
-	if err := p.cmd.Wait(); err != nil {
-		t.Fatalf("exit: %v", err)
-	}
-	counts := auditDecisions(t, p.audit)
-	for i := 0; i < n; i++ {
-		if c := counts[fmt.Sprintf("c%d", i)]; c != 1 {
-			t.Fatalf("call c%d has %d audit records, want 1", i, c)
-		}
-	}
+	p.exit(t)
+	wantOneRecordEach(t, p.audit, n)
 }
 
 // TestAuditSurvivesKill: a process killed with SIGKILL after answering

@@ -111,16 +111,8 @@ func TestUnreadHostBoundsMemory(t *testing.T) {
 	if peak >= 64<<10 {
 		t.Fatalf("peak resident memory %d kB, want under 64 MB", peak)
 	}
-	p.stdin.Close()
-	if err := p.cmd.Wait(); err != nil {
-		t.Fatalf("exit: %v", err)
-	}
-	counts := auditDecisions(t, p.audit)
-	for i := 0; i < n; i++ {
-		if c := counts[fmt.Sprintf("c%d", i)]; c != 1 {
-			t.Fatalf("call c%d has %d audit records, want 1", i, c)
-		}
-	}
+	p.exit(t)
+	wantOneRecordEach(t, p.audit, n)
 }
 
 // procStatus reads one kB field of /proc/PID/status.
@@ -264,10 +256,7 @@ func TestAuditFullThenSpaceReturns(t *testing.T) {
 	if a, reason := p.bashCall(t, 1000, "ls"); a != "allow" {
 		t.Fatalf("after space returned: %s %s", a, reason)
 	}
-	p.stdin.Close()
-	if err := p.cmd.Wait(); err != nil {
-		t.Fatal(err)
-	}
+	p.exit(t)
 	verifyAudit(t, p.audit)
 	if ev := auditEvents(t, p.audit); !slices.Contains(ev, "log_write_failed") {
 		t.Fatalf("no log_write_failed record: %v", ev)
@@ -289,10 +278,7 @@ func TestAuditLogDeletedMidSession(t *testing.T) {
 	if a, _ := p.bashCall(t, 4, "ls"); a != "allow" {
 		t.Fatalf("after the log was deleted: %s", a)
 	}
-	p.stdin.Close()
-	if err := p.cmd.Wait(); err != nil {
-		t.Fatal(err)
-	}
+	p.exit(t)
 	ev := auditEvents(t, p.audit)
 	if len(ev) < 2 || ev[0] != "log_restarted" || ev[1] != "decision" {
 		t.Fatalf("events %v, want log_restarted then the decision", ev)

@@ -605,6 +605,20 @@ func (sb *sandbox) applySetup(v any, env map[string]string, cwd string) (args []
 }
 
 // seconds reads a duration given in seconds.
+// within is how long a step waits: its within, in seconds, or
+// defaultWait.
+func within(st *object) (time.Duration, error) {
+	w, ok := st.get("within")
+	if !ok {
+		return defaultWait, nil
+	}
+	d, err := seconds(w)
+	if err != nil {
+		return 0, fmt.Errorf("within: %v", err)
+	}
+	return d, nil
+}
+
 func seconds(v any) (time.Duration, error) {
 	n, ok := v.(json.Number)
 	if !ok {
@@ -690,13 +704,9 @@ func runStep(p *plugin, sb *sandbox, v any) error {
 		if !ok {
 			return fmt.Errorf("close wants an object, got %s", show(c))
 		}
-		wait := defaultWait
-		if w, ok := st.get("within"); ok {
-			d, err := seconds(w)
-			if err != nil {
-				return fmt.Errorf("within: %v", err)
-			}
-			wait = d
+		wait, err := within(st)
+		if err != nil {
+			return err
 		}
 		_ = p.stdin.Close()
 		select {
@@ -762,13 +772,9 @@ func runStep(p *plugin, sb *sandbox, v any) error {
 // skipped; any other non-matching message fails.
 func expect(p *plugin, st *object) error {
 	pattern, _ := st.get("expect")
-	wait := defaultWait
-	if w, ok := st.get("within"); ok {
-		d, err := seconds(w)
-		if err != nil {
-			return fmt.Errorf("within: %v", err)
-		}
-		wait = d
+	wait, err := within(st)
+	if err != nil {
+		return err
 	}
 	deadline := time.Now().Add(wait)
 	var skipped []string
@@ -814,13 +820,9 @@ func expectUnordered(p *plugin, st *object) error {
 		return fmt.Errorf("expect_unordered wants an array, got %s", show(v))
 	}
 	pending = append([]any(nil), pending...)
-	wait := defaultWait
-	if w, ok := st.get("within"); ok {
-		d, err := seconds(w)
-		if err != nil {
-			return fmt.Errorf("within: %v", err)
-		}
-		wait = d
+	wait, err := within(st)
+	if err != nil {
+		return err
 	}
 	deadline := time.Now().Add(wait)
 	var skipped []string
