@@ -46,6 +46,13 @@ func visible(s string, keepNewline bool) string {
 	if clean {
 		return s
 	}
+	return escaped(s, keepNewline)
+}
+
+// escaped is s with every rune invisible reports and every byte that is
+// not UTF-8 written as an escape: visible without its fast paths, which
+// TestVisibleFastPathIsPlain holds to it.
+func escaped(s string, keepNewline bool) string {
 	var b strings.Builder
 	b.Grow(len(s) + 16)
 	for i := 0; i < len(s); {

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toolgate/toolgate/gates/shell"
 	"github.com/toolgate/toolgate/policy"
 )
 
@@ -48,8 +47,7 @@ func TestBashGatesLinearInUnits(t *testing.T) {
 			fmt.Fprintf(&sb, "echo w%d; cat %s\n", i, filepath.Join(s.outside, fmt.Sprintf("f%d", i)))
 		}
 		cmd := sb.String()
-		c := s.call("bash", map[string]any{"command": cmd})
-		c.Shell = &ShellCommand{Command: cmd, Analysis: shell.Analyze(cmd, shell.Options{Cwd: s.work, Home: s.home})}
+		c := s.bash(cmd)
 		if len(c.Shell.Analysis.Units) != 2*n {
 			t.Fatalf("%d units, want %d", len(c.Shell.Analysis.Units), 2*n)
 		}

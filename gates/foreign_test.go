@@ -48,10 +48,7 @@ func TestForeignCodeFloor(t *testing.T) {
 					Layer: policy.LayerSession, Origin: policy.Origin{Scope: policy.ScopeSession}, Exact: true}, s.home)
 				r.session = []*policy.Rule{&sr}
 			}
-			a := shell.Analyze(c.cmd, shell.Options{Cwd: s.work, Home: s.home})
-			call := s.call("bash", map[string]any{"command": c.cmd})
-			call.Shell = &ShellCommand{Command: c.cmd, Analysis: a}
-			o := Tool(call, r)
+			o := Tool(s.bash(c.cmd), r)
 			if o.D.State != c.want || o.D.Sentinel != c.sentinel {
 				t.Fatalf("%s: %v %q, want %v %q", c.cmd, o.D.State, o.D.Sentinel, c.want, c.sentinel)
 			}

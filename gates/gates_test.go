@@ -388,10 +388,7 @@ func TestBashOptionIdentity(t *testing.T) {
 		{`git push origin main --force`, policy.Deny, "git push -f origin main"},
 		{`git push origin main`, policy.Allow, ""},
 	} {
-		a := shell.Analyze(c.cmd, shell.Options{Cwd: s.work, Home: s.home})
-		call := s.call("bash", map[string]any{"command": c.cmd})
-		call.Shell = &ShellCommand{Command: c.cmd, Analysis: a}
-		o := Tool(call, r)
+		o := Tool(s.bash(c.cmd), r)
 		if o.D.State != c.want || o.D.MatchedAs != c.matchedAs {
 			t.Errorf("%s: %v matched as %q, want %v matched as %q", c.cmd, o.D.State, o.D.MatchedAs, c.want, c.matchedAs)
 		}
@@ -425,8 +422,7 @@ func TestBashArmingUnit(t *testing.T) {
 		if tc.session {
 			r.session = []*policy.Rule{&session}
 		}
-		c := s.call("bash", map[string]any{"command": tc.command})
-		c.Shell = &ShellCommand{Command: tc.command, Analysis: shell.Analyze(tc.command, shell.Options{Cwd: s.work, Home: s.home})}
+		c := s.bash(tc.command)
 		if o := BashPath(c, r); o.Kind != NotApplied {
 			t.Errorf("%q: no path word is a change of a guarded file, got %+v", tc.command, o.D)
 		}
@@ -503,8 +499,7 @@ func TestArmingConfigDirectory(t *testing.T) {
 		"cat config/../.git/config": policy.Allow,
 		"tee config/../.git/config": policy.Ask,
 	} {
-		c := s.call("bash", map[string]any{"command": cmd})
-		c.Shell = &ShellCommand{Command: cmd, Analysis: shell.Analyze(cmd, shell.Options{Cwd: s.work, Home: s.home})}
+		c := s.bash(cmd)
 		got := policy.Allow
 		if o := BashPath(c, r); o.Kind != NotApplied {
 			got = o.D.State

@@ -135,8 +135,7 @@ func TestUnnamedWritesEndToEnd(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.command, func(t *testing.T) {
 			r := compose(t, s.home, `{"permission": {"*": "allow"}}`)
-			c := s.call("bash", map[string]any{"command": tc.command})
-			c.Shell = &ShellCommand{Command: tc.command, Analysis: shell.Analyze(tc.command, shell.Options{Cwd: s.work, Home: s.home})}
+			c := s.bash(tc.command)
 			o := BashPath(c, r)
 			if tc.sentinel == "" {
 				if o.Kind == Checked && o.D.State != policy.Allow {

@@ -1,6 +1,8 @@
 package shell
 
 import (
+	"iter"
+	"maps"
 	"slices"
 	"testing"
 )
@@ -83,47 +85,20 @@ var catalogRows = []row{
 // only: a program in two rows would be read by whichever came last.
 func TestCatalogNamesOnce(t *testing.T) {
 	seen := map[string]string{}
-	add := func(table string, names []string) {
-		for _, n := range names {
+	add := func(table string, names iter.Seq[string]) {
+		for _, n := range slices.Sorted(names) {
 			if prev, ok := seen[n]; ok {
 				t.Errorf("%s is in %s and %s", n, prev, table)
 			}
 			seen[n] = table
 		}
 	}
-	keys := func(m any) []string {
-		var out []string
-		switch m := m.(type) {
-		case map[string]*wrapSpec:
-			for k := range m {
-				out = append(out, k)
-			}
-		case map[string]programSpec:
-			for k := range m {
-				out = append(out, k)
-			}
-		case map[string]*foreignSpec:
-			for k := range m {
-				out = append(out, k)
-			}
-		case map[string]specialFunc:
-			for k := range m {
-				out = append(out, k)
-			}
-		case map[string]bool:
-			for k := range m {
-				out = append(out, k)
-			}
-		}
-		slices.Sort(out)
-		return out
-	}
-	add("wrappers", keys(wrappers))
-	add("programSpecs", keys(programSpecs))
-	add("foreignPrograms", keys(foreignPrograms))
-	add("catalogSpecials", keys(catalogSpecials))
-	add("shells", keys(shells))
-	add("vimFamily", keys(vimFamily))
+	add("wrappers", maps.Keys(wrappers))
+	add("programSpecs", maps.Keys(programSpecs))
+	add("foreignPrograms", maps.Keys(foreignPrograms))
+	add("catalogSpecials", maps.Keys(catalogSpecials))
+	add("shells", maps.Keys(shells))
+	add("vimFamily", maps.Keys(vimFamily))
 }
 
 var catalogMoreRows = []row{

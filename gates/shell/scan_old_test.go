@@ -407,12 +407,7 @@ func TestQuickLitMatchesOld(t *testing.T) {
 // BenchmarkOldScan64KiB is BenchmarkScan64KiB with the passes scan replaced.
 func BenchmarkOldScan64KiB(b *testing.B) {
 	toolgateRuntime(b)
-	p := newAnalyzer(Options{})
-	f, text, err := p.parse(bigCommand(MaxCommandBytes))
-	parsers.Put(p.parser)
-	if err != nil {
-		b.Fatal(err)
-	}
+	f, text := parsed(b, bigCommand(MaxCommandBytes))
 	for b.Loop() {
 		oldScan(f)
 		oldInjectAt(text, f)
