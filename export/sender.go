@@ -111,29 +111,23 @@ func sleep(ctx context.Context, d time.Duration) error {
 	}
 }
 
+// orDefault sets *v to def when it is not above zero: an option left
+// unset (or set to nonsense) takes its default.
+func orDefault[T ~int | ~int64](v *T, def T) {
+	if *v <= 0 {
+		*v = def
+	}
+}
+
 // New returns a sender with o's defaults filled in.
 func New(o Options) *Sender {
-	if o.BatchRecords <= 0 {
-		o.BatchRecords = DefaultBatchRecords
-	}
-	if o.BatchBytes <= 0 {
-		o.BatchBytes = DefaultBatchBytes
-	}
-	if o.RequestTimeout <= 0 {
-		o.RequestTimeout = DefaultRequestTimeout
-	}
-	if o.MinBackoff <= 0 {
-		o.MinBackoff = DefaultMinBackoff
-	}
-	if o.MaxBackoff <= 0 {
-		o.MaxBackoff = DefaultMaxBackoff
-	}
-	if o.MaxRetryAfter <= 0 {
-		o.MaxRetryAfter = DefaultMaxRetryAfter
-	}
-	if o.Poll <= 0 {
-		o.Poll = DefaultPoll
-	}
+	orDefault(&o.BatchRecords, DefaultBatchRecords)
+	orDefault(&o.BatchBytes, DefaultBatchBytes)
+	orDefault(&o.RequestTimeout, DefaultRequestTimeout)
+	orDefault(&o.MinBackoff, DefaultMinBackoff)
+	orDefault(&o.MaxBackoff, DefaultMaxBackoff)
+	orDefault(&o.MaxRetryAfter, DefaultMaxRetryAfter)
+	orDefault(&o.Poll, DefaultPoll)
 	if o.Client == nil {
 		// A redirect is not followed: a 301 or 302 would turn the POST
 		// into a GET whose 200 acknowledges nothing.

@@ -98,8 +98,15 @@ func (w *world) profile() *Profile {
 // run runs script with sh, confined by p, in the project.
 func (w *world) run(p *Profile, script string) (code int, stdout, stderr string) {
 	w.t.Helper()
+	return w.runWith(p, script, options{})
+}
+
+// runWith is run with the confinement's internal options (a kernel
+// feature taken away, as where it is missing).
+func (w *world) runWith(p *Profile, script string, o options) (code int, stdout, stderr string) {
+	w.t.Helper()
 	var out, errb bytes.Buffer
-	code, err := Run(p, Command{Argv: []string{"sh", "-c", script}, Env: w.env, Stdout: &out, Stderr: &errb})
+	code, err := run(p, Command{Argv: []string{"sh", "-c", script}, Env: w.env, Stdout: &out, Stderr: &errb}, o)
 	if err != nil {
 		w.t.Fatalf("Run: %v", err)
 	}

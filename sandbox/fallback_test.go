@@ -1,7 +1,6 @@
 package sandbox
 
 import (
-	"bytes"
 	"net"
 	"path/filepath"
 	"strings"
@@ -13,17 +12,12 @@ import (
 // enforced (protected paths inside the roots, hidden files).
 func TestLandlockOnlyWithoutNamespaces(t *testing.T) {
 	w := newWorld(t)
-	var out, errb bytes.Buffer
-	code, err := run(w.profile(), Command{Argv: []string{"sh", "-c", "echo ok > inside; touch $HOME/marker"}, Env: w.env, Stdout: &out, Stderr: &errb},
-		options{noNamespaces: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	code, _, stderr := w.runWith(w.profile(), "echo ok > inside; touch $HOME/marker", options{noNamespaces: true})
 	if code == 0 || w.exists(filepath.Join(w.home, "marker")) || w.read(filepath.Join(w.proj, "inside")) != "ok\n" {
-		t.Errorf("exit %d; marker %v; %s", code, w.exists(filepath.Join(w.home, "marker")), errb.String())
+		t.Errorf("exit %d; marker %v; %s", code, w.exists(filepath.Join(w.home, "marker")), stderr)
 	}
-	if !strings.Contains(errb.String(), NotEnforced) {
-		t.Errorf("stderr does not say %q: %s", NotEnforced, errb.String())
+	if !strings.Contains(stderr, NotEnforced) {
+		t.Errorf("stderr does not say %q: %s", NotEnforced, stderr)
 	}
 }
 
@@ -60,13 +54,9 @@ t=socket.socket(); t.bind(("127.0.0.1", 0)); t.listen(); print("own loopback")'`
 		t.Run(tc.name, func(t *testing.T) {
 			p := w.profile()
 			p.NetworkOff = tc.off
-			var out, errb bytes.Buffer
-			code, err := run(p, Command{Argv: []string{"sh", "-c", script}, Env: w.env, Stdout: &out, Stderr: &errb}, options{noNamespaces: tc.noNS})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := strings.Contains(out.String(), "reached"); got != tc.reached || tc.reached && code != 0 {
-				t.Errorf("exit %d, reached %v, want %v\n%s%s", code, got, tc.reached, out.String(), errb.String())
+			code, stdout, stderr := w.runWith(p, script, options{noNamespaces: tc.noNS})
+			if got := strings.Contains(stdout, "reached"); got != tc.reached || tc.reached && code != 0 {
+				t.Errorf("exit %d, reached %v, want %v\n%s%s", code, got, tc.reached, stdout, stderr)
 			}
 		})
 	}
@@ -84,13 +74,8 @@ func itoa(n int) string {
 // namespace, the command runs without one, confined as before, and says so.
 func TestNoProcForAPIDNamespace(t *testing.T) {
 	w := newWorld(t)
-	var out, errb bytes.Buffer
-	code, err := run(w.profile(), Command{Argv: []string{"sh", "-c", "echo x > .git/config; echo $$"}, Env: w.env, Stdout: &out, Stderr: &errb},
-		options{noProc: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if code != 0 || !strings.Contains(errb.String(), "Read-only file system") || !strings.Contains(errb.String(), "without one") {
-		t.Errorf("exit %d\n%s\n%s", code, out.String(), errb.String())
+	code, stdout, stderr := w.runWith(w.profile(), "echo x > .git/config; echo $$", options{noProc: true})
+	if code != 0 || !strings.Contains(stderr, "Read-only file system") || !strings.Contains(stderr, "without one") {
+		t.Errorf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
 }

@@ -10,9 +10,10 @@ import (
 	"time"
 )
 
-// startConfined runs script confined in the background and waits until
-// it has written ready; the result arrives on the returned channel.
-func startConfined(t *testing.T, w *world, script, ready string) (<-chan int, *bytes.Buffer) {
+// terminated runs script confined in the background, waits until it has
+// written ready, sends toolgate (this process) a SIGTERM, and returns the
+// command's exit status and what it wrote to stderr.
+func terminated(t *testing.T, w *world, script, ready string) (int, string) {
 	t.Helper()
 	var errb bytes.Buffer
 	done := make(chan int, 1)
@@ -30,17 +31,13 @@ func startConfined(t *testing.T, w *world, script, ready string) (<-chan int, *b
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	return done, &errb
-}
-
-func waitCode(t *testing.T, done <-chan int) int {
-	t.Helper()
+	syscall.Kill(os.Getpid(), syscall.SIGTERM)
 	select {
 	case code := <-done:
-		return code
+		return code, errb.String()
 	case <-time.After(20 * time.Second):
 		t.Fatal("the confined command did not end after the signal")
-		return -1
+		return -1, ""
 	}
 }
 
@@ -52,10 +49,8 @@ func TestSignalEndsAnUncaughtCommand(t *testing.T) {
 	w := newWorld(t)
 	ready := filepath.Join(w.tmp, "ready")
 	left := filepath.Join(w.tmp, "left")
-	done, errb := startConfined(t, w, "(sleep 0.5; touch "+left+") & touch "+ready+"; sleep 30", ready)
-	syscall.Kill(os.Getpid(), syscall.SIGTERM)
-	if code := waitCode(t, done); code != 128+int(syscall.SIGTERM) {
-		t.Errorf("exit %d, want %d\n%s", code, 128+int(syscall.SIGTERM), errb.String())
+	if code, stderr := terminated(t, w, "(sleep 0.5; touch "+left+") & touch "+ready+"; sleep 30", ready); code != 128+int(syscall.SIGTERM) {
+		t.Errorf("exit %d, want %d\n%s", code, 128+int(syscall.SIGTERM), stderr)
 	}
 	time.Sleep(time.Second)
 	if w.exists(left) {
@@ -69,10 +64,9 @@ func TestSignalReachesACatchingCommand(t *testing.T) {
 	w := newWorld(t)
 	ready := filepath.Join(w.tmp, "ready")
 	caught := filepath.Join(w.proj, "caught")
-	done, errb := startConfined(t, w, "trap 'echo yes > "+caught+"; exit 3' TERM; touch "+ready+"; while :; do sleep 0.05; done", ready)
-	syscall.Kill(os.Getpid(), syscall.SIGTERM)
-	if code := waitCode(t, done); code != 3 || w.read(caught) != "yes\n" {
-		t.Errorf("exit %d, trap wrote %q\n%s", code, w.read(caught), errb.String())
+	code, stderr := terminated(t, w, "trap 'echo yes > "+caught+"; exit 3' TERM; touch "+ready+"; while :; do sleep 0.05; done", ready)
+	if code != 3 || w.read(caught) != "yes\n" {
+		t.Errorf("exit %d, trap wrote %q\n%s", code, w.read(caught), stderr)
 	}
 }
 
