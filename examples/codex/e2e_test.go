@@ -28,10 +28,10 @@ const hookCommand = "timeout 10 toolgate codex-hook || { echo 'toolgate failed, 
 const runTimeout = 90 * time.Second
 
 type codexEnv struct {
-	codex             string
-	home, tmp, proj   string
-	audit             string
-	withTG, withoutTG string
+	codex           string
+	home, tmp, proj string
+	audit           string
+	withTG          string
 }
 
 func TestCodexE2E(t *testing.T) {
@@ -41,7 +41,7 @@ func TestCodexE2E(t *testing.T) {
 
 	home, tmp, proj := hoste2e.Dirs(t)
 	e := &codexEnv{codex: filepath.Join(s.Dir, native), home: home, tmp: tmp, proj: proj,
-		audit: hoste2e.AuditFile(home), withTG: s.WithTG, withoutTG: s.WithoutTG}
+		audit: hoste2e.AuditFile(home), withTG: s.WithTG}
 	hoste2e.WritePolicy(t, home, e.audit, `{
     "*": "ask",
     "bash": {"*": "ask", "touch ran-allow.txt": "allow", "touch ran-missing.txt": "allow", "touch ran-broken.txt": "allow",
@@ -93,17 +93,10 @@ func TestCodexE2E(t *testing.T) {
 			t.Fatalf("the model did not get toolgate's reason: %q", res[1])
 		}
 	})
-	for _, c := range []struct{ name, path, want string }{
-		{"toolgate missing from PATH blocks", e.withoutTG, "toolgate failed, so the call is blocked"},
-		{"a crashing toolgate blocks", s.Before(hoste2e.CrashingToolgate(t, "kill -9 $$")), "toolgate failed, so the call is blocked"},
-		{"a hanging toolgate blocks", s.Before(hoste2e.CrashingToolgate(t, "sleep 300")), "toolgate failed, so the call is blocked"},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			f := e.run(t, e.proj, c.path, []fakemodel.Step{execStep("touch ran-missing.txt"), {Text: "done"}})
-			hoste2e.Blocked(t, proj, "ran-missing.txt", f.Results(), c.want)
-			t.Logf("tool result: %q", f.Results())
-		})
+	play := func(t *testing.T, proj, path, cmd string) []string {
+		return e.run(t, proj, path, []fakemodel.Step{execStep(cmd), {Text: "done"}}).Results()
 	}
+	s.FailuresBlock(t, proj, "toolgate failed, so the call is blocked", play)
 	t.Run("a hook that is not trusted is skipped and Codex runs the tool", func(t *testing.T) {
 		// What no hook command can catch (the README says so): Codex
 		// skips a new or changed hook until it is trusted in /hooks.
@@ -112,13 +105,7 @@ func TestCodexE2E(t *testing.T) {
 			t.Fatalf("the command did not run without a trusted hook (did Codex change?); tool results %v", f.Results())
 		}
 	})
-	t.Run("a broken policy file is named in the answer", func(t *testing.T) {
-		broken := filepath.Join(t.TempDir(), "proj")
-		hoste2e.WriteFile(t, filepath.Join(broken, ".toolgate", "config.json"), `{"permission": {"bash": {"*": "allow"}, }`)
-		f := e.run(t, broken, e.withTG, []fakemodel.Step{execStep("touch ran-broken.txt"), {Text: "done"}})
-		hoste2e.Blocked(t, broken, "ran-broken.txt", f.Results(), filepath.Join(broken, ".toolgate", "config.json"))
-		t.Logf("tool result: %q", f.Results())
-	})
+	s.BrokenPolicyBlocks(t, play)
 	t.Run("every decision is in the audit log with the host named", func(t *testing.T) {
 		hoste2e.CheckAudit(t, s.Toolgate(), e.audit, "codex",
 			map[string]string{"touch ran-allow.txt": "allow", "touch ran-deny.txt": "deny", "touch ran-ask.txt": "deny"},

@@ -57,31 +57,16 @@ func TestQwenCodeE2E(t *testing.T) {
 		hoste2e.Blocked(t, proj, "ran-deny.txt", res[1:2], "e2e: ran-deny is off limits")
 	})
 	t.Run("a read of a denied path is blocked", func(t *testing.T) {
-		if !strings.Contains(res[2], "e2e: no env files") || strings.Contains(res[2], "TOKEN=e2e") {
-			t.Fatalf("the read was not blocked with toolgate's reason: %q", res[2])
-		}
+		hoste2e.ReadDenied(t, "read", res[2])
 	})
 	t.Run("an ask with nobody to answer (qwen -p) blocks with how to allow it", func(t *testing.T) {
 		hoste2e.Blocked(t, proj, "ran-ask.txt", res[3:4], "add an allow rule")
 	})
-	for _, c := range []struct{ name, path string }{
-		{"toolgate missing from PATH blocks", e.WithoutTG},
-		{"a crashing toolgate blocks", e.Before(hoste2e.CrashingToolgate(t, "kill -9 $$"))},
-		{"a hanging toolgate blocks", e.Before(hoste2e.CrashingToolgate(t, "sleep 300"))},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			f := e.run(t, e.proj, c.path, []fakemodel.Step{shellStep("touch ran-missing.txt"), {Text: "done"}})
-			hoste2e.Blocked(t, proj, "ran-missing.txt", f.Results(), "toolgate failed, so the call is blocked")
-			t.Logf("tool result: %q", f.Results())
-		})
+	play := func(t *testing.T, proj, path, cmd string) []string {
+		return e.run(t, proj, path, []fakemodel.Step{shellStep(cmd), {Text: "done"}}).Results()
 	}
-	t.Run("a broken policy file is named in the answer", func(t *testing.T) {
-		broken := filepath.Join(t.TempDir(), "proj")
-		hoste2e.WriteFile(t, filepath.Join(broken, ".toolgate", "config.json"), `{"permission": {"bash": {"*": "allow"}, }`)
-		f := e.run(t, broken, e.WithTG, []fakemodel.Step{shellStep("touch ran-broken.txt"), {Text: "done"}})
-		hoste2e.Blocked(t, broken, "ran-broken.txt", f.Results(), filepath.Join(broken, ".toolgate", "config.json"))
-		t.Logf("tool result: %q", f.Results())
-	})
+	e.FailuresBlock(t, proj, "toolgate failed, so the call is blocked", play)
+	e.BrokenPolicyBlocks(t, play)
 	t.Run("a hook that exits 1 lets Qwen run the tool", func(t *testing.T) {
 		// What the documented command exists for (the README says so): a
 		// bare `toolgate qwen-hook` that fails with exit 1 is no block.

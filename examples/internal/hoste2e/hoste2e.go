@@ -156,7 +156,17 @@ func NPMInstallLocked(t *testing.T, dir, npm, probe string) {
 	npmInstall(t, dir, npm, probe, "install", true)
 }
 
-func npmInstall(t *testing.T, dir, npm, probe, verb string, lockMustStay bool) {
+// NPMCIOmitOptional is NPMCI without the optional dependencies (`npm ci
+// --omit=optional`), for a CLI that needs none of them where a suite runs
+// it.
+func NPMCIOmitOptional(t *testing.T, dir, npm, probe string) {
+	t.Helper()
+	npmInstall(t, dir, npm, probe, "ci", false, "--omit=optional")
+}
+
+// npmInstall runs `npm verb` with the flags every install takes and extra
+// (after --ignore-scripts), unless dir is up to date.
+func npmInstall(t *testing.T, dir, npm, probe, verb string, lockMustStay bool, extra ...string) {
 	t.Helper()
 	if upToDate(dir, probe) {
 		return
@@ -168,7 +178,8 @@ func npmInstall(t *testing.T, dir, npm, probe, verb string, lockMustStay bool) {
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), NPMCITimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, npm, verb, "--ignore-scripts", "--prefer-offline", "--no-audit", "--no-fund")
+	args := append(append([]string{verb, "--ignore-scripts"}, extra...), "--prefer-offline", "--no-audit", "--no-fund")
+	cmd := exec.CommandContext(ctx, npm, args...)
 	cmd.Dir = dir
 	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
 	cmd.WaitDelay = 5 * time.Second

@@ -200,3 +200,57 @@ func RunCLI(t testing.TB, timeout time.Duration, results func() []string, dir st
 	}
 	return out
 }
+
+// Play plays one call of command against a suite's CLI, in proj with PATH
+// path, and returns the tool results the model got.
+type Play func(t *testing.T, proj, path, command string) []string
+
+// Crash is a way for toolgate to fail under a hook command: a subtest's
+// name and the script of a CrashingToolgate.
+type Crash struct{ Name, Script string }
+
+// FailuresBlock runs the hook suites' subtests of a toolgate that cannot
+// answer: missing from PATH, killed, hanging, and each of more. In each,
+// play runs `touch ran-missing.txt` in proj, which must not run, and a
+// tool result must say want.
+func (s *Suite) FailuresBlock(t *testing.T, proj, want string, play Play, more ...Crash) {
+	t.Helper()
+	failures := append([]Crash{{"a crashing toolgate blocks", "kill -9 $$"}}, more...)
+	failures = append(failures, Crash{"a hanging toolgate blocks", "sleep 300"})
+	run := func(t *testing.T, path string) {
+		t.Helper()
+		res := play(t, proj, path, "touch ran-missing.txt")
+		Blocked(t, proj, "ran-missing.txt", res, want)
+		t.Logf("tool result: %q", res)
+	}
+	t.Run("toolgate missing from PATH blocks", func(t *testing.T) { run(t, s.WithoutTG) })
+	for _, c := range failures {
+		t.Run(c.Name, func(t *testing.T) { run(t, s.Before(CrashingToolgate(t, c.Script))) })
+	}
+}
+
+// BrokenPolicyBlocks is the hook suites' subtest of a broken policy file:
+// play runs `touch ran-broken.txt`, with toolgate on PATH, in a new
+// project whose .toolgate/config.json does not parse; it must not run, and
+// a tool result must name that file.
+func (s *Suite) BrokenPolicyBlocks(t *testing.T, play Play) {
+	t.Helper()
+	t.Run("a broken policy file is named in the answer", func(t *testing.T) {
+		broken := filepath.Join(t.TempDir(), "proj")
+		file := filepath.Join(broken, ".toolgate", "config.json")
+		WriteFile(t, file, `{"permission": {"bash": {"*": "allow"}, }`)
+		res := play(t, broken, s.WithTG, "touch ran-broken.txt")
+		Blocked(t, broken, "ran-broken.txt", res, file)
+		t.Logf("tool result: %q", res)
+	})
+}
+
+// ReadDenied fails the test unless result, the tool result of a read of
+// a secret.env holding TOKEN=e2e under HookPermission, gives toolgate's
+// reason and not the file's text; what names the tool in the message.
+func ReadDenied(t testing.TB, what, result string) {
+	t.Helper()
+	if !strings.Contains(result, "e2e: no env files") || strings.Contains(result, "TOKEN=e2e") {
+		t.Fatalf("the %s was not blocked with toolgate's reason: %q", what, result)
+	}
+}
