@@ -65,8 +65,7 @@ func versionless(name string) string {
 
 // subWrapper returns the wrapper row of base's subcommand, if c runs one,
 // and the index of the subcommand's word in c.fields.
-func (a *analyzer) subWrapper(base string, c cmd) (*wrapSpec, int) {
-	subs := subWrappers[base]
+func (a *analyzer) subWrapper(subs map[string]*wrapSpec, c cmd) (*wrapSpec, int) {
 	if subs == nil {
 		return nil, 0
 	}
@@ -640,7 +639,7 @@ func makesExecutable(mode string) bool {
 // program that runs scripts or reads configuration, a written file a
 // program finds by name (Makefile for make), or a file made executable
 // given to any program.
-func (a *analyzer) writeThenRun(i int, base string, k commandKind, c cmd, sc *scope) {
+func (a *analyzer) writeThenRun(i int, base string, p *program, c cmd, sc *scope) {
 	if len(a.writtenNames) == 0 {
 		return
 	}
@@ -664,15 +663,15 @@ func (a *analyzer) writeThenRun(i int, base string, k commandKind, c cmd, sc *sc
 		floor()
 		return
 	}
-	for _, n := range configFiles[base] {
+	for _, n := range p.configFiles {
 		if a.writtenNames[n] {
 			floor()
 			return
 		}
 	}
-	runner := k.shell || k.wrap != nil || scriptRunners[base] || foreignPrograms[base] != nil || subWrappers[base] != nil
+	runner := p.kind.shell || p.kind.wrap != nil || p.runner
 	everyArg := runner || len(a.executable) > 0
-	short := shortConfigOptions[base]
+	short := p.shortConfig
 	args := c.args()
 	for j, f := range args {
 		v := f.value

@@ -97,24 +97,21 @@ func (a *analyzer) run(c cmd, sc *scope) branch {
 	if name.value == "" {
 		base = ""
 	}
-	kinds := commandKinds()
-	k, ok := kinds[base]
-	if !ok {
-		k = kinds[versionless(base)] // python3.12, perl5.36, php8.2
-	}
+	p := programOf(base)
+	k := p.kind
 	a.readOnly = readOnlyWith(base, k.readOnlyWrites, k.readOnly, c.args())
-	a.writeThenRun(i, base, k, c, sc)
+	a.writeThenRun(i, base, p, c, sc)
 	defer a.noteWrites(base, c, sc)
-	if f := alwaysFloored[base]; f != "" {
-		a.setFloor(i, f)
+	if p.floor != "" {
+		a.setFloor(i, p.floor)
 	}
 	if base == "toolgate" || isSelf(name.value, sc) {
 		a.setFloor(i, SentinelSelf)
 	}
-	if w := unnamedWriters[base]; w != nil {
-		w(a, c, sc)
+	if p.writer != nil {
+		p.writer(a, c, sc)
 	}
-	if w, w0 := a.subWrapper(base, c); w != nil {
+	if w, w0 := a.subWrapper(p.subs, c); w != nil {
 		return a.wrapper(i, w, c.with(c.fields[w0:], c.ctx), sc)
 	}
 	switch {
@@ -159,7 +156,85 @@ var commandKinds func() map[string]commandKind
 
 // The handlers it holds analyse commands in turn: a cycle that only an
 // init function may close.
-func init() { commandKinds = sync.OnceValue(buildCommandKinds) }
+func init() {
+	commandKinds = sync.OnceValue(buildCommandKinds)
+	programs = sync.OnceValue(buildPrograms)
+}
+
+// program is what the tables say of one command name, gathered so that
+// run looks a command up once, not in each table in turn (a 64 KiB command
+// has thousands). The tables stay what the catalog is written in; this is
+// made from them.
+type program struct {
+	kind        commandKind
+	configFiles []string // configFiles
+	shortConfig []string // shortConfigOptions
+	// runner: a script runner, a foreign program or a program with
+	// wrapping subcommands (a written file given to it runs)
+	runner bool
+	floor  string                              // alwaysFloored
+	writer func(a *analyzer, c cmd, sc *scope) // unnamedWriters
+	subs   map[string]*wrapSpec                // subWrappers
+}
+
+// programs is the program of each name that one of the tables names.
+var programs func() map[string]*program
+
+func buildPrograms() map[string]*program {
+	out := map[string]*program{}
+	get := func(name string) *program {
+		if out[name] == nil {
+			k, ok := commandKinds()[name]
+			if !ok {
+				k = commandKinds()[versionless(name)]
+			}
+			out[name] = &program{kind: k}
+		}
+		return out[name]
+	}
+	for name := range commandKinds() {
+		get(name)
+	}
+	for name, files := range configFiles {
+		get(name).configFiles = files
+	}
+	for name, opts := range shortConfigOptions {
+		get(name).shortConfig = opts
+	}
+	for name, ok := range scriptRunners {
+		get(name).runner = get(name).runner || ok
+	}
+	for name, spec := range foreignPrograms {
+		get(name).runner = get(name).runner || spec != nil
+	}
+	for name, subs := range subWrappers {
+		p := get(name)
+		p.subs = subs
+		p.runner = p.runner || subs != nil
+	}
+	for name, f := range alwaysFloored {
+		get(name).floor = f
+	}
+	for name, w := range unnamedWriters {
+		get(name).writer = w
+	}
+	return out
+}
+
+// programOf is the program of base: one no table names is a plain
+// command, or the program of its name without a version (python3.12,
+// perl5.36, php8.2) as far as its kind goes.
+func programOf(base string) *program {
+	if p := programs()[base]; p != nil {
+		return p
+	}
+	if k, ok := commandKinds()[versionless(base)]; ok {
+		return &program{kind: k}
+	}
+	return &plainProgram
+}
+
+var plainProgram program
 
 func buildCommandKinds() map[string]commandKind {
 	// specials are the commands that need more than a table row (the
