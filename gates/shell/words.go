@@ -61,10 +61,7 @@ func (f *field) add(s seg) {
 	if s.lit {
 		f.lits += s.raw
 	}
-	f.known = f.known && s.known
-	f.glob = f.glob || s.glob
-	f.proc = f.proc || s.proc
-	f.pathy = f.pathy || s.pathy
+	f.mergeFlags(s)
 	// The operand is built only once an operand seg comes: until then it
 	// is the value of the known segs before it, which is f's value (or
 	// noOperand is set and the operand is of no use).
@@ -82,6 +79,14 @@ func (f *field) add(s seg) {
 	default:
 		f.noOperand = true
 	}
+}
+
+// mergeFlags takes s's flags into f, as adding s does.
+func (f *field) mergeFlags(s seg) {
+	f.known = f.known && s.known
+	f.glob = f.glob || s.glob
+	f.proc = f.proc || s.proc
+	f.pathy = f.pathy || s.pathy
 }
 
 // addAll adds each seg of run in turn, as add does, building each string
@@ -125,10 +130,7 @@ func (f *field) addAll(run []seg) {
 		if s.lit {
 			lits.WriteString(s.raw)
 		}
-		f.known = f.known && s.known
-		f.glob = f.glob || s.glob
-		f.proc = f.proc || s.proc
-		f.pathy = f.pathy || s.pathy
+		f.mergeFlags(s)
 		switch {
 		case s.hasOperand:
 			if !f.hasOperand {
