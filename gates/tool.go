@@ -123,9 +123,12 @@ func bashTool(c *Call, r Resolver) Outcome {
 	// the person read.
 	var lines distinct[string]
 	var patterns distinct[verdict.SessionPattern]
-	// A line is written once for each unit and rule that asks: a long
-	// command repeats the same few.
+	// A line is written once for each unit and rule that asks, as long as
+	// they repeat: a long command mostly repeats a few. Where the first
+	// askLinesTried are all different, the rest are written one by one
+	// without looking them up (the lines are kept unique all the same).
 	var written distinct[askLine]
+	repeated := false
 	noSession := false // a unit asked every time (arming, own files): no session option at all
 	for i, u := range a.Units {
 		d := &outs[i].D
@@ -133,8 +136,11 @@ func bashTool(c *Call, r Resolver) Outcome {
 			continue
 		}
 		noSession = noSession || len(d.SessionPatterns) == 0
-		if written.add(askLine{u.Text, u.Code, u.Lang, u.Context, d.Rule, d.Session, d.Sentinel, d.MatchedAs}) {
+		if !repeated && len(written.list) >= askLinesTried ||
+			written.add(askLine{u.Text, u.Code, u.Lang, u.Context, d.Rule, d.Session, d.Sentinel, d.MatchedAs}) {
 			lines.add(fmt.Sprintf("\n  - %s, asked by %s", unitWhat(u, a, code), ruleRef(d)))
+		} else {
+			repeated = true
 		}
 		for _, p := range outs[i].D.SessionPatterns {
 			patterns.add(p)
@@ -152,6 +158,10 @@ func bashTool(c *Call, r Resolver) Outcome {
 	fillTexts(&o.D, c.AgentName, what, detail, "Allow this command?")
 	return o
 }
+
+// askLinesTried is how many different lines bashTool looks up before it
+// stops looking for repeats.
+const askLinesTried = 64
 
 // askLine is what a line of a bash prompt is written from: the unit's
 // text and where it stands (unitWhat), and the rule that asked (ruleRef).
