@@ -213,8 +213,8 @@ func (GeminiHook) Profile() Profile { return GeminiProfile }
 
 func (h GeminiHook) Event(data []byte) (Event, error) {
 	var ev GeminiEvent
-	if err := json.Unmarshal(data, &ev); err != nil {
-		return Event{}, fmt.Errorf("the hook event is not valid JSON: %w", err)
+	if err := readEvent(data, &ev); err != nil {
+		return Event{}, err
 	}
 	if ev.HookEventName != "BeforeTool" {
 		return Event{Kind: Ignored}, nil // other events do not gate anything

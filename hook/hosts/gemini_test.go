@@ -74,3 +74,20 @@ func TestGeminiCallMapping(t *testing.T) {
 		}
 	}
 }
+
+// A Gemini event is read as exactly as the other hosts' events: a key that
+// only nearly names a field ("Tool_Name") is an error, not read as that
+// field the way encoding/json would.
+func TestGeminiEventKeysAreExact(t *testing.T) {
+	for _, ev := range []string{
+		`{"hook_event_name":"BeforeTool","cwd":"/w","Tool_Name":"run_shell_command","tool_input":{"command":"ls"}}`,
+		`{"hook_event_name":"BeforeTool","cwd":"/w","tool_name":"read_file","TOOL_INPUT":{"absolute_path":"/etc/shadow"}}`,
+	} {
+		if _, err := (GeminiHook{}).Event([]byte(ev)); err == nil {
+			t.Errorf("%s: read, want an error naming the key", ev)
+		}
+	}
+	if _, err := (GeminiHook{}).Event([]byte(`{"hook_event_name":"BeforeTool","cwd":"/w","tool_name":"run_shell_command","tool_input":{"command":"ls"}}`)); err != nil {
+		t.Errorf("a well-formed event: %v", err)
+	}
+}
