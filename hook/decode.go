@@ -2,23 +2,23 @@ package hook
 
 // A call's params are read here, once, into the decoded call the gates
 // decide: readParams (or fastParams, of what protocol.DecodeToolCall
-// read), then decodeFields with the input's facts (readInput, or the
-// input memo of the fast path), the input's shape checked on the way.
+// read in one pass), then decodeFields with the input's facts
+// (readInput), the input's shape checked on the way. Nothing here goes
+// back to the wire's bytes.
 
 import (
-	"encoding/binary"
 	"encoding/json"
-	"errors"
 	"fmt"
+	"iter"
+	"maps"
 	"path/filepath"
+	"slices"
 	"strings"
-	"sync"
 
 	"github.com/toolgate/toolgate/gates"
 	"github.com/toolgate/toolgate/gates/shell"
 	"github.com/toolgate/toolgate/hook/hosts"
 	"github.com/toolgate/toolgate/internal/jsonobj"
-	"github.com/toolgate/toolgate/internal/onceseen"
 	"github.com/toolgate/toolgate/policy"
 	"github.com/toolgate/toolgate/protocol"
 )
@@ -27,13 +27,14 @@ import (
 // holds them to the type).
 var callFields = [...]string{"toolCallId", "toolName", "input", "agentName", "cwd", "hasUI"}
 
-// checkCallKeys is protocol.CheckKeys of tool_call params along
-// protocol.ToolCallParams, without reflection: the first key, in key
-// order, that nearly names a field (and is none) is an error. No field of
-// ToolCallParams is walked further (strings, a bool and the raw input).
-func checkCallKeys(params jsonobj.Object) error {
+// checkCallKeys is protocol.CheckKeys of tool_call params (of these
+// keys) along protocol.ToolCallParams, without reflection: the first key,
+// in key order, that nearly names a field (and is none) is an error. No
+// field of ToolCallParams is walked further (strings, a bool and the raw
+// input).
+func checkCallKeys(keys iter.Seq[string]) error {
 	var near *protocol.KeyError
-	for k := range params {
+	for k := range keys {
 		exact := false
 		for _, f := range callFields {
 			if k == f {
@@ -134,7 +135,7 @@ func (s *Server) decodeParams(params jsonobj.Object, inputRaw []byte) (*gatesCal
 	if err != nil {
 		return nil, cp.id, err
 	}
-	return s.decodeFields(cp, inputRaw, false)
+	return s.decodeFields(cp, inputRaw)
 }
 
 // readParams reads the fields of params toolgate reads, checking each as
@@ -143,7 +144,7 @@ func readParams(params jsonobj.Object) (cp callParams, err error) {
 	if cp.id, _, err = params.Str("toolCallId", ""); err != nil {
 		return cp, err
 	}
-	if err := checkCallKeys(params); err != nil {
+	if err := checkCallKeys(maps.Keys(params)); err != nil {
 		return cp, err
 	}
 	if cp.name, _, err = params.Str("toolName", ""); err != nil {
@@ -189,16 +190,10 @@ func fastParams(fc *protocol.FastCall) (callParams, error) {
 	cp := callParams{id: fc.ToolCallID, name: fc.ToolName, agentName: fc.AgentName, cwd: fc.Cwd,
 		hasAgentName: fc.Has&protocol.ParamAgentName != 0, hasCwd: fc.Has&protocol.ParamCwd != 0,
 		hasUI: fc.HasUI, hasHasUI: fc.Has&protocol.ParamHasUI != 0, input: jsonobj.Object(fc.InputValue)}
-	if len(fc.Other) > 0 {
-		// Keys it does not read: one that nearly names a field is an
-		// error (checkCallKeys of the params' keys).
-		keys := make(jsonobj.Object, len(fc.Other)+6)
-		for k := range fc.Params() {
-			keys[k] = nil
-		}
-		if err := checkCallKeys(keys); err != nil {
-			return cp, err
-		}
+	// Keys it does not read: one that nearly names a field is an error
+	// (checkCallKeys of the params' keys; those it reads are fields).
+	if err := checkCallKeys(slices.Values(fc.Other)); err != nil {
+		return cp, err
 	}
 	switch {
 	case cp.id == "":
@@ -219,14 +214,12 @@ func (s *Server) decodeFast(fc *protocol.FastCall) (*gatesCall, string, error) {
 	if err != nil {
 		return nil, cp.id, err
 	}
-	return s.decodeFields(cp, fc.Input, true)
+	return s.decodeFields(cp, fc.Input)
 }
 
-// decodeFields is decodeParams once the fields are read; scanned: the
-// input is not decoded yet (cp.input is nil; inputRaw, as
-// protocol.ScanToolCall took it, is not kept), its facts are then read
-// from s.inputs.
-func (s *Server) decodeFields(cp callParams, inputRaw []byte, scanned bool) (*gatesCall, string, error) {
+// decodeFields is decodeParams once the fields are read: cp.input is the
+// input decoded, inputRaw its bytes.
+func (s *Server) decodeFields(cp callParams, inputRaw []byte) (*gatesCall, string, error) {
 	id, name := cp.id, cp.name
 	st := s.snapshot()
 	if cp.hasAgentName {
@@ -241,16 +234,7 @@ func (s *Server) decodeFields(cp callParams, inputRaw []byte, scanned bool) (*ga
 	locs := s.locations(st)
 	pol := s.loader.Policy(locs)
 	s.reportWarnings(pol, false)
-	var in *inputFacts
-	var err error
-	switch {
-	case scanned && s.noEvals:
-		in, err = freshFacts(name, inputRaw, pol, st.host.Name)
-	case scanned:
-		in, err = s.inputs.facts(name, inputRaw, pol, st.host.Name)
-	default:
-		in, err = readInput(name, cp.input, inputRaw, pol, st.host.Name)
-	}
+	in, err := readInput(name, cp.input, inputRaw, pol, st.host.Name)
 	if err != nil {
 		return nil, id, err
 	}
@@ -426,17 +410,6 @@ func readInput(name string, input jsonobj.Object, raw []byte, pol *policy.Policy
 	return in, nil
 }
 
-// freshFacts are the facts of the input raw (as ScanToolCall took it,
-// not kept: the facts hold a copy), read afresh; errNotFast when raw does
-// not decode.
-func freshFacts(name string, raw []byte, pol *policy.Policy, host string) (*inputFacts, error) {
-	input, ok := protocol.DecodeInput(raw)
-	if !ok {
-		return nil, errNotFast
-	}
-	return readInput(name, jsonobj.Object(input), append([]byte(nil), raw...), pol, host)
-}
-
 // Input shape: a call whose input lacks the field its tool acts
 // on, or carries it with the wrong type, is never decided as if the field
 // were empty: it blocks as invalid_request with a reason naming the field.
@@ -512,83 +485,3 @@ func checkInputShape(tool string, input jsonobj.Object) error {
 	}
 	return nil
 }
-
-// errNotFast: the fast path leaves the call to the general path.
-var errNotFast = errors.New("not a call for the fast path")
-
-// inputMemo remembers the facts of the inputs of calls the fast path read
-// (protocol.ScanToolCall), so that a repeated call's input is neither
-// decoded nor checked again. The facts are a function of the tool name,
-// the input's bytes, the policy (its shellTools) and the host, nothing
-// else: an entry is keyed by the first two, compared whole, and the memo
-// holds the entries of one policy and host (another starts it over).
-// What it gives is shared by every call given it, which reads it and
-// changes nothing. The zero value is ready; it is safe for concurrent use.
-// TestInputMemoReadsAsBefore keeps what it gives equal to a fresh decode.
-type inputMemo struct {
-	mu    sync.Mutex
-	pol   *policy.Policy
-	host  string
-	m     map[string]*inputFacts
-	bytes int
-	hits  uint64 // how many facts were given from m
-	// seen notes the inputs read once: an input is kept from its second
-	// sighting on, so inputs that never repeat keep nothing.
-	seen onceseen.Table
-}
-
-// Bounds of an inputMemo: inputs longer than maxMemoInput are not kept;
-// past maxInputs entries or about maxInputBytes it starts over. The size
-// of an entry is estimated high, inputSize: its key, its copy of the
-// input and the decoded input, which takes up to about 50 times its text
-// (TestInputSizeIsHigh: an array of small objects, a map of a group of 8
-// slots for every 8 bytes of text; what decoding allocates in all is
-// counted, the garbage of a growing array too).
-const (
-	maxMemoInput  = 4 << 10
-	maxInputs     = 512
-	maxInputBytes = 2 << 20
-)
-
-// facts are the facts of the input raw (a call's params.input as
-// ScanToolCall took it; it may be the reader's buffer, which is not kept)
-// of tool name, under pol and host; errNotFast when raw does not decode.
-func (im *inputMemo) facts(name string, raw []byte, pol *policy.Policy, host string) (*inputFacts, error) {
-	var buf [512]byte
-	key := binary.AppendUvarint(buf[:0], uint64(len(name)))
-	key = append(append(key, name...), raw...)
-	keep := len(raw) <= maxMemoInput
-	if keep {
-		im.mu.Lock()
-		in := im.m[string(key)]
-		if in != nil && (im.pol != pol || im.host != host) {
-			in = nil
-		}
-		if in != nil {
-			im.hits++
-		}
-		im.mu.Unlock()
-		if in != nil {
-			return in, nil
-		}
-	}
-	in, err := freshFacts(name, raw, pol, host)
-	if err != nil || !keep {
-		return in, err
-	}
-	size := inputSize(len(key))
-	im.mu.Lock()
-	defer im.mu.Unlock()
-	if !im.seen.Again(key) {
-		return in, nil
-	}
-	if im.m == nil || im.pol != pol || im.host != host || len(im.m) >= maxInputs || im.bytes+size > maxInputBytes {
-		im.m, im.bytes, im.pol, im.host = make(map[string]*inputFacts), 0, pol, host
-	}
-	im.m[string(key)] = in
-	im.bytes += size
-	return in, nil
-}
-
-// inputSize is the estimated size of an entry of a key of n bytes.
-func inputSize(n int) int { return 64*n + 512 }

@@ -19,7 +19,7 @@ import (
 // request's slot). It returns false, having decided and written nothing
 // (what it read is pure, but for the policy's warnings, which are reported
 // once either way), for anything else, which jsonrpc2 then reads as before: a message that is not a plain
-// tool_call (protocol.ScanToolCall), a call read once shutdown or the
+// tool_call (protocol.DecodeToolCall), a call read once shutdown or the
 // end of input began (it is refused there), a call that needs a prompt (a
 // worker must ask while the host's answer is read), and a call whose
 // decoding or evaluation panicked.
@@ -31,7 +31,7 @@ func (s *Server) fastToolCall(msg []byte) bool {
 	if s.closing.Load() {
 		return false
 	}
-	fc, ok := protocol.ScanToolCall(msg)
+	fc, ok := protocol.DecodeToolCall(msg)
 	if !ok {
 		return false
 	}
@@ -48,7 +48,7 @@ func (s *Server) fastToolCall(msg []byte) bool {
 	return true
 }
 
-// fastPrecheck is precheck of a call read by ScanToolCall; false when it
+// fastPrecheck is precheck of a call read by DecodeToolCall; false when it
 // needs a prompt or panicked.
 func (s *Server) fastPrecheck(fc protocol.FastCall) (pre *prechecked, ok bool) {
 	defer func() {
@@ -58,9 +58,6 @@ func (s *Server) fastPrecheck(fc protocol.FastCall) (pre *prechecked, ok bool) {
 	}()
 	s.fastStep("precheck")
 	gc, id, err := s.decodeFast(&fc)
-	if err == errNotFast {
-		return nil, false
-	}
 	if err != nil {
 		return &prechecked{id: id, err: err}, true
 	}

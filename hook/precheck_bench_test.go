@@ -12,7 +12,7 @@ import (
 )
 
 // BenchmarkPrecheck is the user-space work of the fast path from a
-// tool_call line to the memo's decision (ScanToolCall, decodeParams,
+// tool_call line to the memo's decision (DecodeToolCall, decodeFast,
 // the memo lookup), without the reading, the audit record and the answer:
 // the e2ebench corpus, every call seen before.
 func BenchmarkPrecheck(b *testing.B) {
@@ -35,7 +35,7 @@ func BenchmarkPrecheck(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		fc, ok := protocol.ScanToolCall(lines[i%len(lines)])
+		fc, ok := protocol.DecodeToolCall(lines[i%len(lines)])
 		if !ok {
 			b.Fatal("not a plain call")
 		}

@@ -99,12 +99,10 @@ type Server struct {
 	// evals remembers whole evaluations of calls that need no prompt,
 	// re-used only for provably the same question (gates.Evals).
 	evals gates.Evals
-	// inputs remembers the checked inputs of calls the fast path read.
-	inputs inputMemo
 	// current is the last Current function of a request (callRequest).
 	current atomic.Pointer[currentFn]
-	// noEvals (tests only) turns evals and inputs off, so that a session
-	// with them and one without can be compared.
+	// noEvals (tests only) turns evals off, so that a session with it and
+	// one without can be compared.
 	noEvals bool
 	// initializedOnce is set by the first initialize.
 	initializedOnce atomic.Bool

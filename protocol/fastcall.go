@@ -23,8 +23,7 @@ type FastCall struct {
 	InputValue map[string]any
 	// Input is the raw bytes of params.input (nil when absent), a copy.
 	Input []byte
-	// Other are the params' other keys, in their order, and (but after
-	// ScanToolCall) their values.
+	// Other are the params' other keys, in their order, and their values.
 	Other       []string
 	OtherValues []any
 }
@@ -83,34 +82,11 @@ const fastMaxKeys = 32
 // Its plain twin is the general path's jsonrpc2 and encoding/json read;
 // TestDecodeToolCallReadsAsTheGeneralPath and TestCheckCallKeysIsCheckKeys
 // (hook) and TestKnownValuesDecodeAsStrings keep them equal.
-func DecodeToolCall(line []byte) (FastCall, bool) { return decodeToolCall(line, false) }
-
-// ScanToolCall is DecodeToolCall without decoding the input: it takes
-// exactly the lines DecodeToolCall takes (the input checked as strictly),
-// but leaves InputValue nil, and Input is a slice of line (so it is only
-// good while line is). DecodeInput decodes it when it is needed.
-func ScanToolCall(line []byte) (FastCall, bool) { return decodeToolCall(line, true) }
-
-// DecodeInput is the InputValue DecodeToolCall reads for the raw input of
-// a call ScanToolCall took (false for any other bytes).
-func DecodeInput(raw []byte) (map[string]any, bool) {
-	if !utf8.Valid(raw) || len(raw) == 0 || raw[0] != '{' {
-		return nil, false
-	}
-	d := fastDecoder{b: raw}
-	// The input is at depth 1, as DecodeToolCall reads it.
-	m, ok := d.object(1)
-	if !ok || d.i != len(raw) {
-		return nil, false
-	}
-	return m, true
-}
-
-func decodeToolCall(line []byte, scan bool) (FastCall, bool) {
+func DecodeToolCall(line []byte) (FastCall, bool) {
 	if !utf8.Valid(line) {
 		return FastCall{}, false
 	}
-	d := fastDecoder{b: line, scan: scan}
+	d := fastDecoder{b: line}
 	d.ws()
 	if !d.eat('{') {
 		return FastCall{}, false
@@ -187,9 +163,6 @@ func decodeToolCall(line []byte, scan bool) (FastCall, bool) {
 type fastDecoder struct {
 	b []byte
 	i int
-	// scan: check the values without building them (value and object
-	// return nil).
-	scan bool
 }
 
 func (d *fastDecoder) ws() {
@@ -274,10 +247,7 @@ func (d *fastDecoder) value(depth int) (any, bool) {
 		return m, ok
 	case '[':
 		d.i++
-		var arr []any
-		if !d.scan {
-			arr = []any{}
-		}
+		arr := []any{}
 		for n := 0; ; n++ {
 			d.ws()
 			if d.eat(']') {
@@ -293,9 +263,7 @@ func (d *fastDecoder) value(depth int) (any, bool) {
 			if !ok {
 				return nil, false
 			}
-			if !d.scan {
-				arr = append(arr, v)
-			}
+			arr = append(arr, v)
 		}
 	case '"':
 		if v, ok := d.knownValue(); ok {
@@ -350,25 +318,22 @@ func (d *fastDecoder) number() (any, bool) {
 			return nil, false
 		}
 	}
-	if d.scan {
-		return nil, true
-	}
 	return json.Number(d.b[start:d.i]), true
 }
 
-// str reads a string and returns it unescaped (nothing when d.scan). A
-// \u escape of a surrogate is left to the general path.
+// str reads a string and returns it unescaped. A \u escape of a
+// surrogate is left to the general path.
 func (d *fastDecoder) str() (string, bool) {
-	b, ok := d.strBytes(!d.scan)
-	if !ok || d.scan {
+	b, ok := d.strBytes()
+	if !ok {
 		return "", ok
 	}
 	return string(b), true
 }
 
 // strBytes reads a string: its bytes unescaped (a slice of d.b when it
-// has no escape), or, unless want, only checks it.
-func (d *fastDecoder) strBytes(want bool) ([]byte, bool) {
+// has no escape).
+func (d *fastDecoder) strBytes() ([]byte, bool) {
 	d.i++ // '"'
 	start := d.i
 	for d.i < len(d.b) {
@@ -378,7 +343,7 @@ func (d *fastDecoder) strBytes(want bool) ([]byte, bool) {
 			d.i++
 			return d.b[start : d.i-1], true
 		case c == '\\':
-			return d.escaped(start, want)
+			return d.escaped(start)
 		case c < 0x20:
 			return nil, false
 		}
@@ -387,11 +352,8 @@ func (d *fastDecoder) strBytes(want bool) ([]byte, bool) {
 	return nil, false
 }
 
-func (d *fastDecoder) escaped(start int, want bool) ([]byte, bool) {
-	var out []byte
-	if want {
-		out = append(make([]byte, 0, d.i-start+16), d.b[start:d.i]...)
-	}
+func (d *fastDecoder) escaped(start int) ([]byte, bool) {
+	out := append(make([]byte, 0, d.i-start+16), d.b[start:d.i]...)
 	for d.i < len(d.b) {
 		c := d.b[d.i]
 		switch {
@@ -401,9 +363,7 @@ func (d *fastDecoder) escaped(start int, want bool) ([]byte, bool) {
 		case c < 0x20:
 			return nil, false
 		case c != '\\':
-			if want {
-				out = append(out, c)
-			}
+			out = append(out, c)
 			d.i++
 			continue
 		}
@@ -449,19 +409,16 @@ func (d *fastDecoder) escaped(start int, want bool) ([]byte, bool) {
 		default:
 			return nil, false
 		}
-		if want {
-			out = utf8.AppendRune(out, r)
-		}
+		out = utf8.AppendRune(out, r)
 	}
 	return nil, false
 }
 
-// key reads an object key: its bytes unescaped and, unless d.scan, the
-// key as a string (the keys toolgate reads are not allocated again for
-// every call).
+// key reads an object key: its bytes unescaped and the key as a string
+// (the keys toolgate reads are not allocated again for every call).
 func (d *fastDecoder) key() ([]byte, string, bool) {
-	b, ok := d.strBytes(true)
-	if !ok || d.scan {
+	b, ok := d.strBytes()
+	if !ok {
 		return b, "", ok
 	}
 	if k, ok := knownKey(b); ok {
@@ -568,10 +525,7 @@ func (d *fastDecoder) knownValue() (any, bool) {
 // (exactly or after folding letter case, as the general path compares).
 func (d *fastDecoder) object(depth int) (map[string]any, bool) {
 	d.i++ // '{'
-	var m map[string]any
-	if !d.scan {
-		m = make(map[string]any)
-	}
+	m := make(map[string]any)
 	// keys are the object's keys so far (unescaped), compared on the stack
 	// rather than by ranging over the map (at most fastMaxKeys).
 	var keys [fastMaxKeys][]byte
@@ -608,9 +562,7 @@ func (d *fastDecoder) object(depth int) (map[string]any, bool) {
 		if !ok {
 			return nil, false
 		}
-		if !d.scan {
-			m[key] = v
-		}
+		m[key] = v
 	}
 }
 
@@ -635,7 +587,7 @@ func (d *fastDecoder) params(fc *FastCall) bool {
 		if n >= fastMaxKeys || d.i >= len(d.b) || d.b[d.i] != '"' {
 			return false
 		}
-		key, ok := d.strBytes(true)
+		key, ok := d.strBytes()
 		if !ok {
 			return false
 		}
@@ -679,9 +631,7 @@ func (d *fastDecoder) params(fc *FastCall) bool {
 				return false
 			}
 			fc.Other = append(fc.Other, string(key))
-			if !d.scan {
-				fc.OtherValues = append(fc.OtherValues, v)
-			}
+			fc.OtherValues = append(fc.OtherValues, v)
 		case ParamInput:
 			if c != '{' {
 				return false
@@ -693,11 +643,7 @@ func (d *fastDecoder) params(fc *FastCall) bool {
 			if !ok {
 				return false
 			}
-			if d.scan {
-				fc.Input = d.b[start:d.i:d.i]
-			} else {
-				fc.InputValue, fc.Input = m, append([]byte(nil), d.b[start:d.i]...)
-			}
+			fc.InputValue, fc.Input = m, append([]byte(nil), d.b[start:d.i]...)
 		case ParamHasUI:
 			switch {
 			case c == 't' && d.lit("true"):
@@ -711,11 +657,10 @@ func (d *fastDecoder) params(fc *FastCall) bool {
 			if c != '"' {
 				return false
 			}
-			// The params' own strings are read in scan mode too.
 			var s string
 			if v, known := d.knownValue(); known {
 				s = v.(string)
-			} else if b, ok := d.strBytes(true); ok {
+			} else if b, ok := d.strBytes(); ok {
 				s = string(b)
 			} else {
 				return false

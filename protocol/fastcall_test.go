@@ -18,17 +18,6 @@ func BenchmarkDecodeToolCall(b *testing.B) {
 	}
 }
 
-// BenchmarkScanToolCall is what the fast path reads of a call whose input
-// it remembers: the line checked, the input not decoded.
-func BenchmarkScanToolCall(b *testing.B) {
-	b.ReportAllocs()
-	for i := 0; i < b.N; i++ {
-		if _, ok := ScanToolCall(benchCallLine); !ok {
-			b.Fatal("not taken")
-		}
-	}
-}
-
 // BenchmarkScreenToolCall is the general path's first steps for the same
 // line: the envelope screen and jsonrpc2's decoding of what it hands on
 // (the params are decoded later, twice).
