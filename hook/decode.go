@@ -32,24 +32,21 @@ var callFields = [...]string{"toolCallId", "toolName", "input", "agentName", "cw
 // in key order, that nearly names a field (and is none) is an error. No
 // field of ToolCallParams is walked further (strings, a bool and the raw
 // input).
-func checkCallKeys(keys iter.Seq[string]) error {
+func checkCallKeys(keys iter.Seq[string]) error { return nearKey(keys, callFields[:], "") }
+
+// nearKey is the first of keys, in key order, that nearly names one of
+// fields (protocol.NearKey) without being it, as a KeyError at where; nil
+// when there is none. Key order makes the error the same whatever order
+// the keys come in (a map's).
+func nearKey(keys iter.Seq[string], fields []string, where string) error {
 	var near *protocol.KeyError
 	for k := range keys {
-		exact := false
-		for _, f := range callFields {
-			if k == f {
-				exact = true
-				break
-			}
-		}
-		if exact {
+		if near != nil && k >= near.Key {
 			continue
 		}
-		for _, f := range callFields {
-			if protocol.NearKey(k, f) {
-				if near == nil || k < near.Key {
-					near = &protocol.KeyError{Key: k, Want: f}
-				}
+		for _, f := range fields {
+			if f != "" && k != f && protocol.NearKey(k, f) {
+				near = &protocol.KeyError{Where: where, Key: k, Want: f}
 				break
 			}
 		}
@@ -308,22 +305,11 @@ func checkInputKeys(tool string, input jsonobj.Object, p *policy.Policy) error {
 	if st, ok := p.ShellTools[tool]; ok {
 		read = append(read, st.CommandArgument, st.WorkdirArgument)
 	}
-	if err := nearInputKey(input, read, "input"); err != nil {
+	if err := nearKey(maps.Keys(input), read, "input"); err != nil {
 		return err
 	}
 	if args, ok := input["arguments"].(map[string]any); ok && tool == "mcp" {
-		return nearInputKey(args, []string{"path"}, "input.arguments")
-	}
-	return nil
-}
-
-func nearInputKey(obj map[string]any, read []string, where string) error {
-	for k := range obj {
-		for _, want := range read {
-			if want != "" && k != want && protocol.NearKey(k, want) {
-				return &protocol.KeyError{Where: where, Key: k, Want: want}
-			}
-		}
+		return nearKey(maps.Keys(args), []string{"path"}, "input.arguments")
 	}
 	return nil
 }

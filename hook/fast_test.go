@@ -21,6 +21,7 @@ import (
 	"github.com/toolgate/toolgate/export"
 	"github.com/toolgate/toolgate/hook/audit"
 	"github.com/toolgate/toolgate/internal/jsonobj"
+	"github.com/toolgate/toolgate/policy"
 	"github.com/toolgate/toolgate/protocol"
 )
 
@@ -541,6 +542,28 @@ func TestCheckCallKeysIsCheckKeys(t *testing.T) {
 		got := checkCallKeys(maps.Keys(m))
 		if fmt.Sprint(want) != fmt.Sprint(got) {
 			t.Fatalf("%v: checkCallKeys %v, CheckKeys %v", m, got, want)
+		}
+	}
+}
+
+// TestNearInputKeyIsTheFirstInKeyOrder: of several input keys that nearly
+// name a field, the error names the first in key order, whatever order a
+// map gives them in (the reason and the record are the same every time).
+func TestNearInputKeyIsTheFirstInKeyOrder(t *testing.T) {
+	pol := &policy.Policy{}
+	for _, c := range []struct {
+		tool, want string
+		input      jsonobj.Object
+	}{
+		{"bash", `key "COMM-AND" in input is not "command" (keys are case-sensitive)`, jsonobj.Object{"command": "ls", "comm_and": "rm x", "Command": "rm y", "COMM-AND": "rm z", "timeout": 1}},
+		{"read", `key "PATH" in input is not "path" (keys are case-sensitive)`, jsonobj.Object{"path": "a", "pa_th": "b", "Path": "c", "PATH": "d"}},
+		{"mcp", `key "Path" in input.arguments is not "path" (keys are case-sensitive)`, jsonobj.Object{"tool": "t", "arguments": map[string]any{"path": "a", "pa-th": "b", "Path": "c"}}},
+	} {
+		for range 64 {
+			err := checkInputKeys(c.tool, c.input, pol)
+			if err == nil || err.Error() != c.want {
+				t.Fatalf("%s %v: %v, want %s", c.tool, c.input, err, c.want)
+			}
 		}
 	}
 }
