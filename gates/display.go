@@ -21,6 +21,9 @@ func Visible(s string) string { return visible(s, false) }
 // from values already passed through Visible are unchanged by it.
 func VisibleText(s string) string { return visible(s, true) }
 
+// visible is Visible, and VisibleText when keepNewline is set. Its plain
+// twin escapes every rune looked at alone (plainEscaped in the test);
+// TestVisibleFastPathIsPlain keeps them equal.
 func visible(s string, keepNewline bool) string {
 	// Printable ASCII (and a kept newline) needs no escape: checked byte
 	// by byte, the usual text is returned without decoding a rune

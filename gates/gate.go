@@ -86,7 +86,9 @@ type Call struct {
 
 // evalMemo is the work of one evaluation shared by its gates: each is a
 // function of the call and of what the file system said in this
-// evaluation (c.fs), so it is the same whichever gate asks first.
+// evaluation (c.fs), so it is the same whichever gate asks first. Its
+// plain twin is working each out anew (no memo: evaluatePlain in the test);
+// TestFastEvaluationIsPlain and TestFastGuardIsPlain keep them equal.
 type evalMemo struct {
 	toolPath     paths.Path
 	toolPathOK   bool

@@ -170,7 +170,9 @@ func joinRoot(p, base, home string) string {
 // of its arguments alone (no file system, no policy): the compiled
 // matchers of path tools' globs. The zero Memo is ready and safe for
 // concurrent use; a nil *Memo keeps nothing. It lives in a value the
-// server owns (hook.Server), never in package state.
+// server owns (hook.Server), never in package state. Its plain twin is each
+// function asked afresh (a nil *Memo); TestFastEvaluationIsPlain keeps them
+// equal, its second round with the Memo warm.
 type Memo struct {
 	mu       sync.Mutex
 	globs    map[string]compiledGlob

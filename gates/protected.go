@@ -117,7 +117,8 @@ const SentinelArming = shell.SentinelArming
 
 // guard returns the floor a change to p gets: SentinelProtected for
 // toolgate's own files, SentinelArming for a file that makes later commands
-// run code, "" for none.
+// run code, "" for none. Its plain twin is guardPlain (plain_test.go);
+// TestFastGuardIsPlain keeps them equal.
 func guard(c *Call, p paths.Path) string {
 	switch {
 	case protected(c, p):
@@ -262,7 +263,8 @@ func systemDir(d string) bool {
 }
 
 // armingPath matches without regard to letter case: on a case-insensitive
-// file system (macOS) .GIT/CONFIG is .git/config.
+// file system (macOS) .GIT/CONFIG is .git/config. Its plain twin is
+// armingPathPlain (plain_test.go); TestFastGuardIsPlain keeps them equal.
 func armingPath(s string, isDir func() bool) bool { return armingClean(paths.Clean(s), isDir) }
 
 // armingClean is armingPath of a clean s.
@@ -322,7 +324,8 @@ var armingDirTable = func() []struct {
 }()
 
 // containsDir reports whether d (which starts with "/") stands in s as
-// whole components: strings.Contains(s+"/", d+"/").
+// whole components: strings.Contains(s+"/", d+"/"), its plain twin.
+// TestFastGuardIsPlain keeps them equal, through armingPath.
 func containsDir(s, d string) bool {
 	for off := 0; off <= len(s); {
 		i := strings.Index(s[off:], d)

@@ -146,7 +146,11 @@ func (r Request) noun() string {
 }
 
 // Evaluate runs every gate of req, recovering a panic in any of them as a
-// gate error. It has no side effects.
+// gate error. It has no side effects. Its gates share one file system view
+// and one memo (and the call's directory cache); its plain twin is every
+// gate run without them (evaluatePlain in the test), and
+// TestFastEvaluationIsPlain and TestFastSeesFileSystemChange keep them
+// equal.
 func Evaluate(req Request) (outcomes []Outcome, failed *Outcome, err error) {
 	return evaluate(req, nil)
 }
@@ -538,7 +542,8 @@ func notificationIn(c *Call, d decided, trace []verdict.TraceEntry) verdict.Deci
 // sharedRefs is o.D.MatchedPattern() and o.D.Origin(), but taken from
 // the trace's entry of o's gate when it reports the same values (they are
 // never changed once made): a decision and its notifications then take
-// no copies of their own.
+// no copies of their own. Its plain twin is o.D.MatchedPattern() and
+// o.D.Origin(); TestSharedRefsAreTheDescriptors keeps them equal.
 func sharedRefs(o *Outcome, trace []verdict.TraceEntry) (*string, *verdict.Origin) {
 	d := &o.D
 	pattern, hasPattern := d.Sentinel, d.Sentinel != ""

@@ -39,7 +39,9 @@ func Tool(c *Call, r Resolver) Outcome {
 }
 
 // toolPath is the path a non-bash call touches: input.path, or
-// input.arguments.path for mcp.
+// input.arguments.path for mcp, worked out once per evaluation (its memo).
+// Its plain twin is newToolPath; TestFastGuardIsPlain and
+// TestFastEvaluationIsPlain keep them equal.
 func toolPath(c *Call) (paths.Path, bool) {
 	if m := c.memo; m != nil {
 		if !m.toolPathDone {

@@ -31,7 +31,8 @@ var callFields = [...]string{"toolCallId", "toolName", "input", "agentName", "cw
 // keys) along protocol.ToolCallParams, without reflection: the first key,
 // in key order, that nearly names a field (and is none) is an error. No
 // field of ToolCallParams is walked further (strings, a bool and the raw
-// input).
+// input). Its plain twin is protocol.CheckKeys; TestCheckCallKeysIsCheckKeys
+// keeps them equal.
 func checkCallKeys(keys iter.Seq[string]) error { return nearKey(keys, callFields[:], "") }
 
 // nearKey is the first of keys, in key order, that nearly names one of
@@ -182,7 +183,9 @@ func readParams(params jsonobj.Object) (cp callParams, err error) {
 
 // fastParams is readParams of the params DecodeToolCall read: each field
 // is of its type already (it takes nothing else), so only the checks of
-// their values are left, in readParams' order.
+// their values are left, in readParams' order. Its plain twin is
+// readParams; TestDecodeToolCallReadsAsTheGeneralPath and FuzzDecodeToolCall
+// keep them equal (the fields and the first fault).
 func fastParams(fc *protocol.FastCall) (callParams, error) {
 	cp := callParams{id: fc.ToolCallID, name: fc.ToolName, agentName: fc.AgentName, cwd: fc.Cwd,
 		hasAgentName: fc.Has&protocol.ParamAgentName != 0, hasCwd: fc.Has&protocol.ParamCwd != 0,
@@ -205,7 +208,9 @@ func fastParams(fc *protocol.FastCall) (callParams, error) {
 	return cp, nil
 }
 
-// decodeFast is decodeParams of a call DecodeToolCall read.
+// decodeFast is decodeParams of a call DecodeToolCall read. Its plain twin
+// is decodeCall of the same params; TestDecodeToolCallReadsAsTheGeneralPath
+// and TestFastPathAnswersAsBefore keep them equal.
 func (s *Server) decodeFast(fc *protocol.FastCall) (*gatesCall, string, error) {
 	cp, err := fastParams(fc)
 	if err != nil {

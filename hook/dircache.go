@@ -19,7 +19,9 @@ import (
 // new generation). Resolving them afresh was most of a call's system calls.
 // The watch also vouches (Vouch) for the directories the remembered
 // evaluations and shell analyses depend on, and watches them from then on:
-// those count as watched here too.
+// those count as watched here too. Its plain twin is paths.Canonical, a
+// walk from /; TestDirCacheVouchedSeesChanges keeps them equal across
+// changes, and TestDirCacheKept keeps what it keeps the same.
 type dirCache struct {
 	loader *policy.Loader
 	mu     sync.Mutex

@@ -49,7 +49,8 @@ func (s *Server) fastToolCall(msg []byte) bool {
 }
 
 // fastPrecheck is precheck of a call read by DecodeToolCall; false when it
-// needs a prompt or panicked.
+// needs a prompt or panicked. Its plain twin is precheck;
+// TestFastPathAnswersAsBefore keeps them equal.
 func (s *Server) fastPrecheck(fc protocol.FastCall) (pre *prechecked, ok bool) {
 	defer func() {
 		if p := recover(); p != nil {

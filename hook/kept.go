@@ -87,7 +87,9 @@ func (s *Server) keptOf(pre *prechecked) *gates.Kept {
 // decideKept decides pre, whose evaluation is remembered (kept is its
 // slot): from what is kept when it fits (the record is written here; k is
 // returned and the answer is k's), else by Run, keeping what Run makes of
-// it when that is the answer of every such call.
+// it when that is the answer of every such call. Its plain twin is
+// runKept (a fresh Run); TestKeptAnswersAsFresh and
+// TestKeptAuditFailureAsFresh keep them equal.
 func (s *Server) decideKept(pre *prechecked, kept *gates.Kept) (a answer, k *keptAnswer) {
 	ctx := s.decideCtx()
 	c := pre.gc.call

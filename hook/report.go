@@ -173,7 +173,8 @@ type encodedOrigin struct {
 
 // appendTrace appends t as Marshal writes a []verdict.TraceEntry (the
 // fields in their order, omitempty as tagged). An origin equal to known's
-// is copied from b.
+// is copied from b; its plain twin is appendOrigin, and
+// TestAuditFieldsAreTheOldFields keeps them equal.
 func appendTrace(b []byte, t []verdict.TraceEntry, known encodedOrigin) []byte {
 	b = append(b, '[')
 	for i := range t {

@@ -161,7 +161,8 @@ type protectedPaths struct {
 // files, the audit log, its head, its export's cursor and lock (a call
 // that moved the cursor would keep records from the collector), and the
 // host's own files (hostProtected). The last result is kept for the next call of the same
-// directory and log; each call gets its own copy.
+// directory and log; each call gets its own copy. Its plain twin is the
+// list built afresh; TestProtectedForKeepsNothingStale keeps them equal.
 func (s *Server) protectedFor(cwd, logPath string) []string {
 	if p := s.protected.Load(); p != nil && p.cwd == cwd && p.logPath == logPath {
 		return append([]string(nil), p.paths...)
@@ -352,6 +353,8 @@ func (s *Server) precheck(ctx context.Context, req *jsonrpc2.Request) (pre *prec
 
 // evaluate is gates.Evaluate of a call read from the host, from the
 // session's memo of evaluations when it is provably the same question.
+// Its plain twin is gates.Evaluate (noEvals); TestEvalsSessionAnswersAsWithout
+// keeps them equal.
 func (s *Server) evaluate(r gates.Request) ([]gates.Outcome, *gates.Outcome, error) {
 	if s.noEvals {
 		return gates.Evaluate(r)

@@ -190,6 +190,8 @@ func (p *Policy) trustedRules() []*Rule {
 // rules of surfaces it never asks about (a 10,000-rule policy is mostly
 // rules of one or two surfaces). Making them cannot fail: every problem of
 // the files was found, with its file and position, when they were parsed.
+// Its plain twin is every rule made at once when composing (eagerRules in
+// the test); TestLazyRulesMatchEager keeps them equal.
 type ruleGroup struct {
 	m       *mergedSurface
 	surface *Pattern // compiled once, shared by the group's rules
@@ -295,7 +297,9 @@ type mergedSurface struct {
 	// src, when set, stands for patterns: a surface written by one entry
 	// whose patterns are distinct (nearly always) keeps that entry's
 	// patterns, of the file srcScope/srcPath, instead of a copy of each;
-	// materialize makes the copy when a later entry merges into it.
+	// materialize makes the copy when a later entry merges into it. Its
+	// plain twin is a copy of each pattern merged through at;
+	// TestComposeDistinctSameAsIndexed keeps them equal.
 	src      []PatternEntry
 	srcScope string
 	srcPath  string

@@ -163,7 +163,10 @@ var byteOrderMark = []byte("\ufeff")
 
 // parseJSONC is the front end every JSONC file shares: the nesting bound,
 // the parse, and the error with its position (what names the problem).
-// v is nil when the file has an error already.
+// v is nil when the file has an error already. It tries the one pass
+// (fastJSONCText) first; its plain twin is tooDeep and hujson
+// (parseFileSlow in the test), and TestParseFileOnePassSameFile keeps
+// whole files equal.
 //
 // owned says that nothing changes data afterwards (see parseFileOwned).
 func parseJSONC(path string, data []byte, what string, owned bool) (*File, *parser, *jval) {
@@ -280,6 +283,9 @@ func (p *parser) errorf(offset int, format string, args ...any) {
 	p.file.Errors = append(p.file.Errors, Warning{Path: p.file.Path, Line: line, Column: col, Message: fmt.Sprintf(format, args...)})
 }
 
+// position is the line and column of offset. It starts from its last
+// answer; its plain twin is a search of every line, and
+// TestPositionMatchesSearch keeps them equal.
 func (p *parser) position(offset int) (int, int) {
 	// The checks ask in file order nearly always: the line of the last
 	// answer, or one a few lines after it, before a search of them all.
@@ -369,6 +375,10 @@ func (p *parser) members(v *jval, where string) ([]jmember, bool) {
 	return obj.Members(), good
 }
 
+// literalString is the text the literal v reads as in JSON ("" for an
+// object or an array). A plain string is a piece of the file's text; its
+// plain twin is hujson's unquoting, and TestLiteralStringShortcut keeps
+// them equal.
 func literalString(v *jval) string {
 	if v.kind == '{' || v.kind == '[' {
 		return ""
@@ -679,7 +689,8 @@ func isObjectState(v *jval) bool {
 // table of positions rather than a Go map: a fraction of the memory and of
 // the time; the table is the parser's, re-used by every large object of
 // the file, and a name is read again (literalString: a piece of the file,
-// for nearly every name) rather than kept.
+// for nearly every name) rather than kept. Its plain twin is a map of the
+// names seen; TestDuplicatesMarksRepeats keeps them equal.
 func (p *parser) duplicates(members []jmember) []bool {
 	dup := make([]bool, len(members))
 	if len(members) <= 16 {
@@ -776,9 +787,6 @@ func (p *parser) patternMap(v *jval, where, emptyKey string, what func(string) s
 	return out, distinct
 }
 
-// state reads "allow" | "ask" | "deny" or, where allowed, a deny with a
-// reason: {"action": "deny", "reason": "…"}. A bad state is an entry
-// problem: the deny it returns then carries a reason that says so.
 // plainState reads a state written as a valid string.
 func plainState(v *jval) (Action, bool) {
 	if v.Kind() != '"' {
@@ -797,6 +805,9 @@ func plainState(v *jval) (Action, bool) {
 	return a, err == nil
 }
 
+// state reads "allow" | "ask" | "deny" or, where allowed, a deny with a
+// reason: {"action": "deny", "reason": "…"}. A bad state is an entry
+// problem: the deny it returns then carries a reason that says so.
 func (p *parser) state(v *jval, what string, objectOK bool) State {
 	if v.Kind() == '"' {
 		s := literalString(v)

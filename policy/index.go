@@ -109,7 +109,8 @@ func routeKeys(p *matcher, pathSurface bool) (words, prefixes [3]string, nw, nb 
 
 // filedUnderWord is the positions of the rules an index of rules files
 // under word, ascending: byWord[word] of newRuleIndex(rules, pathSurface),
-// without building the index.
+// its plain twin, without building the index. TestFiledUnderWordMatchesIndex
+// keeps them equal.
 func filedUnderWord(rules []*Rule, word string, pathSurface bool) []int32 {
 	var out []int32
 	for i, r := range rules {

@@ -113,7 +113,9 @@ func shadows(a, b *Rule) bool {
 // are indexed by what subsumes can hold for — a "prefix*" pattern by its
 // prefix, a literal by itself, any other wildcard pattern in a list — so a
 // rule looks up only its own prefixes (and its mcp forms) and that list,
-// and each candidate found is confirmed by subsumes itself.
+// and each candidate found is confirmed by subsumes itself. Its plain twin
+// is the scan of every pair; TestShadowedByIsThePairwiseScan keeps them
+// equal.
 func shadowedBy(rules []*Rule) []int {
 	out := make([]int, len(rules))
 	idx := map[string]*laterRules{}

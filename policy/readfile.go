@@ -67,6 +67,7 @@ func regular(info fs.FileInfo) error {
 // readAll is io.ReadAll starting with room for size bytes (the size the
 // descriptor's stat gave; the read still goes to the end, whatever it is):
 // a large policy is not copied again at every doubling of the buffer.
+// io.ReadAll is its plain twin; TestReadAllAnySize keeps them equal.
 func readAll(r io.Reader, size int64) ([]byte, error) {
 	b := make([]byte, 0, min(max(size, 0), MaxFileBytes)+512)
 	for {

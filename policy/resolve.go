@@ -127,7 +127,10 @@ func (p *Policy) resolveOwn(surface string, values, args []string, session []*Ru
 // resolveFiles decides values (and the unit's words args) on the policy
 // files' rules of one surface: the last matching rule, the trust floor,
 // the canonical option spelling. It is a function of the policy, the
-// surface, values and args alone, which resultCache relies on.
+// surface, values and args alone, which resultCache relies on. The trust
+// floor is looked up in the trusted rules' index; its plain twin is a
+// scan of every trusted rule, and TestFloorIndexedDecidesAsScan keeps them
+// equal.
 func (p *Policy) resolveFiles(set *surfaceRules, surface string, values, args []string) Result {
 	var r *Rule
 	var v string
@@ -175,7 +178,9 @@ func (p *Policy) resolveFiles(set *surfaceRules, surface string, values, args []
 // caches), so that a value a session meets again and again (git status,
 // the project's paths) is looked up, not matched against every rule. The
 // session approvals are applied after it, every time. Bounded: past
-// maxCachedResults it starts over.
+// maxCachedResults it starts over. Its plain twin is resolveFiles asked
+// afresh; TestResultCacheIsPlain and TestResultCacheBounded keep them
+// equal.
 type resultCache struct {
 	mu   sync.Mutex
 	kept bool // the surface's rules are kept in the policy (else the cache would be thrown away)
@@ -276,7 +281,9 @@ func (p *Policy) HasNarrowRule(surface string, a Action) bool {
 // its base name, or a wildcard matching either, and where both read as a
 // command with a subcommand (git push), the same one, or the unit's is only
 // known at run time. Used when some of the unit's words are only known at
-// run time: such a rule could hold for them.
+// run time: such a rule could hold for them. Its answers are remembered per
+// policy; its plain twin is hasCommandRule, the scan of the bash rules,
+// and TestCommandRuleCacheIsPlain keeps them equal.
 func (p *Policy) HasCommandRule(args []string, above Action) bool {
 	if len(args) == 0 {
 		return false

@@ -57,6 +57,12 @@ func AppendStringAs(dst []byte, s string, e Escaping) []byte {
 	return appendEscaped(dst, s, &escapings[e])
 }
 
+// appendEscaped appends s as a JSON string escaped as e says. It skips
+// plain bytes 8 at a time (needsEscape8) and copies each run of them
+// whole. Its plain twin is the encoders' escaping, a rune at a time
+// (goccy/go-json for JSONEscaping, zerolog for ZerologEscaping);
+// TestAppendStringMatchesEncoder and audit's TestEncWritesWhatZerologWrites
+// and TestZerologStringLongRuns keep them equal.
 func appendEscaped(dst []byte, s string, e *escaping) []byte {
 	dst = append(dst, '"')
 	i := 0
@@ -129,7 +135,9 @@ const (
 // neither Escaping: a control character, '"', '\\', '<', '>', '&', DEL or
 // a byte from 0x80 up. It is exact in the direction that matters (a byte
 // that is not plain always reports true), so the scan may skip 8 bytes at
-// a time.
+// a time. Its plain twin is the table looked at byte by byte;
+// TestAppendStringMatchesEncoder puts every byte at every place of those
+// words and keeps the two equal.
 func needsEscape8(s string, i int) bool {
 	x := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
 		uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
@@ -177,7 +185,9 @@ func appendOrigin(dst []byte, o *Origin) []byte {
 
 // knownOrigin is an origin already encoded in the answer, at
 // dst[start:end]: a trace entry of the same origin (the deciding gate's)
-// copies those bytes rather than escaping the path again.
+// copies those bytes rather than escaping the path again. Its plain twin
+// is appendOrigin; TestAppendToolCallAnswerMatchesFrame (whose traces often
+// share the decision's origin) keeps them equal.
 type knownOrigin struct {
 	o          *Origin
 	start, end int
@@ -325,7 +335,9 @@ func (s *Stream) appendFramed(dst []byte, body func([]byte) []byte) []byte {
 // before: notes[i] is what AppendDecisionParamsAfterID appends of the
 // i-th notification with a '}' after it (its message's end), result is
 // `,"result":`, what AppendToolCallResult appends, and '}'. Only the id
-// (idJSON, as JSON) and the tool call id are the call's own.
+// (idJSON, as JSON) and the tool call id are the call's own. Its plain
+// twin is AppendToolCallAnswer; hook's TestKeptAnswersAsFresh keeps them
+// equal (and hook's keep compares the two before it keeps anything).
 func (s *Stream) AppendKeptAnswer(dst []byte, idJSON []byte, toolCallID string, notes [][]byte, result []byte) []byte {
 	if len(notes) > 0 {
 		var buf [96]byte
@@ -347,8 +359,9 @@ func (s *Stream) AppendKeptAnswer(dst []byte, idJSON []byte, toolCallID string, 
 
 // AppendToolCallAnswer appends a tool_call's answer, framed: the decision
 // notifications, then the response to the request whose id is idJSON (the
-// id as JSON: a number or a string), as Frame writes them
-// (TestAppendToolCallAnswerMatchesFrame).
+// id as JSON: a number or a string), as Frame writes them. Its plain twin
+// is Frame (reflection); TestAppendToolCallAnswerMatchesFrame keeps them
+// equal, in both framings.
 func (s *Stream) AppendToolCallAnswer(dst []byte, idJSON []byte, notes []DecisionParams, r *ToolCallResult) []byte {
 	for i := range notes {
 		d := &notes[i]

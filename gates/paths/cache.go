@@ -12,6 +12,8 @@ import (
 // the directories (the working directory, toolgate's own files, the host's
 // directories are resolved for nearly every path). A View belongs to one
 // call and is not safe for concurrent use; the nil View asks every time.
+// The nil View is its plain twin; TestViewMatchesFileSystem and
+// TestViewWithKnownDirs keep them equal.
 type View struct {
 	lstats map[string]lstatResult
 	stats  map[string]lstatResult

@@ -151,7 +151,9 @@ type specialFunc func(a *analyzer, i int, base string, c cmd, sc *scope)
 // where a name is in several, cd and eval come first, then shells,
 // wrappers, specials and pattern-first commands. It is built on the first
 // analysis, not when the program starts (a process that never analyses a
-// command, toolgate sandbox, does not pay for it).
+// command, toolgate sandbox, does not pay for it). TestCommandKindsReadOnly
+// keeps its read-only rows equal to readOnlyCommands, which run used to
+// look up on its own.
 var commandKinds func() map[string]commandKind
 
 // The handlers it holds analyse commands in turn: a cycle that only an
@@ -223,7 +225,8 @@ func buildPrograms() map[string]*program {
 
 // programOf is the program of base: one no table names is a plain
 // command, or the program of its name without a version (python3.12,
-// perl5.36, php8.2) as far as its kind goes.
+// perl5.36, php8.2) as far as its kind goes. Its plain twin is each table
+// looked up in turn; TestProgramOfIsTheTables keeps them equal.
 func programOf(base string) *program {
 	if p := programs()[base]; p != nil {
 		return p
@@ -404,6 +407,7 @@ func joinFields(first string, rest []field) string { return joinFieldsIn(first, 
 
 // joinFieldsIn is joinFields, returning written itself when it is the
 // joined text (a command written plainly), so that no string is built.
+// Its plain twin is the join itself; TestJoinFieldsIn keeps them equal.
 func joinFieldsIn(first string, rest []field, written string) string {
 	if len(rest) == 0 {
 		return first

@@ -222,6 +222,10 @@ func (a *analyzer) addPaths(raw, value string, sc *scope, redirect bool) {
 	}
 }
 
+// addPath adds p to the command's paths unless it is there already: a
+// scan of their keys while they are few, a map past seenScan. Its plain
+// twin is a list without repeats; TestAddPathKeys keeps them equal, below
+// and past seenScan.
 func (a *analyzer) addPath(p PathWord) {
 	if a.remote > 0 {
 		return // a word of a command run elsewhere names no local file

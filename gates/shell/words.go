@@ -52,6 +52,9 @@ type seg struct {
 	pathy                 bool // see field.pathy
 }
 
+// add appends s to f. The operand is built lazily; its plain twin is add
+// as it was (oldAdd in the test), and TestFieldAddMatchesOld keeps them
+// equal.
 func (f *field) add(s seg) {
 	f.raw += s.raw
 	f.text += s.text

@@ -319,7 +319,9 @@ func (l *Log) resync(size int64) error {
 //
 // It reads the end of the file, 16 KiB first (a record is about a KiB), and
 // four times more each time the last line does not start in what it read,
-// up to 1 MiB: a line longer than that is an error too.
+// up to 1 MiB: a line longer than that is an error too. Its plain twin
+// reads the last MiB at once (lastRecordWhole in the test);
+// TestLastRecordReadsAsTheWholeTail keeps them equal.
 //
 // scratch, when not nil, is a buffer of the first window's size to read it
 // into (the log's, reused from resync to resync).
@@ -505,7 +507,8 @@ func (l *Log) record(event string, fill func(e *Enc)) error {
 // appendTime appends t in UTC as t.UTC().AppendFormat(b, time.RFC3339Nano)
 // does (trailing zeros of the fraction dropped, and the dot with them when
 // it is zero), for the years 0 to 9999; other years are left to
-// AppendFormat.
+// AppendFormat. AppendFormat is its plain twin;
+// TestAppendTimeIsRFC3339Nano keeps them equal.
 func appendTime(b []byte, t time.Time) []byte {
 	t = t.UTC()
 	year, month, day := t.Date()
@@ -547,6 +550,7 @@ func (l *Log) writeHead() {
 }
 
 // appendHead appends the head record of seq and hash: fmt's "%020d %s\n".
+// fmt is its plain twin; TestAppendHeadIsTheFmtRecord keeps them equal.
 func appendHead(b []byte, seq uint64, hash []byte) []byte {
 	var d [20]byte
 	n := strconv.AppendUint(d[:0], seq, 10)

@@ -79,7 +79,9 @@ func (e *Enc) SetBuf(b []byte) { e.b = b }
 // encoder does (protocol.ZerologEscaping): '"', '\\' and the control
 // characters (and DEL) escaped, \b \f \n \r \t by their short escapes,
 // every byte of invalid UTF-8 replaced by \ufffd, and the rest as it is
-// (no HTML escapes).
+// (no HTML escapes). Its plain twin is zerolog's own encoder;
+// TestEncWritesWhatZerologWrites and TestZerologStringLongRuns keep them
+// equal.
 func AppendZerologString(dst []byte, s string) []byte {
 	return protocol.AppendStringAs(dst, s, protocol.ZerologEscaping)
 }
@@ -88,7 +90,8 @@ func AppendZerologString(dst []byte, s string) []byte {
 // Marshal (and goccy/go-json's) writes a Go string: '"', '\\', the control
 // characters and '<', '>', '&' escaped, every byte of invalid UTF-8
 // replaced by \ufffd, U+2028 and U+2029 escaped — the answers' encoder,
-// protocol.AppendString.
+// protocol.AppendString. Its plain twins are both Marshals;
+// TestAppendJSONStringIsMarshal keeps them equal.
 func AppendJSONString(dst []byte, s string) []byte { return protocol.AppendString(dst, s) }
 
 // AppendCompactJSON appends b, one JSON value that is the output of a
@@ -98,7 +101,9 @@ func AppendJSONString(dst []byte, s string) []byte { return protocol.AppendStrin
 // appends nothing, when b is not valid JSON, has space between its
 // tokens, or has anything else the marshaler would change or refuse
 // (control characters, invalid UTF-8): it is conservative, and a value
-// it refuses is written by the marshaler instead.
+// it refuses is written by the marshaler instead. Its plain twin is
+// Marshal of the json.RawMessage; TestAppendCompactJSONIsMarshal keeps them
+// equal.
 func AppendCompactJSON(dst, b []byte) ([]byte, bool) {
 	const hexDigits = "0123456789abcdef"
 	i, ok := plainValue(b, 0, 0)
