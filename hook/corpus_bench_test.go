@@ -75,22 +75,7 @@ func BenchmarkCorpus(b *testing.B) {
 // where a fresh call's time goes; the budget is e2ebench -distinct's.
 func BenchmarkFreshCorpus(b *testing.B) {
 	toolgateRuntime(b)
-	dir := b.TempDir()
-	home, work := filepath.Join(dir, "home"), filepath.Join(dir, "work")
-	agentDir := filepath.Join(home, ".pi", "agent")
-	files := e2ecorpus.Files(home, work)
-	for p, c := range e2ecorpus.FreshFiles(work) {
-		files[p] = c
-	}
-	files[filepath.Join(agentDir, "extensions", "pi-permission-system", "config.json")] = e2ecorpus.PolicyText(200)
-	writeFiles(b, files)
-	c := startServerIn(b, work, home, agentDir, filepath.Join(dir, "audit.jsonl"))
-	line := func(n int) []byte {
-		call := e2ecorpus.FreshCall(n)
-		call["toolCallId"] = fmt.Sprintf("c%d", n)
-		params, _ := json.Marshal(call)
-		return []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tool_call","params":%s}`+"\n", n+2, params))
-	}
+	c, line := freshSession(b)
 	const pre = 1 << 14
 	lines := make([][]byte, pre)
 	for i := range lines {
@@ -110,5 +95,60 @@ func BenchmarkFreshCorpus(b *testing.B) {
 		} else {
 			c.roundTrip(b, line(n))
 		}
+	}
+}
+
+// freshShapes is how many calls the fresh corpus cycles through: call n
+// has the shape of call n+freshShapes (e2ecorpus.FreshCall), with its own
+// numbers, text and paths.
+const freshShapes = 24
+
+// BenchmarkFreshShapes is BenchmarkFreshCorpus one shape of call at a
+// time (a sub-benchmark each, named by its number and tool), to find
+// where a fresh call's time goes: every call is still one never seen
+// before.
+func BenchmarkFreshShapes(b *testing.B) {
+	toolgateRuntime(b)
+	c, line := freshSession(b)
+	for i := range 2 * freshShapes {
+		c.roundTrip(b, line(i))
+	}
+	next := 2 * freshShapes // the first n no call used yet
+	for k := range freshShapes {
+		b.Run(fmt.Sprintf("%02d-%s", k, e2ecorpus.FreshCall(k)["toolName"]), func(b *testing.B) {
+			start := next + (k-next%freshShapes+freshShapes)%freshShapes
+			lines := make([][]byte, b.N)
+			for i := range lines {
+				lines[i] = line(start + i*freshShapes)
+			}
+			next = start + b.N*freshShapes + 1
+			b.ReportAllocs()
+			b.ResetTimer()
+			for _, l := range lines {
+				c.roundTrip(b, l)
+			}
+		})
+	}
+}
+
+// freshSession serves a session in e2ebench's world for the fresh corpus
+// (its tree, 200 rules, the audit log on); line(n) is the n-th call of
+// the corpus as a tool_call line.
+func freshSession(b *testing.B) (*client, func(n int) []byte) {
+	dir := b.TempDir()
+	home, work := filepath.Join(dir, "home"), filepath.Join(dir, "work")
+	agentDir := filepath.Join(home, ".pi", "agent")
+	files := e2ecorpus.Files(home, work)
+	for p, c := range e2ecorpus.FreshFiles(work) {
+		files[p] = c
+	}
+	files[filepath.Join(agentDir, "extensions", "pi-permission-system", "config.json")] = e2ecorpus.PolicyText(200)
+	writeFiles(b, files)
+	c := startServerIn(b, work, home, agentDir, filepath.Join(dir, "audit.jsonl"))
+	return c, func(n int) []byte {
+		call := e2ecorpus.FreshCall(n)
+		call["toolCallId"] = fmt.Sprintf("c%d", n)
+		params, _ := json.Marshal(call)
+		return []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tool_call","params":%s}`+"\n", n+2, params))
 	}
 }
