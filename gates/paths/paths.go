@@ -495,6 +495,10 @@ type resolver struct {
 	fs       *View
 }
 
+// canonical is Canonical of the absolute path full, resumed from the
+// working directory's walk when full starts with its components. Its
+// plain twin is canonical, walked from "/"; TestResolverResumesAsWalkFromRoot
+// keeps them equal.
 func (r resolver) canonical(full string) (string, bool) {
 	if strings.IndexByte(full, 0) >= 0 {
 		return "", false
