@@ -153,7 +153,8 @@ type specialFunc func(a *analyzer, i int, base string, c cmd, sc *scope)
 // analysis, not when the program starts (a process that never analyses a
 // command, toolgate sandbox, does not pay for it). TestCommandKindsReadOnly
 // keeps its read-only rows equal to readOnlyCommands, which run used to
-// look up on its own.
+// look up on its own. Its plain twin is each table looked up in turn
+// (kindByTables in the test); TestCommandKindsIsEachTable keeps them equal.
 var commandKinds func() map[string]commandKind
 
 // The handlers it holds analyse commands in turn: a cycle that only an

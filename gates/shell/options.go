@@ -47,6 +47,8 @@ func parseOpts(o opts, args []field) ([]option, int) {
 // returns the options and the operands. The operands are a window of args
 // (capacity cut, so an append copies) while they stand together, options
 // first, as they mostly do; only operands split by options are copied.
+// Its plain twin is every operand copied into a new slice (scanArgsCopied
+// in the test); TestScanArgsWindowIsCopy keeps them equal.
 func scanArgs(o opts, args []field) ([]option, []field) {
 	var list []option
 	// Room for each option a word that looks like options holds ("-la"

@@ -301,6 +301,7 @@ func (a *analyzer) specialDir(sc *scope) bool {
 }
 
 // cutDirPrefix is strings.CutPrefix(d, dir+"/") without building dir+"/".
+// That is its plain twin; TestCutDirPrefixIsCutPrefix keeps them equal.
 func cutDirPrefix(d, dir string) (string, bool) {
 	if len(d) <= len(dir) || d[len(dir)] != '/' || d[:len(dir)] != dir {
 		return d, false

@@ -197,7 +197,8 @@ func (a *analyzer) appendFields(dst []field, w *syntax.Word, sc *scope) []field 
 }
 
 // plainField is the fast path of fields for the common word that is one
-// literal with nothing to expand.
+// literal with nothing to expand. Its plain twin is the general path,
+// appendSplit of sc.segs; TestPlainFieldIsSegsSplit keeps them equal.
 func plainField(w *syntax.Word) (field, bool) {
 	if len(w.Parts) != 1 {
 		return field{}, false
