@@ -17,7 +17,9 @@ const SentinelProtected = "<toolgate-own-files>"
 // policy that governs it (every scope, legacy files, agent files, MCP server
 // names) and the audit log. A project file can loosen an ask, so an agent
 // that could write it unasked could grant itself anything the global
-// policy merely asks for.
+// policy merely asks for. They are worked out once per call and kept in
+// it. Its plain twin is OwnFiles worked out afresh;
+// TestProtectedPathsCacheIsOwnFiles keeps them equal.
 func protectedPaths(c *Call) []string {
 	if c.protectedDirs != nil {
 		return c.protectedDirs
