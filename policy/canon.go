@@ -43,6 +43,8 @@ type cmdKey struct{ name, sub string }
 // A list whose plain index is not built yet (surfaceRules.ruleIndex: a
 // one-shot process may never build it) reads the same rules for a name
 // from the list itself (filedUnderWord) until the index exists (lazy).
+// Its plain twin is every form read at once (all, as without a plain
+// index); TestCanonGroupsAreAllForms keeps them equal.
 // TestLazyIndexDecidesAsScan keeps that lazy route equal to the index
 // built first, and TestFiledUnderWordMatchesIndex keeps filedUnderWord
 // equal to what the index files.

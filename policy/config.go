@@ -787,7 +787,8 @@ func (p *parser) patternMap(v *jval, where, emptyKey string, what func(string) s
 	return out, distinct
 }
 
-// plainState reads a state written as a valid string.
+// plainState reads a state written as a valid string. Its plain twin is
+// parser.state; TestPlainStateIsState keeps them equal.
 func plainState(v *jval) (Action, bool) {
 	if v.Kind() != '"' {
 		return 0, false

@@ -218,6 +218,8 @@ func (l *Loader) Generation() uint64 {
 // what is armed changes only when the watch arms (a new generation) or
 // loses its descriptor (an event, so not quiet, and a new generation),
 // and lastPaths only in a pass that is not quiet (Policy clears armedOK).
+// Its plain twin is the one-shot loader (NewOneShotLoader), which stats
+// every file on every call; TestWatchedLoaderIsOneShot keeps them equal.
 func (l *Loader) quiet() bool {
 	if l.armedOK && l.watch.generation() == l.armedGen {
 		return l.watch.quiet(nil)
