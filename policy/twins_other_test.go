@@ -1,0 +1,6 @@
+//go:build !linux
+
+package policy
+
+// restartWatch: only Linux has a watch to start over.
+func restartWatch(*Loader) {}
