@@ -173,7 +173,8 @@ const maxWalkFile = 32 << 20
 
 // loadWalk is the kept walk of key when every folder it listed is as it
 // was; anything else (none kept, not toolgate's file, changed) is no
-// answer.
+// answer. Its plain twin is a fresh walk (deriver.walk);
+// TestKeptWalkIsFreshWalk keeps the profiles they give equal.
 func loadWalk(dir, key string) (*walkResult, bool) {
 	if dir == "" {
 		return nil, false
