@@ -19,6 +19,10 @@ const indexMinRules = 64
 //
 //   - the first word, when that literal text holds a space ("git push *" is
 //     filed under "git"), or when the route has no wildcard at all ("ls");
+//     a text that starts with spaces is filed under "" and under the
+//     first word after them too (" git push *" under "git"), the command
+//     the canonical reading takes it for (canonRuleOf: the groups of
+//     rules by command are read from these keys);
 //   - else its literal text, up to prefixKeyMax bytes ("git*" under "git",
 //     "/srv/data1/*" under "/srv/data1/");
 //   - else nowhere in particular: it is a candidate for every value ("*",
@@ -74,7 +78,7 @@ func (ix *ruleIndex) file(i int32, p *matcher, pathSurface bool) {
 // routeKeys are the keys the index files pattern p under: its routes'
 // first words and literal prefixes, or any (a candidate for every value,
 // and then under nothing else).
-func routeKeys(p *matcher, pathSurface bool) (words, prefixes [3]string, nw, nb int, any bool) {
+func routeKeys(p *matcher, pathSurface bool) (words [6]string, prefixes [3]string, nw, nb int, any bool) {
 	if p.any {
 		return words, prefixes, 0, 0, true
 	}
@@ -94,7 +98,15 @@ func routeKeys(p *matcher, pathSurface bool) (words, prefixes [3]string, nw, nb 
 			lit, literal = glob[:w], false
 		}
 		switch sp := strings.IndexByte(lit, ' '); {
-		case sp >= 0:
+		case sp == 0:
+			words[nw], nw = "", nw+1
+			rest := strings.TrimLeft(lit, " ")
+			if sp := strings.IndexByte(rest, ' '); sp > 0 {
+				words[nw], nw = rest[:sp], nw+1
+			} else if literal && rest != "" {
+				words[nw], nw = rest, nw+1
+			}
+		case sp > 0:
 			words[nw], nw = lit[:sp], nw+1
 		case literal:
 			words[nw], nw = lit, nw+1
@@ -115,8 +127,9 @@ func filedUnderWord(rules []*Rule, word string, pathSurface bool) []int32 {
 	var out []int32
 	for i, r := range rules {
 		// The cheap test first: every word key is a prefix of the
-		// pattern's text or of one of its routes, which are prefixes of it.
-		if !strings.HasPrefix(r.pattern.expanded, word) {
+		// pattern's text or of one of its routes, which are prefixes of it
+		// (after its leading spaces).
+		if !strings.HasPrefix(strings.TrimLeft(r.pattern.expanded, " "), word) {
 			continue
 		}
 		words, _, nw, _, any := routeKeys(&r.pattern, pathSurface)

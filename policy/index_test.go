@@ -16,7 +16,7 @@ var indexPatterns = []string{
 	"*", "*.env", "git *", "git push *", "git", "git*", "g?t *", "a? *", " x*", " *", "ls", "ls -la",
 	"/x/*", "/*", "/x", "~/.ssh/*", "$HOME/*", "~", "*/.ssh/*", "?", "??*", "", "a b c", "a b *",
 	"tool1 sub1 *", "tool1*", "tool1 *", "npm run *", "npm", "n*m run", "x *y", "x* y", "é *", "é",
-	"/home/u/p/*", "/home/u/p", "rm -rf *", "rm *", "*rm*", "r?", "cd /tmp *", "cd",
+	"/home/u/p/*", "/home/u/p", "rm -rf *", "rm *", "*rm*", "r?", "cd /tmp *", "cd", " git push *", "  rm -rf *", " git",
 }
 
 var indexValues = []string{
@@ -212,6 +212,29 @@ func TestFiledUnderWordMatchesIndex(t *testing.T) {
 				if got, want := filedUnderWord(rules, w, ps), ix.byWord[w]; !slices.Equal(got, want) {
 					t.Fatalf("round %d, %q (path %v): %v, the index files %v", round, w, ps, got, want)
 				}
+			}
+		}
+	}
+}
+
+// TestLeadingSpaceRuleDecidesAtAnySize: a bash rule whose pattern starts
+// with a space (" git push *", which the canonical reading takes for "git
+// push *") decides the same in a policy of a few rules, whose canonical
+// pass reads every rule, and in one of more than indexMinRules, whose
+// pass reads the rules filed under the command's name.
+func TestLeadingSpaceRuleDecidesAtAnySize(t *testing.T) {
+	for _, pad := range []int{0, 100} {
+		var b strings.Builder
+		b.WriteString(`{"permission": {"bash": {"*": "ask"`)
+		for i := range pad {
+			fmt.Fprintf(&b, `, "tool%d sub%d *": "ask"`, i, i)
+		}
+		b.WriteString(`, "git push origin main": "allow", " git push *": "deny", "rm -rf /tmp/x": "allow", "  rm -rf *": "deny"}}}`)
+		p := global(t, b.String())
+		for _, v := range []string{"git push origin main", "rm -rf /tmp/x"} {
+			got := p.Resolve(Query{Surface: "bash", Values: []string{v}, Args: strings.Fields(v)})
+			if got.Action != Deny {
+				t.Fatalf("%d rules more: %q decided %v by %s, want deny", pad, v, got.Action, ruleRow(got.Rule))
 			}
 		}
 	}

@@ -101,10 +101,8 @@ func TestPlainStateIsState(t *testing.T) {
 
 // canonPatterns are bash rule patterns the canonical pass reads (command
 // words, subcommands, options with and without values, a trailing "-rf*",
-// doubled and trailing spaces), and some it cannot (a wildcard in the
-// command). A pattern with a leading space (" git push *") is left out:
-// every form reads it as its command, the groups do not (the plain index
-// files it under no word), a disagreement reported, not fixed here.
+// doubled, leading and trailing spaces), and some it cannot (a wildcard in
+// the command).
 var canonPatterns = []string{
 	"git push *", "git push --force *", "git push -f *", "git *", "git", "git commit -m *", "git -C * push *",
 	"rm -rf *", "rm -r*", "rm -r -f *", "rm --recursive --force *", "rm *", "rm -f x", "curl -o *", "curl -o out *",
@@ -112,6 +110,7 @@ var canonPatterns = []string{
 	"docker container rm *", "docker rm -f *", "kubectl delete pod *", "tar -xf *", "find . -delete", "find * -exec *",
 	"sed -i *", "sed -i.bak *", "sudo rm *", "~/bin/x *", "$HOME/bin/x *", "g?t push *", "git* push",
 	"*", "", "x", "git  push *", "git push * ", "rm  -rf *", "git push  *", "chmod -R 777 *", "chmod 777 *", "git push origin main", "git push --force-with-lease *",
+	" git push *", "  rm -rf *", " git", " ls -la", " g?t push *", " ",
 }
 
 // canonUnits are the bash units the canonical pass is asked about.
