@@ -246,6 +246,12 @@ func (l *Loader) compose(loc Locations) *Policy {
 	managedDir, managedWarn := managedDirOf(loc.ManagedDir)
 	managed := l.read(ScopeManaged, ManagedPath(managedDir), true, false, parseFileOwned)
 	managed.Note = managedWarn
+	if managedDir != loc.ManagedDir && loc.ManagedDir != "" {
+		// The folder named but not honoured (missing, writable by others)
+		// is watched too: made honourable (created, its mode fixed), it is
+		// an event, and the next call reads the managed file from it.
+		l.seen = append(l.seen, ManagedPath(loc.ManagedDir))
+	}
 	// Listed found or not, as toolgate's own files are (PROTOCOL:
 	// sources lists every policy file looked for).
 	scopes = append(scopes, managed)

@@ -342,12 +342,22 @@ func TestWatchedLoaderIsOneShot(t *testing.T) {
 			what = fmt.Sprintf("chmod %o %s", mode, f.path)
 			os.Chmod(f.path, mode)
 		case 9:
-			// The managed folder's own mode is left alone: a folder not
-			// honoured (writable by others) that is made honourable is
-			// seen only while a watch of it is left over, a disagreement
-			// reported, not fixed here. Its managed file is edited.
-			what = "edit the managed file"
-			writeVia(ManagedPath(loc.ManagedDir), content(kindPolicy), rng.IntN(2) == 0)
+			// The managed folder made honourable or not: its mode
+			// changed, removed, made again with a managed file.
+			switch rng.IntN(4) {
+			case 0, 1:
+				mode := []os.FileMode{0o755, 0o777}[rng.IntN(2)]
+				what = fmt.Sprintf("chmod %o the managed folder", mode)
+				os.Chmod(loc.ManagedDir, mode)
+			case 2:
+				what = "remove the managed folder"
+				os.RemoveAll(loc.ManagedDir)
+			default:
+				what = "make the managed folder and its file"
+				must(os.MkdirAll(loc.ManagedDir, 0o755))
+				must(os.Chmod(loc.ManagedDir, 0o755))
+				writeVia(ManagedPath(loc.ManagedDir), content(kindPolicy), rng.IntN(2) == 0)
+			}
 		case 10:
 			when := time.Unix(1_600_000_000+int64(rng.IntN(3)), 0)
 			what = "set the times of " + f.path
@@ -399,4 +409,54 @@ func TestWatchedLoaderIsOneShot(t *testing.T) {
 	if watched.watch != nil && kept < 30 {
 		t.Fatalf("the watching loader kept its last policy after only %d of 300 steps", kept)
 	}
+}
+
+// TestManagedFolderMadeHonourableIsSeen: a $TOOLGATE_MANAGED_DIR that is
+// not honoured (missing, or writable by others) and then is made
+// honourable (created with its managed file, or its mode fixed after the
+// watch started over) is honoured from the next call, with its deny.
+func TestManagedFolderMadeHonourableIsSeen(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("the managed folder is honoured only when owned by root")
+	}
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	parent := filepath.Join(root, "m")
+	loc := Locations{AgentDir: filepath.Join(root, "agent"), Home: filepath.Join(root, "home"), Cwd: filepath.Join(root, "work"),
+		ProjectTrusted: true, ManagedDir: filepath.Join(parent, "d")}
+	for _, d := range []string{loc.AgentDir, loc.Home, loc.Cwd, parent} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	git := Query{Surface: "bash", Values: []string{"git status"}, Args: []string{"git", "status"}}
+	l := NewLoader()
+	decide := func(step string, want Action) {
+		t.Helper()
+		if got := l.Policy(loc).Resolve(git).Action; got != want {
+			t.Fatalf("%s: git status is %v, want %v", step, got, want)
+		}
+	}
+	decide("no managed folder", Ask)
+	decide("no managed folder, again", Ask)
+	if err := os.Mkdir(loc.ManagedDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(ManagedPath(loc.ManagedDir), []byte(`{"permission": {"bash": {"git status": "deny"}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	decide("the managed folder made", Deny)
+	if err := os.Chmod(loc.ManagedDir, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	decide("the managed folder writable by others", Ask)
+	decide("the managed folder writable by others, again", Ask)
+	restartWatch(l)
+	decide("the watch started over", Ask)
+	if err := os.Chmod(loc.ManagedDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	decide("the managed folder's mode fixed", Deny)
 }
