@@ -510,6 +510,12 @@ func (r resolver) canonical(full string) (string, bool) {
 			return "", false
 		}
 		w := r.cw.clone()
+		// The links the working directory's walk followed were keyed by
+		// the rest of the working directory, not of this path: the same
+		// link reached again here is no cycle for that (cwd …/lnA, path
+		// "../lnA"). A real cycle is still found (by this walk's own keys,
+		// or at maxLinks, whose count goes on).
+		w.seen = nil
 		if !w.run(comps[len(r.cwdComps):]) {
 			return "", false
 		}
