@@ -444,42 +444,49 @@ func oldAdd(f *field, s seg) {
 // set and unset.
 func TestFieldAddMatchesOld(t *testing.T) {
 	compared, operands := 0, 0
-	for _, src := range append(scanCorpus(t), `F=x; a ${F:-~/.ssh/id_rsa}/b "${G:+x}$F" ${H:=1}y${F}z ${U:-a}${V:-b} p/${U:-a} "$HOME/${U:-.ssh}"/k $F/${U:-x}`) {
+	srcs := append(scanCorpus(t), `F=x; a ${F:-~/.ssh/id_rsa}/b "${G:+x}$F" ${H:=1}y${F}z ${U:-a}${V:-b} p/${U:-a} "$HOME/${U:-.ssh}"/k $F/${U:-x}`)
+	eachWord(srcs, "/etc/x", func(src string, sc *scope, w *syntax.Word) {
+		for _, m := range []mode{argMode, valueMode} {
+			segs := sc.segs(w.Parts, m)
+			got, want := field{known: true}, field{known: true}
+			for _, s := range segs {
+				got.add(s)
+				oldAdd(&want, s)
+			}
+			if got.hasOperand && !got.noOperand {
+				operands++
+			} else {
+				want.operand = got.operand // not valid: no use reads it
+			}
+			compared++
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("%q, word %q: add\n got  %+v\n want %+v", src, sc.slice(w), got, want)
+			}
+		}
+	})
+	if compared < 1000 || operands < 10 {
+		t.Fatalf("only %d fields, %d with operands", compared, operands)
+	}
+}
+
+// eachWord calls fn with every word of each of srcs that parses, in the
+// top scope of its analysis, where $F is f.
+func eachWord(srcs []string, f string, fn func(src string, sc *scope, w *syntax.Word)) {
+	for _, src := range srcs {
 		a := newAnalyzer(Options{Cwd: "/w", Home: "/home/u"})
-		f, text, err := a.parse(src)
+		file, text, err := a.parse(src)
 		parsers.Put(a.parser)
 		if err != nil {
 			continue
 		}
-		sc := a.topScope(text, f)
-		sc.vars.set("F", "/etc/x")
-		syntax.Walk(f, func(n syntax.Node) bool {
-			w, ok := n.(*syntax.Word)
-			if !ok {
-				return true
-			}
-			for _, m := range []mode{argMode, valueMode} {
-				segs := sc.segs(w.Parts, m)
-				got, want := field{known: true}, field{known: true}
-				for _, s := range segs {
-					got.add(s)
-					oldAdd(&want, s)
-				}
-				if got.hasOperand && !got.noOperand {
-					operands++
-				} else {
-					want.operand = got.operand // not valid: no use reads it
-				}
-				compared++
-				if !reflect.DeepEqual(got, want) {
-					t.Errorf("%q, word %q: add\n got  %+v\n want %+v", src, sc.slice(w), got, want)
-				}
+		sc := a.topScope(text, file)
+		sc.vars.set("F", f)
+		syntax.Walk(file, func(n syntax.Node) bool {
+			if w, ok := n.(*syntax.Word); ok {
+				fn(src, sc, w)
 			}
 			return true
 		})
-	}
-	if compared < 1000 || operands < 10 {
-		t.Fatalf("only %d fields, %d with operands", compared, operands)
 	}
 }
 

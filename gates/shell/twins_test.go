@@ -54,36 +54,21 @@ func TestPlainFieldIsSegsSplit(t *testing.T) {
 	srcs := append([]string{strings.Join(edge, " ")}, scanCorpus(t)...)
 	srcs = append(srcs, twinScripts(3000)...)
 	taken, compared := 0, 0
-	for _, src := range srcs {
-		a := newAnalyzer(Options{Cwd: "/w", Home: "/home/u"})
-		f, text, err := a.parse(src)
-		parsers.Put(a.parser)
-		if err != nil {
-			continue
+	eachWord(srcs, "/etc/x y", func(src string, sc *scope, w *syntax.Word) {
+		compared++
+		fast, ok := plainField(w)
+		if !ok {
+			return
 		}
-		sc := a.topScope(text, f)
-		sc.vars.set("F", "/etc/x y")
-		syntax.Walk(f, func(n syntax.Node) bool {
-			w, ok := n.(*syntax.Word)
-			if !ok {
-				return true
-			}
-			compared++
-			fast, ok := plainField(w)
-			if !ok {
-				return true
-			}
-			taken++
-			if hasBraceLit(w) {
-				t.Fatalf("%q, word %q: plainField took a word brace expansion may expand", src, sc.slice(w))
-			}
-			plain := appendSplit(nil, sc.segs(w.Parts, argMode))
-			if len(plain) != 1 || !reflect.DeepEqual(fast, plain[0]) {
-				t.Fatalf("%q, word %q: plainField %+v; segs and appendSplit %+v", src, sc.slice(w), fast, plain)
-			}
-			return true
-		})
-	}
+		taken++
+		if hasBraceLit(w) {
+			t.Fatalf("%q, word %q: plainField took a word brace expansion may expand", src, sc.slice(w))
+		}
+		plain := appendSplit(nil, sc.segs(w.Parts, argMode))
+		if len(plain) != 1 || !reflect.DeepEqual(fast, plain[0]) {
+			t.Fatalf("%q, word %q: plainField %+v; segs and appendSplit %+v", src, sc.slice(w), fast, plain)
+		}
+	})
 	if taken < 2000 || compared-taken < 2000 {
 		t.Fatalf("plainField took %d of %d words", taken, compared)
 	}
