@@ -98,10 +98,8 @@ func BenchmarkFreshCorpus(b *testing.B) {
 	}
 }
 
-// freshShapes is how many calls the fresh corpus cycles through: call n
-// has the shape of call n+freshShapes (e2ecorpus.FreshCall), with its own
-// numbers, text and paths.
-const freshShapes = 24
+// freshShapes is e2ecorpus.FreshShapes.
+const freshShapes = e2ecorpus.FreshShapes
 
 // BenchmarkFreshShapes is BenchmarkFreshCorpus one shape of call at a
 // time (a sub-benchmark each, named by its number and tool), to find

@@ -53,12 +53,27 @@ func main() {
 	keep := flag.Bool("keep", false, "keep the temporary directory (binaries, policies, audit logs)")
 	distinct := flag.Bool("distinct", false, "the fresh corpus: every call names its own numbers, text and paths, so that no call repeats an earlier one")
 	untrusted := flag.Bool("untrusted", false, "write an untrusted project file (.toolgate/config.json) into the benchmark's project")
+	shapeFlag := flag.String("shapes", "", "with -distinct, only the fresh corpus's calls of these shapes (comma separated, 0 to 23: e2ecorpus.FreshCall), to see what one kind of call costs")
 	flag.Parse()
+	for _, f := range strings.Split(*shapeFlag, ",") {
+		if f == "" {
+			continue
+		}
+		k, err := strconv.Atoi(f)
+		if err != nil || k < 0 || k >= e2ecorpus.FreshShapes || !*distinct {
+			fmt.Fprintf(os.Stderr, "e2ebench: -shapes %q: want numbers from 0 to %d, with -distinct\n", *shapeFlag, e2ecorpus.FreshShapes-1)
+			os.Exit(2)
+		}
+		shapes = append(shapes, k)
+	}
 	if err := run(*calls, *rulesFlag, *starts, *keep, *distinct, *untrusted); err != nil {
 		fmt.Fprintln(os.Stderr, "e2ebench:", err)
 		os.Exit(1)
 	}
 }
+
+// shapes are -shapes: the shapes of fresh call measured, all when empty.
+var shapes []int
 
 func run(calls int, rulesFlag string, starts int, keep, distinct, untrusted bool) error {
 	root, err := modroot.Find()
@@ -256,7 +271,11 @@ func measure(tmp, tg, echo string, rules, calls, starts int, distinct, untrusted
 		id := strconv.Itoa(i + 2)
 		params := lines[k]
 		if distinct {
-			params = distinctParams(i)
+			n := i
+			if len(shapes) > 0 {
+				n = shapes[i%len(shapes)] + i/len(shapes)*e2ecorpus.FreshShapes
+			}
+			params = distinctParams(n)
 		}
 		line := []byte(`{"jsonrpc":"2.0","id":` + id + `,"method":"tool_call","params":{"toolCallId":"call-` + id + `",` + string(params) + "}\n")
 		first, second := tp, ep

@@ -151,6 +151,11 @@ func BashCommands() []string {
 // src/m<d>/f<i>.ts, so that the paths of consecutive calls differ and a
 // file's directory is seldom the one the call before asked about.
 const (
+	// FreshShapes is how many calls the fresh corpus cycles through: call
+	// n has the shape of call n+FreshShapes, with its own numbers, text
+	// and paths.
+	FreshShapes = 24
+
 	FreshDirs        = 64
 	FreshFilesPerDir = 16
 )
