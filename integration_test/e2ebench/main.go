@@ -22,7 +22,9 @@
 // E2EBENCH_PROFILE=FILE builds toolgate with -tags profile and writes a CPU
 // profile of the first serve process to FILE (go tool pprof FILE);
 // E2EBENCH_STRACE=FILE runs that process under strace -c (a count of its
-// system calls; the timings of that size are then strace's, not toolgate's).
+// system calls; the timings of that size are then strace's, not toolgate's);
+// with E2EBENCH_STRACE_TRACE=newfstatat,openat it writes each such call
+// with its arguments instead of the count.
 package main
 
 import (
@@ -53,6 +55,7 @@ func main() {
 	keep := flag.Bool("keep", false, "keep the temporary directory (binaries, policies, audit logs)")
 	distinct := flag.Bool("distinct", false, "the fresh corpus: every call names its own numbers, text and paths, so that no call repeats an earlier one")
 	untrusted := flag.Bool("untrusted", false, "write an untrusted project file (.toolgate/config.json) into the benchmark's project")
+	binFlag := flag.String("bin", "", "measure this toolgate binary instead of building one from the tree (to set two builds side by side)")
 	shapeFlag := flag.String("shapes", "", "with -distinct, only the fresh corpus's calls of these shapes (comma separated, 0 to 23: e2ecorpus.FreshCall), to see what one kind of call costs")
 	flag.Parse()
 	for _, f := range strings.Split(*shapeFlag, ",") {
@@ -66,11 +69,23 @@ func main() {
 		}
 		shapes = append(shapes, k)
 	}
+	if *binFlag != "" {
+		abs, err := filepath.Abs(*binFlag)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "e2ebench: -bin:", err)
+			os.Exit(2)
+		}
+		prebuilt = abs
+	}
 	if err := run(*calls, *rulesFlag, *starts, *keep, *distinct, *untrusted); err != nil {
 		fmt.Fprintln(os.Stderr, "e2ebench:", err)
 		os.Exit(1)
 	}
 }
+
+// prebuilt is -bin: the toolgate binary measured, built from the tree when
+// empty.
+var prebuilt string
 
 // shapes are -shapes: the shapes of fresh call measured, all when empty.
 var shapes []int
@@ -90,7 +105,9 @@ func run(calls int, rulesFlag string, starts int, keep, distinct, untrusted bool
 		defer os.RemoveAll(tmp)
 	}
 	tg, echo := filepath.Join(tmp, "toolgate"), filepath.Join(tmp, "echo")
-	if err := build(root, ".", tg); err != nil {
+	if prebuilt != "" {
+		tg = prebuilt
+	} else if err := build(root, ".", tg); err != nil {
 		return err
 	}
 	if err := build(root, "./integration_test/e2ebench/echo", echo); err != nil {
@@ -163,6 +180,7 @@ var profiled, straced bool
 
 // proc is a spawned plugin (toolgate or the echo).
 type proc struct {
+	sys   time.Duration // the system part of the CPU, once stopped
 	cmd   *exec.Cmd
 	stdin io.WriteCloser
 	out   *bufio.Reader
@@ -174,7 +192,11 @@ func start(bin string, args []string, s sandbox) (*proc, error) {
 		// The serve process of the first policy size runs under
 		// strace -c: the system calls it makes, to divide by the calls.
 		straced = true
-		cmd = exec.Command("strace", append([]string{"-f", "-c", "-o", out, bin}, args...)...)
+		flags := []string{"-f", "-c", "-o", out}
+		if calls := os.Getenv("E2EBENCH_STRACE_TRACE"); calls != "" {
+			flags = []string{"-f", "-e", "trace=" + calls, "-o", out} // each call, not a count
+		}
+		cmd = exec.Command("strace", append(append(flags, bin), args...)...)
 	}
 	cmd.Dir = s.work
 	cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + s.home}
@@ -230,6 +252,7 @@ func (p *proc) stopRSS() (time.Duration, int64, error) {
 		return 0, 0, err
 	}
 	st := p.cmd.ProcessState
+	p.sys = st.SystemTime()
 	return st.UserTime() + st.SystemTime(), maxRSS(st), nil
 }
 
@@ -314,6 +337,7 @@ func measure(tmp, tg, echo string, rules, calls, starts int, distinct, untrusted
 		return fmt.Errorf("toolgate: %w", err)
 	}
 	echoCPU, err := ep.stop()
+	tgSys, echoSys := tp.sys, ep.sys
 	if err != nil {
 		return fmt.Errorf("echo: %w", err)
 	}
@@ -362,6 +386,7 @@ func measure(tmp, tg, echo string, rules, calls, starts int, distinct, untrusted
 	}
 	row(first, us(pct(echoBash, 0.5)), us(pct(tgBash, 0.5)), "µs", "")
 	fmt.Printf("| CPU per call (user + system) | %.1f µs | %.1f µs | %.2f× | %s |\n", perCall(echoCPU, 0), perCall(tgCPU, startCPU), perCall(tgCPU, startCPU)/perCall(echoCPU, 0), cpuBudget)
+	fmt.Printf("| of which system (the kernel's part; start-up included) | %.1f µs | %.1f µs | — |  |\n", perCall(echoSys, 0), perCall(tgSys, 0))
 	budgetStart, budgetHook := "< 10 ms", "< 10 ms CPU"
 	if rules > 1000 {
 		budgetStart, budgetHook = "< 15 ms", "< 20 ms CPU"
