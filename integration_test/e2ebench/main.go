@@ -55,6 +55,7 @@ func main() {
 	keep := flag.Bool("keep", false, "keep the temporary directory (binaries, policies, audit logs)")
 	distinct := flag.Bool("distinct", false, "the fresh corpus: every call names its own numbers, text and paths, so that no call repeats an earlier one")
 	untrusted := flag.Bool("untrusted", false, "write an untrusted project file (.toolgate/config.json) into the benchmark's project")
+	flag.BoolVar(&countIr, "instructions", false, "count the user-space instructions a call costs (valgrind --tool=callgrind; the same for every run, where the machine's timings are not) instead of timing calls")
 	binFlag := flag.String("bin", "", "measure this toolgate binary instead of building one from the tree (to set two builds side by side)")
 	shapeFlag := flag.String("shapes", "", "with -distinct, only the fresh corpus's calls of these shapes (comma separated, 0 to 23: e2ecorpus.FreshCall), to see what one kind of call costs")
 	flag.Parse()
@@ -82,6 +83,10 @@ func main() {
 		os.Exit(1)
 	}
 }
+
+// countIr is -instructions: count the instructions a call costs under
+// valgrind's callgrind instead of timing calls.
+var countIr bool
 
 // prebuilt is -bin: the toolgate binary measured, built from the tree when
 // empty.
@@ -171,6 +176,22 @@ func newSandbox(tmp string, rules int, untrusted, distinct bool) (sandbox, error
 // distinctParams is the n-th call of the fresh corpus (-distinct), where
 // no call repeats an earlier one (e2ecorpus.FreshCall); the params without
 // their opening brace.
+// callLine is the benchmark's i-th tool_call request (id i+2): the
+// repeated corpus's lines in turn, or with distinct the i-th fresh call
+// (of the -shapes, when given).
+func callLine(i int, distinct bool, lines [][]byte) []byte {
+	id := strconv.Itoa(i + 2)
+	params := lines[i%len(lines)]
+	if distinct {
+		n := i
+		if len(shapes) > 0 {
+			n = shapes[i%len(shapes)] + i/len(shapes)*e2ecorpus.FreshShapes
+		}
+		params = distinctParams(n)
+	}
+	return []byte(`{"jsonrpc":"2.0","id":` + id + `,"method":"tool_call","params":{"toolCallId":"call-` + id + `",` + string(params) + "}\n")
+}
+
 func distinctParams(n int) []byte {
 	params, _ := json.Marshal(e2ecorpus.FreshCall(n))
 	return params[1:]
@@ -266,6 +287,9 @@ func measure(tmp, tg, echo string, rules, calls, starts int, distinct, untrusted
 		return err
 	}
 	args := []string{"--audit-log", s.audit}
+	if countIr {
+		return instructions(tmp, tg, args, s, rules, calls, distinct)
+	}
 	tp, err := start(tg, args, s)
 	if err != nil {
 		return err
@@ -292,15 +316,7 @@ func measure(tmp, tg, echo string, rules, calls, starts int, distinct, untrusted
 	for i := 0; i < warm+calls; i++ {
 		k := i % len(lines)
 		id := strconv.Itoa(i + 2)
-		params := lines[k]
-		if distinct {
-			n := i
-			if len(shapes) > 0 {
-				n = shapes[i%len(shapes)] + i/len(shapes)*e2ecorpus.FreshShapes
-			}
-			params = distinctParams(n)
-		}
-		line := []byte(`{"jsonrpc":"2.0","id":` + id + `,"method":"tool_call","params":{"toolCallId":"call-` + id + `",` + string(params) + "}\n")
+		line := callLine(i, distinct, lines)
 		first, second := tp, ep
 		if i%2 == 1 {
 			first, second = ep, tp
@@ -461,3 +477,81 @@ func pct(ds []time.Duration, p float64) time.Duration {
 
 func us(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e3 }
 func ms(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
+
+// instructions runs toolgate under callgrind twice, on the initialize and
+// the warm-up calls and then on those and the measured calls, all written
+// at once (the host never waits for an answer), and reports the
+// difference per measured call: the instructions a call costs in user
+// space, the same on every run. Callgrind's file of the second run stays
+// in tmp with -keep (callgrind_annotate FILE). Valgrind runs the code
+// without the SHA-256 instructions of the processor, so the audit chain's
+// hashing counts several times what it costs on the machine.
+func instructions(tmp, tg string, args []string, s sandbox, rules, calls int, distinct bool) error {
+	if _, err := exec.LookPath("valgrind"); err != nil {
+		return fmt.Errorf("-instructions needs valgrind: %w", err)
+	}
+	work := e2ecorpus.Calls()
+	lines := make([][]byte, len(work))
+	for i, c := range work {
+		params, _ := json.Marshal(c)
+		lines[i] = params[1:]
+	}
+	warm := calls / 10
+	var ir [2]uint64
+	for run, n := range []int{warm, warm + calls} {
+		in := append([]byte(nil), initLine(s)...)
+		for i := 0; i < n; i++ {
+			in = append(in, callLine(i, distinct, lines)...)
+		}
+		out := filepath.Join(tmp, fmt.Sprintf("callgrind.r%d.%d", rules, run))
+		cmd := exec.Command("valgrind", append([]string{"--tool=callgrind", "--callgrind-out-file=" + out, tg}, args...)...)
+		cmd.Dir = s.work
+		// The runtime's preemption signals trip an assertion of
+		// callgrind's (threads.c, vgCallgrind_post_signal) now and then.
+		cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + s.home, "GODEBUG=asyncpreemptoff=1"}
+		cmd.Stdin = bytes.NewReader(in)
+		var answers, logs bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &answers, &logs
+		if err := cmd.Run(); err != nil {
+			return fmt.Errorf("valgrind: %w: %s", err, lastLines(logs.String(), 20))
+		}
+		if got := bytes.Count(answers.Bytes(), []byte(`"result":{"action"`)); got != n {
+			return fmt.Errorf("valgrind run of %d calls: %d answered", n, got)
+		}
+		total, err := callgrindTotal(out)
+		if err != nil {
+			return err
+		}
+		ir[run] = total
+	}
+	kind := "the repeated corpus"
+	if distinct {
+		kind = "the fresh corpus (-distinct)"
+	}
+	fmt.Printf("## %d rules, %s: %d calls after %d of warm-up\n\n", rules, kind, calls, warm)
+	fmt.Printf("| instructions per call (callgrind, user space) | %d |\n\n", (ir[1]-ir[0])/uint64(calls))
+	return nil
+}
+
+// callgrindTotal is the instruction count in callgrind's file.
+func callgrindTotal(file string) (uint64, error) {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return 0, err
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, "totals: "); ok {
+			return strconv.ParseUint(strings.Fields(v)[0], 10, 64)
+		}
+		if v, ok := strings.CutPrefix(l, "summary: "); ok {
+			return strconv.ParseUint(strings.Fields(v)[0], 10, 64)
+		}
+	}
+	return 0, fmt.Errorf("%s: no totals line", file)
+}
+
+// lastLines is the last n lines of s.
+func lastLines(s string, n int) string {
+	l := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	return strings.Join(l[max(0, len(l)-n):], "\n")
+}
