@@ -58,31 +58,23 @@ func AppendStringAs(dst []byte, s string, e Escaping) []byte {
 }
 
 // appendEscaped appends s as a JSON string escaped as e says. It skips
-// plain bytes 8 at a time (needsEscape8) and copies each run of them
-// whole. Its plain twin is the encoders' escaping, a rune at a time
+// plain bytes 8 at a time (plainBlocks), also after each byte it escapes,
+// and copies each run of them whole. Its plain twin is the encoders' escaping, a rune at a time
 // (goccy/go-json for JSONEscaping, zerolog for ZerologEscaping);
 // TestAppendStringMatchesEncoder and audit's TestEncWritesWhatZerologWrites
 // and TestZerologStringLongRuns keep them equal.
 func appendEscaped(dst []byte, s string, e *escaping) []byte {
 	dst = append(dst, '"')
-	i := 0
-	for i+8 <= len(s) && !needsEscape8(s, i) {
-		i += 8
-	}
-	for i < len(s) && e.plain[s[i]] {
-		i++
-	}
-	if i == len(s) { // the common case: nothing to escape
-		dst = append(dst, s...)
-		return append(dst, '"')
-	}
-	start := 0
-	for i < len(s) {
+	start, i := 0, 0
+	for {
+		i += plainBlocks(s[i:])
+		for i < len(s) && e.plain[s[i]] {
+			i++
+		}
+		if i == len(s) {
+			break
+		}
 		if b := s[i]; b < utf8.RuneSelf {
-			if e.plain[b] {
-				i++
-				continue
-			}
 			dst = append(dst, s[start:i]...)
 			switch b {
 			case '\\', '"':
@@ -125,31 +117,39 @@ func appendEscaped(dst []byte, s string, e *escaping) []byte {
 	return append(dst, '"')
 }
 
-// Bytes of a word, for needsEscape8.
+// Bytes of a word, for plainBlocks.
 const (
 	ones  = 0x0101010101010101
 	highs = 0x8080808080808080
 )
 
-// needsEscape8 reports whether any of the 8 bytes s[i:i+8] is plain in
-// neither Escaping: a control character, '"', '\\', '<', '>', '&', DEL or
-// a byte from 0x80 up. It is exact in the direction that matters (a byte
-// that is not plain always reports true), so the scan may skip 8 bytes at
-// a time. Its plain twin is the table looked at byte by byte;
-// TestAppendStringMatchesEncoder puts every byte at every place of those
-// words and keeps the two equal.
-func needsEscape8(s string, i int) bool {
-	x := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
-		uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
-	// A byte below 0x20 (with x's high bits set aside: those count anyway).
-	m := x&highs | (x-0x20*ones)&^x&highs
-	// '"' 0x22 and '&' 0x26 differ in bit 2 only, '<' 0x3c and '>' 0x3e in
-	// bit 1: a byte is zero after the mask exactly for those.
-	m |= hasZero((x ^ 0x22*ones) &^ (0x04 * ones))
-	m |= hasZero((x ^ 0x3c*ones) &^ (0x02 * ones))
-	m |= hasZero(x ^ '\\'*ones)
-	m |= hasZero(x ^ 0x7f*ones)
-	return m != 0
+// plainBlocks is the length of s's longest prefix of whole 8-byte blocks
+// whose bytes are all plain in both Escapings, read a word at a time: a
+// block stops it when a byte in it is a control character, '"', '\\',
+// '<', '>', '&', DEL or a byte from 0x80 up. It is exact in the direction
+// that matters (a byte that is not plain always stops it), so the bytes it
+// skips need no look one by one. Its plain twin is the table looked at
+// byte by byte; TestAppendStringMatchesEncoder puts every byte at every
+// place of those words and keeps the two equal.
+func plainBlocks(s string) int {
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		t := s[i : i+8] // one bounds check; the compiler reads t as one word
+		x := uint64(t[0]) | uint64(t[1])<<8 | uint64(t[2])<<16 | uint64(t[3])<<24 |
+			uint64(t[4])<<32 | uint64(t[5])<<40 | uint64(t[6])<<48 | uint64(t[7])<<56
+		// A byte below 0x20 (with x's high bits set aside: those count anyway).
+		m := x&highs | (x-0x20*ones)&^x&highs
+		// '"' 0x22 and '&' 0x26 differ in bit 2 only, '<' 0x3c and '>' 0x3e in
+		// bit 1: a byte is zero after the mask exactly for those.
+		m |= hasZero((x ^ 0x22*ones) &^ (0x04 * ones))
+		m |= hasZero((x ^ 0x3c*ones) &^ (0x02 * ones))
+		m |= hasZero(x ^ '\\'*ones)
+		m |= hasZero(x ^ 0x7f*ones)
+		if m != 0 {
+			break
+		}
+	}
+	return i
 }
 
 // hasZero is non-zero exactly when some byte of v is zero.
