@@ -449,6 +449,15 @@ func TestIsSafeDevice(t *testing.T) {
 		{"/dev//null", true},
 		{"/dev/null/", true},
 		{"/dev/x/../null", true},
+		// the spellings that clean to a device still reach it past the
+		// quick look for "dev/"
+		{"//dev/null", true},
+		{"/./dev/null", true},
+		{"/../dev/stdout", true},
+		{"///dev///stderr//", true},
+		{"/a/../dev/./stdin", true},
+		{"/devnull", false},
+		{"/dev/null.txt", false},
 		{"/dev/null/x", false},
 		{"/dev/tty", false},
 		{"/dev/zero", false},
