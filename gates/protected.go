@@ -158,8 +158,11 @@ func arming(v *paths.View, p paths.Path) bool {
 		info, err := v.Stat(p.Real) // through the view: recorded (Evals)
 		return err == nil && info.IsDir()
 	}
-	for _, s := range [...]string{p.Abs, p.Real, p.Literal} {
-		if s != "" && armingClean(s, dir) { // New made them clean
+	forms := [...]string{p.Abs, p.Real, p.Literal}
+	for i, s := range forms {
+		// New made them clean; a form equal to one before it (the real
+		// path of a path without links is its absolute one) says nothing new.
+		if s != "" && (i == 0 || s != forms[0]) && (i < 2 || s != forms[1]) && armingClean(s, dir) {
 			return true
 		}
 	}
