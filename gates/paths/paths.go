@@ -341,20 +341,23 @@ func IsClean(p string) bool {
 	// Every component must be non-empty and neither "." nor "..", but
 	// for a lone "." and for leading ".." components of a relative path.
 	rooted := p[0] == '/'
+	if rooted && !strings.Contains(p, "//") && !strings.Contains(p, "/.") {
+		return true // no empty component, none that starts with a dot
+	}
+	if rooted && n == 1 {
+		return true
+	}
 	i := 0
 	if rooted {
-		if n == 1 {
-			return true
-		}
 		i = 1
 	}
 	leading := !rooted // still in the leading ".." run of a relative path
-	for i < n {
-		j := i
-		for j < n && p[j] != '/' {
-			j++
+	for {
+		j := strings.IndexByte(p[i:], '/')
+		c := p[i:]
+		if j >= 0 {
+			c = p[i : i+j]
 		}
-		c := p[i:j]
 		switch c {
 		case "":
 			return false
@@ -369,9 +372,11 @@ func IsClean(p string) bool {
 		default:
 			leading = false
 		}
-		i = j + 1
+		if j < 0 {
+			return true
+		}
+		i += j + 1
 	}
-	return true
 }
 
 // ParentPattern is the "allow for this session" pattern for a path: the
