@@ -4,6 +4,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"syscall"
 	"time"
 )
 
@@ -15,7 +16,7 @@ import (
 // The nil View is its plain twin; TestViewMatchesFileSystem and
 // TestViewWithKnownDirs keep them equal.
 type View struct {
-	lstats map[string]lstatResult
+	lstats lstatSet
 	stats  map[string]lstatResult
 	links  map[string]linkResult
 	// rec, when set, records every question asked (Record).
@@ -71,30 +72,91 @@ func (v *View) Seed(p string, typ fs.FileMode) {
 	if v == nil {
 		return
 	}
-	if _, ok := v.lstats[p]; ok {
+	if _, ok := v.lstats.get(p); ok {
 		return
 	}
-	if v.lstats == nil {
-		v.lstats = make(map[string]lstatResult, 4)
+	v.lstats.put(p, lstatEntry{st: fileState{name: path.Base(p), mode: typ.Type()}}) // the part of an lstat an entry gives
+}
+
+// fileState is what the view keeps of an lstat: the name, the mode as
+// os.Lstat reports it, and the device and inode (for Questions). As an
+// fs.FileInfo (the view's Lstat) its Size and ModTime are zero: no gate
+// asks an lstat for them.
+type fileState struct {
+	name     string
+	mode     fs.FileMode
+	dev, ino uint64
+}
+
+func (f fileState) Name() string       { return f.name }
+func (f fileState) Size() int64        { return 0 }
+func (f fileState) Mode() fs.FileMode  { return f.mode }
+func (f fileState) ModTime() time.Time { return time.Time{} }
+func (f fileState) IsDir() bool        { return f.mode.IsDir() }
+func (f fileState) Sys() any           { return nil }
+
+// Lstat is os.Lstat with the view's answers: their name, mode and error
+// (a syscall.Errno, where os.Lstat wraps it in an *fs.PathError); Size
+// and ModTime are zero.
+func (v *View) Lstat(p string) (fs.FileInfo, error) {
+	st, err := v.lstat(p)
+	if err != nil {
+		return nil, err
 	}
-	v.lstats[p] = lstatResult{info: typeInfo{name: path.Base(p), typ: typ.Type()}}
+	return st, nil
 }
 
-// typeInfo is the part of an lstat a directory entry gives: its type.
-type typeInfo struct {
-	name string
-	typ  fs.FileMode
+type lstatEntry struct {
+	st  fileState
+	err error
 }
 
-func (t typeInfo) Name() string       { return t.name }
-func (t typeInfo) Size() int64        { return 0 }
-func (t typeInfo) Mode() fs.FileMode  { return t.typ }
-func (t typeInfo) ModTime() time.Time { return time.Time{} }
-func (t typeInfo) IsDir() bool        { return t.typ.IsDir() }
-func (t typeInfo) Sys() any           { return nil }
+// lstatSet is the view's lstats: a call asks a handful, found by a look
+// along a short list (no hashing, one small allocation), and a map once
+// there are more than lstatList.
+type lstatSet struct {
+	list []keyedLstat
+	m    map[string]lstatEntry
+}
 
-// Lstat is os.Lstat with the view's answers.
-func (v *View) Lstat(p string) (fs.FileInfo, error) { return v.lstat(p) }
+type keyedLstat struct {
+	p string
+	e lstatEntry
+}
+
+const lstatList = 16
+
+func (s *lstatSet) get(p string) (lstatEntry, bool) {
+	if s.m != nil {
+		e, ok := s.m[p]
+		return e, ok
+	}
+	for i := range s.list {
+		if s.list[i].p == p {
+			return s.list[i].e, true
+		}
+	}
+	return lstatEntry{}, false
+}
+
+// put records p's answer; p is not in s yet.
+func (s *lstatSet) put(p string, e lstatEntry) {
+	if s.m == nil && len(s.list) < lstatList {
+		if s.list == nil {
+			s.list = make([]keyedLstat, 0, 4)
+		}
+		s.list = append(s.list, keyedLstat{p, e})
+		return
+	}
+	if s.m == nil {
+		s.m = make(map[string]lstatEntry, 2*lstatList)
+		for _, k := range s.list {
+			s.m[k.p] = k.e
+		}
+		s.list = nil
+	}
+	s.m[p] = e
+}
 
 type lstatResult struct {
 	info fs.FileInfo
@@ -109,20 +171,77 @@ type linkResult struct {
 // NewView returns an empty view.
 func NewView() *View { return &View{} }
 
-func (v *View) lstat(p string) (fs.FileInfo, error) {
+func (v *View) lstat(p string) (fileState, error) {
 	if v == nil {
-		return os.Lstat(p)
+		return osLstat(p)
 	}
-	if r, ok := v.lstats[p]; ok {
-		return r.info, r.err
+	if r, ok := v.lstats.get(p); ok {
+		return r.st, r.err
 	}
+	st, err := sysLstat(p)
+	v.lstats.put(p, lstatEntry{st, err})
+	v.rec.add(qLstat, p, 0, stateAnswer(st, err))
+	return st, err
+}
+
+// osLstat is os.Lstat's answer as a fileState: the nil view's, and
+// sysLstat's plain twin (TestViewMatchesFileSystem keeps them equal).
+func osLstat(p string) (fileState, error) {
 	info, err := os.Lstat(p)
-	if v.lstats == nil {
-		v.lstats = make(map[string]lstatResult, 4)
+	if err != nil {
+		return fileState{}, err
 	}
-	v.lstats[p] = lstatResult{info, err}
-	v.rec.add(qLstat, p, 0, fileAnswer(info, err))
-	return info, err
+	f := fileState{name: info.Name(), mode: info.Mode()}
+	if st, ok := info.Sys().(*syscall.Stat_t); ok {
+		f.dev, f.ino = uint64(st.Dev), uint64(st.Ino)
+	}
+	return f, nil
+}
+
+// sysLstat is osLstat without what os.Lstat allocates (its FileInfo, its
+// error): the system call into a Stat_t on the stack, and the mode as
+// os makes it of the Stat_t's.
+func sysLstat(p string) (fileState, error) {
+	var st syscall.Stat_t
+	for {
+		err := syscall.Lstat(p, &st)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return fileState{}, err
+		}
+		return fileState{name: path.Base(p), mode: osMode(uint32(st.Mode)), dev: uint64(st.Dev), ino: uint64(st.Ino)}, nil
+	}
+}
+
+// osMode is the fs.FileMode os.Lstat reports for a Stat_t's mode.
+func osMode(m uint32) fs.FileMode {
+	mode := fs.FileMode(m & 0o777)
+	switch m & syscall.S_IFMT {
+	case syscall.S_IFBLK:
+		mode |= fs.ModeDevice
+	case syscall.S_IFCHR:
+		mode |= fs.ModeDevice | fs.ModeCharDevice
+	case syscall.S_IFDIR:
+		mode |= fs.ModeDir
+	case syscall.S_IFIFO:
+		mode |= fs.ModeNamedPipe
+	case syscall.S_IFLNK:
+		mode |= fs.ModeSymlink
+	case syscall.S_IFSOCK:
+		mode |= fs.ModeSocket
+	}
+	if m&syscall.S_ISGID != 0 {
+		mode |= fs.ModeSetgid
+	}
+	if m&syscall.S_ISUID != 0 {
+		mode |= fs.ModeSetuid
+	}
+	if m&syscall.S_ISVTX != 0 {
+		mode |= fs.ModeSticky
+	}
+	return mode
 }
 
 func (v *View) readlink(p string) (string, error) {

@@ -131,6 +131,13 @@ func fileAnswer(info fs.FileInfo, err error) answer {
 	return a
 }
 
+func stateAnswer(st fileState, err error) answer {
+	if err != nil {
+		return answer{err: errKind(err)}
+	}
+	return answer{mode: st.mode, dev: st.dev, ino: st.ino}
+}
+
 func listAnswer(ents []fs.DirEntry, err error) answer {
 	a := answer{err: errKind(err)}
 	if len(ents) > 0 {

@@ -1,0 +1,68 @@
+package paths
+
+import (
+	"net"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+)
+
+// TestSysLstatIsOSLstat keeps sysLstat (the view's lstat, without os's
+// allocations) equal to osLstat (os.Lstat's answer) on every kind of
+// entry, mode bit and failure.
+func TestSysLstatIsOSLstat(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "f")
+	must(t, os.WriteFile(file, []byte("x"), 0o640))
+	odd := filepath.Join(dir, "odd")
+	must(t, os.WriteFile(odd, nil, 0o600))
+	must(t, os.Chmod(odd, 0o755|os.ModeSetuid|os.ModeSetgid|os.ModeSticky))
+	sub := filepath.Join(dir, "d")
+	must(t, os.Mkdir(sub, 0o711))
+	link := filepath.Join(dir, "l")
+	must(t, os.Symlink("f", link))
+	dangling := filepath.Join(dir, "dl")
+	must(t, os.Symlink("missing", dangling))
+	fifo := filepath.Join(dir, "p")
+	must(t, syscall.Mkfifo(fifo, 0o600))
+	sock := filepath.Join(dir, "s")
+	if l, err := net.Listen("unix", sock); err == nil {
+		defer l.Close()
+	} else {
+		t.Logf("no unix socket (%v): that kind is not compared", err)
+	}
+	for _, p := range []string{
+		dir, file, odd, sub, link, dangling, fifo, sock, "/dev/null", "/",
+		filepath.Join(dir, "missing"), filepath.Join(file, "below"), // ENOENT, ENOTDIR
+		dir + "/a\x00b", "", // EINVAL, ENOENT
+	} {
+		got, gerr := sysLstat(p)
+		want, werr := osLstat(p)
+		if got != want || errKind(gerr) != errKind(werr) {
+			t.Errorf("%q: sysLstat = %+v, %v; osLstat = %+v, %v", p, got, gerr, want, werr)
+		}
+	}
+}
+
+// TestLstatSetKeepsEvery keeps the view's list of lstats, and the map it
+// becomes past lstatList, answering what was put and nothing else.
+func TestLstatSetKeepsEvery(t *testing.T) {
+	var s lstatSet
+	for n := 0; n < 3*lstatList; n++ {
+		p := "/p/" + itoa(n)
+		if _, ok := s.get(p); ok {
+			t.Fatalf("%s found before it was put", p)
+		}
+		s.put(p, lstatEntry{st: fileState{name: itoa(n), ino: uint64(n)}})
+		for k := 0; k <= n; k++ {
+			e, ok := s.get("/p/" + itoa(k))
+			if !ok || e.st.ino != uint64(k) {
+				t.Fatalf("after %d puts, /p/%d = %+v, %v", n+1, k, e, ok)
+			}
+		}
+	}
+	if s.m == nil {
+		t.Errorf("%d entries and still a list", 3*lstatList)
+	}
+}
