@@ -30,7 +30,7 @@ func canonical(v *View, abs string) (string, bool) {
 	if !path.IsAbs(abs) || strings.IndexByte(abs, 0) >= 0 {
 		return "", false
 	}
-	w := walker{dir: "/", fs: v}
+	w := walker{dir: "/", fs: v, hint: abs}
 	if !w.run(components(abs)) {
 		return "", false
 	}
@@ -53,6 +53,23 @@ type walker struct {
 	// noProbe: the directory cache did not know the last component
 	// walked, so it knows none below it either (see View.knownEntry).
 	noProbe bool
+	// hint is the path walked as it was written: where a path the walk
+	// builds is spelled in it (no link, no ".." on the way so far), the
+	// walk takes that part of it instead of a new string.
+	hint string
+}
+
+// join is joinAbs(w.dir, c), taken from the hint where it spells it.
+func (w *walker) join(c string) string {
+	h, d := w.hint, w.dir
+	if d == "/" {
+		d = ""
+	}
+	n := len(d) + 1 + len(c)
+	if len(h) >= n && h[len(d)] == '/' && h[len(d)+1:n] == c && h[:len(d)] == d {
+		return h[:n]
+	}
+	return joinAbs(w.dir, c)
 }
 
 func (w walker) clone() walker {
@@ -65,7 +82,29 @@ func (w walker) result() string {
 	if len(w.tail) == 0 {
 		return w.dir
 	}
+	if s, ok := w.resultInHint(); ok {
+		return s
+	}
 	return joinAbs(w.dir, strings.Join(w.tail, "/"))
+}
+
+// resultInHint is result taken from the hint, when the hint spells it.
+func (w walker) resultInHint() (string, bool) {
+	h, d := w.hint, w.dir
+	if d == "/" {
+		d = ""
+	}
+	if !strings.HasPrefix(h, d) {
+		return "", false
+	}
+	i := len(d)
+	for _, t := range w.tail {
+		if i >= len(h) || h[i] != '/' || !strings.HasPrefix(h[i+1:], t) {
+			return "", false
+		}
+		i += 1 + len(t)
+	}
+	return h[:i], true
 }
 
 // run resolves comps (which may contain "", "." and "..") on top of w and
@@ -93,7 +132,7 @@ func (w *walker) run(comps []string) bool {
 		if strings.IndexByte(c, 0) >= 0 {
 			return false
 		}
-		p := joinAbs(w.dir, c)
+		p := w.join(c)
 		if !w.noProbe {
 			if exists, _, known := w.fs.knownEntry(p); known {
 				// What an lstat would say, from the directory cache: p

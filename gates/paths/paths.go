@@ -130,7 +130,7 @@ func placePath(v *View, input, base, cwd, home string) Path {
 	if cwdOK {
 		cwdClean = Clean(cwd)
 		cwdComps = components(cwd)
-		cw = walker{dir: "/", fs: v}
+		cw = walker{dir: "/", fs: v, hint: cwd}
 		if v.knownDir(cwdClean) {
 			// An existing directory whose real path is itself.
 			cw.dir, p.realCwdKnown = cwdClean, true
@@ -517,6 +517,7 @@ func (r resolver) canonical(full string) (string, bool) {
 			return "", false
 		}
 		w := r.cw.clone()
+		w.hint = full
 		// The links the working directory's walk followed were keyed by
 		// the rest of the working directory, not of this path: the same
 		// link reached again here is no cycle for that (cwd …/lnA, path

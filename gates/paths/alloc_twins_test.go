@@ -66,3 +66,28 @@ func TestLstatSetKeepsEvery(t *testing.T) {
 		t.Errorf("%d entries and still a list", 3*lstatList)
 	}
 }
+
+// TestWalkerHintIsJoin keeps the walk's strings taken from its hint equal
+// to the ones it would build: join to joinAbs, result to the joined tail,
+// for hints that spell them, that spell them in part and that do not.
+func TestWalkerHintIsJoin(t *testing.T) {
+	dirs := []string{"/", "/a", "/a/b", "/ab", "/b"}
+	names := []string{"a", "b", "ab", "c"}
+	hints := []string{"", "/", "/a", "/a/b", "/a/b/c", "/ab/c", "/a/bc", "/b/a", "/a//b", "/a/b/ab/c"}
+	for _, h := range hints {
+		for _, d := range dirs {
+			w := walker{dir: d, hint: h}
+			for _, c := range names {
+				if got, want := w.join(c), joinAbs(d, c); got != want {
+					t.Errorf("hint %q dir %q: join(%q) = %q, want %q", h, d, c, got, want)
+				}
+				for _, c2 := range names {
+					w.tail = []string{c, c2}
+					if got, want := w.result(), joinAbs(d, c+"/"+c2); got != want {
+						t.Errorf("hint %q dir %q tail %q: result %q, want %q", h, d, w.tail, got, want)
+					}
+				}
+			}
+		}
+	}
+}
