@@ -75,7 +75,7 @@ func (v *View) Seed(p string, typ fs.FileMode) {
 	if _, ok := v.lstats.get(p); ok {
 		return
 	}
-	v.lstats.put(p, lstatEntry{st: fileState{name: path.Base(p), mode: typ.Type()}}) // the part of an lstat an entry gives
+	v.lstats.put(p, lstatEntry{mode: typ.Type()}) // the part of an lstat an entry gives
 }
 
 // fileState is what the view keeps of an lstat: the name, the mode as
@@ -106,9 +106,31 @@ func (v *View) Lstat(p string) (fs.FileInfo, error) {
 	return st, nil
 }
 
+// lstatEntry is a kept lstat answer, small (a call keeps a few of them):
+// the fileState but for its name (the path's base), and the error as its
+// errno (sysLstat's errors are all syscall.Errno).
 type lstatEntry struct {
-	st  fileState
-	err error
+	mode     fs.FileMode
+	errno    syscall.Errno
+	dev, ino uint64
+}
+
+func keepLstat(st fileState, err error) lstatEntry {
+	if err != nil {
+		en, ok := err.(syscall.Errno)
+		if !ok || en == 0 {
+			en = syscall.EIO // none is made so; still an error, never a file
+		}
+		return lstatEntry{errno: en}
+	}
+	return lstatEntry{mode: st.mode, dev: st.dev, ino: st.ino}
+}
+
+func (e lstatEntry) answer(p string) (fileState, error) {
+	if e.errno != 0 {
+		return fileState{}, e.errno
+	}
+	return fileState{name: path.Base(p), mode: e.mode, dev: e.dev, ino: e.ino}, nil
 }
 
 // lstatSet is the view's lstats: a call asks a handful, found by a look
@@ -176,10 +198,10 @@ func (v *View) lstat(p string) (fileState, error) {
 		return osLstat(p)
 	}
 	if r, ok := v.lstats.get(p); ok {
-		return r.st, r.err
+		return r.answer(p)
 	}
 	st, err := sysLstat(p)
-	v.lstats.put(p, lstatEntry{st, err})
+	v.lstats.put(p, keepLstat(st, err))
 	v.rec.add(qLstat, p, 0, stateAnswer(st, err))
 	return st, err
 }
@@ -200,7 +222,7 @@ func osLstat(p string) (fileState, error) {
 
 // sysLstat is osLstat without what os.Lstat allocates (its FileInfo, its
 // error): the system call into a Stat_t on the stack, and the mode as
-// os makes it of the Stat_t's.
+// os makes it of the Stat_t's. Its error is a syscall.Errno.
 func sysLstat(p string) (fileState, error) {
 	var st syscall.Stat_t
 	for {
