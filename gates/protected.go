@@ -2,7 +2,9 @@ package gates
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync/atomic"
 
 	"github.com/toolgate/toolgate/gates/paths"
 	"github.com/toolgate/toolgate/gates/shell"
@@ -24,8 +26,25 @@ func protectedPaths(c *Call) []string {
 	if c.protectedDirs != nil {
 		return c.protectedDirs
 	}
-	c.protectedDirs = OwnFiles(c.Protected, c.AgentDir, c.Cwd)
-	return c.protectedDirs
+	if k := lastOwnFiles.Load(); k != nil && k.agentDir == c.AgentDir && k.cwd == c.Cwd && slices.Equal(k.protected, c.Protected) {
+		c.protectedDirs = k.out
+		return k.out
+	}
+	out := slices.Clip(OwnFiles(c.Protected, c.AgentDir, c.Cwd)) // shared: an append copies
+	lastOwnFiles.Store(&ownFilesOf{protected: slices.Clone(c.Protected), agentDir: c.AgentDir, cwd: c.Cwd, out: out})
+	c.protectedDirs = out
+	return out
+}
+
+// lastOwnFiles is the last OwnFiles protectedPaths worked out: a session's
+// calls ask for the same one (the same files, agent folder and working
+// directory) and get it without the joins. Nothing changes an entry.
+var lastOwnFiles atomic.Pointer[ownFilesOf]
+
+type ownFilesOf struct {
+	protected     []string
+	agentDir, cwd string
+	out           []string
 }
 
 // OwnFiles is protected (the host's and the session's own files: --config
