@@ -354,9 +354,15 @@ func mcpTool(c *Call, r Resolver) Outcome {
 	o := checked(verdict.GateTool, "mcp", res.Value, res)
 	o.D.Forms = targets // the candidates are forms of one target
 	o.D.SessionPatterns = mcpSessionPatterns(c.Input, c.MCPServers)
-	what := "MCP target " + quote(res.Value)
-	if p, ok := toolPath(c); ok {
+	p, hasPath := toolPath(c)
+	if hasPath {
 		o = withPathRule(c, r, o, p)
+	}
+	if o.D.State == policy.Allow {
+		return o // fillTexts writes nothing for an allow: its text is not built either
+	}
+	what := "MCP target " + quote(res.Value)
+	if hasPath {
 		what += " on path " + quote(p.Input) + resolvesTo(p)
 	}
 	fillTexts(&o.D, c.AgentName, what, inputDetail(c, o.D.State), "Allow this call?")
@@ -517,7 +523,9 @@ func pathTool(c *Call, r Resolver, p paths.Path) Outcome {
 	o := checked(verdict.GateTool, c.ToolName, p.Input, res)
 	o.D.SessionPatterns = pathSessionPatterns(c.ToolName, p, c.Home)
 	o = withPathRule(c, r, o, p)
-	fillTexts(&o.D, c.AgentName, fmt.Sprintf("tool %s on path %s%s", quote(c.ToolName), quote(p.Input), resolvesTo(p)), "", "Allow this call?")
+	if o.D.State != policy.Allow { // fillTexts writes nothing for an allow: its text is not built either
+		fillTexts(&o.D, c.AgentName, fmt.Sprintf("tool %s on path %s%s", quote(c.ToolName), quote(p.Input), resolvesTo(p)), "", "Allow this call?")
+	}
 	return o
 }
 
@@ -543,12 +551,17 @@ func extensionTool(c *Call, r Resolver, p *paths.Path) Outcome {
 	if !reservedSurfaces[c.ToolName] && strings.TrimSpace(c.ToolName) != "" {
 		o.D.SessionPatterns = []verdict.SessionPattern{{Surface: c.ToolName, Pattern: value, Exact: true}}
 	}
+	if p != nil {
+		o = withPathRule(c, r, o, *p)
+	}
+	if o.D.State == policy.Allow {
+		return o // fillTexts writes nothing for an allow: its text is not built either
+	}
 	what := "tool " + quote(c.ToolName)
 	if c.Value != "" {
 		what = "tool " + quote(c.ToolName) + " on " + quote(c.Value)
 	}
 	if p != nil {
-		o = withPathRule(c, r, o, *p)
 		what = fmt.Sprintf("tool %s on path %s%s", quote(c.ToolName), quote(p.Input), resolvesTo(*p))
 	}
 	fillTexts(&o.D, c.AgentName, what, inputDetail(c, o.D.State), "Allow this call?")
