@@ -1,7 +1,6 @@
 package gates
 
 import (
-	"path"
 	"strings"
 
 	"github.com/toolgate/toolgate/gates/paths"
@@ -99,7 +98,7 @@ func pathSessionPatterns(surface string, p paths.Path, home string) []verdict.Se
 		return nil
 	case strings.ContainsAny(p.Abs, "*?["),
 		dir == "" || dir == "/",
-		home != "" && paths.Within(path.Dir(path.Clean(home)), dir):
+		home != "" && paths.Within(paths.Dir(paths.Clean(home)), dir):
 		return []verdict.SessionPattern{{Surface: surface, Pattern: p.Abs, Exact: true}}
 	}
 	return []verdict.SessionPattern{{Surface: surface, Pattern: pat}}

@@ -29,6 +29,9 @@ func TestIsCleanIsPathClean(t *testing.T) {
 		if got := Clean(p); p != "" && got != path.Clean(p) {
 			t.Errorf("Clean(%q) = %q, want %q", p, got, path.Clean(p))
 		}
+		if got := Dir(p); got != path.Dir(p) {
+			t.Errorf("Dir(%q) = %q, want %q", p, got, path.Dir(p))
+		}
 	}
 	for _, p := range all[:400] {
 		for _, d := range all[:400] {

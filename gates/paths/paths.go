@@ -328,6 +328,23 @@ func Clean(p string) string {
 	return path.Clean(p)
 }
 
+// Dir is path.Dir, taking a clean p's directory as the text before its
+// last slash (no cleaning pass). path.Dir is its plain twin;
+// TestIsCleanIsPathClean keeps them equal.
+func Dir(p string) string {
+	if !IsClean(p) {
+		return path.Dir(p)
+	}
+	switch i := strings.LastIndexByte(p, '/'); i {
+	case -1:
+		return "."
+	case 0:
+		return "/"
+	default:
+		return p[:i]
+	}
+}
+
 // IsClean reports whether path.Clean(p) == p, without the cleaning:
 // TestIsCleanIsPathClean keeps it equal to that comparison.
 func IsClean(p string) bool {
@@ -387,9 +404,9 @@ func ParentPattern(abs string) string {
 	if abs == "" {
 		return ""
 	}
-	dir := path.Clean(abs)
+	dir := Clean(abs)
 	if !strings.HasSuffix(abs, "/") {
-		dir = path.Dir(dir)
+		dir = Dir(dir)
 	}
 	switch dir {
 	case "/":
