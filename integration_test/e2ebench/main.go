@@ -504,12 +504,12 @@ func instructions(tmp, tg string, args []string, s sandbox, rules, calls int, di
 		lines[i] = params[1:]
 	}
 	warm := calls / 10
-	// Each count is the least of three runs: now and then the runtime's
+	// Each count is the least of five runs: now and then the runtime's
 	// background sweeper spins (it yields while valgrind runs one thread
 	// at a time) and a run counts several times what it should.
 	var ir [2]uint64
 	var all [2][]uint64
-	for rep := range 3 {
+	for rep := range 5 {
 		for run, n := range []int{warm, warm + calls} {
 			in := append([]byte(nil), initLine(s)...)
 			for i := 0; i < n; i++ {
@@ -545,8 +545,8 @@ func instructions(tmp, tg string, args []string, s sandbox, rules, calls int, di
 		kind = "the fresh corpus (-distinct)"
 	}
 	fmt.Printf("## %d rules, %s: %d calls after %d of warm-up\n\n", rules, kind, calls, warm)
-	fmt.Printf("| instructions per call (callgrind, user space; the least of three runs) | %d |\n", (ir[1]-ir[0])/uint64(calls))
-	fmt.Printf("| the three runs, millions of instructions: warm-up only; with the measured calls | %s; %s |\n\n", millions(all[0]), millions(all[1]))
+	fmt.Printf("| instructions per call (callgrind, user space; the least of five runs) | %d |\n", (ir[1]-ir[0])/uint64(calls))
+	fmt.Printf("| the five runs, millions of instructions: warm-up only; with the measured calls | %s; %s |\n\n", millions(all[0]), millions(all[1]))
 	return nil
 }
 
