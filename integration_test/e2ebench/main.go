@@ -56,7 +56,7 @@ func main() {
 	distinct := flag.Bool("distinct", false, "the fresh corpus: every call names its own numbers, text and paths, so that no call repeats an earlier one")
 	untrusted := flag.Bool("untrusted", false, "write an untrusted project file (.toolgate/config.json) into the benchmark's project")
 	flag.BoolVar(&countIr, "instructions", false, "count the user-space instructions a call costs (valgrind --tool=callgrind; the same for every run, where the machine's timings are not) instead of timing calls")
-	binFlag := flag.String("bin", "", "measure this toolgate binary instead of building one from the tree (to set two builds side by side)")
+	binFlag := flag.String("bin", "", "measure this toolgate binary instead of building one from the tree (to set two builds side by side; build them with CGO_ENABLED=0, as the README and this benchmark do: a binary linked against libc maps more of itself)")
 	shapeFlag := flag.String("shapes", "", "with -distinct, only the fresh corpus's calls of these shapes (comma separated, 0 to 23: e2ecorpus.FreshCall), to see what one kind of call costs")
 	flag.Parse()
 	for _, f := range strings.Split(*shapeFlag, ",") {
