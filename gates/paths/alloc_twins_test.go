@@ -91,3 +91,25 @@ func TestWalkerHintIsJoin(t *testing.T) {
 		}
 	}
 }
+
+// TestViewKeepsCwdState keeps paths placed through one view, from working
+// directories that change between them (a link among them), equal to the
+// same paths placed without a view.
+func TestViewKeepsCwdState(t *testing.T) {
+	dir := t.TempDir()
+	real := filepath.Join(dir, "real")
+	must(t, os.MkdirAll(filepath.Join(real, "sub"), 0o755))
+	must(t, os.WriteFile(filepath.Join(real, "f"), nil, 0o644))
+	link := filepath.Join(dir, "link")
+	must(t, os.Symlink("real", link))
+	v := NewView()
+	for _, cwd := range []string{real, link, real, link + "/sub", link, filepath.Join(dir, "missing"), real} {
+		for _, in := range []string{"f", "sub/../f", "../link/f", "new/file", "/etc/passwd", "."} {
+			got, want := v.New(in, "", cwd, "/home/u"), newPath(nil, in, "", cwd, "/home/u")
+			if got.Abs != want.Abs || got.Real != want.Real || got.RealKnown != want.RealKnown || got.RealRel != want.RealRel ||
+				got.Outside(cwd) != want.Outside(cwd) {
+				t.Errorf("cwd %s, %q: view %+v, plain %+v", cwd, in, got, want)
+			}
+		}
+	}
+}

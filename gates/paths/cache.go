@@ -21,6 +21,8 @@ type View struct {
 	links  map[string]linkResult
 	// rec, when set, records every question asked (Record).
 	rec *Questions
+	// cwd is the working directory's state, the last one placed from.
+	cwd *keptCwd
 	// Dirs, when set, knows real paths of directories across calls.
 	Dirs interface {
 		Canonical(dir string) (real string, ok, hit bool)
@@ -109,6 +111,11 @@ func (v *View) Lstat(p string) (fs.FileInfo, error) {
 // lstatEntry is a kept lstat answer, small (a call keeps a few of them):
 // the fileState but for its name (the path's base), and the error as its
 // errno (sysLstat's errors are all syscall.Errno).
+type keptCwd struct {
+	in string
+	st cwdState
+}
+
 type lstatEntry struct {
 	mode     fs.FileMode
 	errno    syscall.Errno

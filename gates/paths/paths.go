@@ -124,23 +124,12 @@ func placePath(v *View, input, base, cwd, home string) Path {
 	p.Literal = Clean(raw)
 
 	cwdOK := path.IsAbs(cwd)
-	var cwdClean string
-	var cwdComps []string
-	var cw walker
+	var st cwdState
 	if cwdOK {
-		cwdClean = Clean(cwd)
-		cwdComps = components(cwd)
-		cw = walker{dir: "/", fs: v, hint: cwd}
-		if v.knownDir(cwdClean) {
-			// An existing directory whose real path is itself.
-			cw.dir, p.realCwdKnown = cwdClean, true
-		} else {
-			p.realCwdKnown = strings.IndexByte(cwd, 0) < 0 && cw.run(cwdComps)
-		}
-		if p.realCwdKnown {
-			p.realCwd = cw.result()
-		}
+		st = v.cwdStateOf(cwd)
+		p.realCwdKnown, p.realCwd = st.known, st.real
 	}
+	cwdClean, cwdComps, cw := st.clean, st.comps, st.cw
 	res := resolver{cwdComps: cwdComps, cw: cw, cwKnown: p.realCwdKnown, fs: v}
 
 	effBase := ""
@@ -191,6 +180,43 @@ func placePath(v *View, input, base, cwd, home string) Path {
 		}
 	}
 	return p
+}
+
+// cwdState is what placing a path works out of an absolute working
+// directory: its clean form, its components, the walk's state at it, and
+// its real path (known, real).
+type cwdState struct {
+	clean string
+	comps []string
+	cw    walker
+	known bool
+	real  string
+}
+
+// cwdStateOf is the cwdState of an absolute cwd, worked out once per view
+// (its answers do not change within it: every path of a call is placed
+// from the same working directory state); the nil view works it out each
+// time, its plain twin.
+func (v *View) cwdStateOf(cwd string) cwdState {
+	if v != nil && v.cwd != nil && v.cwd.in == cwd {
+		return v.cwd.st
+	}
+	st := cwdState{clean: Clean(cwd), comps: components(cwd)}
+	st.cw = walker{dir: "/", fs: v, hint: cwd}
+	if v.knownDir(st.clean) {
+		// An existing directory whose real path is itself.
+		st.cw.dir, st.known = st.clean, true
+	} else {
+		st.known = strings.IndexByte(cwd, 0) < 0 && st.cw.run(st.comps)
+	}
+	if st.known {
+		st.real = st.cw.result()
+	}
+	if v != nil {
+		// Kept whole: resolver.canonical walks on from a clone of cw.
+		v.cwd = &keptCwd{in: cwd, st: st}
+	}
+	return st
 }
 
 // LiteralOnly is for a relative bash word after an unknown `cd`: only Input
