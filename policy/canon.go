@@ -108,7 +108,7 @@ func (ix *canonIndex) group(name string) *canonGroup {
 	}
 	var positions []int32
 	if plain != nil {
-		positions = plain.byWord[name]
+		positions = plain.word(name)
 	} else {
 		positions = filedUnderWord(ix.rules, name, ix.pathSurface)
 	}

@@ -33,11 +33,32 @@ const indexMinRules = 64
 // evaluating the candidates from the last gives what scanning every rule
 // gives. TestIndexMatchesScan and FuzzIndex check that.
 type ruleIndex struct {
-	any      []int32 // ascending, like every list here
-	byPrefix map[string][]int32
-	byWord   map[string][]int32
+	any []int32 // ascending, like every list here
+	// byPrefix and byWord are each key's list as a span of pos, where
+	// every list lies: values without pointers, so that the collector
+	// has one array to mark, not a list a key (a 10,000-rule policy has
+	// about as many keys).
+	byPrefix map[string]span
+	byWord   map[string]span
+	pos      []int32
 	// prefixLens has bit m set when some byPrefix key is m bytes long.
 	prefixLens uint32
+}
+
+// span is a list of pos: pos[off : off+n].
+type span struct{ off, n int32 }
+
+// word is the list filed under the first word w (nil for none).
+func (ix *ruleIndex) word(w string) []int32 { return ix.list(ix.byWord[w]) }
+
+// prefix is the list filed under the prefix p (nil for none).
+func (ix *ruleIndex) prefix(p string) []int32 { return ix.list(ix.byPrefix[p]) }
+
+func (ix *ruleIndex) list(s span) []int32 {
+	if s.n == 0 {
+		return nil
+	}
+	return ix.pos[s.off : s.off+s.n : s.off+s.n]
 }
 
 // prefixKeyMax bounds a prefix key: a longer literal text is filed under
@@ -47,32 +68,62 @@ const prefixKeyMax = 16
 func newRuleIndex(rules []*Rule, pathSurface bool) *ruleIndex {
 	// Sized for a key per rule (a large policy's generated rules each
 	// have their own): the maps are not grown and rehashed on the way.
-	ix := &ruleIndex{byPrefix: make(map[string][]int32, len(rules)/2), byWord: make(map[string][]int32, len(rules))}
+	ix := &ruleIndex{byPrefix: make(map[string]span, len(rules)/2), byWord: make(map[string]span, len(rules))}
+	// Two passes: each key's rules counted, then every list laid out in
+	// pos, in rule order (ascending), with no list of its own on the way.
+	total := 0
+	for _, r := range rules {
+		total += ix.file(-1, &r.pattern, pathSurface)
+	}
+	ix.pos = make([]int32, total)
+	off := int32(0)
+	for _, m := range [2]map[string]span{ix.byWord, ix.byPrefix} {
+		for k, sp := range m {
+			m[k] = span{off: off}
+			off += sp.n
+		}
+	}
 	for i, r := range rules {
 		ix.file(int32(i), &r.pattern, pathSurface)
 	}
 	return ix
 }
 
-func (ix *ruleIndex) file(i int32, p *matcher, pathSurface bool) {
+// file files rule i (with pattern p) under its keys: with i < 0 it only
+// counts it in each key's span and reports how many keys it is filed
+// under; else it writes i at the end of each key's list in pos (and into
+// any, for a rule filed under no key). A rule is filed once under each
+// distinct key.
+func (ix *ruleIndex) file(i int32, p *matcher, pathSurface bool) int {
 	words, prefixes, nw, nb, any := routeKeys(p, pathSurface)
 	if any {
-		ix.any = append(ix.any, i)
-		return
+		if i >= 0 {
+			ix.any = append(ix.any, i)
+		}
+		return 0
 	}
-	// A rule is filed once under each distinct key; lists stay ascending
-	// because rules are filed in order.
+	n := 0
+	put := func(m map[string]span, k string) {
+		sp := m[k]
+		if i >= 0 {
+			ix.pos[sp.off+sp.n] = i
+		}
+		sp.n++
+		m[k] = sp
+		n++
+	}
 	for k, w := range words[:nw] {
 		if !slices.Contains(words[:k], w) {
-			ix.byWord[w] = append(ix.byWord[w], i)
+			put(ix.byWord, w)
 		}
 	}
 	for k, pre := range prefixes[:nb] {
 		if !slices.Contains(prefixes[:k], pre) {
-			ix.byPrefix[pre] = append(ix.byPrefix[pre], i)
+			put(ix.byPrefix, pre)
 			ix.prefixLens |= 1 << len(pre)
 		}
 	}
+	return n
 }
 
 // routeKeys are the keys the index files pattern p under: its routes'
@@ -120,7 +171,7 @@ func routeKeys(p *matcher, pathSurface bool) (words [6]string, prefixes [3]strin
 }
 
 // filedUnderWord is the positions of the rules an index of rules files
-// under word, ascending: byWord[word] of newRuleIndex(rules, pathSurface),
+// under word, ascending: word(word) of newRuleIndex(rules, pathSurface),
 // its plain twin, without building the index. TestFiledUnderWordMatchesIndex
 // keeps them equal.
 func filedUnderWord(rules []*Rule, word string, pathSurface bool) []int32 {
@@ -167,10 +218,10 @@ func (ix *ruleIndex) evaluateAt(surface string, values []string, rules []*Rule) 
 		if sp := strings.IndexByte(v, ' '); sp >= 0 {
 			w = v[:sp]
 		}
-		lists[n], n = ix.byWord[w], n+1
+		lists[n], n = ix.word(w), n+1
 		for m := 1; m <= prefixKeyMax && m <= len(v); m++ {
 			if ix.prefixLens&(1<<m) != 0 {
-				if l := ix.byPrefix[v[:m]]; l != nil {
+				if l := ix.prefix(v[:m]); l != nil {
 					lists[n], n = l, n+1
 				}
 			}

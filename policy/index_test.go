@@ -93,7 +93,7 @@ func TestIndexNarrows(t *testing.T) {
 	}
 	rules := indexRules("bash", patterns)
 	ix := newRuleIndex(rules, false)
-	if got := len(ix.byWord["toolxb"]) + len(ix.any) + len(ix.byPrefix["t"]); got > 1000 {
+	if got := len(ix.word("toolxb")) + len(ix.any) + len(ix.prefix("t")); got > 1000 {
 		t.Errorf("%d candidates for one command, want a few hundred at most", got)
 	}
 	checkIndex(t, "bash", rules, []string{"toolxb sub x"})
@@ -209,7 +209,7 @@ func TestFiledUnderWordMatchesIndex(t *testing.T) {
 				words = append(words, w)
 			}
 			for _, w := range words {
-				if got, want := filedUnderWord(rules, w, ps), ix.byWord[w]; !slices.Equal(got, want) {
+				if got, want := filedUnderWord(rules, w, ps), ix.word(w); !slices.Equal(got, want) {
 					t.Fatalf("round %d, %q (path %v): %v, the index files %v", round, w, ps, got, want)
 				}
 			}
