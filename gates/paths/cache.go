@@ -6,6 +6,8 @@ import (
 	"path"
 	"syscall"
 	"time"
+
+	"github.com/toolgate/toolgate/internal/sysstat"
 )
 
 // View remembers what the file system said during one decision: each
@@ -233,7 +235,7 @@ func osLstat(p string) (fileState, error) {
 func sysLstat(p string) (fileState, error) {
 	var st syscall.Stat_t
 	for {
-		err := syscall.Lstat(p, &st)
+		err := sysstat.Lstat(p, &st)
 		if err == syscall.EINTR {
 			continue
 		}

@@ -2,7 +2,11 @@
 
 package shell
 
-import "syscall"
+import (
+	"syscall"
+
+	"github.com/toolgate/toolgate/internal/sysstat"
+)
 
 // fsExists reports whether path names an entry (a dangling symlink
 // included): os.Lstat's answer, without the FileInfo it allocates.
@@ -10,7 +14,7 @@ import "syscall"
 func fsExists(path string) bool {
 	var st syscall.Stat_t
 	for {
-		err := syscall.Lstat(path, &st)
+		err := sysstat.Lstat(path, &st)
 		if err != syscall.EINTR {
 			return err == nil
 		}
@@ -23,7 +27,7 @@ func fsExists(path string) bool {
 func fsStat(path string) (mode uint32, ok bool) {
 	var st syscall.Stat_t
 	for {
-		err := syscall.Stat(path, &st)
+		err := sysstat.Stat(path, &st)
 		if err != syscall.EINTR {
 			return uint32(st.Mode), err == nil
 		}
@@ -83,7 +87,7 @@ func fsListing(real string) (names []string, ok bool) {
 func fsEntry(path string) (link bool, dev uint64, err error) {
 	var st syscall.Stat_t
 	for {
-		err = syscall.Lstat(path, &st)
+		err = sysstat.Lstat(path, &st)
 		if err != syscall.EINTR {
 			break
 		}

@@ -1,0 +1,5 @@
+package sysstat
+
+import "syscall"
+
+const sysFstatat = syscall.SYS_FSTATAT
