@@ -110,14 +110,15 @@ func (v *View) Lstat(p string) (fs.FileInfo, error) {
 	return st, nil
 }
 
-// lstatEntry is a kept lstat answer, small (a call keeps a few of them):
-// the fileState but for its name (the path's base), and the error as its
-// errno (sysLstat's errors are all syscall.Errno).
+// keptCwd is the view's working directory (in, as given) and its state.
 type keptCwd struct {
 	in string
 	st cwdState
 }
 
+// lstatEntry is a kept lstat answer, small (a call keeps a few of them):
+// the fileState but for its name (the path's base), and the error as its
+// errno (sysLstat's errors are all syscall.Errno).
 type lstatEntry struct {
 	mode     fs.FileMode
 	errno    syscall.Errno
