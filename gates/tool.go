@@ -284,6 +284,11 @@ func bashUnit(m *Memo, u shell.Unit, r Resolver) Outcome {
 		o.D.State, o.D.Rule, o.D.Session, o.D.Sentinel = policy.Ask, nil, false, shell.SentinelDynamic
 		openFloor = true
 	}
+	if o.D.State == policy.Allow {
+		// "Allow for this session" is offered, and toolgate suggest learns,
+		// only for what asks: an allowed unit needs no pattern.
+		return o
+	}
 	pattern, exact := m.suggestPattern(u.Text)
 	if exact || u.ExactSuggestion || u.Floor != "" || openFloor || strings.ContainsAny(u.Text, "*?[") {
 		pattern, exact = u.Text, true
