@@ -55,7 +55,9 @@ func externalOutcome(c *Call, r Resolver, p paths.Path, what string) Outcome {
 	res, _ := resolvePath(r, "external_directory", p)
 	o := checked(verdict.GateExternalDirectory, "external_directory", p.Input, res)
 	o.D.Forms = allForms(p)
-	o.D.SessionPatterns = pathSessionPatterns("external_directory", p, c.Home)
+	if o.D.State != policy.Allow { // an allow offers no session option
+		o.D.SessionPatterns = pathSessionPatterns("external_directory", p, c.Home)
+	}
 	fillTexts(&o.D, c.AgentName, what, "", "Allow this access outside the project?")
 	return o
 }

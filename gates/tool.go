@@ -358,7 +358,10 @@ func mcpTool(c *Call, r Resolver) Outcome {
 	}
 	o := checked(verdict.GateTool, "mcp", res.Value, res)
 	o.D.Forms = targets // the candidates are forms of one target
-	o.D.SessionPatterns = mcpSessionPatterns(c.Input, c.MCPServers)
+	// An allow offers no session option (a path rule that asks brings its own).
+	if o.D.State != policy.Allow {
+		o.D.SessionPatterns = mcpSessionPatterns(c.Input, c.MCPServers)
+	}
 	p, hasPath := toolPath(c)
 	if hasPath {
 		o = withPathRule(c, r, o, p)
@@ -526,7 +529,9 @@ func skillTool(c *Call, r Resolver) Outcome {
 func pathTool(c *Call, r Resolver, p paths.Path) Outcome {
 	res, _ := resolvePath(r, c.ToolName, p)
 	o := checked(verdict.GateTool, c.ToolName, p.Input, res)
-	o.D.SessionPatterns = pathSessionPatterns(c.ToolName, p, c.Home)
+	if o.D.State != policy.Allow { // an allow offers no session option (a path rule that asks brings its own)
+		o.D.SessionPatterns = pathSessionPatterns(c.ToolName, p, c.Home)
+	}
 	o = withPathRule(c, r, o, p)
 	if o.D.State != policy.Allow { // fillTexts writes nothing for an allow: its text is not built either
 		fillTexts(&o.D, c.AgentName, fmt.Sprintf("tool %s on path %s%s", quote(c.ToolName), quote(p.Input), resolvesTo(p)), "", "Allow this call?")
