@@ -25,7 +25,21 @@ var seed = maphash.MakeSeed()
 // Again reports whether key was noted before, and forgets it then;
 // otherwise it notes it.
 func (t *Table) Again(key []byte) bool {
-	h := maphash.Bytes(seed, key) | 1 // never 0, the empty slot
+	return t.AgainHash(maphash.Bytes(seed, key))
+}
+
+// NewHash is a hash seeded as the tables' are, for a key made of several
+// parts: written into it part by part (with a separator the parts cannot
+// hold, or their lengths), its Sum64 is what AgainHash takes.
+func NewHash() maphash.Hash {
+	var h maphash.Hash
+	h.SetSeed(seed)
+	return h
+}
+
+// AgainHash is Again of a key hashed with NewHash.
+func (t *Table) AgainHash(h uint64) bool {
+	h |= 1 // never 0, the empty slot
 	slot := &t.slots[h&(Slots-1)]
 	if *slot == h {
 		*slot = 0

@@ -52,3 +52,19 @@ func TestAgainOnTheSecondSighting(t *testing.T) {
 		t.Fatalf("%d keys seen again, %d displaced: the test covers neither case", again, displaced)
 	}
 }
+
+// TestAgainHashIsAgain: a key hashed with NewHash is the key Again sees.
+func TestAgainHashIsAgain(t *testing.T) {
+	var tb Table
+	for i := range 100 {
+		key := fmt.Sprint("key ", i)
+		h := NewHash()
+		h.WriteString(key)
+		if tb.AgainHash(h.Sum64()) {
+			t.Fatalf("%s: seen again at its first sighting", key)
+		}
+		if !tb.Again([]byte(key)) {
+			t.Fatalf("%s: noted by AgainHash, not seen again by Again", key)
+		}
+	}
+}
