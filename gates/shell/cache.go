@@ -1,10 +1,13 @@
 package shell
 
 import (
+	"encoding/binary"
 	"errors"
 	"io/fs"
 	"path/filepath"
 	"sync"
+
+	"github.com/toolgate/toolgate/internal/onceseen"
 )
 
 // Cache remembers analyses of commands a session sees again and again (git
@@ -14,7 +17,9 @@ import (
 // leads); the cache keeps those answers with it and, before it gives an
 // analysis again, asks the file system the same questions: any other
 // answer analyzes the command afresh. So a hit decides exactly what
-// Analyze decides now, without the parse. The zero Cache is ready; it is
+// Analyze decides now, without the parse. A command is kept from its
+// second sighting on: one seen once costs a hash (internal/onceseen) and
+// gets stamp 0, as one the cache does not keep. The zero Cache is ready; it is
 // safe for concurrent use and holds at most maxCached commands.
 // TestCacheIsAnalyze and TestCacheSeesFileSystemChange keep it equal to
 // Analyze.
@@ -42,9 +47,10 @@ type Cache struct {
 	Vouch      func(dir string) (dev uint64, ok bool)
 	Generation func() uint64
 
-	mu  sync.Mutex
-	m   map[cacheKey]*cached
-	seq uint64 // the last stamp given
+	mu   sync.Mutex
+	m    map[cacheKey]*cached
+	seq  uint64         // the last stamp given
+	seen onceseen.Table // commands analyzed once, not kept
 }
 
 type cacheKey struct {
@@ -95,6 +101,12 @@ func (c *Cache) AnalyzeStamped(command string, opt Options) (Analysis, uint64) {
 	if e != nil && c.stillAnswers(e) {
 		return e.a, e.stamp
 	}
+	if e == nil && !c.seenBefore(key) {
+		// Seen once: analyzed, not kept (most commands of a session come
+		// once; keeping each would fill the heap with analyses that
+		// never come back). Its second sighting keeps it.
+		return analyzeWith(command, opt, nil, c.Peek), 0
+	}
 	var reads []fsRead
 	a := analyzeWith(command, opt, &reads, c.Peek)
 	c.mu.Lock()
@@ -106,6 +118,24 @@ func (c *Cache) AnalyzeStamped(command string, opt Options) (Analysis, uint64) {
 	c.m[key] = &cached{a: a, reads: reads, stamp: stamp}
 	c.mu.Unlock()
 	return a, stamp
+}
+
+// seenBefore reports whether key was seen before (onceseen.Table).
+func (c *Cache) seenBefore(k cacheKey) bool {
+	h := onceseen.NewHash()
+	h.WriteString(k.command)
+	h.WriteByte(0)
+	h.WriteString(k.cwd)
+	h.WriteByte(0)
+	h.WriteString(k.home)
+	h.WriteByte(0)
+	var depth [8]byte
+	binary.LittleEndian.PutUint64(depth[:], uint64(k.maxDepth))
+	h.Write(depth[:])
+	sum := h.Sum64()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.seen.AgainHash(sum)
 }
 
 // stillAnswers reports whether the file system answers every question
