@@ -82,6 +82,8 @@ var fastPaths = []string{
 	".pi/extensions/pi-permission-system/config.json", ".toolgate/config.json", "../audit.jsonl", "../audit.jsonl.head",
 	"$HOME/.ssh/config", "~/.ssh/config", "'src/index.ts'", "@src/index.ts", "src\u00a0index.ts", "/dev/null",
 	"src/../../work/src/index.ts", "../tgreal/config.json", ".toolgate/config.json", "./src//index.ts", "/", ".", "..", "x/.git", "a/b/c/d/e/f",
+	"/bin/sh", "/BIN/sh", "/sbin", "/sbin/init", "/etc/zsh/zshrc", "/etc/zshx", "/usr/local/sbin/z", "/usr/localbin/z",
+	"a/.local/bin/y", "a/.local/binx", "/home/x/.config/fish", "/x/.config/fishy/y", ".config/fish/x",
 }
 
 func TestFastGuardIsPlain(t *testing.T) {

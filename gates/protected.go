@@ -118,8 +118,9 @@ func protected(c *Call, p paths.Path) bool {
 	}
 	g := guards(c)
 	abs, real := p.Abs, p.Real // clean, as New makes them
+	other := real != abs       // the real form of a path without links is its absolute one
 	for _, dir := range g.dirs {
-		if paths.WithinClean(abs, dir) || paths.WithinClean(real, dir) {
+		if paths.WithinClean(abs, dir) || other && paths.WithinClean(real, dir) {
 			return true
 		}
 	}
@@ -301,8 +302,20 @@ func armingClean(s string, isDir func() bool) bool {
 	}
 	inGit := false // below a .git directory (its modules and worktrees too)
 	prev := ""
-	for rest := s; ; {
+	// first is s's first component (rooted s); named marks the folders of
+	// armingDirTable that are not system folders whose first component is
+	// one of s's: a folder of the table can stand in s only then.
+	first, named, i := "", uint64(0), 0
+	for rest := s; ; i++ {
 		part, next, more := strings.Cut(rest, "/")
+		if i == 1 && s[0] == '/' {
+			first = part
+		}
+		for _, f := range armingFirsts {
+			if part == f.first {
+				named |= f.dirs
+			}
+		}
 		switch part {
 		case ".git":
 			inGit = true
@@ -324,28 +337,60 @@ func armingClean(s string, isDir func() bool) bool {
 		}
 		prev, rest = part, next
 	}
-	for _, d := range armingDirTable {
-		if d.system && paths.WithinClean(s, d.dir) || !d.system && containsDir(s, d.dir) {
+	for j, d := range armingDirTable {
+		if d.system && first == d.first && paths.WithinClean(s, d.dir) || !d.system && named&(1<<j) != 0 && containsDir(s, d.dir) {
 			return true
 		}
 	}
 	return false
 }
 
-// armingDirTable is armingDirs with whether each is a system directory.
-var armingDirTable = func() []struct {
-	dir    string
-	system bool
-} {
-	out := make([]struct {
-		dir    string
-		system bool
-	}, len(armingDirs))
+// armingDirTable is armingDirs with whether each is a system directory
+// and its first component (each starts with "/"; at most 64 of them).
+var armingDirTable = func() []armingDir {
+	if len(armingDirs) > 64 {
+		panic("gates: more than 64 arming folders")
+	}
+	out := make([]armingDir, len(armingDirs))
 	for i, d := range armingDirs {
-		out[i].dir, out[i].system = d, systemDir(d)
+		if !strings.HasPrefix(d, "/") {
+			panic("gates: arming folder " + d + " does not start with /")
+		}
+		first, _, _ := strings.Cut(d[1:], "/")
+		out[i] = armingDir{dir: d, system: systemDir(d), first: first}
 	}
 	return out
 }()
+
+// armingFirsts are the first components of the folders of armingDirTable
+// that are not system folders, each with those folders (bits of their
+// positions in the table).
+var armingFirsts = func() []armingFirst {
+	var out []armingFirst
+	for j, d := range armingDirTable {
+		if d.system {
+			continue
+		}
+		k := slices.IndexFunc(out, func(f armingFirst) bool { return f.first == d.first })
+		if k < 0 {
+			k = len(out)
+			out = append(out, armingFirst{first: d.first})
+		}
+		out[k].dirs |= 1 << j
+	}
+	return out
+}()
+
+type armingFirst struct {
+	first string
+	dirs  uint64 // bits of the folders' positions in armingDirTable
+}
+
+type armingDir struct {
+	dir    string
+	system bool
+	first  string // the component after the leading "/"
+}
 
 // containsDir reports whether d (which starts with "/") stands in s as
 // whole components: strings.Contains(s+"/", d+"/"), its plain twin.
