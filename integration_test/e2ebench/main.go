@@ -202,6 +202,9 @@ var profiled, straced bool
 // proc is a spawned plugin (toolgate or the echo).
 type proc struct {
 	sys time.Duration // the system part of the CPU, once stopped
+	// vcsw and ivcsw are the process's voluntary and involuntary context
+	// switches, once stopped.
+	vcsw, ivcsw int64
 	// anon and file are the process's resident memory of its own (heap,
 	// stacks) and of files (its binary) as it stops, in kB; 0 where the
 	// system does not say.
@@ -279,6 +282,7 @@ func (p *proc) stopRSS() (time.Duration, int64, error) {
 	}
 	st := p.cmd.ProcessState
 	p.sys = st.SystemTime()
+	p.vcsw, p.ivcsw = switches(st)
 	return st.UserTime() + st.SystemTime(), maxRSS(st), nil
 }
 
@@ -408,6 +412,9 @@ func measure(tmp, tg, echo string, rules, calls, starts int, distinct, untrusted
 	row(first, us(pct(echoBash, 0.5)), us(pct(tgBash, 0.5)), "µs", "")
 	fmt.Printf("| CPU per call (user + system) | %.1f µs | %.1f µs | %.2f× | %s |\n", perCall(echoCPU, 0), perCall(tgCPU, startCPU), perCall(tgCPU, startCPU)/perCall(echoCPU, 0), cpuBudget)
 	fmt.Printf("| of which system (the kernel's part; start-up included) | %.1f µs | %.1f µs | — |  |\n", perCall(echoSys, 0), perCall(tgSys, 0))
+	perCallN := func(n int64) float64 { return float64(n) / float64(total+1) }
+	fmt.Printf("| context switches per call, voluntary + involuntary (start-up included) | %.2f + %.2f | %.2f + %.2f | — |  |\n",
+		perCallN(ep.vcsw), perCallN(ep.ivcsw), perCallN(tp.vcsw), perCallN(tp.ivcsw))
 	budgetStart, budgetHook := "< 10 ms", "< 10 ms CPU"
 	if rules > 1000 {
 		budgetStart, budgetHook = "< 15 ms", "< 20 ms CPU"
