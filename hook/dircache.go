@@ -30,6 +30,10 @@ type dirCache struct {
 	// vouched are the directories Canonical asked the watch to vouch for
 	// under gen (whatever it answered), so that it asks once a generation.
 	vouched map[string]bool
+	// onWay are the directories found on the way to a looked-up path below
+	// the deepest watched one, across generations (bounded by maxDirs):
+	// one found again is vouched for (lookup).
+	onWay map[string]bool
 }
 
 type dirReal struct {
@@ -42,10 +46,13 @@ type dirReal struct {
 	// the caller resolves it. As stable as a kept answer: that entry is in
 	// a watched directory.
 	skip bool
+	// way is, for a skip, the folder on the way (an entry of the deepest
+	// watched directory) that the watch could vouch for.
+	way string
 }
 
 func newDirCache(l *policy.Loader) *dirCache {
-	return &dirCache{loader: l, known: map[string]dirReal{}, vouched: map[string]bool{}}
+	return &dirCache{loader: l, known: map[string]dirReal{}, vouched: map[string]bool{}, onWay: map[string]bool{}}
 }
 
 // maxDirs bounds the directories remembered; past it the cache starts over.
@@ -102,7 +109,12 @@ func (d *dirCache) lookup(dir string, vouch bool) (r dirReal, kept, answered, st
 		d.gen = gen
 	}
 	if r, hit := d.known[dir]; hit {
-		return r, !r.skip, !r.skip, true
+		if !r.skip || r.way == "" || d.vouched[r.way] || !d.onWayAgain(r.way) {
+			return r, !r.skip, !r.skip, true
+		}
+		// Skipped for a folder on the way that calls come through
+		// again: looked up afresh, the folder vouched for.
+		delete(d.known, dir)
 	}
 	wgen, x, watched := d.loader.WatchedAncestor(dir)
 	if vouch && wgen == gen && filepath.IsAbs(dir) && (!watched || x != filepath.Clean(dir) && x != filepath.Dir(filepath.Clean(dir))) {
@@ -127,21 +139,44 @@ func (d *dirCache) lookup(dir string, vouch bool) (r dirReal, kept, answered, st
 	// been an event). So is that of an entry of x that is no link, and of
 	// a path below an entry of x that does not exist; they need no
 	// resolution from the root.
-	if x != clean && filepath.Dir(clean) != x {
+	for x != clean && filepath.Dir(clean) != x {
 		// The entry of x on the way to dir must not exist.
 		next := clean
 		for filepath.Dir(next) != x {
 			next = filepath.Dir(next)
 		}
-		if _, err := os.Lstat(next); !errors.Is(err, fs.ErrNotExist) {
-			// Looked up after the generation was read: its creation or
-			// removal since is an event, and the next call forgets this.
-			d.known[dir] = dirReal{skip: true}
-			return dirReal{}, false, false, true
+		info, err := os.Lstat(next)
+		if errors.Is(err, fs.ErrNotExist) {
+			r = dirReal{real: clean, ok: true}
+			d.known[dir] = r
+			return r, true, true, true
 		}
-		r = dirReal{real: clean, ok: true}
+		// A directory on the way that calls come through again (a
+		// source folder the session works in) is vouched for by the
+		// watch, once a generation, from its second sighting on: its
+		// entries are then watched and dir is looked up from it (an
+		// lstat of each entry once a generation instead of on every
+		// call). One seen once is not: a session wandering through a
+		// large tree would otherwise fill the watch with folders it
+		// never comes back to, and start it over.
+		if err == nil && info.IsDir() && d.onWayAgain(next) && !d.vouched[next] && len(d.vouched) < maxDirs {
+			d.vouched[next] = true
+			if _, ok := d.loader.Vouch(next); ok {
+				wgen2, x2, watched2 := d.loader.WatchedAncestor(dir)
+				if watched2 && wgen2 == gen && len(x2) > len(x) {
+					x = x2
+					continue // its entries are watched from before the lookup below
+				}
+			}
+		}
+		// Looked up after the generation was read: its creation or
+		// removal since is an event, and the next call forgets this.
+		r = dirReal{skip: true}
+		if err == nil && info.IsDir() {
+			r.way = next
+		}
 		d.known[dir] = r
-		return r, true, true, true
+		return dirReal{}, false, false, true
 	}
 	// Resolved after the generation was read: a change made since is an
 	// event, and the next call's generation forgets this. Whether it is a
@@ -161,6 +196,19 @@ func (d *dirCache) lookup(dir string, vouch bool) (r dirReal, kept, answered, st
 	}
 	d.known[dir] = r
 	return r, true, true, true
+}
+
+// onWayAgain reports whether dir was found on the way before, and notes
+// that it was.
+func (d *dirCache) onWayAgain(dir string) bool {
+	if d.onWay[dir] {
+		return true
+	}
+	if len(d.onWay) >= maxDirs {
+		clear(d.onWay)
+	}
+	d.onWay[dir] = true
+	return false
 }
 
 // Peek is Entry when p is remembered under the generation, and asks the

@@ -348,3 +348,95 @@ func mkdirs(t *testing.T, dirs ...string) {
 		}
 	}
 }
+
+// TestDirCacheVouchesAFolderOnTheWayAgain: a file two folders below the
+// deepest watched directory is the caller's to resolve at first; once
+// calls have come through those folders again the watch vouches for them
+// and the cache keeps the file's entry, while a folder passed once is not
+// watched. Changes below the vouched folders (a folder replaced by a
+// link, the file removed) are still seen by the next call, as a fresh
+// resolution sees them.
+func TestDirCacheVouchesAFolderOnTheWayAgain(t *testing.T) {
+	root, l, loc := armedPolicyWatch(t)
+	work := loc.Cwd
+	src, mod, once := filepath.Join(work, "src"), filepath.Join(work, "src", "m1"), filepath.Join(work, "once", "deep")
+	elsewhere := filepath.Join(root, "elsewhere")
+	mkdirs(t, mod, once, elsewhere)
+	file := filepath.Join(mod, "f.ts")
+	for _, f := range []string{file, filepath.Join(elsewhere, "f.ts")} {
+		if err := os.WriteFile(f, []byte("x"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	l.Policy(loc) // the new folders are an event: a call reads it
+	if _, x, ok := l.WatchedAncestor(file); !ok || x != work {
+		t.Fatalf("before any look up the deepest watched folder above the file is %q (%v), want the working directory: this test shows nothing", x, ok)
+	}
+	d := newDirCache(l)
+	if _, _, known := d.Entry(file); known {
+		t.Fatal("the file is known at its first look up, below two folders nobody watches")
+	}
+	if _, _, known := d.Entry(filepath.Join(once, "x")); known {
+		t.Fatal("a path below a folder passed once is known")
+	}
+	known := false
+	for range 4 {
+		l.Policy(loc)
+		if _, _, known = d.Entry(file); known {
+			break
+		}
+	}
+	if !known {
+		t.Fatal("the file is still not known after the calls came through its folders again")
+	}
+	if exists, isDir, _ := d.Entry(file); !exists || isDir {
+		t.Fatalf("the cache says exists %v, dir %v of a regular file", exists, isDir)
+	}
+	if _, x, _ := l.WatchedAncestor(file); x != mod {
+		t.Errorf("the deepest watched folder above the file is %q, want %q", x, mod)
+	}
+	if _, x, _ := l.WatchedAncestor(filepath.Join(once, "x")); x != work {
+		t.Errorf("a folder passed once is watched: the deepest watched folder above it is %q", x)
+	}
+	gen := d.Generation()
+	l.Policy(loc)
+	if d.Generation() != gen {
+		t.Fatal("the generation changed with nothing changed")
+	}
+
+	// The file removed: the next call's cache says so, or asks again.
+	if err := os.Remove(file); err != nil {
+		t.Fatal(err)
+	}
+	l.Policy(loc)
+	if exists, _, known := d.Entry(file); known && exists {
+		t.Fatal("after the file was removed the cache still says it exists")
+	}
+	// The module folder replaced by a link to elsewhere: the path's real
+	// form is elsewhere's now, so the cache must not keep it as its own.
+	if err := os.Rename(mod, mod+".old"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(elsewhere, mod); err != nil {
+		t.Fatal(err)
+	}
+	l.Policy(loc)
+	if real, ok := paths.Canonical(file); !ok || real != filepath.Join(elsewhere, "f.ts") {
+		t.Fatalf("the test's own resolution %q %v", real, ok)
+	}
+	for range 3 {
+		if exists, _, known := d.Entry(file); known {
+			t.Fatalf("after its folder became a link the cache keeps the file as its own real path (exists %v)", exists)
+		}
+		l.Policy(loc)
+	}
+	// And src replaced by a plain folder without the module: gone.
+	if err := os.Rename(src, src+".old"); err != nil {
+		t.Fatal(err)
+	}
+	mkdirs(t, src)
+	l.Policy(loc)
+	if exists, _, known := d.Entry(file); known && exists {
+		t.Fatal("after src was replaced the cache still says the file exists")
+	}
+}
