@@ -21,6 +21,9 @@
 //
 // E2EBENCH_PROFILE=FILE builds toolgate with -tags profile and writes a CPU
 // profile of the first serve process to FILE (go tool pprof FILE);
+// E2EBENCH_GCTRACE=FILE runs the serve process of the first policy size
+// with GODEBUG=gctrace=1, its standard error (one line a collection) into
+// FILE.
 // E2EBENCH_STRACE=FILE runs that process under strace -c (a count of its
 // system calls; the timings of that size are then strace's, not toolgate's);
 // with E2EBENCH_STRACE_TRACE=newfstatat,openat it writes each such call
@@ -197,7 +200,7 @@ func distinctParams(n int) []byte {
 	return params[1:]
 }
 
-var profiled, straced bool
+var profiled, straced, gctraced bool
 
 // proc is a spawned plugin (toolgate or the echo).
 type proc struct {
@@ -233,6 +236,18 @@ func start(bin string, args []string, s sandbox) (*proc, error) {
 		cmd.Env = append(cmd.Env, "TOOLGATE_CPUPROFILE="+prof)
 	}
 	cmd.Stderr = io.Discard
+	if out := os.Getenv("E2EBENCH_GCTRACE"); out != "" && strings.HasSuffix(bin, "toolgate") && !gctraced && !slices.Contains(args, "claude-hook") {
+		// The serve process of the first policy size reports each
+		// collection (the runtime's gctrace) into the file.
+		gctraced = true
+		f, err := os.Create(out)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close() // the child has its own copy once started
+		cmd.Env = append(cmd.Env, "GODEBUG=gctrace=1")
+		cmd.Stderr = f
+	}
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, err
