@@ -32,8 +32,10 @@ type dirCache struct {
 	vouched map[string]bool
 	// onWay are the directories found on the way to a looked-up path below
 	// the deepest watched one, across generations (bounded by maxDirs):
-	// one found again is vouched for (lookup).
-	onWay map[string]bool
+	// one found again is vouched for (lookup), once a generation:
+	// wayVouched is what the watch answered for it under gen.
+	onWay      map[string]bool
+	wayVouched map[string]bool
 }
 
 type dirReal struct {
@@ -52,7 +54,7 @@ type dirReal struct {
 }
 
 func newDirCache(l *policy.Loader) *dirCache {
-	return &dirCache{loader: l, known: map[string]dirReal{}, vouched: map[string]bool{}, onWay: map[string]bool{}}
+	return &dirCache{loader: l, known: map[string]dirReal{}, vouched: map[string]bool{}, onWay: map[string]bool{}, wayVouched: map[string]bool{}}
 }
 
 // maxDirs bounds the directories remembered; past it the cache starts over.
@@ -106,14 +108,16 @@ func (d *dirCache) lookup(dir string, vouch bool) (r dirReal, kept, answered, st
 	if gen != d.gen {
 		clear(d.known)
 		clear(d.vouched)
+		clear(d.wayVouched)
 		d.gen = gen
 	}
 	if r, hit := d.known[dir]; hit {
-		if !r.skip || r.way == "" || d.vouched[r.way] || !d.onWayAgain(r.way) {
+		if !r.skip || r.way == "" || !d.lookAgain(r.way) {
 			return r, !r.skip, !r.skip, true
 		}
 		// Skipped for a folder on the way that calls come through
-		// again: looked up afresh, the folder vouched for.
+		// again, or that the watch has vouched for since: looked up
+		// afresh, from that folder.
 		delete(d.known, dir)
 	}
 	wgen, x, watched := d.loader.WatchedAncestor(dir)
@@ -159,9 +163,10 @@ func (d *dirCache) lookup(dir string, vouch bool) (r dirReal, kept, answered, st
 		// call). One seen once is not: a session wandering through a
 		// large tree would otherwise fill the watch with folders it
 		// never comes back to, and start it over.
-		if err == nil && info.IsDir() && d.onWayAgain(next) && !d.vouched[next] && len(d.vouched) < maxDirs {
-			d.vouched[next] = true
-			if _, ok := d.loader.Vouch(next); ok {
+		if _, asked := d.wayVouched[next]; err == nil && info.IsDir() && !asked && d.onWayAgain(next) && len(d.wayVouched) < maxDirs {
+			_, ok := d.loader.Vouch(next)
+			d.wayVouched[next] = ok
+			if ok {
 				wgen2, x2, watched2 := d.loader.WatchedAncestor(dir)
 				if watched2 && wgen2 == gen && len(x2) > len(x) {
 					x = x2
@@ -196,6 +201,17 @@ func (d *dirCache) lookup(dir string, vouch bool) (r dirReal, kept, answered, st
 	}
 	d.known[dir] = r
 	return r, true, true, true
+}
+
+// lookAgain reports whether a path skipped for the folder way on the way
+// is to be looked up afresh: the watch vouched for way since (the path
+// was skipped before that), or way has not been asked about under the
+// generation and is found on the way again.
+func (d *dirCache) lookAgain(way string) bool {
+	if ok, asked := d.wayVouched[way]; asked {
+		return ok
+	}
+	return d.onWayAgain(way)
 }
 
 // onWayAgain reports whether dir was found on the way before, and notes

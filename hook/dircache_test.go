@@ -373,6 +373,10 @@ func TestDirCacheVouchesAFolderOnTheWayAgain(t *testing.T) {
 		t.Fatalf("before any look up the deepest watched folder above the file is %q (%v), want the working directory: this test shows nothing", x, ok)
 	}
 	d := newDirCache(l)
+	sibling := filepath.Join(mod, "g.ts")
+	if _, _, known := d.Entry(sibling); known {
+		t.Fatal("a file is known at its first look up, below two folders nobody watches")
+	}
 	if _, _, known := d.Entry(file); known {
 		t.Fatal("the file is known at its first look up, below two folders nobody watches")
 	}
@@ -394,6 +398,10 @@ func TestDirCacheVouchesAFolderOnTheWayAgain(t *testing.T) {
 	}
 	if _, x, _ := l.WatchedAncestor(file); x != mod {
 		t.Errorf("the deepest watched folder above the file is %q, want %q", x, mod)
+	}
+	// A path skipped before its folder was vouched for is kept now.
+	if exists, _, known := d.Entry(sibling); !known || exists {
+		t.Errorf("a missing file in the vouched folder: exists %v, known %v; want known missing", exists, known)
 	}
 	if _, x, _ := l.WatchedAncestor(filepath.Join(once, "x")); x != work {
 		t.Errorf("a folder passed once is watched: the deepest watched folder above it is %q", x)
