@@ -45,8 +45,9 @@ type dirReal struct {
 	isDir  bool // as a directory
 	// skip: dir is not kept (an entry on the way below the deepest
 	// watched directory exists, and what lies below it is not watched);
-	// the caller resolves it. As stable as a kept answer: that entry is in
-	// a watched directory.
+	// the caller resolves it. As stable as a kept answer (that entry is in
+	// a watched directory) until the watch vouches for that entry, way:
+	// then dir is looked up again from it (lookAgain).
 	skip bool
 	// way is, for a skip, the folder on the way (an entry of the deepest
 	// watched directory) that the watch could vouch for.
