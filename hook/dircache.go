@@ -36,7 +36,29 @@ type dirCache struct {
 	// wayVouched is what the watch answered for it under gen.
 	onWay      map[string]bool
 	wayVouched map[string]bool
+	// lists are the names in watched directories, read under gen (nil
+	// names: not listed), so that a name absent from its folder is known
+	// absent without an lstat; listed counts the names they hold, bounded
+	// by maxListed.
+	lists  map[string]dirList
+	listed int
 }
+
+// dirList is a watched directory's names under the generation; ok false
+// when it is not listed (see listNames).
+type dirList struct {
+	names map[string]struct{}
+	ok    bool
+}
+
+// listFolder is listNames (a test pretends no folder can be listed).
+var listFolder = listNames
+
+// Bounds of the listings: names in one folder, names in all of them.
+const (
+	maxListNames = 512
+	maxListed    = 8192
+)
 
 type dirReal struct {
 	real   string
@@ -55,7 +77,7 @@ type dirReal struct {
 }
 
 func newDirCache(l *policy.Loader) *dirCache {
-	return &dirCache{loader: l, known: map[string]dirReal{}, vouched: map[string]bool{}, onWay: map[string]bool{}, wayVouched: map[string]bool{}}
+	return &dirCache{loader: l, known: map[string]dirReal{}, vouched: map[string]bool{}, onWay: map[string]bool{}, wayVouched: map[string]bool{}, lists: map[string]dirList{}}
 }
 
 // maxDirs bounds the directories remembered; past it the cache starts over.
@@ -110,6 +132,8 @@ func (d *dirCache) lookup(dir string, vouch bool) (r dirReal, kept, answered, st
 		clear(d.known)
 		clear(d.vouched)
 		clear(d.wayVouched)
+		clear(d.lists)
+		d.listed = 0
 		d.gen = gen
 	}
 	if r, hit := d.known[dir]; hit {
@@ -150,7 +174,11 @@ func (d *dirCache) lookup(dir string, vouch bool) (r dirReal, kept, answered, st
 		for filepath.Dir(next) != x {
 			next = filepath.Dir(next)
 		}
-		info, err := os.Lstat(next)
+		var info fs.FileInfo
+		err := fs.ErrNotExist
+		if !d.absent(x, next) {
+			info, err = os.Lstat(next)
+		}
 		if errors.Is(err, fs.ErrNotExist) {
 			r = dirReal{real: clean, ok: true}
 			d.known[dir] = r
@@ -188,6 +216,11 @@ func (d *dirCache) lookup(dir string, vouch bool) (r dirReal, kept, answered, st
 	// event, and the next call's generation forgets this. Whether it is a
 	// directory is as watched as its real path: its entry is in a watched
 	// directory.
+	if x != clean && d.absent(x, clean) {
+		r = dirReal{real: clean, ok: true}
+		d.known[dir] = r
+		return r, true, true, true
+	}
 	info, err := os.Lstat(clean)
 	switch {
 	case err == nil && info.Mode()&fs.ModeSymlink == 0:
@@ -202,6 +235,32 @@ func (d *dirCache) lookup(dir string, vouch bool) (r dirReal, kept, answered, st
 	}
 	d.known[dir] = r
 	return r, true, true, true
+}
+
+// absent reports whether p, an entry of the directory x that the watch
+// sees every change of under the generation d holds (d.mu held), is sure
+// not to exist: x's listing, read once a generation after the generation
+// was read (a name created since is an event, and the next call forgets
+// the listing), does not hold p's name. False when x cannot be listed.
+func (d *dirCache) absent(x, p string) bool {
+	l, had := d.lists[x]
+	if !had {
+		if d.listed < maxListed {
+			if names, ok := listFolder(x, maxListNames); ok {
+				l = dirList{names: make(map[string]struct{}, len(names)), ok: true}
+				for _, n := range names {
+					l.names[n] = struct{}{}
+				}
+				d.listed += len(names)
+			}
+		}
+		d.lists[x] = l
+	}
+	if !l.ok {
+		return false
+	}
+	_, in := l.names[filepath.Base(p)]
+	return !in
 }
 
 // lookAgain reports whether a path skipped for the folder way on the way
@@ -228,9 +287,10 @@ func (d *dirCache) onWayAgain(dir string) bool {
 	return false
 }
 
-// Peek is Entry when p is remembered under the generation, and asks the
-// file system nothing otherwise (known false): shell.Cache's Peek, for
-// the words of a command analyzed afresh.
+// Peek is Entry when p is remembered under the generation, or absent
+// when p's folder is watched and its listing (read once a generation)
+// lacks p's name, and asks the file system nothing else (known false):
+// shell.Cache's Peek, for the words of a command analyzed afresh.
 func (d *dirCache) Peek(p string) (exists, isDir, known bool) {
 	gen := d.loader.Generation()
 	d.mu.Lock()
@@ -239,7 +299,18 @@ func (d *dirCache) Peek(p string) (exists, isDir, known bool) {
 		return false, false, false
 	}
 	r, hit := d.known[p]
-	if !hit || r.skip || !r.ok || r.real != p {
+	if !hit {
+		// A name absent from the listing of its folder, when the watch
+		// sees every change of that folder: absent (the listing is read
+		// once a generation).
+		if filepath.IsAbs(p) && filepath.Clean(p) == p {
+			if wgen, x, watched := d.loader.WatchedAncestor(p); watched && wgen == gen && x != p && filepath.Dir(p) == x && d.absent(x, p) {
+				return false, false, true
+			}
+		}
+		return false, false, false
+	}
+	if r.skip || !r.ok || r.real != p {
 		return false, false, false
 	}
 	return r.exists, r.isDir, true
