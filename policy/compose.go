@@ -127,9 +127,6 @@ type Policy struct {
 	explicitPath map[Action]bool
 	cache        sync.Map // surface → *surfaceRules
 	cacheSize    atomic.Int32
-	// results counts the remembered decisions of every surface
-	// (resultCache), which together stay under maxPolicyResults.
-	results atomic.Int64
 }
 
 // BrokenNote is what every prompt and block reason appends while a file

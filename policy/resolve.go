@@ -110,11 +110,7 @@ func (p *Policy) resolveSet(surface string, values, args []string, session []*Ru
 // resolveOwn is resolveSet on p's own files and the session approvals.
 func (p *Policy) resolveOwn(surface string, values, args []string, session []*Rule, sessionValues []string) Result {
 	set := p.surfaceSet(surface)
-	res, ok := set.results.get(values, args)
-	if !ok {
-		res = p.resolveFiles(set, surface, values, args)
-		set.results.put(values, args, res)
-	}
+	res := p.resolveFiles(set, surface, values, args)
 	// A session approval never overrides a deny from a policy file.
 	if res.Action != Deny && len(session) > 0 {
 		if s, sv := Evaluate(surface, sessionValues, session); s != nil {
@@ -127,7 +123,9 @@ func (p *Policy) resolveOwn(surface string, values, args []string, session []*Ru
 // resolveFiles decides values (and the unit's words args) on the policy
 // files' rules of one surface: the last matching rule, the trust floor,
 // the canonical option spelling. It is a function of the policy, the
-// surface, values and args alone, which resultCache relies on. The trust
+// surface, values and args alone. It is asked afresh every time: the
+// surface's index makes it cheap, and remembering its answers (until
+// 2026-12-04) cost a call never seen before more than it saved. The trust
 // floor is looked up in the trusted rules' index; its plain twin is a
 // scan of every trusted rule, and TestFloorIndexedDecidesAsScan keeps them
 // equal.
@@ -173,30 +171,20 @@ func (p *Policy) resolveFiles(set *surfaceRules, surface string, values, args []
 	return res
 }
 
-// resultCache remembers resolveFiles's answers for one surface of one
-// policy (a policy is immutable; an edited file is a new policy, with new
-// caches), so that a value a session meets again and again (git status,
-// the project's paths) is looked up, not matched against every rule. The
-// session approvals are applied after it, every time. Bounded: past
-// maxCachedResults it starts over. Its plain twin is resolveFiles asked
-// afresh; TestResultCacheIsPlain and TestResultCacheBounded keep them
-// equal.
-type resultCache struct {
-	mu   sync.Mutex
-	kept bool // the surface's rules are kept in the policy (else the cache would be thrown away)
-	// budget counts the entries of every surface of the policy.
-	budget *atomic.Int64
-	m      map[string]Result
-	// commands are HasCommandRule's answers (the bash surface's).
+// commandCache remembers HasCommandRule's answers for the bash surface of
+// one policy (a policy is immutable; an edited file is a new policy, with
+// new caches): each is a scan of every bash rule. Bounded: past
+// maxCachedResults it starts over.
+type commandCache struct {
+	mu       sync.Mutex
+	kept     bool // the surface's rules are kept in the policy (else the cache would be thrown away)
 	commands map[string]bool
 }
 
-// Bounds of what a policy remembers: entries per surface, entries of all
-// surfaces together, and the length of one remembered question (a longer
-// one is answered afresh every time).
+// Bounds of what a policy remembers: its answers, and the length of one
+// remembered question (a longer one is answered afresh every time).
 const (
 	maxCachedResults = 2048
-	maxPolicyResults = 16384
 	maxResultKey     = 512
 )
 
@@ -216,41 +204,6 @@ func appendResultKey(b []byte, values, args []string) []byte {
 }
 
 func resultKey(values, args []string) string { return string(appendResultKey(nil, values, args)) }
-
-func (c *resultCache) get(values, args []string) (Result, bool) {
-	if !c.kept {
-		return Result{}, false
-	}
-	var buf [256]byte
-	key := appendResultKey(buf[:0], values, args)
-	c.mu.Lock()
-	res, ok := c.m[string(key)] // no copy of the key for a lookup
-	c.mu.Unlock()
-	return res, ok
-}
-
-func (c *resultCache) put(values, args []string, res Result) {
-	if !c.kept {
-		return
-	}
-	key := resultKey(values, args)
-	if len(key) > maxResultKey {
-		return
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.m == nil || len(c.m) >= maxCachedResults {
-		c.budget.Add(-int64(len(c.m)))
-		c.m = make(map[string]Result)
-	}
-	if c.budget.Load() >= maxPolicyResults {
-		return
-	}
-	if _, had := c.m[key]; !had {
-		c.budget.Add(1)
-	}
-	c.m[key] = res
-}
 
 // HasExplicitPathRule reports whether the path surface has a config rule
 // with action a (used to decide whether an unknown path word must ask).
@@ -312,14 +265,7 @@ func (p *Policy) HasCommandRule(args []string, above Action) bool {
 	set.results.mu.Lock()
 	defer set.results.mu.Unlock()
 	if set.results.commands == nil || len(set.results.commands) >= maxCachedResults {
-		set.results.budget.Add(-int64(len(set.results.commands)))
 		set.results.commands = make(map[string]bool)
-	}
-	if set.results.budget.Load() >= maxPolicyResults {
-		return has
-	}
-	if _, had := set.results.commands[string(key)]; !had {
-		set.results.budget.Add(1)
 	}
 	set.results.commands[string(key)] = has
 	return has
@@ -391,7 +337,7 @@ type surfaceRules struct {
 	build   sync.Once
 	index   atomic.Pointer[ruleIndex]
 	surfaceCanon
-	results resultCache
+	results commandCache
 }
 
 // indexAfterUses is the evaluation of a surface's list that builds its
@@ -456,7 +402,7 @@ func (p *Policy) surfaceSet(surface string) *surfaceRules {
 	if p.cacheSize.Load() < maxCachedSurfaces {
 		// Only a list that is kept is worth an index.
 		set.indexed = len(set.rules) >= indexMinRules
-		set.results.kept, set.results.budget = true, &p.results
+		set.results.kept = true
 		if v, loaded := p.cache.LoadOrStore(surface, set); !loaded {
 			p.cacheSize.Add(1)
 		} else {
