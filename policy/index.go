@@ -6,8 +6,11 @@ import (
 )
 
 // indexMinRules is the shortest rule list that gets an index; a shorter one
-// is scanned whole.
-const indexMinRules = 64
+// is scanned whole. At 64 (until 2026-12-04) the path surface of a
+// 200-rule policy (about 40 rules, each value spelled three or four ways)
+// was scanned for every path of a call; indexed from 16, a fresh call
+// costs about 4 % less in-process (BenchmarkFreshCorpus).
+const indexMinRules = 16
 
 // ruleIndex narrows the rules of one surface to those that can match a
 // value, by what every value a rule matches must start with. A pattern
