@@ -302,24 +302,29 @@ func (w *changeWatch) openMounts() {
 }
 
 // deepestWatched is the deepest of dir and the directories above it that
-// is watched together with every directory above it; "" for none.
+// is watched together with every directory above it; "" for none. It
+// walks dir's own prefixes from the root down, allocating nothing (a
+// clean dir); its plain twin is the chain of filepath.Dir from dir up,
+// and TestDeepestWatchedIsPlain keeps them equal.
 func (w *changeWatch) deepestWatched(dir string) string {
 	if w == nil || !filepath.IsAbs(dir) {
 		return ""
 	}
-	best := ""
-	var chain []string
-	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
-		chain = append(chain, d)
-		if d == "/" {
-			break
-		}
+	if _, ok := w.dirs["/"]; !ok {
+		return ""
 	}
-	for i := len(chain) - 1; i >= 0; i-- {
-		if _, ok := w.dirs[chain[i]]; !ok {
+	d, best := filepath.Clean(dir), "/"
+	for i := 1; i <= len(d); i++ {
+		if i < len(d) && d[i] != '/' {
+			continue
+		}
+		if i == 1 && i == len(d) {
+			break // d is "/"
+		}
+		if _, ok := w.dirs[d[:i]]; !ok {
 			break
 		}
-		best = chain[i]
+		best = d[:i]
 	}
 	return best
 }

@@ -433,3 +433,57 @@ func TestLoaderGenerationOnOtherLocations(t *testing.T) {
 		t.Fatal("vouched for on a call whose events were not read")
 	}
 }
+
+// TestDeepestWatchedIsPlain: deepestWatched answers as the chain of
+// filepath.Dir from the directory up to the root, checked from the root
+// down, for watches with and without the root, gaps on the way, and
+// directories spelled clean and not.
+func TestDeepestWatchedIsPlain(t *testing.T) {
+	plain := func(w *changeWatch, dir string) string {
+		if !filepath.IsAbs(dir) {
+			return ""
+		}
+		var chain []string
+		for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
+			chain = append(chain, d)
+			if d == "/" {
+				break
+			}
+		}
+		best := ""
+		for i := len(chain) - 1; i >= 0; i-- {
+			if _, ok := w.dirs[chain[i]]; !ok {
+				break
+			}
+			best = chain[i]
+		}
+		return best
+	}
+	watches := [][]string{
+		nil,
+		{"/"},
+		{"/", "/home"},
+		{"/", "/home", "/home/u", "/home/u/w", "/home/u/w/src"},
+		{"/", "/home", "/home/u/w"},                // a gap: /home/u
+		{"/home", "/home/u", "/home/u/w"},          // no root
+		{"/", "/h", "/h/ab", "/h/a", "/h/a/b/c"},   // a name that is a prefix of another
+		{"/", "/tmp", "/tmp/x y", "/tmp/x y/z..."}, // odd names
+	}
+	dirs := []string{"/", "/home", "/home/", "/home/u/w", "/home/u/w/src/m1", "/home//u/./w/src", "/home/u/w/../w/src",
+		"/h/a/b", "/h/ab/c", "/h/a", "/h", "/tmp/x y/z.../q", "relative/dir", "", "/home/u/w/src/", "/homes/u"}
+	for _, list := range watches {
+		w := &changeWatch{dirs: map[string]*watchedDir{}}
+		for _, d := range list {
+			w.dirs[d] = &watchedDir{}
+		}
+		for _, d := range dirs {
+			if got, want := w.deepestWatched(d), plain(w, d); got != want {
+				t.Errorf("watching %q: deepestWatched(%q) = %q, plain %q", list, d, got, want)
+			}
+		}
+	}
+	var none *changeWatch
+	if got := none.deepestWatched("/home"); got != "" {
+		t.Errorf("no watch: %q", got)
+	}
+}
