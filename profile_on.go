@@ -4,13 +4,16 @@ package main
 
 import (
 	"os"
+	"runtime"
 	"runtime/pprof"
+	"strconv"
 )
 
 // startProfile writes a CPU profile of the serve loop to
 // $TOOLGATE_CPUPROFILE. It exists only in a binary built with -tags profile
 // (the end-to-end benchmark's E2EBENCH_PROFILE), never in a release build;
 // at the end it also writes the heap profile to $TOOLGATE_CPUPROFILE.heap.
+// $TOOLGATE_CPUPROFILE_HZ sets the samples a second (pprof's default: 100).
 func startProfile() (stop func()) {
 	p := os.Getenv("TOOLGATE_CPUPROFILE")
 	if p == "" {
@@ -19,6 +22,12 @@ func startProfile() (stop func()) {
 	f, err := os.Create(p)
 	if err != nil {
 		return func() {}
+	}
+	if hz, err := strconv.Atoi(os.Getenv("TOOLGATE_CPUPROFILE_HZ")); err == nil && hz > 0 {
+		// More samples than pprof's 100 a second for a short run; the
+		// runtime then warns once on standard error that the rate was
+		// already set, which the profile does not mind.
+		runtime.SetCPUProfileRate(hz)
 	}
 	if err := pprof.StartCPUProfile(f); err != nil {
 		f.Close()

@@ -20,7 +20,8 @@
 // process.
 //
 // E2EBENCH_PROFILE=FILE builds toolgate with -tags profile and writes a CPU
-// profile of the first serve process to FILE (go tool pprof FILE);
+// profile of the first serve process to FILE (go tool pprof FILE), at
+// E2EBENCH_PROFILE_HZ samples a second when set (else pprof's 100);
 // E2EBENCH_GCTRACE=FILE runs the serve process of the first policy size
 // with GODEBUG=gctrace=1, its standard error (one line a collection) into
 // FILE.
@@ -233,7 +234,7 @@ func start(bin string, args []string, s sandbox) (*proc, error) {
 	cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + s.home}
 	if prof := os.Getenv("E2EBENCH_PROFILE"); prof != "" && strings.HasSuffix(bin, "toolgate") && !profiled {
 		profiled = true
-		cmd.Env = append(cmd.Env, "TOOLGATE_CPUPROFILE="+prof)
+		cmd.Env = append(cmd.Env, "TOOLGATE_CPUPROFILE="+prof, "TOOLGATE_CPUPROFILE_HZ="+os.Getenv("E2EBENCH_PROFILE_HZ"))
 	}
 	cmd.Stderr = io.Discard
 	if out := os.Getenv("E2EBENCH_GCTRACE"); out != "" && strings.HasSuffix(bin, "toolgate") && !gctraced && !slices.Contains(args, "claude-hook") {
