@@ -80,9 +80,11 @@ func BashExternalDirectory(c *Call, r Resolver) Outcome {
 		if !bp.outside(c.Cwd) {
 			continue
 		}
-		res := unknownOutside(r, bp)
+		var res policy.Result
 		if bp.known {
 			res, _ = resolvePath(r, "external_directory", bp.path)
+		} else {
+			res = unknownOutside(r, bp)
 		}
 		forms = append(forms, allForms(bp.path)...)
 		if res.Action == policy.Allow {

@@ -1,6 +1,7 @@
 package gates
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/toolgate/toolgate/gates/paths"
@@ -26,9 +27,17 @@ func resolvePath(r Resolver, surface string, p paths.Path) (policy.Result, bool)
 	return res, known
 }
 
+// resolveIdentities is resolvePath of p alone, without its host's path.
+// When p's real forms are its spelled ones (no link, no ".." on the way:
+// the common case), the second question would be the first again, and
+// is not asked (Resolve is a function of the query).
 func resolveIdentities(r Resolver, surface string, p paths.Path) (policy.Result, bool) {
-	res := r.Resolve(policy.Query{Surface: surface, Values: p.Spelled()})
+	spelled := p.Spelled()
+	res := r.Resolve(policy.Query{Surface: surface, Values: spelled})
 	if forms := p.RealForms(); forms != nil {
+		if slices.Equal(forms, spelled) {
+			return res, true
+		}
 		if real := r.Resolve(policy.Query{Surface: surface, Values: forms}); moreRestrictive(real.Action, res.Action) {
 			res = real
 		}
@@ -55,8 +64,11 @@ func explicitPath(r Resolver, p paths.Path) (policy.Result, bool) {
 		}
 	}
 	for _, q := range withHost(p) {
-		consider(r.Resolve(policy.Query{Surface: "path", Values: q.Spelled()}))
-		if forms := q.RealForms(); forms != nil {
+		spelled := q.Spelled()
+		consider(r.Resolve(policy.Query{Surface: "path", Values: spelled}))
+		// Real forms that are the spelled ones again would be the same
+		// question (see resolveIdentities).
+		if forms := q.RealForms(); forms != nil && !slices.Equal(forms, spelled) {
 			consider(r.Resolve(policy.Query{Surface: "path", Values: forms}))
 		}
 	}
