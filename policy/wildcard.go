@@ -28,6 +28,7 @@ type matcher struct {
 	prefixEnd    int32 // literal text before the first wildcard: expanded[:prefixEnd]
 	optTailStart int32 // the literal end of the bare prefix a trailing " *" also matches (optional): expanded[optTailStart:len-2]
 	dirTailStart int32 // the literal end of the directory a trailing "/*" also matches on path surfaces (dir)
+	tailStart    int32 // the literal end of the whole pattern, after its last wildcard: expanded[tailStart:]
 	any          bool  // the pattern is "*": matches everything
 	literal      bool  // no wildcard at all
 	hasOpt       bool
@@ -57,6 +58,7 @@ func CompilePattern(raw, home string) Pattern {
 		p.prefixEnd = int32(len(exp))
 	} else {
 		p.prefixEnd = int32(i)
+		p.tailStart = tailStart(exp)
 	}
 	p.any = exp == "*"
 	if strings.HasSuffix(exp, " *") {
@@ -118,8 +120,10 @@ func (p *matcher) Match(value string, pathSurface bool) bool {
 	if pathSurface && p.hasDir && strings.HasSuffix(value, p.dirTail()) && globMatch(p.dir(), value) {
 		return true
 	}
+	// A value that does not end with the pattern's literal end cannot
+	// match ("*.env" and a path of another name): no glob walk of it.
 	prefix := p.prefix()
-	if !strings.HasPrefix(value, prefix) {
+	if !strings.HasPrefix(value, prefix) || !strings.HasSuffix(value, p.expanded[p.tailStart:]) {
 		return false
 	}
 	return globMatch(p.expanded[len(prefix):], value[len(prefix):])
