@@ -194,6 +194,13 @@ func filedUnderWord(rules []*Rule, word string, pathSurface bool) []int32 {
 	return out
 }
 
+// candidateList is one list of candidates of a value and the position of
+// the next one to merge (from the end, -1 when none is left).
+type candidateList struct {
+	l  []int32
+	at int
+}
+
 // maxIndexedValues is how many values evaluate merges candidates for; more
 // are scanned whole (a call has one value, a few spellings, or an MCP
 // target's candidates).
@@ -213,42 +220,45 @@ func (ix *ruleIndex) evaluateAt(surface string, values []string, rules []*Rule) 
 	if len(values) > maxIndexedValues {
 		return evaluateOnAt(surface, values, rules)
 	}
-	var lists [1 + (1+prefixKeyMax)*maxIndexedValues][]int32
-	n := 0
-	lists[n], n = ix.any, n+1
+	// The candidate lists, each with where its merge stands: only the
+	// lists that hold any (a value has a handful), in a small array the
+	// call keeps, not one sized for every key a value could have.
+	var buf [16]candidateList
+	cs := buf[:0]
+	if len(ix.any) > 0 {
+		cs = append(cs, candidateList{ix.any, len(ix.any) - 1})
+	}
 	for _, v := range values {
 		w := v
 		if sp := strings.IndexByte(v, ' '); sp >= 0 {
 			w = v[:sp]
 		}
-		lists[n], n = ix.word(w), n+1
+		if l := ix.word(w); len(l) > 0 {
+			cs = append(cs, candidateList{l, len(l) - 1})
+		}
 		for m := 1; m <= prefixKeyMax && m <= len(v); m++ {
 			if ix.prefixLens&(1<<m) != 0 {
-				if l := ix.prefix(v[:m]); l != nil {
-					lists[n], n = l, n+1
+				if l := ix.prefix(v[:m]); len(l) > 0 {
+					cs = append(cs, candidateList{l, len(l) - 1})
 				}
 			}
 		}
 	}
 	// Merge the lists from their ends: candidates in descending order.
-	var at [len(lists)]int
-	for k := range n {
-		at[k] = len(lists[k]) - 1
-	}
 	ps := IsPathSurface(surface)
 	for {
 		best := int32(-1)
-		for k := range n {
-			if at[k] >= 0 && lists[k][at[k]] > best {
-				best = lists[k][at[k]]
+		for k := range cs {
+			if c := &cs[k]; c.at >= 0 && c.l[c.at] > best {
+				best = c.l[c.at]
 			}
 		}
 		if best < 0 {
 			return -1, ""
 		}
-		for k := range n {
-			if at[k] >= 0 && lists[k][at[k]] == best {
-				at[k]--
+		for k := range cs {
+			if c := &cs[k]; c.at >= 0 && c.l[c.at] == best {
+				c.at--
 			}
 		}
 		r := rules[best]
