@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/toolgate/toolgate/gates/paths"
+	"github.com/toolgate/toolgate/internal/cleanpath"
 	"github.com/toolgate/toolgate/policy"
 )
 
@@ -145,9 +146,10 @@ func (d *dirCache) lookup(dir string, vouch bool) (r dirReal, kept, answered, st
 		// afresh, from that folder.
 		delete(d.known, dir)
 	}
+	clean := cleanpath.Clean(dir)
 	wgen, x, watched := d.loader.WatchedAncestor(dir)
-	if vouch && wgen == gen && filepath.IsAbs(dir) && (!watched || x != filepath.Clean(dir) && x != filepath.Dir(filepath.Clean(dir))) {
-		parent := filepath.Dir(filepath.Clean(dir))
+	if vouch && wgen == gen && filepath.IsAbs(dir) && (!watched || x != clean && x != cleanpath.Dir(clean)) {
+		parent := cleanpath.Dir(clean)
 		if !d.vouched[parent] && len(d.vouched) < maxDirs {
 			d.vouched[parent] = true
 			if _, ok := d.loader.Vouch(parent); ok {
@@ -161,18 +163,17 @@ func (d *dirCache) lookup(dir string, vouch bool) (r dirReal, kept, answered, st
 	if len(d.known) >= maxDirs {
 		clear(d.known) // many working directories: keep it small
 	}
-	clean := filepath.Clean(dir)
 	// x is watched with every directory above it, each of them looked at
 	// when its watch was added and found a directory, no link: x's real
 	// path is x (a link put in the place of any of them since would have
 	// been an event). So is that of an entry of x that is no link, and of
 	// a path below an entry of x that does not exist; they need no
 	// resolution from the root.
-	for x != clean && filepath.Dir(clean) != x {
+	for x != clean && cleanpath.Dir(clean) != x {
 		// The entry of x on the way to dir must not exist.
 		next := clean
-		for filepath.Dir(next) != x {
-			next = filepath.Dir(next)
+		for cleanpath.Dir(next) != x {
+			next = cleanpath.Dir(next)
 		}
 		var info fs.FileInfo
 		err := fs.ErrNotExist
@@ -303,8 +304,8 @@ func (d *dirCache) Peek(p string) (exists, isDir, known bool) {
 		// A name absent from the listing of its folder, when the watch
 		// sees every change of that folder: absent (the listing is read
 		// once a generation).
-		if filepath.IsAbs(p) && filepath.Clean(p) == p {
-			if wgen, x, watched := d.loader.WatchedAncestor(p); watched && wgen == gen && x != p && filepath.Dir(p) == x && d.absent(x, p) {
+		if filepath.IsAbs(p) && cleanpath.IsClean(p) {
+			if wgen, x, watched := d.loader.WatchedAncestor(p); watched && wgen == gen && x != p && cleanpath.Dir(p) == x && d.absent(x, p) {
 				return false, false, true
 			}
 		}

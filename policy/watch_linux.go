@@ -14,6 +14,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/toolgate/toolgate/internal/cleanpath"
 )
 
 // changeWatch tells the loader when a policy file may have changed, so that
@@ -313,7 +315,7 @@ func (w *changeWatch) deepestWatched(dir string) string {
 	if _, ok := w.dirs["/"]; !ok {
 		return ""
 	}
-	d, best := filepath.Clean(dir), "/"
+	d, best := cleanpath.Clean(dir), "/"
 	for i := 1; i <= len(d); i++ {
 		if i < len(d) && d[i] != '/' {
 			continue

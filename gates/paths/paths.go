@@ -4,6 +4,8 @@ import (
 	"path"
 	"strings"
 	"unicode"
+
+	"github.com/toolgate/toolgate/internal/cleanpath"
 )
 
 // Path is one path value with every form rules are matched against.
@@ -345,82 +347,16 @@ func WithinClean(p, dir string) bool {
 }
 
 // Clean is path.Clean, returning p itself (with no work beyond one scan)
-// when it is clean already. path.Clean is its plain twin;
-// TestIsCleanIsPathClean keeps them equal.
-func Clean(p string) string {
-	if IsClean(p) {
-		return p
-	}
-	return path.Clean(p)
-}
+// when it is clean already (cleanpath.Clean).
+func Clean(p string) string { return cleanpath.Clean(p) }
 
 // Dir is path.Dir, taking a clean p's directory as the text before its
-// last slash (no cleaning pass). path.Dir is its plain twin;
-// TestIsCleanIsPathClean keeps them equal.
-func Dir(p string) string {
-	if !IsClean(p) {
-		return path.Dir(p)
-	}
-	switch i := strings.LastIndexByte(p, '/'); i {
-	case -1:
-		return "."
-	case 0:
-		return "/"
-	default:
-		return p[:i]
-	}
-}
+// last slash (cleanpath.Dir).
+func Dir(p string) string { return cleanpath.Dir(p) }
 
-// IsClean reports whether path.Clean(p) == p, without the cleaning:
-// TestIsCleanIsPathClean keeps it equal to that comparison.
-func IsClean(p string) bool {
-	n := len(p)
-	if n == 0 {
-		return false
-	}
-	if n > 1 && p[n-1] == '/' {
-		return false
-	}
-	// Every component must be non-empty and neither "." nor "..", but
-	// for a lone "." and for leading ".." components of a relative path.
-	rooted := p[0] == '/'
-	if rooted && !strings.Contains(p, "//") && !strings.Contains(p, "/.") {
-		return true // no empty component, none that starts with a dot
-	}
-	if rooted && n == 1 {
-		return true
-	}
-	i := 0
-	if rooted {
-		i = 1
-	}
-	leading := !rooted // still in the leading ".." run of a relative path
-	for {
-		j := strings.IndexByte(p[i:], '/')
-		c := p[i:]
-		if j >= 0 {
-			c = p[i : i+j]
-		}
-		switch c {
-		case "":
-			return false
-		case ".":
-			if n != 1 {
-				return false
-			}
-		case "..":
-			if !leading {
-				return false
-			}
-		default:
-			leading = false
-		}
-		if j < 0 {
-			return true
-		}
-		i += j + 1
-	}
-}
+// IsClean reports whether path.Clean(p) == p, without the cleaning
+// (cleanpath.IsClean).
+func IsClean(p string) bool { return cleanpath.IsClean(p) }
 
 // ParentPattern is the "allow for this session" pattern for a path: the
 // parent directory followed by "/*". A trailing slash

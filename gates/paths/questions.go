@@ -251,10 +251,10 @@ func vouchFor(w Watcher, r *question) (uint64, bool) {
 	case qReadDir:
 		return w.Vouch(r.path)
 	case qLstat, qStat, qReadlink:
-		if !filepath.IsAbs(r.path) || filepath.Clean(r.path) != r.path || r.path == "/" {
+		if !filepath.IsAbs(r.path) || !IsClean(r.path) || r.path == "/" {
 			return 0, false
 		}
-		return w.Vouch(filepath.Dir(r.path))
+		return w.Vouch(Dir(r.path))
 	}
 	return 0, false
 }

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"sync"
 
+	"github.com/toolgate/toolgate/internal/cleanpath"
 	"github.com/toolgate/toolgate/internal/onceseen"
 )
 
@@ -178,13 +179,13 @@ func (c *Cache) stillAnswers(e *cached) bool {
 // vouchFor asks the watch to vouch for the directory r's answer depends
 // on: the one listed, or the one whose entry r.path is.
 func vouchFor(vouch func(string) (uint64, bool), r fsRead) (uint64, bool) {
-	if !filepath.IsAbs(r.path) || filepath.Clean(r.path) != r.path || r.path == "/" {
+	if !filepath.IsAbs(r.path) || !cleanpath.IsClean(r.path) || r.path == "/" {
 		return 0, false
 	}
 	if r.op == opNames {
 		return vouch(r.path)
 	}
-	return vouch(filepath.Dir(r.path))
+	return vouch(cleanpath.Dir(r.path))
 }
 
 // watchedRead reports whether r's answer, the same as asked again after the

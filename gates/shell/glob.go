@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/toolgate/toolgate/internal/cleanpath"
 )
 
 // fsView answers the analysis's read-only questions to the file system,
@@ -319,7 +321,7 @@ func resolve(dir, p string) string {
 	case p == "":
 		return dir
 	}
-	return filepath.Join(dir, p)
+	return cleanpath.Join(dir, p)
 }
 
 // bashToGoPattern turns a bash pattern into filepath.Match's: [!…] into

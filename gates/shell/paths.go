@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/toolgate/toolgate/internal/cleanpath"
 )
 
 // wordKind says how sure the analysis is that a word names a file.
@@ -544,7 +546,7 @@ func (a *analyzer) linksBelow(f field, sc *scope) {
 			a.addPath(unknown)
 			return
 		}
-		p = filepath.Join(sc.dirs[0], p)
+		p = cleanpath.Join(sc.dirs[0], p)
 	}
 	links, ok := a.fs.list(opLinks, fsName(p))
 	if !ok {
@@ -591,7 +593,7 @@ func (a *analyzer) rebase(real string) string {
 	}
 	cwdReal := a.fs.realDir(a.opt.Cwd)
 	if rel, err := filepath.Rel(cwdReal, real); err == nil && cwdReal != "" && rel != ".." && !strings.HasPrefix(rel, "../") {
-		return filepath.Join(a.opt.Cwd, rel)
+		return cleanpath.Join(a.opt.Cwd, rel)
 	}
 	return real
 }
@@ -641,7 +643,7 @@ func (a *analyzer) enterable(from []string, target field) bool {
 			if part == "" || part == "." {
 				continue
 			}
-			base = filepath.Join(base, part)
+			base = cleanpath.Join(base, part)
 			if enter, ok := a.fs.enterableDir(base); !ok || !enter {
 				return false
 			}
