@@ -89,7 +89,7 @@ func (s *Server) fastAnswer(id []byte, pre *prechecked) (frame []byte) {
 	if k != nil {
 		return s.stream.AppendKeptAnswer(s.getFrame(), id, pre.gc.call.ToolCallID, k.notes, k.result)
 	}
-	return s.stream.AppendToolCallAnswer(s.getFrame(), id, a.notes, &a.result)
+	return s.stream.AppendToolCallAnswerTraced(s.getFrame(), id, a.notes, &a.result, a.trace)
 }
 
 // maxKeptFrame is the largest answer buffer kept for the next answer;

@@ -22,6 +22,30 @@ type reporter struct {
 	// run (may be nil) sees the records of a call decided on the fast
 	// path (kept.go).
 	run *keptRun
+	// trace (may be nil) keeps the trace of the call's record as the
+	// record wrote it, for the answer (encodedTrace).
+	trace *encodedTrace
+}
+
+// encodedTrace is the JSON array of a call's trace as its audit record
+// wrote it: byte for byte what the answer writes of the same trace (both
+// write each entry's fields in the same order and escape as
+// protocol.AppendString), so the answer copies it instead of encoding the
+// trace again. first and n say which trace it is (its first entry and
+// length): of tells whether it is the answer's. TestTracedAnswerIsAnswer
+// keeps the two encodings equal.
+type encodedTrace struct {
+	first *verdict.TraceEntry
+	n     int
+	b     []byte
+}
+
+// of is the encoding of trace, nil when t holds another trace (or none).
+func (t *encodedTrace) of(trace []verdict.TraceEntry) []byte {
+	if t == nil || len(trace) == 0 || t.first != &trace[0] || t.n != len(trace) {
+		return nil
+	}
+	return t.b
 }
 
 func (r reporter) Notify(d protocol.DecisionParams) {
@@ -55,7 +79,10 @@ func (r reporter) Audit(rec gates.AuditRecord) error {
 		return err
 	}
 	if r.run == nil {
-		return l.AppendEnc(rec.Event, func(e *audit.Enc) { appendAuditFields(e, sessionID, host, &rec) })
+		return l.AppendEnc(rec.Event, func(e *audit.Enc) {
+			appendAuditHead(e, sessionID, &rec)
+			appendAuditRestTo(e, host, &rec, r.trace)
+		})
 	}
 	run := r.run
 	err := l.AppendEnc(rec.Event, func(e *audit.Enc) {
@@ -87,6 +114,12 @@ func appendAuditHead(e *audit.Enc, sessionID string, rec *gates.AuditRecord) {
 // appendAuditRest appends the fields after appendAuditHead's: the same for
 // every call of one host decided the same (kept.go keeps them).
 func appendAuditRest(e *audit.Enc, host string, rec *gates.AuditRecord) {
+	appendAuditRestTo(e, host, rec, nil)
+}
+
+// appendAuditRestTo is appendAuditRest, keeping the trace's bytes in
+// trace when that is not nil.
+func appendAuditRestTo(e *audit.Enc, host string, rec *gates.AuditRecord, trace *encodedTrace) {
 	if host != "" {
 		e.Str("host", host)
 	}
@@ -125,7 +158,12 @@ func appendAuditRest(e *audit.Enc, host string, rec *gates.AuditRecord) {
 	}
 	if rec.Trace != nil {
 		e.Field("trace")
+		start := len(e.Buf())
 		e.SetBuf(appendTrace(e.Buf(), rec.Trace, origin))
+		if trace != nil && len(rec.Trace) > 0 {
+			trace.first, trace.n = &rec.Trace[0], len(rec.Trace)
+			trace.b = append(trace.b[:0], e.Buf()[start:]...)
+		}
 	}
 	if rec.Cwd != "" {
 		e.Str("cwd", rec.Cwd)

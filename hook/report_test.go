@@ -3,6 +3,7 @@ package hook
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"math/rand/v2"
 	"path/filepath"
 	"strings"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/toolgate/toolgate/gates"
 	"github.com/toolgate/toolgate/hook/audit"
+	"github.com/toolgate/toolgate/protocol"
 	"github.com/toolgate/toolgate/verdict"
 )
 
@@ -229,5 +231,51 @@ func BenchmarkAuditRecordOld(b *testing.B) {
 		if err := l.Append(rec.Event, oldAuditFields("session-1", "", rec)); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestTracedAnswerIsAnswer: for generated records of every kind (control
+// characters, invalid UTF-8, HTML characters, origins shared with the
+// decision or copies of it, empty and missing forms), the trace a
+// decision's record keeps for the answer (appendAuditRestTo) is what the
+// answer writes of that trace: the answer with it copied is byte for byte
+// the answer encoded afresh, in both framings; a trace kept for another
+// trace is not used.
+func TestTracedAnswerIsAnswer(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 14))
+	streams := []*protocol.Stream{
+		protocol.NewStream(strings.NewReader(""), io.Discard, nil, protocol.FramingNewline, nil),
+		protocol.NewStream(strings.NewReader(""), io.Discard, nil, protocol.FramingContentLength, nil),
+	}
+	kept := 0
+	for i := 0; i < 20000; i++ {
+		rec := randomRecord(r)
+		var tr encodedTrace
+		var e audit.Enc
+		appendAuditRestTo(&e, nasty(r), &rec, &tr)
+		res := protocol.ToolCallResult{Action: rec.Action, Reason: rec.Reason, Trace: rec.Trace,
+			Decision: &protocol.Decision{Gate: rec.Gate, Surface: rec.Surface, Value: rec.Value, State: rec.State,
+				Resolution: rec.Resolution, MatchedPattern: rec.MatchedPattern, Origin: rec.Origin}}
+		trace := tr.of(res.Trace)
+		if (trace != nil) != (len(rec.Trace) > 0) {
+			t.Fatalf("record %d: a trace of %d entries kept as %q", i, len(rec.Trace), trace)
+		}
+		if trace != nil {
+			kept++
+			if other := append([]verdict.TraceEntry(nil), rec.Trace...); tr.of(other) != nil {
+				t.Fatalf("record %d: the trace kept is taken for a copy of it", i)
+			}
+		}
+		notes := []protocol.DecisionParams{{ToolCallID: nasty(r), Gate: nasty(r), Result: "allow"}}
+		for _, st := range streams {
+			got := st.AppendToolCallAnswerTraced(nil, []byte("7"), notes, &res, trace)
+			want := st.AppendToolCallAnswer(nil, []byte("7"), notes, &res)
+			if !bytes.Equal(got, want) {
+				t.Fatalf("record %d:\n got %s\nwant %s", i, got, want)
+			}
+		}
+	}
+	if kept < 5000 {
+		t.Errorf("only %d of the records had a trace kept", kept)
 	}
 }

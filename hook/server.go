@@ -718,6 +718,9 @@ const maxAuditInput = 4096
 type answer struct {
 	result protocol.ToolCallResult
 	notes  []protocol.DecisionParams
+	// trace is result's trace as its audit record wrote it (nil when
+	// unknown): the answer copies it (encodedTrace).
+	trace []byte
 }
 
 func (s *Server) runner(pol *policy.Policy, notes *[]protocol.DecisionParams) *gates.Runner {
@@ -785,7 +788,7 @@ func (s *Server) decideCall(ctx context.Context, gc *gatesCall, id string, err e
 	}
 	run := newCallRun(s, gc.policy)
 	res := run.rn.Run(s.decideCtx(), req)
-	return answer{result: res, notes: run.notes}
+	return answer{result: res, notes: run.notes, trace: run.trace.of(res.Trace)}
 }
 
 // callRun is what deciding one call needs besides the call: its runner,
@@ -796,13 +799,14 @@ type callRun struct {
 	rep   reporter
 	notes []protocol.DecisionParams
 	first [1]protocol.DecisionParams
+	trace encodedTrace
 }
 
 // newCallRun is s.runner(pol, &notes) and its notes, allocated together.
 func newCallRun(s *Server, pol *policy.Policy) *callRun {
 	run := &callRun{}
 	run.notes = run.first[:0]
-	run.rep = reporter{s: s, notes: &run.notes}
+	run.rep = reporter{s: s, notes: &run.notes, trace: &run.trace}
 	run.rn = gates.Runner{Prompter: quietPrompter{s}, Session: &s.approvals, Reporter: &run.rep,
 		PromptTimeoutMs: pol.PromptTimeout.Milliseconds()}
 	return run

@@ -255,6 +255,12 @@ func appendTraceEntry(dst []byte, t *TraceEntry, known *knownOrigin) []byte {
 
 // AppendToolCallResult appends r as JSON.
 func AppendToolCallResult(dst []byte, r *ToolCallResult) []byte {
+	return appendToolCallResult(dst, r, nil)
+}
+
+// appendToolCallResult is AppendToolCallResult, r's trace copied from
+// trace when that is not nil.
+func appendToolCallResult(dst []byte, r *ToolCallResult, trace []byte) []byte {
 	first := true
 	var known knownOrigin
 	dst = append(dst, '{')
@@ -263,7 +269,9 @@ func AppendToolCallResult(dst []byte, r *ToolCallResult) []byte {
 	if r.Decision != nil {
 		dst = appendDecision(appendKey(dst, &first, "decision"), r.Decision, &known)
 	}
-	if len(r.Trace) > 0 {
+	if len(r.Trace) > 0 && trace != nil {
+		dst = append(appendKey(dst, &first, "trace"), trace...)
+	} else if len(r.Trace) > 0 {
 		dst = append(appendKey(dst, &first, "trace"), '[')
 		for i := range r.Trace {
 			if i > 0 {
@@ -363,6 +371,14 @@ func (s *Stream) AppendKeptAnswer(dst []byte, idJSON []byte, toolCallID string, 
 // is Frame (reflection); TestAppendToolCallAnswerMatchesFrame keeps them
 // equal, in both framings.
 func (s *Stream) AppendToolCallAnswer(dst []byte, idJSON []byte, notes []DecisionParams, r *ToolCallResult) []byte {
+	return s.AppendToolCallAnswerTraced(dst, idJSON, notes, r, nil)
+}
+
+// AppendToolCallAnswerTraced is AppendToolCallAnswer with r's trace
+// already encoded as AppendToolCallResult encodes it (the JSON array, as
+// the audit record of the call wrote it): copied, not encoded again; nil
+// encodes it. TestTracedAnswerIsAnswer keeps the two equal.
+func (s *Stream) AppendToolCallAnswerTraced(dst []byte, idJSON []byte, notes []DecisionParams, r *ToolCallResult, trace []byte) []byte {
 	for i := range notes {
 		d := &notes[i]
 		dst = s.appendFramed(dst, func(b []byte) []byte {
@@ -375,7 +391,7 @@ func (s *Stream) AppendToolCallAnswer(dst []byte, idJSON []byte, notes []Decisio
 		b = append(b, `{"jsonrpc":"2.0","id":`...)
 		b = append(b, idJSON...)
 		b = append(b, `,"result":`...)
-		b = AppendToolCallResult(b, r)
+		b = appendToolCallResult(b, r, trace)
 		return append(b, '}')
 	})
 }
