@@ -11,6 +11,7 @@ import (
 
 	"github.com/toolgate/toolgate/gates/paths"
 	"github.com/toolgate/toolgate/gates/shell"
+	"github.com/toolgate/toolgate/internal/cleanpath"
 	"github.com/toolgate/toolgate/policy"
 	"github.com/toolgate/toolgate/verdict"
 )
@@ -128,9 +129,17 @@ func selectBelow(c *Call, sel *globSelection, g, base string, negate bool) {
 		sel.Incomplete = true
 		return
 	}
-	w := globWalk{sel: sel, full: full, name: name, negate: negate, cwd: c.Cwd, home: c.Home, fs: c.fs, left: maxGlobEntries}
+	w := globWalk{sel: sel, full: full, name: name, negate: negate, cwd: c.Cwd, home: c.Home, fs: c.fs, left: maxGlobEntries,
+		fullTail: globTail(rest), nameTail: globTail(rest[strings.LastIndex(rest, "/")+1:])}
 	w.walk(root, "", 0)
 }
+
+// globTail is the literal end of glob g: what follows its last byte that
+// can stand for something other than itself (a wildcard, a class, a
+// brace, an escape) or for nothing at all (the slash of "**/", which
+// also matches no folder). Whatever compileGlob(g) matches ends with it;
+// TestGlobTailEndsEveryMatch keeps that so.
+func globTail(g string) string { return g[strings.LastIndexAny(g, "*?[]{}\\/")+1:] }
 
 // globRoot splits g into the directory its literal leading components name
 // (resolved against base, home expanded) and the rest, which holds the
@@ -333,10 +342,14 @@ func expandBraces(g string, budget int) []string {
 type globWalk struct {
 	sel        *globSelection
 	full, name *regexp.Regexp
-	negate     bool // select what does not match (ripgrep's !GLOB)
-	cwd, home  string
-	fs         *paths.View
-	left       int
+	// fullTail and nameTail are the literal ends of full's and name's
+	// globs (globTail): a path or name without it is no match, and is not
+	// put to the expression.
+	fullTail, nameTail string
+	negate             bool // select what does not match (ripgrep's !GLOB)
+	cwd, home          string
+	fs                 *paths.View
+	left               int
 }
 
 // walk visits dir (rel below the root) without following symlinked
@@ -364,9 +377,10 @@ func (w *globWalk) walk(dir, rel string, depth int) {
 		if rel != "" {
 			r = rel + "/" + r
 		}
-		full := path.Join(dir, e.Name())
+		full := cleanpath.Join(dir, e.Name())
 		w.fs.Seed(full, e.Type()) // the listing says what an lstat of it would
-		if (w.full.MatchString(r) || w.name != nil && w.name.MatchString(e.Name())) != w.negate {
+		if (strings.HasSuffix(r, w.fullTail) && w.full.MatchString(r) ||
+			w.name != nil && strings.HasSuffix(e.Name(), w.nameTail) && w.name.MatchString(e.Name())) != w.negate {
 			if len(w.sel.Paths) >= maxGlobChecked {
 				w.sel.Incomplete = true
 				return

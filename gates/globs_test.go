@@ -2,8 +2,10 @@ package gates
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/toolgate/toolgate/policy"
@@ -120,5 +122,42 @@ func TestGlobBelowHostSpelling(t *testing.T) {
 		if o.D.State != c.want {
 			t.Errorf("glob %q below a\\u00a0b: %s, want %s", c.glob, o.D.State, c.want)
 		}
+	}
+}
+
+// TestGlobTailEndsEveryMatch: every path compileGlob(g) matches ends with
+// globTail(g), for random globs of wildcards, classes, braces, escapes,
+// "**" and slashes against random paths (so that the walk may pass over a
+// name without that end without asking the expression).
+func TestGlobTailEndsEveryMatch(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	parts := []string{"a", "b", ".", "/", "*", "?", "[ab]", "[!a]", "{a,b}", "{a,}", "**", "**/", "\\*", "\\a", ".ts", "x"}
+	names := []string{"a", "b", ".", "/", "x", "t", "s", "*", "ab", ".ts"}
+	matched := 0
+	for range 20000 {
+		var g strings.Builder
+		for n := 1 + r.IntN(5); n > 0; n-- {
+			g.WriteString(parts[r.IntN(len(parts))])
+		}
+		re, err := compileGlob(g.String())
+		if err != nil {
+			continue
+		}
+		tail := globTail(g.String())
+		for range 20 {
+			var p strings.Builder
+			for n := r.IntN(7); n > 0; n-- {
+				p.WriteString(names[r.IntN(len(names))])
+			}
+			if re.MatchString(p.String()) {
+				matched++
+				if !strings.HasSuffix(p.String(), tail) {
+					t.Fatalf("glob %q matches %q, which does not end with its tail %q", g.String(), p.String(), tail)
+				}
+			}
+		}
+	}
+	if matched < 1000 {
+		t.Errorf("only %d matches: the test says little", matched)
 	}
 }
