@@ -24,8 +24,25 @@ func (e *Enc) key(k string) {
 	if n := len(e.b); n > 0 && e.b[n-1] != '{' {
 		e.b = append(e.b, ',')
 	}
+	if plainKey(k) {
+		// Every key toolgate writes is a word of letters: nothing to
+		// escape, and no pass of the escaper to learn so.
+		e.b = append(append(append(e.b, '"'), k...), '"', ':')
+		return
+	}
 	e.b = AppendZerologString(e.b, k)
 	e.b = append(e.b, ':')
+}
+
+// plainKey reports whether k is letters, digits and '_' only, which zerolog
+// writes as they are.
+func plainKey(k string) bool {
+	for i := 0; i < len(k); i++ {
+		if c := k[i] | 0x20; !(c >= 'a' && c <= 'z' || k[i] >= '0' && k[i] <= '9' || k[i] == '_') {
+			return false
+		}
+	}
+	return true
 }
 
 // Str adds the string field key, escaped as zerolog escapes it.
