@@ -578,6 +578,15 @@ func sharedRefs(o *Outcome, trace []verdict.TraceEntry) (*string, *verdict.Origi
 // Trace lists every gate, applied or not, in gate order.
 func Trace(outcomes []Outcome, gates []Gate) []verdict.TraceEntry {
 	trace := make([]verdict.TraceEntry, 0, len(gates))
+	// The patterns and origins the entries point to, in one block for the
+	// call rather than two objects an applied gate; each entry its own.
+	applied := 0
+	for i := range outcomes {
+		if outcomes[i].Kind != NotApplied {
+			applied++
+		}
+	}
+	refs := make([]traceRefs, 0, applied)
 	for _, g := range gates {
 		o, ok := outcomeOf(outcomes, g.ID)
 		e := verdict.TraceEntry{Gate: g.ID}
@@ -590,12 +599,37 @@ func Trace(outcomes []Outcome, gates []Gate) []verdict.TraceEntry {
 		if o.Kind != NotApplied {
 			e.Applied = true
 			e.Surface, e.Value, e.State = o.D.Surface, o.D.Value, stateString(o.D.State)
-			e.MatchedPattern, e.Origin, e.Command, e.Forms = o.D.MatchedPattern(), o.D.Origin(), o.D.Command, o.D.Forms
+			if len(refs) < cap(refs) {
+				refs = append(refs, traceRefs{})
+				e.MatchedPattern, e.Origin = refs[len(refs)-1].of(&o.D)
+			} else {
+				e.MatchedPattern, e.Origin = o.D.MatchedPattern(), o.D.Origin()
+			}
+			e.Command, e.Forms = o.D.Command, o.D.Forms
 			e.Resolution = o.D.Resolution
 		}
 		trace = append(trace, e)
 	}
 	return trace
+}
+
+// traceRefs holds what a trace entry's MatchedPattern and Origin point to.
+type traceRefs struct {
+	pattern string
+	origin  verdict.Origin
+}
+
+// of is d.MatchedPattern() and d.Origin(), held in t.
+func (t *traceRefs) of(d *Descriptor) (*string, *verdict.Origin) {
+	var pattern *string
+	if p := d.MatchedPattern(); p != nil {
+		t.pattern, pattern = *p, &t.pattern
+	}
+	var origin *verdict.Origin
+	if o := d.Origin(); o != nil {
+		t.origin, origin = *o, &t.origin
+	}
+	return pattern, origin
 }
 
 // outcomeOf returns the last outcome of gate id (a handful of gates: a
