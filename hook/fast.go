@@ -133,7 +133,7 @@ func (s *Server) fastDecide(pre *prechecked) (a answer, k *keptAnswer) {
 	if kept := s.keptOf(pre); kept != nil {
 		return s.decideKept(pre, kept)
 	}
-	return s.decideCall(s.ctx, pre.gc, pre.id, pre.err, pre.req), nil
+	return s.decideCallTraced(s.ctx, pre.gc, pre.id, pre.err, pre.req, &s.fastTrace), nil
 }
 
 func (s *Server) fastStep(step string) {

@@ -142,6 +142,9 @@ type Server struct {
 	fastHook func(step string)
 	// frames are answer buffers, taken back by the outbox once written.
 	frames chan []byte
+	// fastTrace is the fast path's buffer of a call's encoded trace
+	// (decideCallTraced).
+	fastTrace []byte
 	// protected is the last protectedFor result.
 	protected atomic.Pointer[protectedPaths]
 	// serving is set by Serve: only a long-lived server runs a sender.
@@ -777,6 +780,14 @@ type currentFn struct {
 
 // decideCall runs a decoded call (or answers why it could not be decoded).
 func (s *Server) decideCall(ctx context.Context, gc *gatesCall, id string, err error, req gates.Request) answer {
+	return s.decideCallTraced(ctx, gc, id, err, req, nil)
+}
+
+// decideCallTraced is decideCall, the trace its record keeps for the answer
+// built in *trace (when not nil), which it keeps for the next call: the
+// fast path's one buffer (its calls are decided one at a time, each
+// answer framed before the next call is read).
+func (s *Server) decideCallTraced(ctx context.Context, gc *gatesCall, id string, err error, req gates.Request, trace *[]byte) answer {
 	if err != nil {
 		return answer{result: s.invalid(protocol.GateTool, id, err)}
 	}
@@ -787,8 +798,15 @@ func (s *Server) decideCall(ctx context.Context, gc *gatesCall, id string, err e
 		return s.decideConfined(gc, req)
 	}
 	run := newCallRun(s, gc.policy)
+	if trace != nil {
+		run.trace.b = (*trace)[:0]
+	}
 	res := run.rn.Run(s.decideCtx(), req)
-	return answer{result: res, notes: run.notes, trace: run.trace.of(res.Trace)}
+	a := answer{result: res, notes: run.notes, trace: run.trace.of(res.Trace)}
+	if trace != nil && cap(run.trace.b) <= maxKeptFrame {
+		*trace = run.trace.b[:0]
+	}
+	return a
 }
 
 // callRun is what deciding one call needs besides the call: its runner,
