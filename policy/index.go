@@ -40,9 +40,10 @@ type ruleIndex struct {
 	// byPrefix and byWord are each key's list as a span of pos, where
 	// every list lies: values without pointers, so that the collector
 	// has one array to mark, not a list a key (a 10,000-rule policy has
-	// about as many keys).
-	byPrefix map[string]span
-	byWord   map[string]span
+	// about as many keys), and the keys themselves in tables it need not
+	// look into (keyTable).
+	byPrefix keyTable
+	byWord   keyTable
 	pos      []int32
 	// prefixLens has bit m set when some byPrefix key is m bytes long.
 	prefixLens uint32
@@ -52,10 +53,10 @@ type ruleIndex struct {
 type span struct{ off, n int32 }
 
 // word is the list filed under the first word w (nil for none).
-func (ix *ruleIndex) word(w string) []int32 { return ix.list(ix.byWord[w]) }
+func (ix *ruleIndex) word(w string) []int32 { return ix.list(ix.byWord.get(w)) }
 
 // prefix is the list filed under the prefix p (nil for none).
-func (ix *ruleIndex) prefix(p string) []int32 { return ix.list(ix.byPrefix[p]) }
+func (ix *ruleIndex) prefix(p string) []int32 { return ix.list(ix.byPrefix.get(p)) }
 
 func (ix *ruleIndex) list(s span) []int32 {
 	if s.n == 0 {
@@ -69,9 +70,7 @@ func (ix *ruleIndex) list(s span) []int32 {
 const prefixKeyMax = 16
 
 func newRuleIndex(rules []*Rule, pathSurface bool) *ruleIndex {
-	// Sized for a key per rule (a large policy's generated rules each
-	// have their own): the maps are not grown and rehashed on the way.
-	ix := &ruleIndex{byPrefix: make(map[string]span, len(rules)/2), byWord: make(map[string]span, len(rules))}
+	ix := &ruleIndex{}
 	// Two passes: each key's rules counted, then every list laid out in
 	// pos, in rule order (ascending), with no list of its own on the way.
 	total := 0
@@ -80,11 +79,12 @@ func newRuleIndex(rules []*Rule, pathSurface bool) *ruleIndex {
 	}
 	ix.pos = make([]int32, total)
 	off := int32(0)
-	for _, m := range [2]map[string]span{ix.byWord, ix.byPrefix} {
-		for k, sp := range m {
-			m[k] = span{off: off}
-			off += sp.n
-		}
+	for _, t := range [2]*keyTable{&ix.byWord, &ix.byPrefix} {
+		t.each(func(s *keySlot) {
+			n := s.sp.n
+			s.sp = span{off: off}
+			off += n
+		})
 	}
 	for i, r := range rules {
 		ix.file(int32(i), &r.pattern, pathSurface)
@@ -106,23 +106,22 @@ func (ix *ruleIndex) file(i int32, p *matcher, pathSurface bool) int {
 		return 0
 	}
 	n := 0
-	put := func(m map[string]span, k string) {
-		sp := m[k]
+	put := func(t *keyTable, k string) {
+		s := t.slot(k) // valid until the next key is put
 		if i >= 0 {
-			ix.pos[sp.off+sp.n] = i
+			ix.pos[s.sp.off+s.sp.n] = i
 		}
-		sp.n++
-		m[k] = sp
+		s.sp.n++
 		n++
 	}
 	for k, w := range words[:nw] {
 		if !slices.Contains(words[:k], w) {
-			put(ix.byWord, w)
+			put(&ix.byWord, w)
 		}
 	}
 	for k, pre := range prefixes[:nb] {
 		if !slices.Contains(prefixes[:k], pre) {
-			put(ix.byPrefix, pre)
+			put(&ix.byPrefix, pre)
 			ix.prefixLens |= 1 << len(pre)
 		}
 	}
