@@ -105,6 +105,11 @@ type Request struct {
 	// evaluated (by Evaluate, with nothing in between): Run starts from
 	// them instead of evaluating again.
 	Evaluated []Outcome
+	// Outcomes, when its capacity holds an outcome for every gate, is
+	// where a fresh evaluation writes its outcomes: a caller's buffer,
+	// used again once the call it was lent for is answered (else they are
+	// allocated, two kilobytes a call for the collector).
+	Outcomes []Outcome
 }
 
 // NeedsPrompt reports whether running req with these outcomes (Evaluate's)
@@ -158,7 +163,11 @@ func Evaluate(req Request) (outcomes []Outcome, failed *Outcome, err error) {
 // evaluate is Evaluate, recording in asked (when set) every question the
 // evaluation puts to the file system and to the directory cache.
 func evaluate(req Request, asked *paths.Questions) (outcomes []Outcome, failed *Outcome, err error) {
-	outcomes = make([]Outcome, 0, len(req.Gates))
+	if cap(req.Outcomes) >= len(req.Gates) {
+		outcomes = req.Outcomes[:0]
+	} else {
+		outcomes = make([]Outcome, 0, len(req.Gates))
+	}
 	req.Call.fs = paths.NewView() // what the file system says now, once per question
 	if req.Call.Dirs != nil {
 		req.Call.fs.Dirs = req.Call.Dirs

@@ -63,6 +63,9 @@ func (s *Server) fastPrecheck(fc protocol.FastCall) (pre *prechecked, ok bool) {
 		return &prechecked{id: id, err: err}, true
 	}
 	r := s.callRequest(gc)
+	// The fast path decides one call at a time, each answered before the
+	// next is read: one buffer holds every call's outcomes in turn.
+	r.Outcomes = s.fastOutcomes[:0]
 	outcomes, _, gerr := s.evaluate(r)
 	if gerr == nil {
 		r.Evaluated = outcomes

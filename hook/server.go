@@ -143,8 +143,10 @@ type Server struct {
 	// frames are answer buffers, taken back by the outbox once written.
 	frames chan []byte
 	// fastTrace is the fast path's buffer of a call's encoded trace
-	// (decideCallTraced).
-	fastTrace []byte
+	// (decideCallTraced); fastOutcomes that of its gates' outcomes
+	// (gates.Request.Outcomes).
+	fastTrace    []byte
+	fastOutcomes []gates.Outcome
 	// protected is the last protectedFor result.
 	protected atomic.Pointer[protectedPaths]
 	// serving is set by Serve: only a long-lived server runs a sender.
@@ -194,6 +196,7 @@ func New(opts Options) *Server {
 	s.st = state{cwd: opts.Cwd, projectTrusted: true, host: protocol.HostInfo{Name: opts.Host}}
 	s.approvals.home = opts.Home
 	s.frames = make(chan []byte, keptFrames)
+	s.fastOutcomes = make([]gates.Outcome, 0, len(gates.ToolGates))
 	s.dirs = newDirCache(s.loader)
 	s.shells.Known = s.dirs.Entry
 	s.shells.Peek = s.dirs.Peek
