@@ -162,6 +162,37 @@ func TestFastEvaluationIsPlain(t *testing.T) {
 	}
 }
 
+// TestLentOutcomesArePlain: an evaluation lent a buffer (Request.Outcomes),
+// one buffer for call after call as the fast path lends it, writes each
+// call's outcomes into it, and they are the plain evaluation's; a buffer
+// too small for every gate is not used.
+func TestLentOutcomesArePlain(t *testing.T) {
+	w := fastWorld(t)
+	dirs := w.watchedDirs()
+	buf := make([]Outcome, 0, len(ToolGates))
+	for round := 0; round < 2; round++ {
+		for _, entry := range fastCalls(w) {
+			req := Request{Call: w.call(entry, dirs), Gates: ToolGates, Resolver: w.res, Outcomes: buf}
+			got, _, err := Evaluate(req)
+			if err != nil {
+				t.Fatalf("%v: %v", entry, err)
+			}
+			if len(got) == 0 || &got[0] != &buf[:1][0] {
+				t.Fatalf("%v: the outcomes are not in the buffer lent", entry)
+			}
+			plain := evaluatePlain(Request{Call: w.call(entry, nil), Gates: ToolGates, Resolver: w.res})
+			if !reflect.DeepEqual(got, plain) {
+				t.Errorf("round %d, %v:\nlent  %+v\nplain %+v", round, entry, got, plain)
+			}
+		}
+	}
+	small := make([]Outcome, 0, len(ToolGates)-1)
+	got, _, _ := Evaluate(Request{Call: w.call(fastCalls(w)[0], dirs), Gates: ToolGates, Resolver: w.res, Outcomes: small})
+	if len(got) > 0 && &got[0] == &small[:1][0] {
+		t.Error("a buffer too small for every gate was used")
+	}
+}
+
 // TestFastSeesFileSystemChange: what one evaluation saw is not what the
 // next one decides from: a file replaced by a symlink to toolgate's own
 // directory (or to outside) between two calls is seen by the second,
