@@ -1,6 +1,7 @@
 package gates
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 	"github.com/toolgate/toolgate/gates/shell"
 	"github.com/toolgate/toolgate/internal/e2ecorpus"
 	"github.com/toolgate/toolgate/policy"
+	"github.com/toolgate/toolgate/verdict"
 )
 
 // The fast paths of an evaluation (one file system view and one memo per
@@ -190,6 +192,35 @@ func TestLentOutcomesArePlain(t *testing.T) {
 	got, _, _ := Evaluate(Request{Call: w.call(fastCalls(w)[0], dirs), Gates: ToolGates, Resolver: w.res, Outcomes: small})
 	if len(got) > 0 && &got[0] == &small[:1][0] {
 		t.Error("a buffer too small for every gate was used")
+	}
+}
+
+// TestLentTraceIsTrace: Run lent one trace buffer call after call (and
+// one for the outcomes) answers each call as Run lent none, the trace in
+// the buffer; a buffer too small for every gate is not used.
+func TestLentTraceIsTrace(t *testing.T) {
+	w := fastWorld(t)
+	dirs := w.watchedDirs()
+	traces := make([]verdict.TraceEntry, 0, len(ToolGates))
+	outcomes := make([]Outcome, 0, len(ToolGates))
+	rn := &Runner{Prompter: &fakePrompter{}, Session: &fakeRecorder{}, Reporter: &fakeReporter{}}
+	for round := 0; round < 2; round++ {
+		for _, entry := range fastCalls(w) {
+			lent := rn.Run(context.Background(), Request{Call: w.call(entry, dirs), Gates: ToolGates, Resolver: w.res,
+				Outcomes: outcomes, Traces: traces})
+			if len(lent.Trace) == 0 || &lent.Trace[0] != &traces[:1][0] {
+				t.Fatalf("%v: the trace is not in the buffer lent", entry)
+			}
+			plain := rn.Run(context.Background(), Request{Call: w.call(entry, dirs), Gates: ToolGates, Resolver: w.res})
+			if !reflect.DeepEqual(lent, plain) {
+				t.Errorf("round %d, %v:\nlent  %+v\nplain %+v", round, entry, lent, plain)
+			}
+		}
+	}
+	small := make([]verdict.TraceEntry, 0, len(ToolGates)-1)
+	res := rn.Run(context.Background(), Request{Call: w.call(fastCalls(w)[0], dirs), Gates: ToolGates, Resolver: w.res, Traces: small})
+	if len(res.Trace) > 0 && &res.Trace[0] == &small[:1][0] {
+		t.Error("a trace buffer too small for every gate was used")
 	}
 }
 

@@ -110,6 +110,9 @@ type Request struct {
 	// used again once the call it was lent for is answered (else they are
 	// allocated, two kilobytes a call for the collector).
 	Outcomes []Outcome
+	// Traces is the same for Run's trace: the answer's, so lent only by a
+	// caller done with the answer before the buffer is lent again.
+	Traces []verdict.TraceEntry
 }
 
 // NeedsPrompt reports whether running req with these outcomes (Evaluate's)
@@ -253,7 +256,7 @@ func (rn *Runner) Run(ctx context.Context, req Request) verdict.ToolCallResult {
 	if outcomes == nil {
 		outcomes, failed, err = Evaluate(req)
 	}
-	trace := Trace(outcomes, req.Gates)
+	trace := traceInto(req.Traces, outcomes, req.Gates)
 	if err != nil {
 		reason := "toolgate: a permission gate failed, so the " + req.noun() + " is blocked (fail-closed): " + firstLine(err.Error())
 		return rn.finish(ctx, req, trace, []decided{{o: *failed, resolution: verdict.ResGateError, reason: reason}}, false, err.Error())
@@ -586,7 +589,15 @@ func sharedRefs(o *Outcome, trace []verdict.TraceEntry) (*string, *verdict.Origi
 
 // Trace lists every gate, applied or not, in gate order.
 func Trace(outcomes []Outcome, gates []Gate) []verdict.TraceEntry {
-	trace := make([]verdict.TraceEntry, 0, len(gates))
+	return traceInto(nil, outcomes, gates)
+}
+
+// traceInto is Trace, written into buf when it has room for every gate.
+func traceInto(buf []verdict.TraceEntry, outcomes []Outcome, gates []Gate) []verdict.TraceEntry {
+	trace := buf[:0]
+	if cap(buf) < len(gates) {
+		trace = make([]verdict.TraceEntry, 0, len(gates))
+	}
 	// The patterns and origins the entries point to, in one block for the
 	// call rather than two objects an applied gate; each entry its own.
 	applied := 0
@@ -667,7 +678,7 @@ func markTrace(trace []verdict.TraceEntry, ds []decided) {
 // prompted, recorded, notified or logged.
 func Check(req Request) verdict.CheckResult {
 	outcomes, failed, err := Evaluate(req)
-	trace := Trace(outcomes, req.Gates)
+	trace := traceInto(req.Traces, outcomes, req.Gates)
 	if err != nil {
 		d := decided{o: *failed, resolution: verdict.ResGateError}
 		return verdict.CheckResult{State: "deny", Decision: decisionOf(d), Trace: trace}

@@ -65,7 +65,7 @@ func (s *Server) fastPrecheck(fc protocol.FastCall) (pre *prechecked, ok bool) {
 	r := s.callRequest(gc)
 	// The fast path decides one call at a time, each answered before the
 	// next is read: one buffer holds every call's outcomes in turn.
-	r.Outcomes = s.fastOutcomes[:0]
+	r.Outcomes, r.Traces = s.fastOutcomes[:0], s.fastTraces[:0]
 	outcomes, _, gerr := s.evaluate(r)
 	if gerr == nil {
 		r.Evaluated = outcomes

@@ -147,6 +147,7 @@ type Server struct {
 	// (gates.Request.Outcomes).
 	fastTrace    []byte
 	fastOutcomes []gates.Outcome
+	fastTraces   []protocol.TraceEntry
 	// protected is the last protectedFor result.
 	protected atomic.Pointer[protectedPaths]
 	// serving is set by Serve: only a long-lived server runs a sender.
@@ -197,6 +198,7 @@ func New(opts Options) *Server {
 	s.approvals.home = opts.Home
 	s.frames = make(chan []byte, keptFrames)
 	s.fastOutcomes = make([]gates.Outcome, 0, len(gates.ToolGates))
+	s.fastTraces = make([]protocol.TraceEntry, 0, len(gates.ToolGates))
 	s.dirs = newDirCache(s.loader)
 	s.shells.Known = s.dirs.Entry
 	s.shells.Peek = s.dirs.Peek
