@@ -133,7 +133,7 @@ func (s *Server) decodeParams(params jsonobj.Object, inputRaw []byte) (*gatesCal
 	if err != nil {
 		return nil, cp.id, err
 	}
-	return s.decodeFields(cp, inputRaw)
+	return s.decodeFields(cp, inputRaw, nil)
 }
 
 // readParams reads the fields of params toolgate reads, checking each as
@@ -216,12 +216,19 @@ func (s *Server) decodeFast(fc *protocol.FastCall) (*gatesCall, string, error) {
 	if err != nil {
 		return nil, cp.id, err
 	}
-	return s.decodeFields(cp, fc.Input)
+	// The fast path decides one call at a time, each answered before the
+	// next is read: the decoded call of the one before is used again
+	// (fastToolCall gives it back once its answer is framed).
+	into := s.fastGC
+	s.fastGC = nil
+	return s.decodeFields(cp, fc.Input, into)
 }
 
 // decodeFields is decodeParams once the fields are read: cp.input is the
-// input decoded, inputRaw its bytes.
-func (s *Server) decodeFields(cp callParams, inputRaw []byte) (*gatesCall, string, error) {
+// input decoded, inputRaw its bytes; the call is decoded into into when
+// that is not nil (a decoded call no one holds any more), else into a new
+// one.
+func (s *Server) decodeFields(cp callParams, inputRaw []byte, into *gatesCall) (*gatesCall, string, error) {
 	id, name := cp.id, cp.name
 	st := s.snapshot()
 	if cp.hasAgentName {
@@ -242,7 +249,11 @@ func (s *Server) decodeFields(cp callParams, inputRaw []byte) (*gatesCall, strin
 	}
 	input, inputRaw := in.input, in.raw
 	// The call and the decoded call are one allocation.
-	gc := &gatesCall{c: gates.Call{ToolCallID: id, ToolName: name, Input: input, RawInput: inputRaw, Cwd: st.cwd, Home: s.opts.Home,
+	gc := into
+	if gc == nil {
+		gc = new(gatesCall)
+	}
+	*gc = gatesCall{c: gates.Call{ToolCallID: id, ToolName: name, Input: input, RawInput: inputRaw, Cwd: st.cwd, Home: s.opts.Home,
 		AgentDir: s.opts.AgentDir, AgentName: st.agentName, Skills: st.skills, MCPServers: st.mcpServers,
 		InfraDirs: append(append([]string(nil), st.infraDirs...), pol.InfraReadPaths...), Dirs: s.dirs, Memo: &s.memo},
 		hasUI: st.hasUI, policy: pol, locs: locs}

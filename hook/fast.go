@@ -45,6 +45,9 @@ func (s *Server) fastToolCall(msg []byte) bool {
 	frame := s.fastAnswer(fc.ID, pre)
 	s.out.send(frame)
 	s.inflight.done()
+	if pre.gc != nil {
+		s.fastGC = pre.gc // answered: nothing holds it now (decodeFast)
+	}
 	return true
 }
 

@@ -148,6 +148,7 @@ type Server struct {
 	fastTrace    []byte
 	fastOutcomes []gates.Outcome
 	fastTraces   []protocol.TraceEntry
+	fastGC       *gatesCall // the decoded call the fast path uses again (decodeFast)
 	// protected is the last protectedFor result.
 	protected atomic.Pointer[protectedPaths]
 	// serving is set by Serve: only a long-lived server runs a sender.
