@@ -268,7 +268,8 @@ func (rn *Runner) Run(ctx context.Context, req Request) verdict.ToolCallResult {
 			return rn.finish(ctx, req, trace, []decided{d}, false, "")
 		}
 	}
-	var done []decided
+	var doneBuf [4]decided // a handful of gates apply to a call
+	done := doneBuf[:0]
 	var answered []string // the asks a person approved, by askKey
 	for _, o := range outcomes {
 		if o.Kind == NotApplied {

@@ -139,7 +139,7 @@ func (s *Server) fastDecide(pre *prechecked) (a answer, k *keptAnswer) {
 	if kept := s.keptOf(pre); kept != nil {
 		return s.decideKept(pre, kept)
 	}
-	return s.decideCallTraced(s.ctx, pre.gc, pre.id, pre.err, pre.req, &s.fastTrace), nil
+	return s.decideCallTraced(s.ctx, pre.gc, pre.id, pre.err, pre.req, true), nil
 }
 
 func (s *Server) fastStep(step string) {

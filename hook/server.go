@@ -142,10 +142,10 @@ type Server struct {
 	fastHook func(step string)
 	// frames are answer buffers, taken back by the outbox once written.
 	frames chan []byte
-	// fastTrace is the fast path's buffer of a call's encoded trace
-	// (decideCallTraced); fastOutcomes that of its gates' outcomes
-	// (gates.Request.Outcomes).
-	fastTrace    []byte
+	// fastRun is the fast path's callRun (decideCallTraced), with the
+	// buffer of a call's encoded trace; fastOutcomes and fastTraces its
+	// buffers of the gates' outcomes and of the trace (gates.Request).
+	fastRun      *callRun
 	fastOutcomes []gates.Outcome
 	fastTraces   []protocol.TraceEntry
 	fastGC       *gatesCall // the decoded call the fast path uses again (decodeFast)
@@ -199,6 +199,7 @@ func New(opts Options) *Server {
 	s.approvals.home = opts.Home
 	s.frames = make(chan []byte, keptFrames)
 	s.fastOutcomes = make([]gates.Outcome, 0, len(gates.ToolGates))
+	s.fastRun = &callRun{}
 	s.fastTraces = make([]protocol.TraceEntry, 0, len(gates.ToolGates))
 	s.dirs = newDirCache(s.loader)
 	s.shells.Known = s.dirs.Entry
@@ -786,14 +787,14 @@ type currentFn struct {
 
 // decideCall runs a decoded call (or answers why it could not be decoded).
 func (s *Server) decideCall(ctx context.Context, gc *gatesCall, id string, err error, req gates.Request) answer {
-	return s.decideCallTraced(ctx, gc, id, err, req, nil)
+	return s.decideCallTraced(ctx, gc, id, err, req, false)
 }
 
-// decideCallTraced is decideCall, the trace its record keeps for the answer
-// built in *trace (when not nil), which it keeps for the next call: the
-// fast path's one buffer (its calls are decided one at a time, each
-// answer framed before the next call is read).
-func (s *Server) decideCallTraced(ctx context.Context, gc *gatesCall, id string, err error, req gates.Request, trace *[]byte) answer {
+// decideCallTraced is decideCall with the answer's trace as its record
+// wrote it; on the fast path (fast) with the fast path's one callRun, its
+// notes and trace buffer used again call after call (its calls are
+// decided one at a time, each answer framed before the next call is read).
+func (s *Server) decideCallTraced(ctx context.Context, gc *gatesCall, id string, err error, req gates.Request, fast bool) answer {
 	if err != nil {
 		return answer{result: s.invalid(protocol.GateTool, id, err)}
 	}
@@ -803,14 +804,20 @@ func (s *Server) decideCallTraced(ctx context.Context, gc *gatesCall, id string,
 	if gc.call.Shell != nil && gc.policy.Sandbox.Mode != policy.SandboxOff {
 		return s.decideConfined(gc, req)
 	}
-	run := newCallRun(s, gc.policy)
-	if trace != nil {
-		run.trace.b = (*trace)[:0]
+	var run *callRun
+	if fast && s.fastRun != nil {
+		run, s.fastRun = s.fastRun, nil
+		run.init(s, gc.policy)
+	} else {
+		run = newCallRun(s, gc.policy)
 	}
 	res := run.rn.Run(s.decideCtx(), req)
 	a := answer{result: res, notes: run.notes, trace: run.trace.of(res.Trace)}
-	if trace != nil && cap(run.trace.b) <= maxKeptFrame {
-		*trace = run.trace.b[:0]
+	if fast {
+		if cap(run.trace.b) > maxKeptFrame {
+			run.trace.b = nil
+		}
+		s.fastRun = run // the next call's, once this answer is framed
 	}
 	return a
 }
@@ -829,11 +836,19 @@ type callRun struct {
 // newCallRun is s.runner(pol, &notes) and its notes, allocated together.
 func newCallRun(s *Server, pol *policy.Policy) *callRun {
 	run := &callRun{}
+	run.init(s, pol)
+	return run
+}
+
+// init makes run newCallRun's, its trace buffer kept.
+func (run *callRun) init(s *Server, pol *policy.Policy) {
+	b := run.trace.b[:0]
+	*run = callRun{}
+	run.trace.b = b
 	run.notes = run.first[:0]
 	run.rep = reporter{s: s, notes: &run.notes, trace: &run.trace}
 	run.rn = gates.Runner{Prompter: quietPrompter{s}, Session: &s.approvals, Reporter: &run.rep,
 		PromptTimeoutMs: pol.PromptTimeout.Milliseconds()}
-	return run
 }
 
 func (s *Server) refuseShuttingDown(gc *gatesCall) protocol.ToolCallResult {
