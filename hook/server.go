@@ -810,6 +810,9 @@ func (s *Server) decideCallTraced(ctx context.Context, gc *gatesCall, id string,
 		run.init(s, gc.policy)
 	} else {
 		run = newCallRun(s, gc.policy)
+		if !fast {
+			run.rep.trace = nil // only the fast path's answer copies the record's trace
+		}
 	}
 	res := run.rn.Run(s.decideCtx(), req)
 	a := answer{result: res, notes: run.notes, trace: run.trace.of(res.Trace)}
