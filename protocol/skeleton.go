@@ -1,6 +1,10 @@
 package protocol
 
-import "sync"
+import (
+	"runtime"
+	"sync"
+	"time"
+)
 
 // skeleton keeps the top level of a JSON message and drops what is nested
 // below it: {"id":7,"method":"tool_call","params":{…}} becomes
@@ -105,12 +109,38 @@ type parking struct {
 	epoch  uint64        // counts the times the reader went on reading
 	ch     chan struct{} // closed at the next park; nil until state asks
 	closed chan struct{} // always closed: what state hands out while parked
+	// yielded is when the reader last passed through the scheduler (see
+	// yield); now and gosched are time.Now and runtime.Gosched but in
+	// tests.
+	yielded time.Time
+	now     func() time.Time
+	gosched func()
+}
+
+// yieldEvery bounds how long the reading goroutine goes without passing
+// through the scheduler. The runtime takes a goroutine that kept its P
+// for 10 ms without being scheduled anew for one that needs preempting:
+// caught in a read, its P is taken from it and handed to another thread
+// (a wake-up), and sysmon, having found work, polls every 20 µs again for
+// the next millisecond and more. A reader that answers call after call
+// on its own goroutine (the fast path) is never scheduled anew unless it
+// yields: it does so here, before it waits for the next message, at most
+// once per yieldEvery.
+const yieldEvery = 5 * time.Millisecond
+
+// yield lets the scheduler run once when yieldEvery has passed since the
+// last time.
+func (p *parking) yield() {
+	if now := p.now(); now.Sub(p.yielded) >= yieldEvery {
+		p.yielded = now
+		p.gosched()
+	}
 }
 
 func newParking() parking {
 	closed := make(chan struct{})
 	close(closed)
-	return parking{closed: closed}
+	return parking{closed: closed, now: time.Now, gosched: runtime.Gosched}
 }
 
 // parkLocked marks the reader parked and wakes whoever waits for it.
@@ -168,6 +198,7 @@ type parkingReader struct {
 }
 
 func (r parkingReader) Read(b []byte) (int, error) {
+	r.p.yield()
 	r.p.park()
 	n, err := r.r.Read(b)
 	r.p.unpark()
