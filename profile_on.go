@@ -7,6 +7,8 @@ import (
 	"runtime"
 	"runtime/pprof"
 	"strconv"
+
+	"github.com/toolgate/toolgate/hook"
 )
 
 // startProfile writes a CPU profile of the serve loop to
@@ -14,14 +16,16 @@ import (
 // (the end-to-end benchmark's E2EBENCH_PROFILE), never in a release build;
 // at the end it also writes the heap profile to $TOOLGATE_CPUPROFILE.heap.
 // $TOOLGATE_CPUPROFILE_HZ sets the samples a second (pprof's default: 100).
+// With $TOOLGATE_PHASES set it also times the phases of each call on the
+// fast path and writes them there at the end (hook.WritePhases).
 func startProfile() (stop func()) {
 	p := os.Getenv("TOOLGATE_CPUPROFILE")
 	if p == "" {
-		return func() {}
+		return hook.WritePhases
 	}
 	f, err := os.Create(p)
 	if err != nil {
-		return func() {}
+		return hook.WritePhases
 	}
 	if hz, err := strconv.Atoi(os.Getenv("TOOLGATE_CPUPROFILE_HZ")); err == nil && hz > 0 {
 		// More samples than pprof's 100 a second for a short run; the
@@ -31,9 +35,10 @@ func startProfile() (stop func()) {
 	}
 	if err := pprof.StartCPUProfile(f); err != nil {
 		f.Close()
-		return func() {}
+		return hook.WritePhases
 	}
 	return func() {
+		hook.WritePhases()
 		pprof.StopCPUProfile()
 		f.Close()
 		if h, err := os.Create(p + ".heap"); err == nil {

@@ -31,6 +31,7 @@ func (s *Server) fastToolCall(msg []byte) bool {
 	if s.closing.Load() {
 		return false
 	}
+	s.fastStep("read")
 	fc, ok := protocol.DecodeToolCall(msg)
 	if !ok {
 		return false
@@ -44,6 +45,7 @@ func (s *Server) fastToolCall(msg []byte) bool {
 	s.fastCalls.Add(1)
 	frame := s.fastAnswer(fc.ID, pre)
 	s.out.send(frame)
+	s.fastStep("sent")
 	s.inflight.done()
 	if pre.gc != nil {
 		s.fastGC = pre.gc // answered: nothing holds it now (decodeFast)

@@ -137,8 +137,9 @@ type Server struct {
 	keptCalls atomic.Uint64
 	// noKept (tests) encodes every answer afresh.
 	noKept bool
-	// fastHook (tests only; nil otherwise) runs at each step of the fast
-	// path, so that a test can make one panic.
+	// fastHook runs at each step of the fast path: in tests, so that
+	// one can make a step panic; in a -tags profile build, to time the
+	// steps (phaseClock). Nil otherwise.
 	fastHook func(step string)
 	// frames are answer buffers, taken back by the outbox once written.
 	frames chan []byte
@@ -195,6 +196,9 @@ func New(opts Options) *Server {
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &Server{opts: opts, loader: policy.NewLoader(), log: opts.Log, ctx: ctx, cancel: cancel, done: make(chan struct{}), ready: make(chan struct{}), inflight: newPending()}
 	s.uncancelled = context.WithoutCancel(ctx)
+	if phaseClock != nil {
+		s.fastHook = phaseClock()
+	}
 	s.st = state{cwd: opts.Cwd, projectTrusted: true, host: protocol.HostInfo{Name: opts.Host}}
 	s.approvals.home = opts.Home
 	s.frames = make(chan []byte, keptFrames)

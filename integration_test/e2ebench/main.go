@@ -29,6 +29,10 @@
 // system calls; the timings of that size are then strace's, not toolgate's);
 // with E2EBENCH_STRACE_TRACE=newfstatat,openat it writes each such call
 // with its arguments instead of the count.
+// E2EBENCH_PHASES=FILE builds toolgate with -tags profile and times the
+// phases of each fast-path call of the first serve process (envelope
+// decoded; fields, shell and gates; decision and audit record; answer
+// written), printed after that size's table and written to FILE.
 package main
 
 import (
@@ -137,7 +141,7 @@ func run(calls int, rulesFlag string, starts int, keep, distinct, untrusted bool
 
 func build(root, pkg, out string) error {
 	args := []string{"build", "-o", out}
-	if os.Getenv("E2EBENCH_PROFILE") != "" && pkg == "." {
+	if (os.Getenv("E2EBENCH_PROFILE") != "" || os.Getenv("E2EBENCH_PHASES") != "") && pkg == "." {
 		args = append(args, "-tags", "profile") // profile_on.go
 	}
 	cmd := exec.Command("go", append(args, pkg)...)
@@ -201,7 +205,7 @@ func distinctParams(n int) []byte {
 	return params[1:]
 }
 
-var profiled, straced, gctraced bool
+var profiled, straced, gctraced, phased bool
 
 // proc is a spawned plugin (toolgate or the echo).
 type proc struct {
@@ -235,6 +239,10 @@ func start(bin string, args []string, s sandbox) (*proc, error) {
 	if prof := os.Getenv("E2EBENCH_PROFILE"); prof != "" && strings.HasSuffix(bin, "toolgate") && !profiled {
 		profiled = true
 		cmd.Env = append(cmd.Env, "TOOLGATE_CPUPROFILE="+prof, "TOOLGATE_CPUPROFILE_HZ="+os.Getenv("E2EBENCH_PROFILE_HZ"))
+	}
+	if out := os.Getenv("E2EBENCH_PHASES"); out != "" && strings.HasSuffix(bin, "toolgate") && !phased && !slices.Contains(args, "claude-hook") {
+		phased = true
+		cmd.Env = append(cmd.Env, "TOOLGATE_PHASES="+out)
 	}
 	cmd.Stderr = io.Discard
 	if out := os.Getenv("E2EBENCH_GCTRACE"); out != "" && strings.HasSuffix(bin, "toolgate") && !gctraced && !slices.Contains(args, "claude-hook") {
@@ -439,8 +447,32 @@ func measure(tmp, tg, echo string, rules, calls, starts int, distinct, untrusted
 	fmt.Printf("| `claude-hook` process, p50 of %d | — | CPU %.1f ms (wall %.1f ms) | — | %s |\n", starts, ms(hookCPU), ms(hookWall), budgetHook)
 	fmt.Printf("| peak resident memory of the serve process | — | %.1f MB | — | < 30 MB with 10,000 rules |\n", float64(tgRSS)/(1<<20))
 	fmt.Printf("| of which, as it stops: its own (heap, stacks); its binary's pages | — | %.1f MB; %.1f MB | — |  |\n\n", float64(tp.anon)/1024, float64(tp.file)/1024)
+	printPhases()
 	return nil
 }
+
+// printPhases prints the phases E2EBENCH_PHASES timed, once.
+func printPhases() {
+	f := os.Getenv("E2EBENCH_PHASES")
+	if f == "" || phasesShown {
+		return
+	}
+	b, err := os.ReadFile(f)
+	if err != nil {
+		return
+	}
+	phasesShown = true
+	fmt.Println("| phase of a call on the fast path (the first serve process, -tags profile) | calls | p50 | p90 |")
+	fmt.Println("| --- | --- | --- | --- |")
+	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		if c := strings.Split(l, "\t"); len(c) == 4 {
+			fmt.Printf("| %s | %s | %s µs | %s µs |\n", c[0], c[1], c[2], c[3])
+		}
+	}
+	fmt.Println()
+}
+
+var phasesShown bool
 
 // startups spawns toolgate n times and measures start to initialize
 // answered (wall) and the CPU a start costs (up to exit after EOF).
