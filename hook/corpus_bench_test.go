@@ -1,14 +1,20 @@
 package hook
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
 
 	"github.com/toolgate/toolgate/internal/e2ecorpus"
+	"github.com/toolgate/toolgate/protocol"
 )
 
 // benchCorpus is the mixed workload of the end-to-end benchmark (about
@@ -133,6 +139,12 @@ func BenchmarkFreshShapes(b *testing.B) {
 // (its tree, 200 rules, the audit log on); line(n) is the n-th call of
 // the corpus as a tool_call line.
 func freshSession(b *testing.B) (*client, func(n int) []byte) {
+	s, line := freshServer(b)
+	return serveWith(b, s, s.opts.Cwd), line
+}
+
+// freshServer is freshSession's server, not yet serving.
+func freshServer(b *testing.B) (*Server, func(n int) []byte) {
 	dir := b.TempDir()
 	home, work := filepath.Join(dir, "home"), filepath.Join(dir, "work")
 	agentDir := filepath.Join(home, ".pi", "agent")
@@ -142,11 +154,86 @@ func freshSession(b *testing.B) (*client, func(n int) []byte) {
 	}
 	files[filepath.Join(agentDir, "extensions", "pi-permission-system", "config.json")] = e2ecorpus.PolicyText(200)
 	writeFiles(b, files)
-	c := startServerIn(b, work, home, agentDir, filepath.Join(dir, "audit.jsonl"))
-	return c, func(n int) []byte {
+	s := New(Options{Cwd: work, Home: home, AgentDir: agentDir, AuditLog: filepath.Join(dir, "audit.jsonl"), Log: zerolog.Nop()})
+	return s, func(n int) []byte {
 		call := e2ecorpus.FreshCall(n)
 		call["toolCallId"] = fmt.Sprintf("c%d", n)
 		params, _ := json.Marshal(call)
 		return []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tool_call","params":%s}`+"\n", n+2, params))
 	}
+}
+
+// BenchmarkFreshDecide is BenchmarkFreshCorpus without the pipes: each
+// fresh call's line decoded, decided, its audit record written and its
+// answer framed, in process (DecodeToolCall, fastPrecheck, fastAnswer).
+// A profile of it is toolgate's own work alone, none of the harness's.
+func BenchmarkFreshDecide(b *testing.B) {
+	answer, lines := freshDecider(b)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for _, l := range lines {
+		answer(l)
+	}
+}
+
+// freshDecider is a server in e2ebench's world for the fresh corpus, and
+// b.N calls of it not yet made (after 200 already made): answer decides
+// a call's line in process and frames its answer.
+func freshDecider(b *testing.B) (answer func(line []byte), lines [][]byte) {
+	toolgateRuntime(b)
+	s, line := freshServer(b)
+	serveWith(b, s, s.opts.Cwd)
+	lines = make([][]byte, 200+b.N)
+	for i := range lines {
+		lines[i] = bytes.TrimSuffix(line(i), []byte("\n"))
+	}
+	answer = func(l []byte) {
+		fc, ok := protocol.DecodeToolCall(l)
+		if !ok {
+			b.Fatalf("not a plain call: %s", l)
+		}
+		p, ok := s.fastPrecheck(fc)
+		if !ok {
+			b.Fatalf("needs a prompt: %s", l)
+		}
+		f := s.fastAnswer(fc.ID, p)
+		if !bytes.Contains(f, []byte(`"action"`)) {
+			b.Fatalf("unexpected answer %s", f)
+		}
+		s.putFrame(f)
+	}
+	for _, l := range lines[:200] {
+		answer(l)
+	}
+	return answer, lines[200:]
+}
+
+// BenchmarkFreshDecideCold is BenchmarkFreshDecide with the caches made
+// cold before each call: the benchmark first writes over COLD_KB KiB of
+// memory of its own (2048 when unset, this machine's L2; 0 for none), as
+// the host, the kernel and other processes do between a host's calls.
+// call-ns is the calls' own time, without that writing: how much of a
+// fresh call's time is its code and data coming back into the caches.
+func BenchmarkFreshDecideCold(b *testing.B) {
+	coldKB := 2048
+	if v := os.Getenv("COLD_KB"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			b.Fatalf("COLD_KB=%q: want a number of KiB", v)
+		}
+		coldKB = n
+	}
+	answer, lines := freshDecider(b)
+	junk := make([]byte, coldKB<<10)
+	var took time.Duration
+	b.ResetTimer()
+	for _, l := range lines {
+		for i := 0; i < len(junk); i += 64 {
+			junk[i]++
+		}
+		t0 := time.Now()
+		answer(l)
+		took += time.Since(t0)
+	}
+	b.ReportMetric(float64(took.Nanoseconds())/float64(b.N), "call-ns")
 }

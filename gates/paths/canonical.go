@@ -186,7 +186,11 @@ func (w *walker) run(comps []string) bool {
 // components splits a slash-separated path into its non-empty components
 // other than ".".
 func components(p string) []string {
-	out := make([]string, 0, strings.Count(p, "/")+1)
+	return appendComponents(make([]string, 0, strings.Count(p, "/")+1), p)
+}
+
+// appendComponents is components, appended to out.
+func appendComponents(out []string, p string) []string {
 	for p != "" {
 		i := strings.IndexByte(p, '/')
 		var c string

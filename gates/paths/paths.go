@@ -50,7 +50,20 @@ type Path struct {
 
 // withForms sets p's spelled and real forms once.
 func (p Path) withForms() Path {
-	p.spelled, p.realForms, p.formsSet = p.spelledForms(), p.realFormsOf(), true
+	// Both lists in one allocation, each capped: Spelled and RealForms
+	// are shared, and an append to one makes a copy.
+	forms := make([]string, 0, 5)
+	if p.Literal == "*" {
+		forms = append(forms, "*")
+	} else {
+		forms = appendDedup(forms, p.Abs, p.Rel, p.Literal)
+	}
+	n := len(forms)
+	p.spelled, p.realForms, p.formsSet = forms[:n:n], nil, true
+	if p.RealKnown && p.Real != "" {
+		forms = appendDedup(forms[n:], p.Real, p.RealRel)
+		p.realForms = forms[:len(forms):len(forms)]
+	}
 	return p
 }
 
@@ -404,11 +417,8 @@ func literalRaw(input, home string) (raw string, placeable bool) {
 // "${HOME}", alone or followed by "/") and returns what follows the slash.
 func homeRest(s string) (string, bool) {
 	for _, h := range [...]string{"~", "$HOME", "${HOME}"} {
-		if s == h {
-			return "", true
-		}
-		if strings.HasPrefix(s, h+"/") {
-			return s[len(h)+1:], true
+		if rest, ok := strings.CutPrefix(s, h); ok && (rest == "" || rest[0] == '/') {
+			return strings.TrimPrefix(rest, "/"), true
 		}
 	}
 	return "", false
@@ -452,8 +462,11 @@ func relTo(p, dir string) string {
 	return p[len(dir)+1:]
 }
 
-func dedup(forms ...string) []string {
-	out := make([]string, 0, len(forms))
+func dedup(forms ...string) []string { return appendDedup(make([]string, 0, len(forms)), forms...) }
+
+// appendDedup appends to out the forms dedup keeps; a form already in out
+// is skipped too, so out starts empty (or holds forms of the same list).
+func appendDedup(out []string, forms ...string) []string {
 	for _, f := range forms {
 		if f == "" {
 			continue
@@ -489,7 +502,8 @@ func (r resolver) canonical(full string) (string, bool) {
 	if strings.IndexByte(full, 0) >= 0 {
 		return "", false
 	}
-	comps := components(full)
+	var buf [16]string // the walk keeps none of them: no allocation for most paths
+	comps := appendComponents(buf[:0], full)
 	if r.cwdComps != nil && hasPrefix(comps, r.cwdComps) {
 		if !r.cwKnown {
 			// The walk would fail in the same prefix.
