@@ -72,6 +72,11 @@ type Call struct {
 	// and readlink once); Evaluate starts it afresh, and nil asks the file
 	// system every time.
 	fs *paths.View
+	// view and memoStore are fs's and memo's room, made anew (Reset) by
+	// each evaluation: a call decoded into a reused Call (the fast path's)
+	// allocates neither.
+	view      paths.View
+	memoStore evalMemo
 
 	// memo holds what one evaluation works out once for every gate (the
 	// tool's path, the shell's path words, the glob's selection, the

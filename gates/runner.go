@@ -171,14 +171,16 @@ func evaluate(req Request, asked *paths.Questions) (outcomes []Outcome, failed *
 	} else {
 		outcomes = make([]Outcome, 0, len(req.Gates))
 	}
-	req.Call.fs = paths.NewView() // what the file system says now, once per question
+	req.Call.view.Reset() // what the file system says now, once per question
+	req.Call.fs = &req.Call.view
 	if req.Call.Dirs != nil {
 		req.Call.fs.Dirs = req.Call.Dirs
 	}
 	if asked != nil {
 		req.Call.fs.Record(asked)
 	}
-	req.Call.memo = &evalMemo{}
+	req.Call.memoStore = evalMemo{}
+	req.Call.memo = &req.Call.memoStore
 	for _, g := range req.Gates {
 		o, perr := runGate(g, req)
 		if perr != nil {

@@ -178,7 +178,8 @@ func BenchmarkFreshDecide(b *testing.B) {
 
 // freshDecider is a server in e2ebench's world for the fresh corpus, and
 // b.N calls of it not yet made (after 200 already made): answer decides
-// a call's line in process and frames its answer.
+// a call's line in process and frames its answer, as fastToolCall does
+// but for writing it.
 func freshDecider(b *testing.B) (answer func(line []byte), lines [][]byte) {
 	toolgateRuntime(b)
 	s, line := freshServer(b)
@@ -201,6 +202,9 @@ func freshDecider(b *testing.B) (answer func(line []byte), lines [][]byte) {
 			b.Fatalf("unexpected answer %s", f)
 		}
 		s.putFrame(f)
+		if p.gc != nil {
+			s.fastGC = p.gc // as fastToolCall does
+		}
 	}
 	for _, l := range lines[:200] {
 		answer(l)

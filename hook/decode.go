@@ -9,10 +9,7 @@ package hook
 import (
 	"encoding/json"
 	"fmt"
-	"iter"
-	"maps"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/toolgate/toolgate/gates"
@@ -33,29 +30,48 @@ var callFields = [...]string{"toolCallId", "toolName", "input", "agentName", "cw
 // field of ToolCallParams is walked further (strings, a bool and the raw
 // input). Its plain twin is protocol.CheckKeys; TestCheckCallKeysIsCheckKeys
 // keeps them equal.
-func checkCallKeys(keys iter.Seq[string]) error { return nearKey(keys, callFields[:], "") }
+func checkCallKeys(keys []string) error { return nearKeyIn(keys, callFields[:], "") }
 
-// nearKey is the first of keys, in key order, that nearly names one of
+// nearKeyIn is the first of keys, in key order, that nearly names one of
 // fields (protocol.NearKey) without being it, as a KeyError at where; nil
 // when there is none. Key order makes the error the same whatever order
-// the keys come in (a map's).
-func nearKey(keys iter.Seq[string], fields []string, where string) error {
+// the keys come in (a map's). nearKeyOf is nearKeyIn of a map's keys. They
+// take no iterator: its loop's closure would put what they find on the
+// heap on every call, whether they find anything or not.
+func nearKeyIn(keys, fields []string, where string) error {
 	var near *protocol.KeyError
-	for k := range keys {
-		if near != nil && k >= near.Key {
-			continue
-		}
-		for _, f := range fields {
-			if f != "" && k != f && protocol.NearKey(k, f) {
-				near = &protocol.KeyError{Where: where, Key: k, Want: f}
-				break
-			}
-		}
+	for _, k := range keys {
+		near = nearer(near, k, fields, where)
 	}
 	if near != nil {
 		return near
 	}
 	return nil
+}
+
+func nearKeyOf[V any](m map[string]V, fields []string, where string) error {
+	var near *protocol.KeyError
+	for k := range m {
+		near = nearer(near, k, fields, where)
+	}
+	if near != nil {
+		return near
+	}
+	return nil
+}
+
+// nearer is near, or k's error when k nearly names one of fields and
+// comes before near's key in key order (or near is nil).
+func nearer(near *protocol.KeyError, k string, fields []string, where string) *protocol.KeyError {
+	if near != nil && k >= near.Key {
+		return near
+	}
+	for _, f := range fields {
+		if f != "" && k != f && protocol.NearKey(k, f) {
+			return &protocol.KeyError{Where: where, Key: k, Want: f}
+		}
+	}
+	return near
 }
 
 // shellFor returns the shell command a call carries: bash's command, or the
@@ -142,7 +158,7 @@ func readParams(params jsonobj.Object) (cp callParams, err error) {
 	if cp.id, _, err = params.Str("toolCallId", ""); err != nil {
 		return cp, err
 	}
-	if err := checkCallKeys(maps.Keys(params)); err != nil {
+	if err := nearKeyOf(params, callFields[:], ""); err != nil {
 		return cp, err
 	}
 	if cp.name, _, err = params.Str("toolName", ""); err != nil {
@@ -192,7 +208,7 @@ func fastParams(fc *protocol.FastCall) (callParams, error) {
 		hasUI: fc.HasUI, hasHasUI: fc.Has&protocol.ParamHasUI != 0, input: jsonobj.Object(fc.InputValue)}
 	// Keys it does not read: one that nearly names a field is an error
 	// (checkCallKeys of the params' keys; those it reads are fields).
-	if err := checkCallKeys(slices.Values(fc.Other)); err != nil {
+	if err := checkCallKeys(fc.Other); err != nil {
 		return cp, err
 	}
 	switch {
@@ -321,11 +337,11 @@ func checkInputKeys(tool string, input jsonobj.Object, p *policy.Policy) error {
 	if st, ok := p.ShellTools[tool]; ok {
 		read = append(read, st.CommandArgument, st.WorkdirArgument)
 	}
-	if err := nearKey(maps.Keys(input), read, "input"); err != nil {
+	if err := nearKeyOf(input, read, "input"); err != nil {
 		return err
 	}
 	if args, ok := input["arguments"].(map[string]any); ok && tool == "mcp" {
-		return nearKey(maps.Keys(args), []string{"path"}, "input.arguments")
+		return nearKeyOf(args, []string{"path"}, "input.arguments")
 	}
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -539,9 +540,12 @@ func TestCheckCallKeysIsCheckKeys(t *testing.T) {
 			m[pool[r.Intn(len(pool))]] = "v"
 		}
 		want := protocol.CheckKeys(map[string]any(m), reflect.TypeFor[protocol.ToolCallParams](), "")
-		got := checkCallKeys(maps.Keys(m))
+		got := checkCallKeys(slices.Collect(maps.Keys(m)))
 		if fmt.Sprint(want) != fmt.Sprint(got) {
 			t.Fatalf("%v: checkCallKeys %v, CheckKeys %v", m, got, want)
+		}
+		if of := nearKeyOf(m, callFields[:], ""); fmt.Sprint(of) != fmt.Sprint(got) {
+			t.Fatalf("%v: nearKeyOf %v, checkCallKeys %v", m, of, got)
 		}
 	}
 }

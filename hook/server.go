@@ -776,6 +776,12 @@ func (s *Server) currentResolver(locs policy.Locations) func() gates.Resolver {
 	if c := s.current.Load(); c != nil && c.locs.Equal(locs) {
 		return c.fn
 	}
+	return s.newCurrentResolver(locs)
+}
+
+// newCurrentResolver is currentResolver when the locations changed: on
+// its own, so that only then are they kept on the heap for the closure.
+func (s *Server) newCurrentResolver(locs policy.Locations) func() gates.Resolver {
 	c := &currentFn{locs: locs, fn: func() gates.Resolver {
 		return resolver{p: s.loader.Policy(locs), session: s.approvals.snapshot()}
 	}}

@@ -23,8 +23,10 @@ type View struct {
 	links  map[string]linkResult
 	// rec, when set, records every question asked (Record).
 	rec *Questions
-	// cwd is the working directory's state, the last one placed from.
-	cwd *keptCwd
+	// cwd is the working directory's state, the last one placed from
+	// (in cwdStore, the view's own).
+	cwd      *keptCwd
+	cwdStore keptCwd
 	// Dirs, when set, knows real paths of directories across calls.
 	Dirs interface {
 		Canonical(dir string) (real string, ok, hit bool)
@@ -202,6 +204,25 @@ type linkResult struct {
 
 // NewView returns an empty view.
 func NewView() *View { return &View{} }
+
+// Reset makes v a new view (NewView's, with Dirs and recording unset),
+// keeping the room its answers took for the next ones: a session's calls
+// start one view each, and reusing one spares each of them its
+// allocations. Nothing v answered before is kept.
+func (v *View) Reset() {
+	*v = View{lstats: lstatSet{list: v.lstats.list[:0], m: keptRoom(v.lstats.m)},
+		stats: keptRoom(v.stats), links: keptRoom(v.links)}
+}
+
+// keptRoom is m emptied for the next view, or nil when it grew past what
+// a call needs (a glob's thousands of names are not held on to).
+func keptRoom[V any](m map[string]V) map[string]V {
+	if len(m) > 4*lstatList {
+		return nil
+	}
+	clear(m)
+	return m
+}
 
 func (v *View) lstat(p string) (fileState, error) {
 	if v == nil {

@@ -229,7 +229,8 @@ func (v *View) cwdStateOf(cwd string) cwdState {
 	}
 	if v != nil {
 		// Kept whole: resolver.canonical walks on from a clone of cw.
-		v.cwd = &keptCwd{in: cwd, st: st}
+		v.cwdStore = keptCwd{in: cwd, st: st}
+		v.cwd = &v.cwdStore
 	}
 	return st
 }
