@@ -65,8 +65,9 @@ type Call struct {
 	// (compiled globs).
 	Memo *Memo
 
-	// protectedDirs are protectedPaths, built once per call.
-	protectedDirs []string
+	// protectedDirs are protectedPaths, built once per call, and
+	// protectedClean the same cleaned (cleanOwnFiles).
+	protectedDirs, protectedClean []string
 
 	// fs answers the file system questions of one evaluation (each lstat
 	// and readlink once); Evaluate starts it afresh, and nil asks the file

@@ -27,13 +27,31 @@ func protectedPaths(c *Call) []string {
 		return c.protectedDirs
 	}
 	if k := lastOwnFiles.Load(); k != nil && k.agentDir == c.AgentDir && k.cwd == c.Cwd && slices.Equal(k.protected, c.Protected) {
-		c.protectedDirs = k.out
+		c.protectedDirs, c.protectedClean = k.out, k.clean
 		return k.out
 	}
 	out := slices.Clip(OwnFiles(c.Protected, c.AgentDir, c.Cwd)) // shared: an append copies
-	lastOwnFiles.Store(&ownFilesOf{protected: slices.Clone(c.Protected), agentDir: c.AgentDir, cwd: c.Cwd, out: out})
-	c.protectedDirs = out
+	clean := cleanOwnFiles(out, len(c.Protected))
+	lastOwnFiles.Store(&ownFilesOf{protected: slices.Clone(c.Protected), agentDir: c.AgentDir, cwd: c.Cwd, out: out, clean: clean})
+	c.protectedDirs, c.protectedClean = out, clean
 	return out
+}
+
+// cleanOwnFiles is OwnFiles' out cleaned, its empty entries left out: the
+// first n (the call's Protected) cleaned, the rest clean already
+// (joinClean's).
+func cleanOwnFiles(out []string, n int) []string {
+	clean := make([]string, 0, len(out))
+	for i, dir := range out {
+		switch {
+		case dir == "":
+		case i >= n:
+			clean = append(clean, dir)
+		default:
+			clean = append(clean, paths.Clean(dir))
+		}
+	}
+	return slices.Clip(clean) // shared: an append copies
 }
 
 // lastOwnFiles is the last OwnFiles protectedPaths worked out: a session's
@@ -44,7 +62,7 @@ var lastOwnFiles atomic.Pointer[ownFilesOf]
 type ownFilesOf struct {
 	protected     []string
 	agentDir, cwd string
-	out           []string
+	out, clean    []string
 }
 
 // OwnFiles is protected (the host's and the session's own files: --config
@@ -92,13 +110,8 @@ func guards(c *Call) *guardSet {
 		return c.memo.guards
 	}
 	dirs := protectedPaths(c)
-	g := &guardSet{dirs: make([]string, 0, len(dirs))}
-	for i, dir := range dirs {
-		if i >= len(c.Protected) && dir != "" {
-			g.dirs = append(g.dirs, dir) // joinClean's, clean
-		} else if dir != "" {
-			g.dirs = append(g.dirs, paths.Clean(dir))
-		}
+	g := &guardSet{dirs: c.protectedClean} // worked out with dirs, as pure
+	for _, dir := range dirs {
 		if real, ok := c.canonicalDir(dir); ok && real != dir && real != "" {
 			g.reals = append(g.reals, paths.Clean(real))
 		}
