@@ -127,6 +127,9 @@ type Policy struct {
 	explicitPath map[Action]bool
 	cache        sync.Map // surface → *surfaceRules
 	cacheSize    atomic.Int32
+	// common holds cache's entries of the surfaces nearly every call asks
+	// (commonSurface): found without hashing into cache.
+	common [len(commonSurfaces)]atomic.Pointer[surfaceRules]
 }
 
 // BrokenNote is what every prompt and block reason appends while a file

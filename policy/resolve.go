@@ -375,8 +375,18 @@ func (p *Policy) forSurface(surface string) []*Rule { return p.surfaceSet(surfac
 func (p *Policy) SurfaceRules(surface string) []*Rule { return p.forSurface(surface) }
 
 func (p *Policy) surfaceSet(surface string) *surfaceRules {
+	common := commonSurface(surface)
+	if common >= 0 {
+		if set := p.common[common].Load(); set != nil {
+			return set
+		}
+	}
 	if v, ok := p.cache.Load(surface); ok {
-		return v.(*surfaceRules)
+		set := v.(*surfaceRules)
+		if common >= 0 {
+			p.common[common].Store(set)
+		}
+		return set
 	}
 	set := &surfaceRules{}
 	for _, r := range p.head {
@@ -408,8 +418,42 @@ func (p *Policy) surfaceSet(surface string) *surfaceRules {
 		} else {
 			set = v.(*surfaceRules)
 		}
+		if common >= 0 {
+			p.common[common].Store(set) // the one cache holds
+		}
 	}
 	return set
+}
+
+// commonSurfaces are the surfaces nearly every call asks: the tools',
+// and the path and directory surfaces of their paths.
+var commonSurfaces = [...]string{"bash", "read", "write", "edit", "grep", "find", "ls", "mcp", "path", "external_directory"}
+
+// commonSurface is surface's place in commonSurfaces, -1 for another.
+func commonSurface(surface string) int {
+	switch surface {
+	case "bash":
+		return 0
+	case "read":
+		return 1
+	case "write":
+		return 2
+	case "edit":
+		return 3
+	case "grep":
+		return 4
+	case "find":
+		return 5
+	case "ls":
+		return 6
+	case "mcp":
+		return 7
+	case "path":
+		return 8
+	case "external_directory":
+		return 9
+	}
+	return -1
 }
 
 // Matching returns every rule that applies to surface and matches any of
