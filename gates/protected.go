@@ -2,6 +2,7 @@ package gates
 
 import (
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -110,16 +111,108 @@ func guards(c *Call) *guardSet {
 		return c.memo.guards
 	}
 	dirs := protectedPaths(c)
-	g := &guardSet{dirs: c.protectedClean} // worked out with dirs, as pure
-	for _, dir := range dirs {
-		if real, ok := c.canonicalDir(dir); ok && real != dir && real != "" {
-			g.reals = append(g.reals, paths.Clean(real))
+	g := keptGuards(c, dirs)
+	if g == nil {
+		g = &guardSet{dirs: c.protectedClean} // worked out with dirs, as pure
+		for _, dir := range dirs {
+			if real, ok := c.canonicalDir(dir); ok && real != dir && real != "" {
+				g.reals = append(g.reals, paths.Clean(real))
+			}
 		}
 	}
 	if c.memo != nil {
 		c.memo.guards = g
 	}
 	return g
+}
+
+// keptGuards is the guard set of the protected paths dirs from the last
+// call's, when the directory cache answered every one of their real paths
+// under its generation as one it answers the same again while that
+// generation lasts (paths.KeptDirs), and the generation is still that
+// one: the set guards would build again, without asking the cache again
+// for each path. It builds it (asking the cache) and keeps it when it can
+// be kept; nil when the call must build its own: no kept cache, an
+// evaluation that records its questions (Evals), a path the cache does not
+// keep. Its plain twin is guards' own loop (KeepGuards(false));
+// TestKeptGuardsAreBuilt keeps them equal across changes.
+func keptGuards(c *Call, dirs []string) *guardSet {
+	if ownGuards.Load() || c.fs == nil || c.fs.Recording() || c.fs.Dirs == nil || len(dirs) == 0 {
+		return nil
+	}
+	kd, ok := c.fs.Dirs.(paths.KeptDirs)
+	gd, gok := c.fs.Dirs.(generationer)
+	if !ok || !gok {
+		return nil
+	}
+	if !reflect.TypeOf(c.fs.Dirs).Comparable() {
+		return nil // kept by identity (a pointer, as the server's)
+	}
+	gen := gd.Generation()
+	if k := lastGuards.Load(); k != nil && k.gen == gen && k.dirs == c.fs.Dirs && sameSlice(k.protected, dirs) {
+		if k.g != nil {
+			guardsTaken.Add(1)
+		}
+		return k.g // nil: not kept (a path the cache does not keep)
+	}
+	g := &guardSet{dirs: c.protectedClean}
+	kept := true
+	for _, dir := range dirs {
+		real, ok, hit, stable := kd.CanonicalKept(dir)
+		if !hit || !stable {
+			kept = false
+			break
+		}
+		if ok && real != dir && real != "" {
+			g.reals = append(g.reals, paths.Clean(real))
+		}
+	}
+	if !kept {
+		g = nil
+	}
+	if gd.Generation() == gen {
+		lastGuards.Store(&guardsOf{protected: dirs, dirs: c.fs.Dirs, gen: gen, g: g})
+	}
+	return g
+}
+
+// ownGuards, when set (KeepGuards(false)), has every call build its own
+// guard set: the plain twin of keptGuards.
+var ownGuards atomic.Bool
+
+// KeepGuards sets whether a call may take the guard set the last call
+// worked out (keptGuards) and returns a function that restores the
+// setting: off, each call builds its own, the plain twin the tests
+// compare with.
+func KeepGuards(on bool) (restore func()) {
+	was := ownGuards.Swap(!on)
+	lastGuards.Store(nil)
+	return func() { ownGuards.Store(was); lastGuards.Store(nil) }
+}
+
+// guardsTaken counts the calls that took the guard set of a call before
+// (KeptGuardsTaken).
+var guardsTaken atomic.Uint64
+
+// KeptGuardsTaken is how many calls took the guard set a call before
+// them worked out (keptGuards), for the tests that check it happens.
+func KeptGuardsTaken() uint64 { return guardsTaken.Load() }
+
+// lastGuards is the guard set keptGuards last worked out: nothing changes
+// an entry, and its guardSet is shared (read only).
+var lastGuards atomic.Pointer[guardsOf]
+
+type guardsOf struct {
+	protected []string // protectedPaths' shared slice (lastOwnFiles)
+	dirs      any      // the directory cache that answered
+	gen       uint64
+	g         *guardSet
+}
+
+// sameSlice reports whether a and b are the same slice (not merely equal):
+// protectedPaths hands every call of a session the one it keeps.
+func sameSlice(a, b []string) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
 // protected reports whether either identity of p is, or lies in, one of

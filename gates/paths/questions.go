@@ -283,6 +283,9 @@ func (r *question) watchedAnswer(dev uint64) bool {
 // Record makes the view record every question it asks from now on in q.
 func (v *View) Record(q *Questions) { v.rec = q }
 
+// Recording reports whether the view records the questions it asks.
+func (v *View) Recording() bool { return v != nil && v.rec != nil }
+
 // Stat is os.Stat with the view's answers.
 func (v *View) Stat(p string) (fs.FileInfo, error) {
 	if v == nil {
