@@ -208,9 +208,7 @@ func (l *Loader) Vouch(dir string) (dev uint64, ok bool) {
 
 // Generation is the watch's generation now (see Watched).
 func (l *Loader) Generation() uint64 {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.watch.generation()
+	return l.watch.generation() // l.watch is set once (NewLoader); its gen is atomic
 }
 
 // quiet is l.watch.quiet(l.lastPaths). Whether every path is armed is

@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"unsafe"
 
@@ -69,8 +70,10 @@ type changeWatch struct {
 	calls          uint64          // questions asked (quiet)
 	noisy          map[string]bool // directories given up as noisy
 	// gen counts the times the watch was not quiet: what was learnt of a
-	// watched directory under one generation holds until the next.
-	gen uint64
+	// watched directory under one generation holds until the next. It
+	// moves under the loader's lock, and is read without it
+	// (Loader.Generation: every directory-cache lookup asks it).
+	gen atomic.Uint64
 }
 
 // watchFDs are the watch's descriptors: the inotify instance,
@@ -193,7 +196,7 @@ func (w *changeWatch) quiet(paths []string) bool {
 		w.dirty = true
 	}
 	if w.dirty {
-		w.gen++
+		w.gen.Add(1)
 		return false
 	}
 	for _, p := range paths {
@@ -334,7 +337,7 @@ func (w *changeWatch) deepestWatched(dir string) string {
 // bump starts a new generation.
 func (w *changeWatch) bump() {
 	if w != nil {
-		w.gen++
+		w.gen.Add(1)
 	}
 }
 
@@ -343,7 +346,7 @@ func (w *changeWatch) generation() uint64 {
 	if w == nil {
 		return 0
 	}
-	return w.gen
+	return w.gen.Load()
 }
 
 // arm watches the directories of paths. It is called before the files are
@@ -353,7 +356,7 @@ func (w *changeWatch) arm(paths []string) {
 	if w == nil {
 		return
 	}
-	w.gen++
+	w.gen.Add(1)
 	w.dirty = false
 	if !w.fds.opened {
 		// Opened before anything is armed: a mount after it is reported.
