@@ -205,10 +205,10 @@ type linkResult struct {
 // NewView returns an empty view.
 func NewView() *View { return &View{} }
 
-// Reset makes v a new view (NewView's, with Dirs and recording unset),
-// keeping the room its answers took for the next ones: a session's calls
-// start one view each, and reusing one spares each of them its
-// allocations. Nothing v answered before is kept.
+// Reset makes v a new view (NewView's, with Dirs and recording unset) in
+// place, so that a view kept in its call (gates.Call) is not allocated
+// for each evaluation; the room its answers took is kept for the next
+// ones. Nothing v answered before is kept.
 func (v *View) Reset() {
 	*v = View{lstats: lstatSet{list: v.lstats.list[:0], m: keptRoom(v.lstats.m)},
 		stats: keptRoom(v.stats), links: keptRoom(v.links)}
