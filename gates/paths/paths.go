@@ -2,7 +2,9 @@ package paths
 
 import (
 	"path"
+	"slices"
 	"strings"
+	"sync/atomic"
 	"unicode"
 
 	"github.com/toolgate/toolgate/internal/cleanpath"
@@ -216,7 +218,8 @@ func (v *View) cwdStateOf(cwd string) cwdState {
 	if v != nil && v.cwd != nil && v.cwd.in == cwd {
 		return v.cwd.st
 	}
-	st := cwdState{clean: Clean(cwd), comps: components(cwd)}
+	clean, comps := cwdLexical(cwd)
+	st := cwdState{clean: clean, comps: comps}
 	st.cw = walker{dir: "/", fs: v, hint: cwd}
 	if v.knownDir(st.clean) {
 		// An existing directory whose real path is itself.
@@ -233,6 +236,25 @@ func (v *View) cwdStateOf(cwd string) cwdState {
 		v.cwd = &v.cwdStore
 	}
 	return st
+}
+
+// cwdLexical is cwd cleaned and its components: a function of the string
+// alone, kept for the last working directory asked (every call of a
+// session asks the same). The components are shared: read, never changed.
+func cwdLexical(cwd string) (string, []string) {
+	if k := lastCwdLexical.Load(); k != nil && k.in == cwd {
+		return k.clean, k.comps
+	}
+	k := &cwdLex{in: cwd, clean: Clean(cwd), comps: slices.Clip(components(cwd))}
+	lastCwdLexical.Store(k)
+	return k.clean, k.comps
+}
+
+var lastCwdLexical atomic.Pointer[cwdLex]
+
+type cwdLex struct {
+	in, clean string
+	comps     []string
 }
 
 // LiteralOnly is for a relative bash word after an unknown `cd`: only Input

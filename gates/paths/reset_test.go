@@ -48,3 +48,18 @@ func TestResetForgetsEverything(t *testing.T) {
 		})
 	}
 }
+
+// TestCwdLexicalIsPlain: the kept lexical state of a working directory is
+// what Clean and components make of it, for one asked again and for one
+// asked after another.
+func TestCwdLexicalIsPlain(t *testing.T) {
+	for _, cwd := range []string{"/w/p", "/w/p", "/w//p/./q/", "/", "", "rel/x", "/w/p", "/a/../b"} {
+		clean, comps := cwdLexical(cwd)
+		if want := Clean(cwd); clean != want {
+			t.Errorf("%q: clean %q, want %q", cwd, clean, want)
+		}
+		if want := components(cwd); fmt.Sprint(comps) != fmt.Sprint(want) {
+			t.Errorf("%q: components %q, want %q", cwd, comps, want)
+		}
+	}
+}
