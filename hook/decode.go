@@ -404,23 +404,22 @@ type inputFacts struct {
 
 // readInput checks a decoded input (checkInputKeys, checkToolFields,
 // shellFor, in decodeParams' order) and reads its facts.
-func readInput(name string, input jsonobj.Object, raw []byte, pol *policy.Policy, host string) (*inputFacts, error) {
+func readInput(name string, input jsonobj.Object, raw []byte, pol *policy.Policy, host string) (in inputFacts, err error) {
 	if err := readPathAliases(name, input, pol); err != nil {
-		return nil, err
+		return in, err
 	}
 	if err := checkInputKeys(name, input, pol); err != nil {
-		return nil, err
+		return in, err
 	}
 	if err := checkToolFields(name, input); err != nil {
-		return nil, err
+		return in, err
 	}
 	if err := checkInputShape(name, input); err != nil {
-		return nil, err
+		return in, err
 	}
-	in := &inputFacts{input: input, raw: raw, bounded: boundedInput(raw)}
-	var err error
+	in = inputFacts{input: input, raw: raw, bounded: boundedInput(raw)}
 	if in.cmd, in.workdir, in.isShell, err = shellFor(name, input, pol); err != nil {
-		return nil, err
+		return inputFacts{}, err
 	}
 	if f, ok := hosts.ProtocolHostValues[host][name]; ok && !in.isShell {
 		in.value = f(input)
