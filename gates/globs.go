@@ -377,10 +377,14 @@ func (w *globWalk) walk(dir, rel string, depth int) {
 		if rel != "" {
 			r = rel + "/" + r
 		}
+		selected := (strings.HasSuffix(r, w.fullTail) && w.full.MatchString(r) ||
+			w.name != nil && strings.HasSuffix(e.Name(), w.nameTail) && w.name.MatchString(e.Name())) != w.negate
+		if !selected && !e.IsDir() {
+			continue // neither checked nor walked: nothing asks of it
+		}
 		full := cleanpath.Join(dir, e.Name())
 		w.fs.Seed(full, e.Type()) // the listing says what an lstat of it would
-		if (strings.HasSuffix(r, w.fullTail) && w.full.MatchString(r) ||
-			w.name != nil && strings.HasSuffix(e.Name(), w.nameTail) && w.name.MatchString(e.Name())) != w.negate {
+		if selected {
 			if len(w.sel.Paths) >= maxGlobChecked {
 				w.sel.Incomplete = true
 				return
