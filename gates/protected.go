@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"sync/atomic"
+	"unicode/utf8"
+	"unsafe"
 
 	"github.com/toolgate/toolgate/gates/paths"
 	"github.com/toolgate/toolgate/gates/shell"
@@ -393,6 +395,35 @@ func systemDir(d string) bool {
 	return false
 }
 
+// lowerASCIIInto writes s in lower case into buf when s is ASCII, fits
+// and has an upper-case letter, and returns its length; 0 and true when
+// s is lower case already (no copy needed); false when s is not ASCII or
+// too long (strings.ToLower then).
+func lowerASCIIInto(buf *[256]byte, s string) (int, bool) {
+	upper := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= utf8.RuneSelf {
+			return 0, false
+		}
+		upper = upper || 'A' <= c && c <= 'Z'
+	}
+	if !upper {
+		return 0, true
+	}
+	if len(s) > len(buf) {
+		return 0, false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		buf[i] = c
+	}
+	return len(s), true
+}
+
 // armingPath matches without regard to letter case: on a case-insensitive
 // file system (macOS) .GIT/CONFIG is .git/config. Its plain twin is
 // armingPathPlain (plain_test.go); TestFastGuardIsPlain keeps them equal.
@@ -400,7 +431,17 @@ func armingPath(s string, isDir func() bool) bool { return armingClean(paths.Cle
 
 // armingClean is armingPath of a clean s.
 func armingClean(s string, isDir func() bool) bool {
-	s = strings.ToLower(s) // no copy when s is lower case already
+	// Lower case: s itself when it is already; an ASCII path that is not
+	// (a home folder /home/Ann) in buf rather than a new string on every
+	// call; any other with strings.ToLower.
+	var buf [256]byte
+	if n, ok := lowerASCIIInto(&buf, s); ok {
+		if n > 0 {
+			s = unsafe.String(&buf[0], n)
+		}
+	} else {
+		s = strings.ToLower(s)
+	}
 	base := s[strings.LastIndexByte(s, '/')+1:]
 	if armingNames[base] && !((base == "config" || base == "config.worktree") && isDir()) ||
 		s == "/etc/profile" || s == "/etc/environment" {
