@@ -2,6 +2,7 @@ package gates
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -74,21 +75,22 @@ func runsCode(a *shell.Analysis) bool {
 func ruleRef(d *Descriptor) string {
 	switch {
 	case d.Sentinel != "":
-		return fmt.Sprintf("the safety floor %s", sentinelMeaning(d.Sentinel))
+		return "the safety floor " + sentinelMeaning(d.Sentinel)
 	case d.Rule == nil:
 		return "no rule"
 	case d.Session:
-		return fmt.Sprintf("the session approval %s", quote(d.Rule.Pattern))
+		return "the session approval " + quote(d.Rule.Pattern)
 	}
+	// Joined, not formatted: this is on every asked and denied call's way.
 	o := d.Rule.Origin
 	where := o.Scope
 	if o.Path != "" {
-		where = fmt.Sprintf("%s config %s:%d", o.Scope, Visible(o.Path), o.Line)
+		where = o.Scope + " config " + Visible(o.Path) + ":" + strconv.Itoa(o.Line)
 	}
 	if d.Rule.IsFallback() {
-		return fmt.Sprintf("the fallback \"*\": \"%s\" (%s)", d.Rule.Action, where)
+		return "the fallback \"*\": \"" + d.Rule.Action.String() + "\" (" + where + ")"
 	}
-	ref := fmt.Sprintf("rule %s on %s (%s)", quote(d.Rule.Pattern), Visible(d.Rule.Surface), where)
+	ref := "rule " + quote(d.Rule.Pattern) + " on " + Visible(d.Rule.Surface) + " (" + where + ")"
 	if d.MatchedAs != "" {
 		ref += ", matched as " + quote(d.MatchedAs)
 	}
