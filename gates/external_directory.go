@@ -24,7 +24,9 @@ func ExternalDirectory(c *Call, r Resolver) Outcome {
 		if !p.Outside(c.Cwd) || readOnlyTools[c.ToolName] && infrastructure(c, p) {
 			return Outcome{}, false
 		}
-		return externalOutcome(c, r, p, globWhat(c, glob, p)+" outside the working directory "+quote(c.Cwd)), true
+		return externalOutcome(c, r, p, func() string {
+			return globWhat(c, glob, p) + " outside the working directory " + quote(c.Cwd)
+		}), true
 	})
 }
 
@@ -45,20 +47,22 @@ func externalToolPath(c *Call, r Resolver) Outcome {
 			D: Descriptor{Surface: c.ToolName, Value: p.Input, State: policy.Allow,
 				Resolution: verdict.ResInfrastructureAutoAllow, Forms: allForms(p)}}
 	}
-	what := fmt.Sprintf("tool %s on path %s%s outside the working directory %s", quote(c.ToolName), quote(p.Input), resolvesTo(p), quote(c.Cwd))
-	return externalOutcome(c, r, p, what)
+	return externalOutcome(c, r, p, func() string {
+		return fmt.Sprintf("tool %s on path %s%s outside the working directory %s", quote(c.ToolName), quote(p.Input), resolvesTo(p), quote(c.Cwd))
+	})
 }
 
 // externalOutcome decides one path outside the working directory on the
-// external_directory surface.
-func externalOutcome(c *Call, r Resolver, p paths.Path, what string) Outcome {
+// external_directory surface; what describes the access, for the texts of
+// an ask or a deny (an allow has none, so what is not called).
+func externalOutcome(c *Call, r Resolver, p paths.Path, what func() string) Outcome {
 	res, _ := resolvePath(r, "external_directory", p)
 	o := checked(verdict.GateExternalDirectory, "external_directory", p.Input, res)
 	o.D.Forms = allForms(p)
-	if o.D.State != policy.Allow { // an allow offers no session option
+	if o.D.State != policy.Allow { // an allow offers no session option, and no text
 		o.D.SessionPatterns = pathSessionPatterns("external_directory", p, c.Home)
+		fillTexts(&o.D, c.AgentName, what(), "", "Allow this access outside the project?")
 	}
-	fillTexts(&o.D, c.AgentName, what, "", "Allow this access outside the project?")
 	return o
 }
 
@@ -148,7 +152,9 @@ func credential(abs string) bool {
 	if base == "auth.json" || strings.HasSuffix(base, ".key") || strings.HasSuffix(base, ".pem") {
 		return true
 	}
-	for _, part := range strings.Split(abs, "/") {
+	for rest := abs; rest != ""; {
+		var part string
+		part, rest, _ = strings.Cut(rest, "/")
 		if part == "sessions" {
 			return true
 		}
