@@ -28,7 +28,7 @@ type scope struct {
 func (a *analyzer) topScope(src string, f *syntax.File) *scope {
 	m := &topScopeMem{}
 	vars := &m.vars
-	vars.vals = make(map[string]string, 4)
+	vars.small = m.small[:0]
 	vars.log = m.log[:0]
 	if a.opt.Home != "" {
 		vars.set("HOME", a.opt.Home)
@@ -52,10 +52,11 @@ func (a *analyzer) scan(src string, f *syntax.File) (*facts, int) {
 
 // topScopeMem is what topScope allocates, in one allocation.
 type topScopeMem struct {
-	sc   scope
-	vars varTable
-	dirs [1]string
-	log  [4]varChange
+	sc    scope
+	vars  varTable
+	dirs  [1]string
+	log   [4]varChange
+	small [smallVars]varEntry
 }
 
 // inline returns the scope an inline script is walked in. Code that runs in
@@ -68,7 +69,7 @@ func (a *analyzer) inline(sc *scope, src string, f *syntax.File, shared bool) *s
 	if shared {
 		child.vars = sc.vars
 	} else {
-		child.vars = &varTable{vals: map[string]string{}}
+		child.vars = &varTable{}
 		if home, ok := sc.vars.get("HOME"); ok {
 			child.vars.set("HOME", home)
 		}
@@ -124,9 +125,85 @@ func union(a, b []string) []string {
 
 // varTable holds the variables whose literal value is known, with an undo
 // log so that subshells and conditional code can be walked in place.
+//
+// A command assigns few variables: up to smallVars of them sit in a slice
+// searched in order (no map to allocate and hash into for every command);
+// past that, all of them move to a map, so a command of thousands of
+// assignments costs no more than before.
 type varTable struct {
-	vals map[string]string
-	log  []varChange
+	small []varEntry
+	big   map[string]string // nil until more than smallVars are set
+	log   []varChange
+}
+
+// smallVars is how many variables a varTable holds before it takes a map.
+const smallVars = 8
+
+type varEntry struct{ name, value string }
+
+// lookup is the value of name, without logging anything.
+func (t *varTable) lookup(name string) (string, bool) {
+	if t.big != nil {
+		v, ok := t.big[name]
+		return v, ok
+	}
+	for i := range t.small {
+		if t.small[i].name == name {
+			return t.small[i].value, true
+		}
+	}
+	return "", false
+}
+
+// store sets name to value, without logging anything.
+func (t *varTable) store(name, value string) {
+	if t.big != nil {
+		t.big[name] = value
+		return
+	}
+	for i := range t.small {
+		if t.small[i].name == name {
+			t.small[i].value = value
+			return
+		}
+	}
+	if len(t.small) < smallVars {
+		t.small = append(t.small, varEntry{name, value})
+		return
+	}
+	t.big = make(map[string]string, 2*smallVars)
+	for _, e := range t.small {
+		t.big[e.name] = e.value
+	}
+	t.small = nil
+	t.big[name] = value
+}
+
+// remove forgets name, without logging anything.
+func (t *varTable) remove(name string) {
+	if t.big != nil {
+		delete(t.big, name)
+		return
+	}
+	for i := range t.small {
+		if t.small[i].name == name {
+			t.small = slices.Delete(t.small, i, i+1)
+			return
+		}
+	}
+}
+
+// names are the names set, sorted.
+func (t *varTable) names() []string {
+	if t.big != nil {
+		return slices.Sorted(maps.Keys(t.big))
+	}
+	names := make([]string, len(t.small))
+	for i, e := range t.small {
+		names[i] = e.name
+	}
+	slices.Sort(names)
+	return names
 }
 
 type varChange struct {
@@ -134,29 +211,26 @@ type varChange struct {
 	had       bool
 }
 
-func (t *varTable) get(name string) (string, bool) {
-	v, ok := t.vals[name]
-	return v, ok
-}
+func (t *varTable) get(name string) (string, bool) { return t.lookup(name) }
 
 func (t *varTable) set(name, value string) {
-	old, had := t.vals[name]
+	old, had := t.lookup(name)
 	t.log = append(t.log, varChange{name, old, had})
-	t.vals[name] = value
+	t.store(name, value)
 }
 
 func (t *varTable) unset(name string) {
-	old, had := t.vals[name]
+	old, had := t.lookup(name)
 	if !had {
 		return
 	}
 	t.log = append(t.log, varChange{name, old, had})
-	delete(t.vals, name)
+	t.remove(name)
 }
 
 // clear forgets every value, e.g. after eval, which may assign anything.
 func (t *varTable) clear() {
-	for _, name := range slices.Sorted(maps.Keys(t.vals)) {
+	for _, name := range t.names() {
 		t.unset(name)
 	}
 }
@@ -168,9 +242,9 @@ func (t *varTable) rollback(mark int) {
 	for i := len(t.log) - 1; i >= mark; i-- {
 		c := t.log[i]
 		if c.had {
-			t.vals[c.name] = c.old
+			t.store(c.name, c.old)
 		} else {
-			delete(t.vals, c.name)
+			t.remove(c.name)
 		}
 	}
 	t.log = t.log[:mark]
