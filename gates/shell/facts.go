@@ -66,7 +66,7 @@ func (f *facts) apply(t *varTable) {
 // stands for the separate passes it replaced: TestScanMatchesOldPasses and
 // TestAnalyzeMatchesOldPasses keep it equal to them.
 func scan(src string, file *syntax.File) (*facts, int) {
-	f := &facts{assigns: map[string]int{}}
+	f := &facts{}
 	inj := injectScan{src: src, at: noInjection}
 	factsOnly := func(n syntax.Node) bool {
 		f.node(n)
@@ -245,7 +245,7 @@ func decimal(s string, digitsOnly bool) bool {
 func (f *facts) call(c *syntax.CallExpr) {
 	for _, as := range c.Assigns {
 		if len(c.Args) == 0 && plainAssign(as) {
-			f.assigns[as.Name.Value]++
+			f.assigned()[as.Name.Value]++
 			f.special(as.Name.Value)
 		} else if as.Name != nil {
 			f.taint(as.Name.Value)
@@ -391,8 +391,17 @@ func (f *facts) taint(name string) {
 	if name == "" {
 		return
 	}
-	f.assigns[name] = manyAssigns
+	f.assigned()[name] = manyAssigns
 	f.special(name)
+}
+
+// assigned is f.assigns, made at the first assignment (most commands
+// assign nothing; a nil map reads as empty).
+func (f *facts) assigned() map[string]int {
+	if f.assigns == nil {
+		f.assigns = map[string]int{}
+	}
+	return f.assigns
 }
 
 func (f *facts) taintLit(l *syntax.Lit) {
