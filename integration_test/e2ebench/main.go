@@ -33,6 +33,10 @@
 // phases of each fast-path call of the first serve process (envelope
 // decoded; fields, shell and gates; decision and audit record; answer
 // written), printed after that size's table and written to FILE.
+// E2EBENCH_TIMES=FILE writes every measured call's round trips of the first
+// policy size to FILE, a line each: the call's index, toolgate's and the
+// echo's round trip in µs, and which of the two was driven first (the
+// distributions behind the percentiles: the echo's often has two modes).
 package main
 
 import (
@@ -381,6 +385,9 @@ func measure(tmp, tg, echo string, rules, calls, starts int, distinct, untrusted
 			decisions[r.Result.Action]++
 		}
 	}
+	if err := writeTimes(tgTimes, echoTimes, warm); err != nil {
+		return err
+	}
 	tgCPU, tgRSS, err := tp.stopRSS()
 	if err != nil {
 		return fmt.Errorf("toolgate: %w", err)
@@ -534,6 +541,31 @@ func pct(ds []time.Duration, p float64) time.Duration {
 	slices.Sort(s)
 	i := int(p * float64(len(s)-1))
 	return s[i]
+}
+
+// timesWritten is set once the first policy size's round trips went to
+// $E2EBENCH_TIMES.
+var timesWritten bool
+
+// writeTimes writes each measured call's round trips to $E2EBENCH_TIMES
+// (once, for the first policy size measured): index, toolgate µs, echo µs,
+// and "toolgate" or "echo" for the one driven first (measure alternates,
+// toolgate first on even calls).
+func writeTimes(tg, echo []time.Duration, warm int) error {
+	out := os.Getenv("E2EBENCH_TIMES")
+	if out == "" || timesWritten {
+		return nil
+	}
+	timesWritten = true
+	var b []byte
+	for i := range tg {
+		first := "toolgate"
+		if (warm+i)%2 == 1 {
+			first = "echo"
+		}
+		b = fmt.Appendf(b, "%d\t%.1f\t%.1f\t%s\n", warm+i, us(tg[i]), us(echo[i]), first)
+	}
+	return os.WriteFile(out, b, 0o644)
 }
 
 func us(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e3 }
