@@ -68,6 +68,7 @@ func main() {
 	distinct := flag.Bool("distinct", false, "the fresh corpus: every call names its own numbers, text and paths, so that no call repeats an earlier one")
 	untrusted := flag.Bool("untrusted", false, "write an untrusted project file (.toolgate/config.json) into the benchmark's project")
 	flag.BoolVar(&countIr, "instructions", false, "count the user-space instructions a call costs (valgrind --tool=callgrind; the same for every run, where the machine's timings are not) instead of timing calls")
+	footFlag := flag.String("footprint", "", "simulate caches instead of timing calls (valgrind --tool=cachegrind): for each last-level cache size in KiB (comma separated, e.g. 256,512,1024), the cache lines a call brings into a 32 KiB L1 and from memory, code and data apart; what a call costs when it starts cold")
 	binFlag := flag.String("bin", "", "measure this toolgate binary instead of building one from the tree (to set two builds side by side; build them with CGO_ENABLED=0, as the README and this benchmark do: a binary linked against libc maps more of itself)")
 	shapeFlag := flag.String("shapes", "", "with -distinct, only the fresh corpus's calls of these shapes (comma separated, 0 to 23: e2ecorpus.FreshCall), to see what one kind of call costs")
 	flag.Parse()
@@ -81,6 +82,17 @@ func main() {
 			os.Exit(2)
 		}
 		shapes = append(shapes, k)
+	}
+	for _, f := range strings.Split(*footFlag, ",") {
+		if f == "" {
+			continue
+		}
+		kb, err := strconv.Atoi(f)
+		if err != nil || kb < 64 || kb&(kb-1) != 0 {
+			fmt.Fprintf(os.Stderr, "e2ebench: -footprint %q: want sizes in KiB, powers of two from 64\n", *footFlag)
+			os.Exit(2)
+		}
+		footprintKB = append(footprintKB, kb)
 	}
 	if *binFlag != "" {
 		abs, err := filepath.Abs(*binFlag)
@@ -99,6 +111,10 @@ func main() {
 // countIr is -instructions: count the instructions a call costs under
 // valgrind's callgrind instead of timing calls.
 var countIr bool
+
+// footprintKB is -footprint: the last-level cache sizes simulated, in
+// KiB; empty when calls are timed.
+var footprintKB []int
 
 // prebuilt is -bin: the toolgate binary measured, built from the tree when
 // empty.
@@ -326,6 +342,9 @@ func measure(tmp, tg, echo string, rules, calls, starts int, distinct, untrusted
 	args := []string{"--audit-log", s.audit}
 	if countIr {
 		return instructions(tmp, tg, args, s, rules, calls, distinct)
+	}
+	if len(footprintKB) > 0 {
+		return footprint(tmp, tg, args, s, rules, calls, distinct)
 	}
 	tp, err := start(tg, args, s)
 	if err != nil {
@@ -584,13 +603,8 @@ func instructions(tmp, tg string, args []string, s sandbox, rules, calls int, di
 	if _, err := exec.LookPath("valgrind"); err != nil {
 		return fmt.Errorf("-instructions needs valgrind: %w", err)
 	}
-	work := e2ecorpus.Calls()
-	lines := make([][]byte, len(work))
-	for i, c := range work {
-		params, _ := json.Marshal(c)
-		lines[i] = params[1:]
-	}
 	warm := calls / 10
+	input := valgrindInput(s, distinct)
 	// Each count is the least of five runs: now and then the runtime's
 	// background sweeper spins (it yields while valgrind runs one thread
 	// at a time) and a run counts several times what it should.
@@ -598,24 +612,9 @@ func instructions(tmp, tg string, args []string, s sandbox, rules, calls int, di
 	var all [2][]uint64
 	for rep := range 5 {
 		for run, n := range []int{warm, warm + calls} {
-			in := append([]byte(nil), initLine(s)...)
-			for i := 0; i < n; i++ {
-				in = append(in, callLine(i, distinct, lines)...)
-			}
 			out := filepath.Join(tmp, fmt.Sprintf("callgrind.r%d.%d.%d", rules, run, rep))
-			cmd := exec.Command("valgrind", append([]string{"--tool=callgrind", "--callgrind-out-file=" + out, tg}, args...)...)
-			cmd.Dir = s.work
-			// The runtime's preemption signals trip an assertion of
-			// callgrind's (threads.c, vgCallgrind_post_signal) now and then.
-			cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + s.home, "GODEBUG=asyncpreemptoff=1"}
-			cmd.Stdin = bytes.NewReader(in)
-			var answers, logs bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &answers, &logs
-			if err := cmd.Run(); err != nil {
-				return fmt.Errorf("valgrind: %w: %s", err, lastLines(logs.String(), 20))
-			}
-			if got := bytes.Count(answers.Bytes(), []byte(`"result":{"action"`)); got != n {
-				return fmt.Errorf("valgrind run of %d calls: %d answered", n, got)
+			if err := runValgrind(s, input(n), n, append([]string{"--tool=callgrind", "--callgrind-out-file=" + out, tg}, args...)); err != nil {
+				return err
 			}
 			total, err := callgrindTotal(out)
 			if err != nil {
@@ -635,6 +634,123 @@ func instructions(tmp, tg string, args []string, s sandbox, rules, calls int, di
 	fmt.Printf("| instructions per call (callgrind, user space; the least of five runs) | %d |\n", (ir[1]-ir[0])/uint64(calls))
 	fmt.Printf("| the five runs, millions of instructions: warm-up only; with the measured calls | %s; %s |\n\n", millions(all[0]), millions(all[1]))
 	return nil
+}
+
+// valgrindInput returns what a run under valgrind reads: the initialize
+// and the first n calls, written at once (the host never waits for an
+// answer).
+func valgrindInput(s sandbox, distinct bool) func(n int) []byte {
+	work := e2ecorpus.Calls()
+	lines := make([][]byte, len(work))
+	for i, c := range work {
+		params, _ := json.Marshal(c)
+		lines[i] = params[1:]
+	}
+	return func(n int) []byte {
+		in := append([]byte(nil), initLine(s)...)
+		for i := 0; i < n; i++ {
+			in = append(in, callLine(i, distinct, lines)...)
+		}
+		return in
+	}
+}
+
+// runValgrind runs valgrind with argv on in, in the sandbox, and checks
+// that each of the n calls was answered.
+func runValgrind(s sandbox, in []byte, n int, argv []string) error {
+	cmd := exec.Command("valgrind", argv...)
+	cmd.Dir = s.work
+	// The runtime's preemption signals trip an assertion of
+	// callgrind's (threads.c, vgCallgrind_post_signal) now and then.
+	cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + s.home, "GODEBUG=asyncpreemptoff=1"}
+	cmd.Stdin = bytes.NewReader(in)
+	var answers, logs bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &answers, &logs
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("valgrind: %w: %s", err, lastLines(logs.String(), 20))
+	}
+	if got := bytes.Count(answers.Bytes(), []byte(`"result":{"action"`)); got != n {
+		return fmt.Errorf("valgrind run of %d calls: %d answered", n, got)
+	}
+	return nil
+}
+
+// footprint runs toolgate under cachegrind's cache simulation (32 KiB
+// L1s, each -footprint size as the last level), on the warm-up calls and
+// then on those and the measured calls, and reports the difference per
+// measured call: the cache lines of code and of data a call brings into
+// L1, and those it brings from memory past the last level. With toolgate
+// alone in the simulated caches the last level keeps what an earlier call
+// left there; on a machine the host and the kernel run in between, so the
+// smaller sizes say more of what a call pays there.
+func footprint(tmp, tg string, args []string, s sandbox, rules, calls int, distinct bool) error {
+	if _, err := exec.LookPath("valgrind"); err != nil {
+		return fmt.Errorf("-footprint needs valgrind: %w", err)
+	}
+	warm := calls / 10
+	input := valgrindInput(s, distinct)
+	kind := "the repeated corpus"
+	if distinct {
+		kind = "the fresh corpus (-distinct)"
+	}
+	fmt.Printf("## %d rules, %s: %d calls after %d of warm-up, simulated caches (cachegrind)\n\n", rules, kind, calls, warm)
+	fmt.Println("| last level | instructions | code lines into L1 | code lines from memory | data lines into L1 | data lines from memory |")
+	fmt.Println("| --- | --- | --- | --- | --- | --- |")
+	for _, kb := range footprintKB {
+		var ev [2][]uint64
+		for run, n := range []int{warm, warm + calls} {
+			out := filepath.Join(tmp, fmt.Sprintf("cachegrind.r%d.%dk.%d", rules, kb, run))
+			argv := append([]string{"--tool=cachegrind", "--cache-sim=yes", "--I1=32768,8,64", "--D1=32768,8,64",
+				fmt.Sprintf("--LL=%d,16,64", kb<<10), "--cachegrind-out-file=" + out, tg}, args...)
+			if err := runValgrind(s, input(n), n, argv); err != nil {
+				return err
+			}
+			v, err := cachegrindTotals(out)
+			if err != nil {
+				return err
+			}
+			ev[run] = v
+		}
+		// cachegrind's events: Ir I1mr ILmr Dr D1mr DLmr Dw D1mw DLmw.
+		per := func(i ...int) uint64 {
+			var d uint64
+			for _, k := range i {
+				d += ev[1][k] - ev[0][k]
+			}
+			return d / uint64(calls)
+		}
+		fmt.Printf("| %d KiB | %d | %d | %d | %d | %d |\n", kb, per(0), per(1), per(2), per(4, 7), per(5, 8))
+	}
+	fmt.Println()
+	return nil
+}
+
+// cachegrindTotals are the nine event totals in cachegrind's file (Ir
+// I1mr ILmr Dr D1mr DLmr Dw D1mw DLmw).
+func cachegrindTotals(file string) ([]uint64, error) {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		v, ok := strings.CutPrefix(l, "summary: ")
+		if !ok {
+			continue
+		}
+		var out []uint64
+		for _, f := range strings.Fields(v) {
+			n, err := strconv.ParseUint(f, 10, 64)
+			if err != nil {
+				return nil, fmt.Errorf("%s: summary: %w", file, err)
+			}
+			out = append(out, n)
+		}
+		if len(out) != 9 {
+			return nil, fmt.Errorf("%s: %d events in the summary, want 9 (--cache-sim=yes)", file, len(out))
+		}
+		return out, nil
+	}
+	return nil, fmt.Errorf("%s: no summary line", file)
 }
 
 func millions(v []uint64) string {
