@@ -1,9 +1,12 @@
 package protocol
 
 import (
+	"encoding/binary"
 	"encoding/json"
+	"math/bits"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // FastCall is a tool_call request read in one pass by DecodeToolCall.
@@ -190,18 +193,36 @@ func (d *fastDecoder) plainString() ([]byte, bool) {
 		return nil, false
 	}
 	start := d.i
-	for d.i < len(d.b) {
-		c := d.b[d.i]
-		switch {
-		case c == '"':
-			d.i++
-			return d.b[start : d.i-1], true
-		case c == '\\' || c < 0x20:
-			return nil, false
-		}
-		d.i++
+	if j := plainRun(d.b, d.i); j < len(d.b) && d.b[j] == '"' {
+		d.i = j + 1
+		return d.b[start:j], true
 	}
 	return nil, false
+}
+
+// plainRun returns the index of the first byte at or after i in b that a
+// JSON string cannot hold as it is ('"', '\\' or a control byte), or
+// len(b) when there is none (i itself when i is past the end). It looks
+// at eight bytes at a time while none of them is one: a word has such a
+// byte exactly when one of the three tests of "has a zero byte" below
+// flags one (they never miss one; a flag they raise above a byte that is
+// one is sorted out by the byte loop after). plainRunBytes is its plain
+// twin; TestPlainRunIsTheByteLoop keeps them equal.
+func plainRun(b []byte, i int) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	for ; i >= 0 && i+8 <= len(b); i += 8 {
+		x := binary.LittleEndian.Uint64(b[i:])
+		q, s := x^(ones*'"'), x^(ones*'\\')
+		if m := ((q-ones)&^q | (s-ones)&^s | (x-ones*0x20)&^x) & highs; m != 0 {
+			return i + bits.TrailingZeros64(m)>>3
+		}
+	}
+	for ; i < len(b); i++ {
+		if c := b[i]; c == '"' || c == '\\' || c < 0x20 {
+			return i
+		}
+	}
+	return i
 }
 
 // id reads a non-negative integer that fits an int64 (jsonrpc2 reads a
@@ -324,9 +345,14 @@ func (d *fastDecoder) number() (any, bool) {
 // str reads a string and returns it unescaped. A \u escape of a
 // surrogate is left to the general path.
 func (d *fastDecoder) str() (string, bool) {
-	b, ok := d.strBytes()
+	b, fresh, ok := d.strBytesFresh()
 	if !ok {
 		return "", ok
+	}
+	if fresh && len(b) > 0 {
+		// escaped's own buffer, which nothing else holds: the string is
+		// made of it rather than of a copy (as strings.Builder does).
+		return unsafe.String(&b[0], len(b)), true
 	}
 	return string(b), true
 }
@@ -334,39 +360,52 @@ func (d *fastDecoder) str() (string, bool) {
 // strBytes reads a string: its bytes unescaped (a slice of d.b when it
 // has no escape).
 func (d *fastDecoder) strBytes() ([]byte, bool) {
-	d.i++ // '"'
-	start := d.i
-	for d.i < len(d.b) {
-		c := d.b[d.i]
-		switch {
-		case c == '"':
-			d.i++
-			return d.b[start : d.i-1], true
-		case c == '\\':
-			return d.escaped(start)
-		case c < 0x20:
-			return nil, false
-		}
-		d.i++
-	}
-	return nil, false
+	b, _, ok := d.strBytesFresh()
+	return b, ok
 }
 
+// strBytesFresh is strBytes, saying too whether the bytes are a buffer of
+// their own (the string had an escape) rather than a slice of d.b.
+func (d *fastDecoder) strBytesFresh() ([]byte, bool, bool) {
+	d.i++ // '"'
+	start := d.i
+	j := plainRun(d.b, d.i)
+	if j >= len(d.b) {
+		return nil, false, false
+	}
+	switch d.b[j] {
+	case '"':
+		d.i = j + 1
+		return d.b[start:j], false, true
+	case '\\':
+		d.i = j
+		b, ok := d.escaped(start)
+		return b, true, ok
+	}
+	return nil, false, false // a control byte
+}
+
+// escaped reads the rest of a string from its first escape (at d.i; the
+// string's bytes start at start) and returns it unescaped, in a buffer of
+// its own. It finds the string's end first, so that the buffer is made
+// once (nothing unescapes longer than it is written), then copies each run
+// of plain bytes at once. escapedBytes is its plain twin, one byte at a
+// time; TestEscapedIsTheByteLoop keeps them equal.
 func (d *fastDecoder) escaped(start int) ([]byte, bool) {
-	out := append(make([]byte, 0, d.i-start+16), d.b[start:d.i]...)
-	for d.i < len(d.b) {
-		c := d.b[d.i]
-		switch {
-		case c == '"':
-			d.i++
-			return out, true
-		case c < 0x20:
+	end := d.i
+	for {
+		end = plainRun(d.b, end)
+		if end >= len(d.b) || d.b[end] < 0x20 {
 			return nil, false
-		case c != '\\':
-			out = append(out, c)
-			d.i++
-			continue
 		}
+		if d.b[end] == '"' {
+			break
+		}
+		end += 2 // a backslash and the byte after it
+	}
+	out := append(make([]byte, 0, end-start), d.b[start:d.i]...)
+	for {
+		// d.i is at a backslash.
 		if d.i+1 >= len(d.b) {
 			return nil, false
 		}
@@ -409,9 +448,22 @@ func (d *fastDecoder) escaped(start int) ([]byte, bool) {
 		default:
 			return nil, false
 		}
-		out = utf8.AppendRune(out, r)
+		if r < utf8.RuneSelf {
+			out = append(out, byte(r))
+		} else {
+			out = utf8.AppendRune(out, r)
+		}
+		j := plainRun(d.b, d.i)
+		out = append(out, d.b[d.i:min(j, len(d.b))]...)
+		d.i = j
+		if j >= len(d.b) || d.b[j] < 0x20 {
+			return nil, false
+		}
+		if d.b[j] == '"' {
+			d.i++
+			return out, true
+		}
 	}
-	return nil, false
 }
 
 // key reads an object key: its bytes unescaped and the key as a string
