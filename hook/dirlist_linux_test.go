@@ -117,3 +117,39 @@ func TestDirCacheListingIsLstat(t *testing.T) {
 		})
 	}
 }
+
+// TestListNamesOfLargeFolders: a folder whose entries take several reads
+// of listNames's buffer is listed whole, each name once, as os.ReadDir
+// lists it; with a bound one short of its names it is not listed.
+func TestListNamesOfLargeFolders(t *testing.T) {
+	dir := realTempDir(t)
+	var st statfsType
+	if !st.byteExact(dir) {
+		t.Skipf("%s is on a file system listNames does not list (not ext4, f2fs, tmpfs or btrfs)", dir)
+	}
+	for i := range 600 {
+		name := fmt.Sprintf("entry-%04d-with-a-long-name-to-fill-the-buffer.ts", i)
+		if err := os.WriteFile(filepath.Join(dir, name), nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, e := range entries {
+		want = append(want, e.Name())
+	}
+	if size := len(want) * 64; size <= direntBuf {
+		t.Fatalf("%d names fit one read of %d bytes: the test needs more", len(want), direntBuf)
+	}
+	names, ok := listNames(dir, len(want))
+	slices.Sort(names)
+	if !ok || !slices.Equal(names, want) {
+		t.Fatalf("listNames(%s, %d) = %d names, %v; os.ReadDir lists %d", dir, len(want), len(names), ok, len(want))
+	}
+	if names, ok := listNames(dir, len(want)-1); ok {
+		t.Errorf("%d names listed with a bound of %d", len(names), len(want)-1)
+	}
+}
