@@ -203,11 +203,12 @@ func (d *fastDecoder) plainString() ([]byte, bool) {
 // plainRun returns the index of the first byte at or after i in b that a
 // JSON string cannot hold as it is ('"', '\\' or a control byte), or
 // len(b) when there is none (i itself when i is past the end). It looks
-// at eight bytes at a time while none of them is one: a word has such a
-// byte exactly when one of the three tests of "has a zero byte" below
-// flags one (they never miss one; a flag they raise above a byte that is
-// one is sorted out by the byte loop after). plainRunBytes is its plain
-// twin; TestPlainRunIsTheByteLoop keeps them equal.
+// at eight bytes at a time: each of the three tests below ("has a zero
+// byte" of the word xor '"', of the word xor '\\', and "has a byte below
+// 0x20") flags every such byte, and a byte it flags that is not one can
+// only lie above one that is (the borrow that flags it starts at a lower
+// byte that is one), so the lowest flag is the first such byte. plainRunBytes
+// is its plain twin; TestPlainRunIsTheByteLoop keeps them equal.
 func plainRun(b []byte, i int) int {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	for ; i >= 0 && i+8 <= len(b); i += 8 {
