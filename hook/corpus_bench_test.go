@@ -145,6 +145,12 @@ func freshSession(b *testing.B) (*client, func(n int) []byte) {
 
 // freshServer is freshSession's server, not yet serving.
 func freshServer(b *testing.B) (*Server, func(n int) []byte) {
+	return freshServerOf(b, false)
+}
+
+// freshServerOf is freshServer, with e2ebench's untrusted project file
+// (-untrusted) when untrusted is set.
+func freshServerOf(b *testing.B, untrusted bool) (*Server, func(n int) []byte) {
 	dir := b.TempDir()
 	home, work := filepath.Join(dir, "home"), filepath.Join(dir, "work")
 	agentDir := filepath.Join(home, ".pi", "agent")
@@ -153,6 +159,9 @@ func freshServer(b *testing.B) (*Server, func(n int) []byte) {
 		files[p] = c
 	}
 	files[filepath.Join(agentDir, "extensions", "pi-permission-system", "config.json")] = e2ecorpus.PolicyText(200)
+	if untrusted {
+		files[filepath.Join(work, ".toolgate", "config.json")] = e2ecorpus.UntrustedProjectText
+	}
 	writeFiles(b, files)
 	s := New(Options{Cwd: work, Home: home, AgentDir: agentDir, AuditLog: filepath.Join(dir, "audit.jsonl"), Log: zerolog.Nop()})
 	return s, func(n int) []byte {
@@ -168,7 +177,19 @@ func freshServer(b *testing.B) (*Server, func(n int) []byte) {
 // answer framed, in process (DecodeToolCall, fastPrecheck, fastAnswer).
 // A profile of it is toolgate's own work alone, none of the harness's.
 func BenchmarkFreshDecide(b *testing.B) {
-	answer, lines := freshDecider(b)
+	answer, lines := freshDecider(b, false)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for _, l := range lines {
+		answer(l)
+	}
+}
+
+// BenchmarkFreshDecideUntrusted is BenchmarkFreshDecide with e2ebench's
+// untrusted project file in the project (-untrusted): every gate decides
+// on both sides of the policy.
+func BenchmarkFreshDecideUntrusted(b *testing.B) {
+	answer, lines := freshDecider(b, true)
 	b.ReportAllocs()
 	b.ResetTimer()
 	for _, l := range lines {
@@ -180,9 +201,9 @@ func BenchmarkFreshDecide(b *testing.B) {
 // b.N calls of it not yet made (after 200 already made): answer decides
 // a call's line in process and frames its answer, as fastToolCall does
 // but for writing it.
-func freshDecider(b *testing.B) (answer func(line []byte), lines [][]byte) {
+func freshDecider(b *testing.B, untrusted bool) (answer func(line []byte), lines [][]byte) {
 	toolgateRuntime(b)
-	s, line := freshServer(b)
+	s, line := freshServerOf(b, untrusted)
 	serveWith(b, s, s.opts.Cwd)
 	lines = make([][]byte, 200+b.N)
 	for i := range lines {
@@ -227,7 +248,7 @@ func BenchmarkFreshDecideCold(b *testing.B) {
 		}
 		coldKB = n
 	}
-	answer, lines := freshDecider(b)
+	answer, lines := freshDecider(b, false)
 	junk := make([]byte, coldKB<<10)
 	var took time.Duration
 	b.ResetTimer()
