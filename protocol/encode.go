@@ -3,6 +3,8 @@ package protocol
 import (
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/toolgate/toolgate/internal/swar"
 )
 
 // Hand-written encoders of a tool_call's answer: the same bytes the JSON
@@ -117,12 +119,6 @@ func appendEscaped(dst []byte, s string, e *escaping) []byte {
 	return append(dst, '"')
 }
 
-// Bytes of a word, for plainBlocks.
-const (
-	ones  = 0x0101010101010101
-	highs = 0x8080808080808080
-)
-
 // plainBlocks is the length of s's longest prefix of whole 8-byte blocks
 // whose bytes are all plain in both Escapings, read a word at a time: a
 // block stops it when a byte in it is a control character, '"', '\\',
@@ -138,22 +134,19 @@ func plainBlocks(s string) int {
 		x := uint64(t[0]) | uint64(t[1])<<8 | uint64(t[2])<<16 | uint64(t[3])<<24 |
 			uint64(t[4])<<32 | uint64(t[5])<<40 | uint64(t[6])<<48 | uint64(t[7])<<56
 		// A byte below 0x20 (with x's high bits set aside: those count anyway).
-		m := x&highs | (x-0x20*ones)&^x&highs
+		m := x&swar.Highs | swar.Below(x, 0x20)
 		// '"' 0x22 and '&' 0x26 differ in bit 2 only, '<' 0x3c and '>' 0x3e in
 		// bit 1: a byte is zero after the mask exactly for those.
-		m |= hasZero((x ^ 0x22*ones) &^ (0x04 * ones))
-		m |= hasZero((x ^ 0x3c*ones) &^ (0x02 * ones))
-		m |= hasZero(x ^ '\\'*ones)
-		m |= hasZero(x ^ 0x7f*ones)
+		m |= swar.HasZero((x ^ 0x22*swar.Ones) &^ (0x04 * swar.Ones))
+		m |= swar.HasZero((x ^ 0x3c*swar.Ones) &^ (0x02 * swar.Ones))
+		m |= swar.HasZero(x ^ '\\'*swar.Ones)
+		m |= swar.HasZero(x ^ 0x7f*swar.Ones)
 		if m != 0 {
 			break
 		}
 	}
 	return i
 }
-
-// hasZero is non-zero exactly when some byte of v is zero.
-func hasZero(v uint64) uint64 { return (v - ones) &^ v & highs }
 
 func appendKey(dst []byte, first *bool, key string) []byte {
 	if !*first {

@@ -1,12 +1,12 @@
 package protocol
 
 import (
-	"encoding/binary"
 	"encoding/json"
-	"math/bits"
 	"strings"
 	"unicode/utf8"
 	"unsafe"
+
+	"github.com/toolgate/toolgate/internal/swar"
 )
 
 // FastCall is a tool_call request read in one pass by DecodeToolCall.
@@ -202,20 +202,15 @@ func (d *fastDecoder) plainString() ([]byte, bool) {
 
 // plainRun returns the index of the first byte at or after i in b that a
 // JSON string cannot hold as it is ('"', '\\' or a control byte), or
-// len(b) when there is none (i itself when i is past the end). It looks
-// at eight bytes at a time: each of the three tests below (hasZero of the
-// word xor '"' and of the word xor '\\', and "has a byte below 0x20")
-// flags every such byte, and a byte it flags that is not one can only lie
-// above one that is (the borrow that flags it starts at a lower byte that
-// is one), so the lowest flag is the first such byte. plainRunBytes is its
-// plain twin; TestPlainRunIsTheByteLoop keeps them equal.
+// len(b) when there is none (i itself when i is past the end), eight bytes
+// at a time (package swar: the lowest flag of a word is its first such
+// byte). plainRunBytes is its plain twin; TestPlainRunIsTheByteLoop keeps
+// them equal.
 func plainRun(b []byte, i int) int {
 	for ; i >= 0 && i+8 <= len(b); i += 8 {
-		x := binary.LittleEndian.Uint64(b[i:])
-		// hasZero and the words of plainBlocks (encode.go); a byte below
-		// 0x20 as plainBlocks finds one, without its high bits.
-		if m := hasZero(x^'"'*ones) | hasZero(x^'\\'*ones) | (x-0x20*ones)&^x&highs; m != 0 {
-			return i + bits.TrailingZeros64(m)>>3
+		x := swar.Word(b, i)
+		if m := swar.HasZero(x^'"'*swar.Ones) | swar.HasZero(x^'\\'*swar.Ones) | swar.Below(x, 0x20); m != 0 {
+			return i + swar.First(m)
 		}
 	}
 	for ; i < len(b); i++ {

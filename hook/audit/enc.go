@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"unicode/utf8"
 
+	"github.com/toolgate/toolgate/internal/swar"
 	"github.com/toolgate/toolgate/protocol"
 )
 
@@ -129,6 +130,10 @@ func AppendCompactJSON(dst, b []byte) ([]byte, bool) {
 	}
 	start := 0
 	for i := 0; i < len(b); i++ {
+		i = htmlRun(b, i)
+		if i >= len(b) {
+			break
+		}
 		switch c := b[i]; {
 		case c == '<' || c == '>' || c == '&':
 			dst = append(dst, b[start:i]...)
@@ -274,6 +279,9 @@ func plainNumber(b []byte, i int) (int, bool) {
 // the index after its closing one.
 func plainString(b []byte, i int) (int, bool) {
 	for i < len(b) {
+		if i = asciiRun(b, i); i >= len(b) {
+			break
+		}
 		c := b[i]
 		switch {
 		case c == '"':
@@ -306,6 +314,46 @@ func plainString(b []byte, i int) (int, bool) {
 		}
 	}
 	return i, false
+}
+
+// htmlRun is the index of the first byte at or after i that
+// AppendCompactJSON looks at ('<', '>', '&' and 0xe2, the first byte of
+// U+2028 and U+2029), len(b) when there is none, eight bytes at a time
+// (package swar). '<' 0x3c and '>' 0x3e differ in bit 1 only: a byte is
+// zero after that mask exactly for those. Its plain twin is the byte
+// loop; TestAppendCompactJSONOfLongStrings puts every byte at every place
+// of a word.
+func htmlRun(b []byte, i int) int {
+	for ; i >= 0 && i+8 <= len(b); i += 8 {
+		x := swar.Word(b, i)
+		if m := swar.HasZero((x^0x3c*swar.Ones)&^(0x02*swar.Ones)) | swar.HasZero(x^'&'*swar.Ones) | swar.HasZero(x^0xe2*swar.Ones); m != 0 {
+			return i + swar.First(m)
+		}
+	}
+	for ; i < len(b); i++ {
+		if c := b[i]; c == '<' || c == '>' || c == '&' || c == 0xe2 {
+			return i
+		}
+	}
+	return i
+}
+
+// asciiRun is the index of the first byte at or after i that plainString
+// looks at ('"', '\\', a control byte or one from 0x80 up), len(b) when
+// there is none, eight bytes at a time (package swar).
+func asciiRun(b []byte, i int) int {
+	for ; i >= 0 && i+8 <= len(b); i += 8 {
+		x := swar.Word(b, i)
+		if m := x&swar.Highs | swar.HasZero(x^'"'*swar.Ones) | swar.HasZero(x^'\\'*swar.Ones) | swar.Below(x, 0x20); m != 0 {
+			return i + swar.First(m)
+		}
+	}
+	for ; i < len(b); i++ {
+		if c := b[i]; c == '"' || c == '\\' || c < 0x20 || c >= utf8.RuneSelf {
+			return i
+		}
+	}
+	return i
 }
 
 func isHex(c byte) bool {
