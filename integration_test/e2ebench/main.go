@@ -8,6 +8,10 @@
 //	go run ./integration_test/e2ebench                # the README's table
 //	go run ./integration_test/e2ebench -calls 5000 -rules 200
 //	go run ./integration_test/e2ebench -distinct -untrusted
+//	go run ./integration_test/e2ebench -distinct -content 4096 -shapes 5,7,21
+//
+// -content N makes the fresh corpus's writes and edits carry about N bytes
+// of source each (-shapes 5,7,21 are its edits and its write alone).
 //
 // -untrusted writes an untrusted project file (.toolgate/config.json,
 // never trusted) into the benchmark's project: every gate then runs on
@@ -70,8 +74,13 @@ func main() {
 	flag.BoolVar(&countIr, "instructions", false, "count the user-space instructions a call costs (valgrind --tool=callgrind; the same for every run, where the machine's timings are not) instead of timing calls")
 	footFlag := flag.String("footprint", "", "simulate caches instead of timing calls (valgrind --tool=cachegrind): for each last-level cache size in KiB (comma separated, e.g. 256,512,1024), the cache lines a call brings into a 32 KiB L1 and from memory, code and data apart; what a call costs when it starts cold")
 	binFlag := flag.String("bin", "", "measure this toolgate binary instead of building one from the tree (to set two builds side by side; build them with CGO_ENABLED=0, as the README and this benchmark do: a binary linked against libc maps more of itself)")
+	flag.IntVar(&contentSize, "content", 0, "with -distinct, make each write's content and each edit's texts about this many bytes of source of their own (e2ecorpus.FreshCallSized), as an agent writes a whole file or edits a function; 0 keeps the corpus's short ones")
 	shapeFlag := flag.String("shapes", "", "with -distinct, only the fresh corpus's calls of these shapes (comma separated, 0 to 23: e2ecorpus.FreshCall), to see what one kind of call costs")
 	flag.Parse()
+	if contentSize < 0 || contentSize > 0 && !*distinct {
+		fmt.Fprintf(os.Stderr, "e2ebench: -content %d: want a size in bytes, with -distinct\n", contentSize)
+		os.Exit(2)
+	}
 	for _, f := range strings.Split(*shapeFlag, ",") {
 		if f == "" {
 			continue
@@ -122,6 +131,10 @@ var prebuilt string
 
 // shapes are -shapes: the shapes of fresh call measured, all when empty.
 var shapes []int
+
+// contentSize is -content: the size of a fresh write's or edit's text (0:
+// the corpus's own).
+var contentSize int
 
 func run(calls int, rulesFlag string, starts int, keep, distinct, untrusted bool) error {
 	root, err := modroot.Find()
@@ -221,7 +234,7 @@ func callLine(i int, distinct bool, lines [][]byte) []byte {
 }
 
 func distinctParams(n int) []byte {
-	params, _ := json.Marshal(e2ecorpus.FreshCall(n))
+	params, _ := json.Marshal(e2ecorpus.FreshCallSized(n, contentSize))
 	return params[1:]
 }
 
@@ -432,6 +445,9 @@ func measure(tmp, tg, echo string, rules, calls, starts int, distinct, untrusted
 	kind := "each repeated as the corpus cycles"
 	if distinct {
 		kind = "every call's input distinct (-distinct)"
+		if contentSize > 0 {
+			kind += fmt.Sprintf(", writes and edits of %d bytes (-content)", contentSize)
+		}
 	}
 	if untrusted {
 		kind += ", with an untrusted project file (-untrusted)"

@@ -147,6 +147,35 @@ func BashCommands() []string {
 	return out
 }
 
+// FreshCallSized is FreshCall(n) with the text a write or an edit carries
+// (the write's content, the edit's oldText and newText) made about size
+// bytes of source of its own, as an agent writes a whole file or edits a
+// function: lines of code with quotes, tabs and line breaks to escape.
+// size 0 is FreshCall itself.
+func FreshCallSized(n, size int) map[string]any {
+	call := FreshCall(n)
+	if size <= 0 {
+		return call
+	}
+	input := call["input"].(map[string]any)
+	switch call["toolName"] {
+	case "write":
+		input["content"] = freshSource(n, size)
+	case "edit":
+		input["oldText"], input["newText"] = freshSource(n, size/2), freshSource(n+1, size/2)
+	}
+	return call
+}
+
+// freshSource is about size bytes of TypeScript that name n.
+func freshSource(n, size int) string {
+	var b strings.Builder
+	for i := 0; b.Len() < size; i++ {
+		fmt.Fprintf(&b, "export function handler%d_%d(req: Request): Response {\n\tconst name = \"item-%d\";\n\treturn json({ name, n: %d });\n}\n\n", n, i, i, n)
+	}
+	return b.String()
+}
+
 // FreshDirs and FreshFilesPerDir size the tree the fresh corpus works in:
 // src/m<d>/f<i>.ts, so that the paths of consecutive calls differ and a
 // file's directory is seldom the one the call before asked about.
