@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"strings"
 	"unicode/utf8"
-	"unsafe"
 
 	"github.com/toolgate/toolgate/internal/swar"
 )
@@ -166,6 +165,12 @@ func DecodeToolCall(line []byte) (FastCall, bool) {
 type fastDecoder struct {
 	b []byte
 	i int
+	// scratch is where escaped unescapes a string, reused from string to
+	// string of the line: str and strBytes copy what they keep out of it.
+	// It is made by the line's first escaped string, as long as the rest
+	// of the line (nothing after unescapes longer than it is written), so
+	// a line makes one at most (room).
+	scratch []byte
 }
 
 func (d *fastDecoder) ws() {
@@ -341,28 +346,23 @@ func (d *fastDecoder) number() (any, bool) {
 // str reads a string and returns it unescaped. A \u escape of a
 // surrogate is left to the general path.
 func (d *fastDecoder) str() (string, bool) {
-	b, fresh, ok := d.strBytesFresh()
-	if !ok {
-		return "", ok
-	}
-	if fresh && len(b) > 0 {
-		// escaped's own buffer, which nothing else holds: the string is
-		// made of it rather than of a copy (as strings.Builder does).
-		return unsafe.String(&b[0], len(b)), true
-	}
-	return string(b), true
+	b, _, ok := d.strScratch()
+	return string(b), ok
 }
 
 // strBytes reads a string: its bytes unescaped (a slice of d.b when it
-// has no escape).
+// has no escape, else a copy of its own).
 func (d *fastDecoder) strBytes() ([]byte, bool) {
-	b, _, ok := d.strBytesFresh()
+	b, inScratch, ok := d.strScratch()
+	if inScratch {
+		b = append([]byte(nil), b...)
+	}
 	return b, ok
 }
 
-// strBytesFresh is strBytes, saying too whether the bytes are a buffer of
-// their own (the string had an escape) rather than a slice of d.b.
-func (d *fastDecoder) strBytesFresh() ([]byte, bool, bool) {
+// strScratch is strBytes, its bytes in d.scratch (valid until the next
+// string) when the string has an escape: inScratch says so.
+func (d *fastDecoder) strScratch() (b []byte, inScratch, ok bool) {
 	d.i++ // '"'
 	start := d.i
 	j := plainRun(d.b, d.i)
@@ -382,24 +382,11 @@ func (d *fastDecoder) strBytesFresh() ([]byte, bool, bool) {
 }
 
 // escaped reads the rest of a string from its first escape (at d.i; the
-// string's bytes start at start) and returns it unescaped, in a buffer of
-// its own. It finds the string's end first, so that the buffer is made
-// once (nothing unescapes longer than it is written), then copies each run
-// of plain bytes at once. escapedBytes is its plain twin, one byte at a
-// time; TestEscapedIsTheByteLoop keeps them equal.
+// string's bytes start at start) and returns it unescaped, in d.scratch,
+// copying each run of plain bytes at once. escapedBytes is its plain twin,
+// one byte at a time; TestEscapedIsTheByteLoop keeps them equal.
 func (d *fastDecoder) escaped(start int) ([]byte, bool) {
-	end := d.i
-	for {
-		end = plainRun(d.b, end)
-		if end >= len(d.b) || d.b[end] < 0x20 {
-			return nil, false
-		}
-		if d.b[end] == '"' {
-			break
-		}
-		end += 2 // a backslash and the byte after it
-	}
-	out := append(make([]byte, 0, end-start), d.b[start:d.i]...)
+	out := append(d.room(d.scratch[:0], 4+d.i-start), d.b[start:d.i]...)
 	for {
 		// d.i is at a backslash.
 		if d.i+1 >= len(d.b) {
@@ -449,8 +436,8 @@ func (d *fastDecoder) escaped(start int) ([]byte, bool) {
 		} else {
 			out = utf8.AppendRune(out, r)
 		}
-		j := plainRun(d.b, d.i)
-		out = append(out, d.b[d.i:min(j, len(d.b))]...)
+		j := min(plainRun(d.b, d.i), len(d.b))
+		out = append(d.room(out, 4+j-d.i), d.b[d.i:j]...)
 		d.i = j
 		if j >= len(d.b) || d.b[j] < 0x20 {
 			return nil, false
@@ -460,6 +447,21 @@ func (d *fastDecoder) escaped(start int) ([]byte, bool) {
 			return out, true
 		}
 	}
+}
+
+// room returns out with room for n more bytes: out itself when it has
+// it, else out copied into a new d.scratch with room for n and the rest of
+// the line besides (nothing in it unescapes longer than it is written), so
+// that a line's strings grow it once at most. (append would grow it too;
+// room only saves the copies of growing it a little at a time.)
+func (d *fastDecoder) room(out []byte, n int) []byte {
+	if cap(out)-len(out) >= n {
+		return out
+	}
+	grown := make([]byte, len(out), len(out)+n+len(d.b)-d.i)
+	copy(grown, out)
+	d.scratch = grown[:0]
+	return grown
 }
 
 // key reads an object key: its bytes unescaped and the key as a string

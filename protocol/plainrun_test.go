@@ -138,7 +138,7 @@ func TestEscapedIsTheByteLoop(t *testing.T) {
 			line = append([]byte(`"`), inside...) // no end
 		}
 		d := fastDecoder{b: line}
-		got, fresh, ok := d.strBytesFresh()
+		got, fresh, ok := d.strScratch()
 		// The byte loop of before: plain bytes up to the first escape,
 		// then escapedBytes.
 		i, wantFresh := 1, false
