@@ -10,10 +10,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/toolgate/toolgate/gates"
 	"github.com/toolgate/toolgate/gates/shell"
+	"github.com/toolgate/toolgate/hook/audit"
 	"github.com/toolgate/toolgate/hook/hosts"
 	"github.com/toolgate/toolgate/internal/jsonobj"
 	"github.com/toolgate/toolgate/policy"
@@ -387,8 +389,30 @@ func boundedInput(input []byte) any {
 	if len(input) <= maxAuditInput {
 		return json.RawMessage(input)
 	}
-	return map[string]any{"truncated": true, "bytes": len(input), "head": string(input[:maxAuditInput])}
+	return truncatedInput{bytes: len(input), head: string(input[:maxAuditInput])}
 }
+
+// truncatedInput is what the audit log records of an input longer than
+// maxAuditInput: its length and its first maxAuditInput bytes, written as
+// Marshal writes the map {"truncated": true, "bytes": …, "head": …} (keys
+// sorted), by hand (appendTo: no reflection, no sort, for every large
+// write). TestTruncatedInputIsTheMap keeps the two equal.
+type truncatedInput struct {
+	bytes int
+	head  string
+}
+
+// appendTo appends the record's JSON of t.
+func (t truncatedInput) appendTo(b []byte) []byte {
+	b = append(b, `{"bytes":`...)
+	b = strconv.AppendInt(b, int64(t.bytes), 10)
+	b = append(b, `,"head":`...)
+	b = audit.AppendJSONString(b, t.head)
+	return append(b, `,"truncated":true}`...)
+}
+
+// MarshalJSON is appendTo, for any other encoder of a record.
+func (t truncatedInput) MarshalJSON() ([]byte, error) { return t.appendTo(nil), nil }
 
 // inputFacts are what decodeParams reads of a call's input: the input
 // decoded, its raw bytes, and the shell command (or the host's value) it

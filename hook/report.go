@@ -174,10 +174,12 @@ func appendAuditRestTo(e *audit.Enc, host string, rec *gates.AuditRecord, trace 
 	}
 	if rec.Input != nil {
 		e.Field("input")
-		raw, ok := rec.Input.(stdjson.RawMessage)
 		b, done := e.Buf(), false
-		if ok {
-			b, done = audit.AppendCompactJSON(b, raw) // what Marshal writes of it
+		switch in := rec.Input.(type) {
+		case stdjson.RawMessage:
+			b, done = audit.AppendCompactJSON(b, in) // what Marshal writes of it
+		case truncatedInput:
+			b, done = in.appendTo(b), true
 		}
 		if !done {
 			b = append(b, mustJSON(rec.Input)...)
