@@ -668,26 +668,35 @@ func hasByte(s string, set *byteSet) bool {
 
 func isGlobByte(c byte) bool { return c == '*' || c == '?' || c == '[' || c == ']' }
 
-// escapeGlob makes s match only itself as a glob pattern.
+// escapeGlob makes s match only itself as a glob pattern: a backslash
+// before every byte of globBytes, the runs between them copied at once
+// (a heredoc's text is one word). escapeGlobBytes is its plain twin, a
+// byte at a time; TestEscapeGlobIsTheByteLoop keeps them equal.
 func escapeGlob(s string) string {
-	if !hasByte(s, &globBytes) {
+	i := indexByte(s, &globBytes)
+	if i < 0 {
 		return s
 	}
-	n := len(s)
-	for i := 0; i < len(s); i++ {
-		if isGlobByte(s[i]) || s[i] == '\\' {
-			n++
-		}
-	}
 	var sb strings.Builder
-	sb.Grow(n)
-	for i := 0; i < len(s); i++ {
-		if isGlobByte(s[i]) || s[i] == '\\' {
-			sb.WriteByte('\\')
-		}
+	sb.Grow(len(s) + 8)
+	for ; i >= 0; i = indexByte(s, &globBytes) {
+		sb.WriteString(s[:i])
+		sb.WriteByte('\\')
 		sb.WriteByte(s[i])
+		s = s[i+1:]
 	}
+	sb.WriteString(s)
 	return sb.String()
+}
+
+// indexByte is the index of the first byte of s in set, -1 when none is.
+func indexByte(s string, set *byteSet) int {
+	for i := 0; i < len(s); i++ {
+		if set[s[i]] {
+			return i
+		}
+	}
+	return -1
 }
 
 // hasGlob reports whether pat has an unescaped *, ? or [...].
