@@ -316,7 +316,17 @@ func buildCommandKinds() map[string]commandKind {
 }
 
 func (a *analyzer) loader(i int, base string, c cmd, sc *scope) {
-	l := loaders[base]
+	l, ok := loaders[base]
+	if !ok {
+		// A versioned name ("hash2"), which programOf reads as its
+		// family: read as the builtin, the stricter reading.
+		l, ok = loaders[versionless(base)]
+	}
+	if !ok || l.opt == "" {
+		a.setFloor(i, SentinelOpaque) // not a loader toolgate knows: fail closed
+		a.argPaths(c.args(), sc)
+		return
+	}
 	list, k := parseOpts(opts{arg: l.opt[1:]}, c.args())
 	for _, o := range list {
 		if o.name == l.opt {
