@@ -168,8 +168,8 @@ type fastDecoder struct {
 	// scratch is where escaped unescapes a string, reused from string to
 	// string of the line: str and strBytes copy what they keep out of it.
 	// It is made by the line's first escaped string, as long as the rest
-	// of the line (nothing after unescapes longer than it is written), so
-	// a line makes one at most (room).
+	// of the line (nothing after unescapes longer than it is written) up
+	// to maxScratchAhead, so that most lines make one at most (room).
 	scratch []byte
 }
 
@@ -452,17 +452,24 @@ func (d *fastDecoder) escaped(start int) ([]byte, bool) {
 // room returns out with room for n more bytes: out itself when it has
 // it, else out copied into a new d.scratch with room for n and the rest of
 // the line besides (nothing in it unescapes longer than it is written), so
-// that a line's strings grow it once at most. (append would grow it too;
-// room only saves the copies of growing it a little at a time.)
+// that the strings of a line of up to maxScratchAhead bytes grow it once
+// at most; past that it grows by at least doubling. (append would grow it
+// too; room only saves the copies of growing it a little at a time.)
 func (d *fastDecoder) room(out []byte, n int) []byte {
 	if cap(out)-len(out) >= n {
 		return out
 	}
-	grown := make([]byte, len(out), len(out)+n+len(d.b)-d.i)
+	ahead := min(len(d.b)-d.i, max(cap(out), maxScratchAhead))
+	grown := make([]byte, len(out), len(out)+n+ahead)
 	copy(grown, out)
 	d.scratch = grown[:0]
 	return grown
 }
+
+// maxScratchAhead bounds what room reserves beyond what is asked: a small
+// escaped string early in a long line does not make a buffer the size of
+// the line.
+const maxScratchAhead = 64 << 10
 
 // key reads an object key: its bytes unescaped and the key as a string
 // (the keys toolgate reads are not allocated again for every call).

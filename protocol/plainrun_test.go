@@ -3,7 +3,9 @@ package protocol
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math/rand"
+	"strings"
 	"testing"
 	"unicode/utf8"
 )
@@ -191,6 +193,31 @@ func BenchmarkDecodeWrite8KiB(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		if _, ok := DecodeToolCall(benchWriteLine); !ok {
 			b.Fatal("not taken")
+		}
+	}
+}
+
+// TestLongLineStrings: in a line longer than maxScratchAhead, a short
+// escaped string before a long one, and a long one after that, read as
+// encoding/json reads them (room grows the scratch buffer past its bound).
+func TestLongLineStrings(t *testing.T) {
+	var long strings.Builder
+	for long.Len() < 3*maxScratchAhead {
+		long.WriteString("line \"quoted\"\tand é \\ back\n")
+	}
+	input := map[string]any{"path": "a\tb", "content": long.String(), "oldText": "x\"y", "newText": long.String() + "\u2028!"}
+	params, _ := json.Marshal(map[string]any{"toolCallId": "c\"1", "toolName": "edit", "input": input})
+	line := []byte(`{"jsonrpc":"2.0","id":1,"method":"tool_call","params":` + string(params) + `}`)
+	fc, ok := DecodeToolCall(line)
+	if !ok {
+		t.Fatal("not taken")
+	}
+	if fc.ToolCallID != `c"1` {
+		t.Fatalf("toolCallId %q", fc.ToolCallID)
+	}
+	for k, want := range input {
+		if got := fc.InputValue[k]; got != want {
+			t.Fatalf("input.%s: %d bytes read, want %d", k, len(fmt.Sprint(got)), len(want.(string)))
 		}
 	}
 }
