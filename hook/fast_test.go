@@ -464,7 +464,14 @@ func TestDecodeToolCallReadsAsTheGeneralPath(t *testing.T) {
 }
 
 func FuzzDecodeToolCall(f *testing.F) {
-	for _, l := range [][]byte{toolCallLine, benchParams, []byte(`{"jsonrpc":"2.0","id":"x","method":"tool_call","params":{"input":{"a":[1,{"b":"\u00e9"}],"A":null}}}`)} {
+	// A write of a few lines of source: strings longer than a word, with
+	// escapes every few bytes (the one-pass reader's word-at-a-time runs).
+	src := strings.Repeat(`func f() {\n\tx := \"a\\\\b\" // é \u2028 \u00e9 <&>\n}\n`, 12)
+	write := []byte(`{"jsonrpc":"2.0","id":7,"method":"tool_call","params":{"toolCallId":"c\"7","toolName":"write","input":{"path":"src/a\tb.go","content":"` + src + `"}}}`)
+	if _, ok := protocol.DecodeToolCall(write); !ok {
+		f.Fatalf("the write seed is not a plain call: %s", write)
+	}
+	for _, l := range [][]byte{toolCallLine, benchParams, []byte(`{"jsonrpc":"2.0","id":"x","method":"tool_call","params":{"input":{"a":[1,{"b":"\u00e9"}],"A":null}}}`), write} {
 		f.Add(l)
 	}
 	f.Fuzz(func(t *testing.T, line []byte) { readsAsTheGeneralPath(t, line) })
