@@ -9,8 +9,9 @@ import (
 // TestVersionedNamesOfEveryKind: every command toolgate reads apart (its
 // kinds and programs), named with a version ("hash3", "python3.12",
 // "enable0"), is analyzed without a panic whatever follows it, and the
-// loaders keep their floor under such a name: "hash2 -p FILE NAME" is
-// read as hash is, the stricter reading. (Found by FuzzAnalyze: "hash0"
+// loaders and the builtins that take code to run later keep their floor
+// under such a name: "hash2 -p FILE NAME" is read as hash is, the
+// stricter reading. (Found by FuzzAnalyze: "hash0"
 // was read as hash by its kind and then looked up by its own name.)
 func TestVersionedNamesOfEveryKind(t *testing.T) {
 	var names []string
@@ -39,6 +40,8 @@ func TestVersionedNamesOfEveryKind(t *testing.T) {
 	for _, c := range []struct{ cmd, floor string }{
 		{"hash2 -p /tmp/evil ls", SentinelIndirection},
 		{"enable3 -f /tmp/evil.so ls", SentinelOpaque},
+		{"mapfile2 -C 'touch x' -c 1 arr", SentinelOpaque},
+		{"complete4 -C 'touch x' git", SentinelOpaque},
 	} {
 		a := Analyze(c.cmd, Options{Cwd: "/tmp", Home: "/home/u"})
 		var floors []string
