@@ -97,7 +97,10 @@ func (a *analyzer) run(c cmd, sc *scope) branch {
 	if name.value == "" {
 		base = ""
 	}
-	p := programOf(base)
+	// A versioned name ("python3.12", "gawk5") is read as its family
+	// (familyOf), by its program and its kind and by every handler that
+	// reads the name.
+	base, p := familyProgram(base)
 	k := p.kind
 	a.readOnly = readOnlyWith(base, k.readOnlyWrites, k.readOnly, c.args())
 	a.writeThenRun(i, base, p, c, sc)
@@ -229,13 +232,31 @@ func buildPrograms() map[string]*program {
 // perl5.36, php8.2) as far as its kind goes. Its plain twin is each table
 // looked up in turn; TestProgramOfIsTheTables keeps them equal.
 func programOf(base string) *program {
+	_, p := familyProgram(base)
+	return p
+}
+
+// familyOf is the name a command is read as: base itself when toolgate
+// knows it (programs holds every kind and table), else its name without a version
+// ("python3.12" python, "gawk5" gawk) when toolgate knows that, else base.
+// A versioned name is read as its family, never as less.
+func familyOf(base string) string {
+	f, _ := familyProgram(base)
+	return f
+}
+
+// familyProgram is familyOf(base) and its program (plainProgram for a
+// name no table holds), in one look up for a name toolgate knows.
+func familyProgram(base string) (string, *program) {
 	if p := programs()[base]; p != nil {
-		return p
+		return base, p
 	}
-	if k, ok := commandKinds()[versionless(base)]; ok {
-		return &program{kind: k}
+	if f := versionless(base); f != "" {
+		if p := programs()[f]; p != nil {
+			return f, p
+		}
 	}
-	return &plainProgram
+	return base, &plainProgram
 }
 
 var plainProgram program
@@ -316,12 +337,7 @@ func buildCommandKinds() map[string]commandKind {
 }
 
 func (a *analyzer) loader(i int, base string, c cmd, sc *scope) {
-	l, ok := loaders[base]
-	if !ok {
-		// A versioned name ("hash2"), which programOf reads as its
-		// family: read as the builtin, the stricter reading.
-		l, ok = loaders[versionless(base)]
-	}
+	l, ok := loaders[base] // base is the family's name (familyOf)
 	if !ok || l.opt == "" {
 		a.setFloor(i, SentinelOpaque) // not a loader toolgate knows: fail closed
 		a.argPaths(c.args(), sc)

@@ -8,9 +8,10 @@ import (
 	"testing"
 )
 
-// programOf says of every name what the tables say, looked up one by one:
-// the index run reads is made from them, and names none of them holds
-// (a versioned interpreter, a plain command) fall back as run used to.
+// programOf says of every name what the tables say of its family
+// (familyOf), looked up one by one: the index run reads is made from them;
+// a versioned name ("python3.12") is its family's whole program, and a
+// name no table holds is a plain command.
 func TestProgramOfIsTheTables(t *testing.T) {
 	names := slices.Collect(maps.Keys(commandKinds()))
 	for _, table := range []func() []string{
@@ -24,21 +25,22 @@ func TestProgramOfIsTheTables(t *testing.T) {
 	} {
 		names = append(names, table()...)
 	}
-	names = append(names, "python3.12", "perl5.36", "php8.2", "ls", "not-a-program", "")
-	for _, name := range names {
-		p := programOf(name)
-		k, ok := commandKinds()[name]
-		if !ok {
-			k = commandKinds()[versionless(name)]
+	names = append(names, "python3.12", "perl5.36", "php8.2", "gawk5", "git2", "ls", "not-a-program", "")
+	for _, full := range names {
+		p := programOf(full)
+		name := familyOf(full)
+		if v := versionless(full); full != name && name != v {
+			t.Errorf("%q is read as %q, not as its versionless name %q", full, name, v)
 		}
+		k := commandKinds()[name]
 		runner := scriptRunners[name] || foreignPrograms[name] != nil || subWrappers[name] != nil
 		if fmt.Sprintf("%+v", p.kind) != fmt.Sprintf("%+v", k) { // funcs and pointers print as addresses
-			t.Errorf("%q: kind %+v, the table says %+v", name, p.kind, k)
+			t.Errorf("%q: kind %+v, the table says %+v", full, p.kind, k)
 		}
 		if !slices.Equal(p.configFiles, configFiles[name]) || !slices.Equal(p.shortConfig, shortConfigOptions[name]) ||
 			p.runner != runner || p.floor != alwaysFloored[name] || (p.writer == nil) != (unnamedWriters[name] == nil) ||
 			!reflect.DeepEqual(p.subs, subWrappers[name]) {
-			t.Errorf("%q: program %+v does not match the tables", name, *p)
+			t.Errorf("%q: program %+v does not match the tables", full, *p)
 		}
 	}
 }

@@ -277,12 +277,7 @@ var callbacks = map[string]callbackSpec{
 // callback floors a builtin given code to run later and analyzes the code
 // when it is literal, like eval's (opaque code).
 func (a *analyzer) callback(i int, base string, c cmd, sc *scope) {
-	spec, ok := callbacks[base]
-	if !ok {
-		// A versioned name ("mapfile2"), which programOf reads as its
-		// family: read as the builtin, the stricter reading (as loader).
-		spec = callbacks[versionless(base)]
-	}
+	spec := callbacks[base] // base is the family's name (familyOf)
 	list, _ := scanArgs(spec.opts, c.args())
 	for _, o := range list {
 		switch {

@@ -3,6 +3,7 @@ package shell
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -51,5 +52,54 @@ func TestVersionedNamesOfEveryKind(t *testing.T) {
 		if !slices.Contains(floors, c.floor) {
 			t.Errorf("%q: floors %s, want %s", c.cmd, fmt.Sprint(floors), c.floor)
 		}
+	}
+}
+
+// TestVersionedNameIsReadAsItsFamily: a command named with a version
+// ("gawk5", "eval3", "rsync2") is read as its family (familyOf): the same
+// units, floors, contexts and path words, with arguments that make each
+// family's handler look (code, scripts, options that take files).
+// Before, the kind came from the family but the handlers looked the name
+// up as written: "gawk5 -e 'BEGIN{system(\"touch x\")}'" ran code the
+// analysis never saw. Not compared: "time", a keyword that bash parses
+// itself while time5 is a command (its reading has more units, not
+// fewer), and the builtins that assign variables, which the pre-pass
+// knows by their exact names.
+func TestVersionedNameIsReadAsItsFamily(t *testing.T) {
+	shape := func(a Analysis, name string) string {
+		var out []string
+		for _, u := range a.Units {
+			text := u.Text
+			if strings.HasPrefix(text, name) {
+				text = "NAME" + text[len(name):]
+			}
+			out = append(out, fmt.Sprintf("%s|%s|%v", text, u.Floor, u.Context))
+		}
+		slices.Sort(out)
+		var paths []string
+		for _, p := range a.Paths {
+			paths = append(paths, fmt.Sprintf("%s/%v", p.Raw, p.Write))
+		}
+		return strings.Join(out, " ; ") + " paths " + strings.Join(paths, " ")
+	}
+	rests := []string{"", " -e 'BEGIN{system(\"touch x\")}'", " -c 'touch x'", " -C 'touch x' arr", " -exec touch {} +",
+		" touch x", " -p /tmp/x ls", " --pre ./evil x", " -i 's/a/b/' f", " 'e touch x' f", " 'BEGIN{system(\"touch x\")}'",
+		" -e 'system \"touch x\"'", " -f /tmp/lib.so x", " a /etc/x", " -a src/ host:/x"}
+	compared := 0
+	for name := range commandKinds() {
+		if name == "time" || assigningBuiltins[name] != nil || versionless(name+"5") != name {
+			continue
+		}
+		for _, rest := range rests {
+			plain := shape(Analyze(name+rest, Options{Cwd: "/tmp/w", Home: "/home/u"}), name)
+			versioned := shape(Analyze(name+"5"+rest, Options{Cwd: "/tmp/w", Home: "/home/u"}), name+"5")
+			if plain != versioned {
+				t.Errorf("%s%s is read as\n  %s\nbut %s5%s as\n  %s", name, rest, plain, name, rest, versioned)
+			}
+			compared++
+		}
+	}
+	if compared < 1000 {
+		t.Fatalf("only %d commands compared", compared)
 	}
 }
