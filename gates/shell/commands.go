@@ -98,8 +98,8 @@ func (a *analyzer) run(c cmd, sc *scope) branch {
 		base = ""
 	}
 	// A versioned name ("python3.12", "gawk5") is read as its family
-	// (familyOf), by its program and its kind and by every handler that
-	// reads the name.
+	// (familyProgram), by its program and its kind and by every handler
+	// that reads the name.
 	base, p := familyProgram(base)
 	k := p.kind
 	a.readOnly = readOnlyWith(base, k.readOnlyWrites, k.readOnly, c.args())
@@ -236,17 +236,12 @@ func programOf(base string) *program {
 	return p
 }
 
-// familyOf is the name a command is read as: base itself when toolgate
-// knows it (programs holds every kind and table), else its name without a version
-// ("python3.12" python, "gawk5" gawk) when toolgate knows that, else base.
-// A versioned name is read as its family, never as less.
-func familyOf(base string) string {
-	f, _ := familyProgram(base)
-	return f
-}
-
-// familyProgram is familyOf(base) and its program (plainProgram for a
-// name no table holds), in one look up for a name toolgate knows.
+// familyProgram is the name a command is read as and its program: base
+// itself when toolgate knows it (programs holds every kind and table),
+// else its name without a version ("python3.12" python, "gawk5" gawk)
+// when toolgate knows that, else base with plainProgram. A versioned name
+// is read as its family, never as less; one look up for a name toolgate
+// knows.
 func familyProgram(base string) (string, *program) {
 	if p := programs()[base]; p != nil {
 		return base, p
@@ -337,7 +332,7 @@ func buildCommandKinds() map[string]commandKind {
 }
 
 func (a *analyzer) loader(i int, base string, c cmd, sc *scope) {
-	l, ok := loaders[base] // base is the family's name (familyOf)
+	l, ok := loaders[base] // base is the family's name (familyProgram)
 	if !ok || l.opt == "" {
 		a.setFloor(i, SentinelOpaque) // not a loader toolgate knows: fail closed
 		a.argPaths(c.args(), sc)

@@ -9,7 +9,7 @@ import (
 )
 
 // programOf says of every name what the tables say of its family
-// (familyOf), looked up one by one: the index run reads is made from them;
+// (familyProgram), looked up one by one: the index run reads is made from them;
 // a versioned name ("python3.12") is its family's whole program, and a
 // name no table holds is a plain command.
 func TestProgramOfIsTheTables(t *testing.T) {
@@ -28,7 +28,7 @@ func TestProgramOfIsTheTables(t *testing.T) {
 	names = append(names, "python3.12", "perl5.36", "php8.2", "gawk5", "git2", "ls", "not-a-program", "")
 	for _, full := range names {
 		p := programOf(full)
-		name := familyOf(full)
+		name, _ := familyProgram(full)
 		if v := versionless(full); full != name && name != v {
 			t.Errorf("%q is read as %q, not as its versionless name %q", full, name, v)
 		}

@@ -277,7 +277,7 @@ var callbacks = map[string]callbackSpec{
 // callback floors a builtin given code to run later and analyzes the code
 // when it is literal, like eval's (opaque code).
 func (a *analyzer) callback(i int, base string, c cmd, sc *scope) {
-	spec := callbacks[base] // base is the family's name (familyOf)
+	spec := callbacks[base] // base is the family's name (familyProgram)
 	list, _ := scanArgs(spec.opts, c.args())
 	for _, o := range list {
 		switch {

@@ -56,7 +56,7 @@ func TestVersionedNamesOfEveryKind(t *testing.T) {
 }
 
 // TestVersionedNameIsReadAsItsFamily: a command named with a version
-// ("gawk5", "eval3", "rsync2") is read as its family (familyOf): the same
+// ("gawk5", "eval3", "rsync2") is read as its family (familyProgram): the same
 // units, floors, contexts and path words, with arguments that make each
 // family's handler look (code, scripts, options that take files).
 // Before, the kind came from the family but the handlers looked the name

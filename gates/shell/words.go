@@ -657,14 +657,7 @@ var (
 )
 
 // hasByte reports whether s contains a byte of set.
-func hasByte(s string, set *byteSet) bool {
-	for i := 0; i < len(s); i++ {
-		if set[s[i]] {
-			return true
-		}
-	}
-	return false
-}
+func hasByte(s string, set *byteSet) bool { return indexByte(s, set) >= 0 }
 
 func isGlobByte(c byte) bool { return c == '*' || c == '?' || c == '[' || c == ']' }
 
